@@ -1,0 +1,65 @@
+"""The execution context of one command: vanilla's CommandSourceStack, immutable.
+
+`execute` replaces it step by step (`with_`); handlers read it. `callbacks` carries the pending
+`store`/`return run` consumers, which vanilla keeps on the source too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from mcsim.entities import Entity
+
+__all__ = ["FeedbackSink", "ResultCallback", "Source", "server_source"]
+
+# Called with (success, result) once per command executed in a context (vanilla's
+# ReturnValueConsumer): `execute store` and `return run` hang these on the source.
+ResultCallback = Callable[[bool, int], None]
+
+
+class FeedbackSink:
+    """Collects the lines a command source receives (what RCON sends back)."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.lines.append(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    entity: Entity | None
+    pos: tuple[float, float, float]
+    rot: tuple[float, float]
+    dimension: str
+    anchor: Literal["feet", "eyes"]
+    level: int
+    name: str
+    silent: bool
+    sink: FeedbackSink | None
+    callbacks: tuple[ResultCallback, ...] = field(default=())
+
+    def with_(self, **changes: Any) -> Source:
+        return dataclasses.replace(self, **changes)
+
+
+def server_source(name: str = "Server", sink: FeedbackSink | None = None) -> Source:
+    """The console/RCON source: level 4 at world spawn (0, 0, 0 here) in the overworld."""
+    return Source(
+        entity=None,
+        pos=(0.0, 0.0, 0.0),
+        rot=(0.0, 0.0),
+        dimension="minecraft:overworld",
+        anchor="feet",
+        level=4,
+        name=name,
+        silent=False,
+        sink=sink,
+    )
