@@ -1,0 +1,284 @@
+"""The bot's settings, read from the environment and a `.env` file (pydantic-settings).
+
+Every variable starts with `DOOM_`; nested values use `__` (`DOOM_SERVERS__0__RCON_PORT`).
+
+Servers can be given two ways (pydantic-settings itself only understands the first; the second
+is turned into a list here because a JSON blob is awkward in a container's env list):
+
+- `DOOM_SERVERS='[{"name": "main", "rcon_password": "...", "world_dir": "/srv/mc/world"}]'`
+- `DOOM_SERVERS__0__NAME=main`, `DOOM_SERVERS__0__RCON_PASSWORD=...`, `DOOM_SERVERS__1__NAME=...`
+
+The two forms do not mix: if DOOM_SERVERS is set, indexed variables are refused with an error
+rather than silently ignored (which is what pydantic-settings would do).
+
+Lists of ids or command names take JSON (`[1, 2]`) or commas (`1,2`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from dotenv import dotenv_values
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import ValidationError as PydanticValidationError
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+
+from bot.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_DENY",
+    "ENV_PREFIX",
+    "ServerConfig",
+    "Settings",
+    "load_settings",
+]
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "DOOM_"
+
+# Root commands a scheduled task may not run unless an admin allows them per server: they change
+# who may do what (op, whitelist, bans), stop or stall the server or the scheduler itself (stop,
+# save-off, reload, datapack, tick, gamerule budgets), or leak/alter server internals (debug, perf,
+# jfr, publish, transfer, setidletimeout).
+DEFAULT_DENY: list[str] = [
+    "op",
+    "deop",
+    "stop",
+    "ban",
+    "ban-ip",
+    "banlist",
+    "pardon",
+    "pardon-ip",
+    "whitelist",
+    "kick",
+    "save-off",
+    "reload",
+    "datapack",
+    "debug",
+    "perf",
+    "jfr",
+    "publish",
+    "transfer",
+    "setidletimeout",
+    "tick",
+    "gamerule",
+]
+
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+
+
+def _split_list(value: object) -> object:
+    """Accept a JSON list or a comma-separated string for list settings."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text:
+        return []
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"is not a valid JSON list ({e.msg} at char {e.pos})") from None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+IntList = Annotated[list[int], NoDecode]
+StrList = Annotated[list[str], NoDecode]
+
+
+class ServerConfig(BaseModel):
+    """One Minecraft server the bot drives."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    rcon_host: str = "127.0.0.1"
+    rcon_port: int = Field(default=25575, ge=1, le=65535)
+    rcon_password: SecretStr
+    world_dir: Path | None = None
+    log_path: Path | None = None
+    event_source: Literal["log", "rcon", "auto"] = "auto"
+    deny_commands: list[str] | None = None
+    allow_commands: list[str] = []
+    function_namespaces: list[str] | None = None
+    alert_channel_id: int | None = None
+    audit_channel_id: int | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, v: str) -> str:
+        if not _SERVER_NAME.match(v):
+            raise ValueError("must be 1-32 characters of letters, digits, '_', '.' or '-'")
+        return v
+
+    @field_validator("rcon_password")
+    @classmethod
+    def _check_password(cls, v: SecretStr) -> SecretStr:
+        # Vanilla does not start RCON with an empty password, so an empty one is a typo.
+        if not v.get_secret_value():
+            raise ValueError("must not be empty (vanilla refuses RCON without a password)")
+        return v
+
+    @field_validator("deny_commands", "allow_commands", "function_namespaces", mode="before")
+    @classmethod
+    def _lists(cls, v: object) -> object:
+        return _split_list(v)
+
+    @model_validator(mode="after")
+    def _check_event_source(self) -> ServerConfig:
+        if self.event_source == "log" and self.log_path is None:
+            raise ValueError("event_source 'log' needs log_path (the server's logs/latest.log)")
+        return self
+
+    def denied_commands(self, global_deny: list[str]) -> list[str]:
+        """The deny-list in force for this server: its own or the global one, minus allowed."""
+        base = self.deny_commands if self.deny_commands is not None else global_deny
+        allowed = {c.lower() for c in self.allow_commands}
+        return [c for c in base if c.lower() not in allowed]
+
+
+class Settings(BaseSettings):
+    """All settings; see `.env.example` for each one explained."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="forbid",
+    )
+
+    discord_token: SecretStr | None = None
+    guild_ids: IntList = []
+    moderator_role_ids: IntList = []
+    admin_role_ids: IntList = []
+    moderator_user_ids: IntList = []
+    admin_user_ids: IntList = []
+    alert_channel_id: int | None = None
+    audit_channel_id: int | None = None
+    alert_mention_role_ids: IntList = []
+    deny_commands: StrList = Field(default_factory=lambda: list(DEFAULT_DENY))
+    servers: list[ServerConfig] = []
+    data_dir: Path = Path("data")
+    extensions: StrList = ["cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin"]
+    log_poll_interval: float = Field(default=0.5, gt=0)
+    rcon_poll_interval: float = Field(default=2.0, gt=0)
+    rcon_timeout: float = Field(default=5.0, gt=0)
+
+    @field_validator(
+        "guild_ids",
+        "moderator_role_ids",
+        "admin_role_ids",
+        "moderator_user_ids",
+        "admin_user_ids",
+        "alert_mention_role_ids",
+        "deny_commands",
+        "extensions",
+        mode="before",
+    )
+    @classmethod
+    def _lists(cls, v: object) -> object:
+        return _split_list(v)
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _indexed_servers(cls, v: object) -> object:
+        # DOOM_SERVERS__0__NAME arrives as {"0": {"name": ...}}: make it a list in index order.
+        if isinstance(v, Mapping):
+            keys = list(v)
+            if not all(isinstance(k, str) and k.isdigit() for k in keys):
+                raise ValueError(
+                    "use DOOM_SERVERS__<index>__<FIELD> with index 0, 1, ... "
+                    "or DOOM_SERVERS as a JSON list"
+                )
+            by_index: dict[int, object] = {}
+            for k in keys:
+                if int(k) in by_index:
+                    raise ValueError(f"server index {int(k)} is given twice")
+                by_index[int(k)] = v[k]
+            if sorted(by_index) != list(range(len(by_index))):
+                raise ValueError(
+                    f"server indexes must be 0, 1, 2, ... without gaps, got {sorted(by_index)}"
+                )
+            return [by_index[i] for i in range(len(by_index))]
+        return v
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Settings:
+        names = [s.name for s in self.servers]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"server names must be unique; repeated: {', '.join(dupes)}")
+        return self
+
+    def server(self, name: str) -> ServerConfig:
+        """The configured server of that name (KeyError if none)."""
+        for s in self.servers:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+def _env_name(loc: tuple[int | str, ...]) -> str:
+    parts: list[str] = []
+    items: list[str] = []
+    for i, p in enumerate(loc):
+        if isinstance(p, int) and not (i == 1 and loc[0] == "servers"):
+            items.append(f"item {p + 1}")  # an element of a list value, not a variable of its own
+        elif p != "__root__":
+            parts.append(str(p).upper())
+    name = ENV_PREFIX + "__".join(parts) if parts else ENV_PREFIX + "*"
+    return f"{name} ({', '.join(items)})" if items else name
+
+
+_FRIENDLY = {
+    "missing": "is required but not set",
+    "extra_forbidden": "is not a known setting (a typo?)",
+}
+
+
+def _describe(err: Mapping[str, Any]) -> str:
+    # Only the message and location: pydantic's `input` may hold a password, so it is never used.
+    msg = _FRIENDLY.get(str(err.get("type")), str(err.get("msg", "is invalid")))
+    msg = msg.removeprefix("Value error, ")
+    return f"{_env_name(tuple(err.get('loc', ())))}: {msg}"
+
+
+def _mixed_server_forms(env_file: Path | None) -> None:
+    """Refuse DOOM_SERVERS together with DOOM_SERVERS__n__* (pydantic would drop the latter)."""
+    names: set[str] = {k.upper() for k in os.environ}
+    if env_file is not None and env_file.is_file():
+        names |= {k.upper() for k in dotenv_values(env_file)}
+    whole = f"{ENV_PREFIX}SERVERS"
+    indexed = sorted(n for n in names if n.startswith(whole + "__"))
+    if whole in names and indexed:
+        raise ConfigError(
+            f"{indexed[0]}: set servers either as {whole} (JSON) or as {whole}__<n>__<FIELD> "
+            "variables, not both"
+        )
+
+
+def load_settings(env_file: Path | None = Path(".env")) -> Settings:
+    """Read the settings, or raise one ConfigError naming each bad variable (never a value)."""
+    _mixed_server_forms(env_file)
+    try:
+        return Settings(_env_file=env_file)  # type: ignore[call-arg]
+    except PydanticValidationError as e:
+        lines = [_describe(err) for err in e.errors(include_input=False, include_url=False)]
+        raise ConfigError("Invalid settings:\n" + "\n".join(lines)) from None
+    except SettingsError as e:
+        # Raised while decoding a JSON value; its text names the field, never the value.
+        m = re.search(r'field "([^"]+)"', str(e))
+        field = m.group(1).upper() if m else "*"
+        cause = e.__cause__
+        detail = f" ({cause.msg})" if isinstance(cause, json.JSONDecodeError) else ""
+        raise ConfigError(
+            f"Invalid settings:\n{ENV_PREFIX}{field}: is not valid JSON{detail}"
+        ) from None

@@ -1,0 +1,88 @@
+"""Every error a bot user may see.
+
+`str(error)` is one clear sentence meant for a person (a Discord reply, a console line). No
+error text ever contains a secret: the RCON password and the Discord token are never formatted
+into a message, and callers must keep it that way.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadPassword",
+    "BotError",
+    "CommandParseError",
+    "CommandRefused",
+    "CommandTooLong",
+    "ConfigError",
+    "PackError",
+    "RconTimeout",
+    "ServerUnavailable",
+    "ValidationError",
+]
+
+
+class BotError(Exception):
+    """Base of every error the bot turns into a user-facing message."""
+
+
+class ConfigError(BotError):
+    """A setting is missing or invalid; the text names the environment variable."""
+
+
+class ServerUnavailable(BotError):
+    """The Minecraft server cannot be reached over RCON, or the connection dropped."""
+
+
+class BadPassword(BotError):
+    """The server refused the RCON password."""
+
+
+class CommandTooLong(BotError):
+    """The command is over RCON's request cap and was not sent."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(
+            f"The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
+            "it was not sent."
+        )
+        self.size = size
+        self.limit = limit
+
+
+class RconTimeout(BotError):
+    """No whole reply arrived in time; the connection was dropped so no late reply leaks."""
+
+
+class ValidationError(BotError):
+    """Bad input, refused before any round trip to the server."""
+
+
+class CommandRefused(ValidationError):
+    """The command is not allowed (deny-list, permission level, function namespace)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class CommandParseError(ValidationError):
+    """The command does not parse as vanilla Minecraft would parse it."""
+
+    def __init__(self, command: str, column: int, message: str) -> None:
+        super().__init__(f"{message} at column {column}: {command}")
+        self.command = command
+        self.column = column  # 1-based
+        self.message = message
+
+    def caret(self) -> str:
+        """The command with a caret under the failing column, for a code block."""
+        return f"{self.command}\n{' ' * max(self.column - 1, 0)}^"
+
+
+class PackError(BotError):
+    """The data pack answered with an error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
