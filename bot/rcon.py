@@ -1,0 +1,280 @@
+"""RCON client for one Minecraft server: one connection, one command at a time, whole replies.
+
+Built on aiomcrcon 3.5, whose `Client.connect()` we use for the TCP connection and the login.
+Its `send_cmd()` is not usable for us, so commands go through our own packet reads on its
+reader/writer:
+
+- it reads exactly one response packet, but vanilla splits a reply every 4096 UTF-16 units into
+  several packets with no terminator, so long replies come back cut and the rest would be read as
+  the answer to the next command;
+- it never checks the response's request id, so a late reply answers whichever command comes next;
+- its timeout (`wait_for`) cancels a read half way and leaves the connection mid-packet;
+- at end of stream it fails with `struct.error`/`ValueError` instead of a connection error.
+
+To know where a long reply ends we use the sentinel from the notes: after a fragment of exactly
+4096 units (only then can more follow) we send a packet of an unknown type; vanilla answers it
+`Unknown request <hex>` after the last fragment. It is sent only once the first fragment has
+arrived, because vanilla reads each request with one `read()` into a 1460-byte buffer and a second
+packet arriving in the same read would make it drop the connection.
+
+A timeout, a cancellation or any protocol surprise drops the connection: the next command opens
+a fresh one, so a reply that arrives late can never be taken for another command's answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import struct
+from typing import Final
+
+import aiomcrcon
+
+from bot.errors import BadPassword, CommandTooLong, RconTimeout, ServerUnavailable
+
+__all__ = ["FRAGMENT_UNITS", "MAX_COMMAND_BYTES", "RconClient"]
+
+log = logging.getLogger(__name__)
+
+MAX_COMMAND_BYTES: Final = 1446  # vanilla reads a request into 1460 bytes: 14 of header and NULs
+FRAGMENT_UNITS: Final = 4096  # vanilla splits replies every 4096 Java chars (UTF-16 units)
+_TYPE_RESPONSE: Final = 0
+_TYPE_COMMAND: Final = 2
+_TYPE_SENTINEL: Final = 100  # any type but 2 and 3: vanilla answers "Unknown request 64"
+# A 4096-unit fragment is at most 3 bytes a unit in UTF-8; anything larger is not vanilla.
+_MAX_PACKET: Final = FRAGMENT_UNITS * 3 + 10
+
+
+class _ProtocolError(Exception):
+    """The server sent something vanilla never sends; the connection cannot be trusted."""
+
+
+class _LostAuth(Exception):
+    """The server answered a command with id -1: it no longer accepts our login."""
+
+
+def _java_length(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Connection(aiomcrcon.Client):
+    """aiomcrcon's connection and login, plus whole-packet reads and writes of our own."""
+
+    _reader: asyncio.StreamReader | None
+    _writer: asyncio.StreamWriter | None
+
+    def write_packet(self, req_id: int, ptype: int, body: str) -> None:
+        data = struct.pack("<ii", req_id, ptype) + body.encode("utf-8") + b"\x00\x00"
+        assert self._writer is not None
+        self._writer.write(struct.pack("<i", len(data)) + data)  # one write: never split a packet
+
+    async def drain(self) -> None:
+        assert self._writer is not None
+        await self._writer.drain()
+
+    async def read_packet(self) -> tuple[int, int, str]:
+        assert self._reader is not None
+        (length,) = struct.unpack("<i", await self._reader.readexactly(4))
+        if not 10 <= length <= _MAX_PACKET:
+            raise _ProtocolError(f"packet length {length} out of range")
+        data = await self._reader.readexactly(length)
+        if not data.endswith(b"\x00\x00"):
+            raise _ProtocolError("packet without its two NUL bytes")
+        req_id, ptype = struct.unpack("<ii", data[:8])
+        return req_id, ptype, data[8:-2].decode("utf-8", "replace")
+
+    def abort(self) -> None:
+        """Close at once without waiting (used when the state of the stream is unknown)."""
+        writer = self._writer
+        self._reader = self._writer = None
+        self._ready = False
+        if writer is not None:
+            writer.close()
+
+
+class RconClient:
+    """One RCON connection to one server, shared by every caller through a lock."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        password: str,
+        *,
+        timeout: float = 5.0,
+        name: str | None = None,
+        backoff_initial: float = 0.2,
+        backoff_max: float = 30.0,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self._password = password  # never logged, never put in an error text
+        self.timeout = timeout
+        self.label = f"server {name!r}" if name else f"the server at {host}:{port}"
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.round_trips = 0  # commands written to the server (counted when sent)
+        self.sentinels = 0  # extra sentinel packets sent to find the end of long replies
+        self.reconnects = 0  # successful connections after the first
+        self._lock = asyncio.Lock()
+        self._conn: _Connection | None = None
+        self._ids = itertools.count(1)
+        self._connected_before = False
+        self._closed = False
+        self._failures = 0
+        self._next_attempt = 0.0
+        self._last_failure: ServerUnavailable | BadPassword | None = None
+
+    def __repr__(self) -> str:
+        return f"RconClient({self.host!r}, {self.port}, timeout={self.timeout})"
+
+    @property
+    def connected(self) -> bool:
+        return self._conn is not None
+
+    async def connect(self) -> None:
+        """Connect and log in now (commands also connect on demand)."""
+        async with self._lock:
+            self._closed = False
+            await self._ensure_connected()
+
+    async def close(self) -> None:
+        """Close the connection; later commands raise ServerUnavailable until connect()."""
+        async with self._lock:
+            self._closed = True
+            conn, self._conn = self._conn, None
+            if conn is not None:
+                try:
+                    await conn.close()
+                except OSError:
+                    pass
+
+    async def command(self, text: str) -> str:
+        """Run one command; returns its whole reply (all fragments joined)."""
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_COMMAND_BYTES:
+            raise CommandTooLong(size, MAX_COMMAND_BYTES)
+        async with self._lock:
+            if self._closed:
+                raise ServerUnavailable(f"The RCON client for {self.label} is closed.")
+            conn = await self._ensure_connected()
+            self.round_trips += 1
+            try:
+                async with asyncio.timeout(self.timeout):
+                    return await self._exchange(conn, text)
+            except TimeoutError:
+                self._drop("timeout")
+                raise RconTimeout(
+                    f"{self.label.capitalize()} did not answer `{_shorten(text)}` within "
+                    f"{self.timeout:g} s; the connection was reset. The command may still run."
+                ) from None
+            except _LostAuth:
+                self._drop("login lost")
+                raise BadPassword(
+                    f"{self.label.capitalize()} no longer accepts the RCON password."
+                ) from None
+            except (OSError, EOFError, asyncio.IncompleteReadError, _ProtocolError) as e:
+                self._drop(type(e).__name__)
+                raise ServerUnavailable(
+                    f"The connection to {self.label} dropped during `{_shorten(text)}`; "
+                    "the command may or may not have run."
+                ) from None
+            except BaseException:
+                # Cancelled mid-exchange: the stream is in an unknown state.
+                self._drop("cancelled")
+                raise
+
+    async def _exchange(self, conn: _Connection, text: str) -> str:
+        cmd_id = next(self._ids)
+        conn.write_packet(cmd_id, _TYPE_COMMAND, text)
+        await conn.drain()
+        parts: list[str] = []
+        sentinel_id: int | None = None
+        while True:
+            req_id, _ptype, body = await conn.read_packet()
+            if req_id == cmd_id:
+                parts.append(body)
+                # A fragment under 4096 units is the last one; at exactly 4096, more may follow.
+                if sentinel_id is None and _java_length(body) >= FRAGMENT_UNITS:
+                    sentinel_id = next(self._ids)
+                    conn.write_packet(sentinel_id, _TYPE_SENTINEL, "")
+                    await conn.drain()
+                    self.sentinels += 1
+                elif sentinel_id is None:
+                    return "".join(parts)
+            elif sentinel_id is not None and req_id == sentinel_id:
+                return "".join(parts)
+            elif req_id == -1:
+                raise _LostAuth
+            else:
+                # Cannot happen on a connection we reset after every timeout; a server that
+                # sends it is not behaving like vanilla, so stop trusting this connection.
+                raise _ProtocolError(f"reply for request {req_id} while waiting for {cmd_id}")
+
+    def _drop(self, why: str) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            log.info("Dropping the RCON connection to %s (%s)", self.label, why)
+            conn.abort()
+
+    async def _ensure_connected(self) -> _Connection:
+        if self._conn is not None:
+            return self._conn
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            wait = self._next_attempt - loop.time()
+            if wait > 0:
+                if loop.time() + wait > deadline and self._last_failure is not None:
+                    raise type(self._last_failure)(
+                        f"{self._last_failure} Next attempt in {wait:.1f} s."
+                    )
+                await asyncio.sleep(wait)
+            conn = _Connection(self.host, self.port, self._password)
+            try:
+                await conn.connect(timeout=max(deadline - loop.time(), 0.05))
+            except aiomcrcon.IncorrectPasswordError:
+                self._failed(
+                    BadPassword(
+                        f"{self.label.capitalize()} refused the RCON password: compare "
+                        "rcon.password in its server.properties with the bot's setting."
+                    )
+                )
+                assert self._last_failure is not None
+                raise self._last_failure from None
+            except (
+                aiomcrcon.RCONConnectionError,
+                OSError,
+                EOFError,
+                struct.error,
+                ValueError,
+            ) as e:
+                # aiomcrcon reports a connection closed during login as struct.error/ValueError.
+                reason = getattr(e, "message", None) or type(e).__name__
+                self._failed(
+                    ServerUnavailable(
+                        f"Cannot reach {self.label} over RCON ({self.host}:{self.port}): {reason}."
+                    )
+                )
+                continue
+            self._failures = 0
+            self._next_attempt = 0.0
+            self._last_failure = None
+            if self._connected_before:
+                self.reconnects += 1
+                log.info("Reconnected to %s over RCON", self.label)
+            self._connected_before = True
+            self._conn = conn
+            return conn
+
+    def _failed(self, error: ServerUnavailable | BadPassword) -> None:
+        self._failures += 1
+        backoff = min(self.backoff_initial * 2 ** (self._failures - 1), self.backoff_max)
+        self._next_attempt = asyncio.get_running_loop().time() + backoff
+        self._last_failure = error
+        log.warning("%s (attempt %d; next in %.1f s)", error, self._failures, backoff)
