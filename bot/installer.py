@@ -1,0 +1,290 @@
+"""Ships the doom.schedule data pack into a server's world and proves it is running.
+
+Steps: copy the repository's `datapack/` folder into `<world>/datapacks/doom.schedule` (through a
+staging folder, so the server never sees half a pack), `reload` over RCON, enable the pack if the
+server lists it as available but not enabled (an admin may have disabled it once, and vanilla
+then keeps it disabled), then verify: `datapack list enabled` names it and
+`doom.schedule:const version` reads back as the version of the files just copied.
+
+Upgrading is the same: the files are replaced and reloaded; queued tasks live in command storage,
+which `reload` does not touch, so they survive. Nothing is reported as done unless it was seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from bot.config import ServerConfig
+from bot.errors import BotError
+from bot.rcon import RconClient
+
+__all__ = [
+    "PACK_DIR_NAME",
+    "PACK_ID",
+    "InstallError",
+    "InstallReport",
+    "Installer",
+    "PackInstaller",
+    "bundled_datapack",
+    "is_pack_enabled",
+    "pack_version_of",
+    "read_pack_version",
+]
+
+log = logging.getLogger(__name__)
+
+PACK_DIR_NAME = "doom.schedule"
+PACK_ID = f"file/{PACK_DIR_NAME}"  # vanilla's id for a folder pack in <world>/datapacks
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.py")
+_VERSION_SET = re.compile(
+    r"data\s+modify\s+storage\s+doom\.schedule:const\s+version\s+set\s+value\s+"
+    r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s]+)"
+)
+_STORAGE_REPLY = "Storage doom.schedule:const has the following contents: "
+# `[file/doom.schedule (world)]` in 1.21 (`[file/doom.schedule]` before the source decoration).
+_LISTED = re.compile(r"\[" + re.escape(PACK_ID) + r"(?: \([^)\]]*\))?\]")
+
+
+class InstallError(BotError):
+    """The pack cannot be installed as asked; nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class InstallReport:
+    """What the installer did and what it saw afterwards; `ok` only when both checks passed."""
+
+    server: str
+    pack_dir: Path
+    action: Literal["installed", "upgraded", "reinstalled"]
+    previous_version: str | None
+    expected_version: str | None  # read from the copied files; None if they do not say
+    version: str | None  # read back from the running server
+    enabled: bool  # seen in `datapack list enabled`
+    enabled_by_us: bool  # we ran `datapack enable`
+    ok: bool
+    problem: str | None = None
+    steps: tuple[str, ...] = field(default=())
+
+    def summary(self) -> str:
+        if not self.ok:
+            return f"The pack was copied to {self.pack_dir} but is not verified: {self.problem}"
+        was = f" (was {self.previous_version})" if self.action == "upgraded" else ""
+        enabled = " and enabled it" if self.enabled_by_us else ""
+        return (
+            f"doom.schedule {self.version} {self.action}{was} on server {self.server!r}{enabled}; "
+            "the server lists it as enabled and reports that version."
+        )
+
+
+def bundled_datapack() -> Path:
+    """The pack shipped with the bot: the repository's `datapack/`, or a copy inside the package."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "datapack", here / "datapack"):
+        if (candidate / "pack.mcmeta").is_file():
+            return candidate
+    raise InstallError(
+        "The doom.schedule data pack files were not found next to the bot "
+        f"(looked in {here.parent / 'datapack'} and {here / 'datapack'})."
+    )
+
+
+def pack_version_of(folder: Path) -> str | None:
+    """The version the pack's #load function writes to `doom.schedule:const version`, if stated."""
+    for path in sorted(folder.rglob("*.mcfunction")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = _VERSION_SET.search(line)
+            if m and not line.lstrip().startswith("#"):
+                return _snbt_scalar(m.group(1))
+    return None
+
+
+def _snbt_scalar(text: str) -> str:
+    """An SNBT string or number as plain text: quotes and escapes removed, suffixes dropped."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] in "\"'" and text[-1] == text[0]:
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return re.sub(r"(?<=\d)[bBsSlLfFdD]$", "", text)
+
+
+async def read_pack_version(rcon: RconClient) -> str | None:
+    """`doom.schedule:const version` on the running server; None when the pack never set it."""
+    reply = await rcon.command("data get storage doom.schedule:const version")
+    if reply.startswith(_STORAGE_REPLY):
+        return _snbt_scalar(reply[len(_STORAGE_REPLY) :])
+    if reply.startswith("Found no elements matching"):
+        return None
+    raise InstallError(f"Unexpected answer to reading the pack's version: {reply[:200]}")
+
+
+def is_pack_enabled(datapack_list_reply: str) -> bool:
+    """Whether a `datapack list enabled` reply names our pack."""
+    return bool(_LISTED.search(datapack_list_reply))
+
+
+class PackInstaller:
+    """Installs or upgrades the pack in one server's world (needs file access to the world)."""
+
+    def __init__(
+        self,
+        rcon: RconClient,
+        server: ServerConfig,
+        *,
+        source: Path | None = None,
+        verify_timeout: float = 20.0,
+        poll_interval: float = 0.2,
+    ) -> None:
+        self.rcon = rcon
+        self.server = server
+        self.source = source
+        self.verify_timeout = verify_timeout
+        self.poll_interval = poll_interval
+
+    def _world(self) -> Path:
+        world = self.server.world_dir
+        if world is None:
+            raise InstallError(
+                f"Server {self.server.name!r} has no world folder configured, so the bot has no "
+                "file access to install the pack. If the bot runs where the world's files are, "
+                "set world_dir for this server (the folder with level.dat); otherwise copy the "
+                "doom.schedule folder into <world>/datapacks/ yourself and run /reload."
+            )
+        if not (world / "level.dat").is_file():
+            raise InstallError(
+                f"{world} is not a Minecraft world folder (it has no level.dat), so the pack was "
+                "not installed. Point world_dir at the world itself: the folder named by "
+                "level-name in server.properties, usually 'world'."
+            )
+        return world
+
+    async def install(self) -> InstallReport:
+        """Copy, reload, enable if needed, verify. Raises InstallError or an RCON error when
+        nothing could be done; returns a report (ok or not) once the files were copied."""
+        world = self._world()
+        source = self.source or bundled_datapack()
+        if not (source / "pack.mcmeta").is_file():
+            raise InstallError(f"{source} is not a data pack (it has no pack.mcmeta).")
+        expected = pack_version_of(source)
+        target = world / "datapacks" / PACK_DIR_NAME
+        # Ask the server first: an unreachable server or a wrong password stops us before any
+        # file changes, with the RCON client's own error.
+        previous = await read_pack_version(self.rcon)
+        existed = target.exists()
+        steps: list[str] = [f"version before: {previous}"]
+        await asyncio.to_thread(_replace_tree, source, target)
+        steps.append(f"copied {source} to {target}")
+        action: Literal["installed", "upgraded", "reinstalled"]
+        if not existed:
+            action = "installed"
+        elif previous is not None and previous == expected:
+            action = "reinstalled"
+        else:
+            action = "upgraded"
+
+        reply = await self.rcon.command("reload")
+        steps.append(f"reload: {reply.strip() or '(no answer)'}")
+
+        def report(
+            ok: bool,
+            problem: str | None,
+            version: str | None,
+            enabled: bool,
+            enabled_by_us: bool,
+        ) -> InstallReport:
+            return InstallReport(
+                server=self.server.name,
+                pack_dir=target,
+                action=action,
+                previous_version=previous,
+                expected_version=expected,
+                version=version,
+                enabled=enabled,
+                enabled_by_us=enabled_by_us,
+                ok=ok,
+                problem=problem,
+                steps=tuple(steps),
+            )
+
+        enabled, enabled_by_us = await self._ensure_enabled(steps)
+        if not enabled:
+            return report(
+                False,
+                f"the server does not list {PACK_ID} as enabled after reload; its log "
+                "(logs/latest.log) says why a pack fails to load",
+                None,
+                False,
+                enabled_by_us,
+            )
+        version = await self._await_version(expected)
+        steps.append(f"version read back: {version}")
+        if version is None:
+            problem = "the pack is enabled but never wrote its version (did its #load run?)"
+            return report(False, problem, None, True, enabled_by_us)
+        if expected is not None and version != expected:
+            problem = f"the server reports version {version}, but the copied files are {expected}"
+            return report(False, problem, version, True, enabled_by_us)
+        log.info("doom.schedule %s %s on %s", version, action, self.server.name)
+        return report(True, None, version, True, enabled_by_us)
+
+    async def _ensure_enabled(self, steps: list[str]) -> tuple[bool, bool]:
+        """Wait for the reload to list the pack; enable it if it stays only available."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.verify_timeout
+        enabled_by_us = False
+        # Give an asynchronous reload a moment before deciding the pack is disabled.
+        settle = loop.time() + min(2.0, self.verify_timeout / 4)
+        while True:
+            listed = await self.rcon.command("datapack list enabled")
+            if is_pack_enabled(listed):
+                steps.append("datapack list enabled: listed")
+                return True, enabled_by_us
+            now = loop.time()
+            if not enabled_by_us and now >= settle:
+                available = await self.rcon.command("datapack list available")
+                if is_pack_enabled(available):
+                    answer = await self.rcon.command(f'datapack enable "{PACK_ID}"')
+                    steps.append(f"datapack enable: {answer.strip()}")
+                    enabled_by_us = True
+            if now >= deadline:
+                steps.append(f"datapack list enabled: not listed ({listed.strip()[:200]})")
+                return False, enabled_by_us
+            await asyncio.sleep(self.poll_interval)
+
+    async def _await_version(self, expected: str | None) -> str | None:
+        """Poll until the version is the expected one (the new #load ran) or time runs out."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.verify_timeout
+        while True:
+            version = await read_pack_version(self.rcon)
+            if version is not None and (expected is None or version == expected):
+                return version
+            if loop.time() >= deadline:
+                return version
+            await asyncio.sleep(self.poll_interval)
+
+
+Installer = PackInstaller  # the name bot/services.py looks up
+
+
+def _replace_tree(source: Path, target: Path) -> None:
+    """Put a copy of `source` at `target`, swapping folders so no half-copied pack is visible."""
+    # Staging lives beside datapacks/, not in it: the server scans datapacks/ for packs.
+    world = target.parent.parent
+    staging = world / f".{PACK_DIR_NAME}.staging"
+    old = world / f".{PACK_DIR_NAME}.old"
+    for leftover in (staging, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    shutil.copytree(source, staging, ignore=_IGNORED)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(staging, target)
+    if old.exists():
+        shutil.rmtree(old)
