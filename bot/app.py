@@ -1,0 +1,160 @@
+"""The Discord bot: a ``commands.Bot`` holding the services, loading the cogs listed in settings.
+
+Cogs are thin faces: they reach the per-server services through :meth:`DoomBot.server`, record
+mutations through :meth:`DoomBot.audit` and post to channels through :meth:`DoomBot.post`, so
+that every cog resolves servers, audits and talks to channels the same way.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DoomBot", "DoomTree", "server_autocomplete"]
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import errors, errors_ui
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.services import ServerServices, Services
+
+log = logging.getLogger(__name__)
+
+MAX_AUTOCOMPLETE = 25
+
+
+class DoomTree(app_commands.CommandTree["DoomBot"]):
+    """The command tree; every error a command raises ends in :mod:`bot.errors_ui`."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[DoomBot], error: app_commands.AppCommandError
+    ) -> None:
+        await errors_ui.report(interaction, error)
+
+
+class DoomBot(commands.Bot):
+    """The bot: settings, services, the extensions from settings, the command tree."""
+
+    def __init__(self, settings: Settings, services: Services, *, sync_commands: bool = False):
+        intents = discord.Intents.none()
+        intents.guilds = True  # the guild cache holds the roles the permission checks read
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            tree_cls=DoomTree,
+            help_command=None,
+            # nothing a task id or a player name contains may ping anyone; mentions are opt-in
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.settings = settings
+        self.services = services
+        self.sync_commands = sync_commands
+        self.failed_extensions: dict[str, BaseException] = {}
+
+    async def setup_hook(self) -> None:
+        for name in self.settings.extensions:
+            try:
+                await self.load_extension(name)
+            except Exception as exc:  # one broken cog must not keep the others down
+                log.exception("failed to load extension %s", name)
+                self.failed_extensions[name] = exc
+            else:
+                log.info("loaded extension %s", name)
+        if self.sync_commands:
+            await self._sync()
+
+    async def _sync(self) -> None:
+        if not self.settings.guild_ids:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+            return
+        for guild_id in self.settings.guild_ids:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), guild_id)
+
+    async def close(self) -> None:
+        try:
+            await self.services.close()
+        finally:
+            await super().close()
+
+    # -- helpers shared by the cogs -------------------------------------------------------------
+
+    def server(self, name: str | None) -> ServerServices:
+        """The services of the named server, or of the only one when no name is given."""
+        servers = self.services.servers
+        if name:
+            try:
+                return servers[name]
+            except KeyError:
+                known = ", ".join(sorted(servers)) or "none"
+                raise errors.ValidationError(
+                    f"There is no server called {name!r} (configured: {known})."
+                ) from None
+        if len(servers) == 1:
+            return next(iter(servers.values()))
+        if not servers:
+            raise errors.ValidationError("No Minecraft server is configured.")
+        raise errors.ValidationError(
+            "Several servers are configured: say which one with the `server` option."
+        )
+
+    def alert_channel_id(self, server: ServerServices) -> int | None:
+        return server.config.alert_channel_id or self.settings.alert_channel_id
+
+    def audit_channel_id(self, server: ServerServices | None) -> int | None:
+        own = server.config.audit_channel_id if server is not None else None
+        return own or self.settings.audit_channel_id
+
+    async def post(self, channel_id: int, **kwargs: Any) -> discord.Message | None:
+        """Send to a channel by id (no cache needed); failures are logged, not raised."""
+        channel = self.get_partial_messageable(channel_id)
+        try:
+            return await channel.send(**kwargs)
+        except discord.HTTPException:
+            log.warning("could not post to channel %s", channel_id, exc_info=True)
+            return None
+
+    async def audit(
+        self,
+        interaction: discord.Interaction[Any],
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None:
+        """Record a mutation in the audit store and post it to the audit channel if configured."""
+        user = interaction.user
+        server_name = server.config.name if server is not None else ""
+        await self.services.audit.record(
+            user.id, str(user), server_name, action, dict(request), outcome
+        )
+        channel_id = self.audit_channel_id(server)
+        if channel_id is None:
+            return
+        embed = discord.Embed(title=f"/{action}", description=outcome[:4096], colour=0x5865F2)
+        embed.set_author(name=f"{user} ({user.id})")
+        if server_name:
+            embed.add_field(name="server", value=server_name)
+        for key, value in list(request.items())[:20]:
+            if value is not None:
+                embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
+        await self.post(channel_id, embed=embed)
+
+
+async def server_autocomplete(
+    interaction: discord.Interaction[DoomBot], current: str
+) -> list[app_commands.Choice[str]]:
+    """Configured server names starting with (then containing) what the user typed."""
+    names = sorted(interaction.client.services.servers)
+    low = current.lower()
+    ranked = [n for n in names if n.lower().startswith(low)]
+    ranked += [n for n in names if low in n.lower() and n not in ranked]
+    return [app_commands.Choice(name=n, value=n) for n in ranked[:MAX_AUTOCOMPLETE]]

@@ -1,0 +1,200 @@
+"""The services the bot holds, built once from the settings by the launcher.
+
+One :class:`ServerServices` per configured Minecraft server (RCON client, pack client, command
+checker, event source, installer) and one :class:`~bot.audit.AuditStore` for all. Cogs reach them
+through ``bot.services`` and never build them themselves, so tests and the console can hand the
+bot services pointed at an mcsim.
+
+With no server configured, :func:`build_services` asks its ``embedded`` hook for one (the launcher
+passes one that starts an mcsim); :func:`start_embedded_mcsim` is the default hook.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Embedded",
+    "EmbeddedStarter",
+    "EventSource",
+    "ServerServices",
+    "Services",
+    "build_server",
+    "build_services",
+    "start_embedded_mcsim",
+]
+
+import asyncio
+import inspect
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bot.audit import AuditStore
+    from bot.command_check import CommandChecker
+    from bot.config import ServerConfig, Settings
+    from bot.events import Event
+    from bot.pack_client import PackClient
+    from bot.rcon import RconClient
+
+log = logging.getLogger(__name__)
+
+
+class EventSource(Protocol):
+    """A log tailer or a storage poller: ``async for ev in source.events()``."""
+
+    def events(self) -> AsyncIterator[Event]: ...
+
+
+class Embedded(Protocol):
+    """An embedded stand-in server the bot started and must stop."""
+
+    servers: list[ServerConfig]
+
+    def stop(self) -> None: ...
+
+
+EmbeddedStarter = Callable[["Settings"], Awaitable[Embedded]]
+
+
+@dataclass
+class ServerServices:
+    """Everything the bot uses to drive one Minecraft server."""
+
+    config: ServerConfig
+    rcon: RconClient
+    pack: PackClient
+    checker: CommandChecker
+    events: EventSource | None
+    installer: Any | None = None  # bot.installer's object; None when the world is not local
+    event_kind: str = "none"  # "log", "rcon" or "none", for /status
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+
+@dataclass
+class Services:
+    settings: Settings
+    servers: dict[str, ServerServices]
+    audit: AuditStore
+    embedded: Embedded | None = None
+    _closed: bool = field(default=False, repr=False)
+
+    async def close(self) -> None:
+        """Close every RCON connection and the audit store; stop an embedded server."""
+        if self._closed:
+            return
+        self._closed = True
+        for server in self.servers.values():
+            try:
+                await server.rcon.close()
+            except Exception:
+                log.warning("closing RCON of %s failed", server.name, exc_info=True)
+        close = getattr(self.audit, "close", None)
+        if close is not None:
+            result = close()
+            if inspect.isawaitable(result):
+                await result
+        if self.embedded is not None:
+            await asyncio.to_thread(self.embedded.stop)
+
+
+def _event_source(
+    server: ServerConfig, settings: Settings, pack: PackClient, store: AuditStore
+) -> tuple[EventSource | None, str]:
+    kind = server.event_source
+    if kind == "auto":
+        # the log is free to read and immediate; polling costs a round trip every interval
+        kind = "log" if server.log_path is not None else "rcon"
+    if kind == "log" and server.log_path is not None:
+        from bot.log_tail import LogTailer
+
+        tailer = LogTailer(
+            server.log_path, server.name, store, poll_interval=settings.log_poll_interval
+        )
+        return tailer, "log"
+    from bot.storage_poll import StoragePoller
+
+    poller: Any = StoragePoller
+    return poller(pack, server, store), "rcon"
+
+
+def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
+    """The services of one server (nothing connects yet: RCON connects on first use)."""
+    from bot.command_check import CommandChecker
+    from bot.pack_client import PackClient
+    from bot.rcon import RconClient
+
+    rcon = RconClient(
+        server.rcon_host,
+        server.rcon_port,
+        server.rcon_password.get_secret_value(),
+        timeout=settings.rcon_timeout,
+        name=server.name,
+    )
+    checker = CommandChecker(
+        deny=server.denied_commands(settings.deny_commands),
+        function_namespaces=server.function_namespaces,
+    )
+    pack = PackClient(rcon, server, checker)
+    events, kind = _event_source(server, settings, pack, store)
+    installer: Any | None = None
+    if server.world_dir is not None:
+        try:
+            from bot import installer as installer_mod
+
+            installer = installer_mod.Installer(rcon, server)
+        except (ImportError, AttributeError, TypeError):
+            log.warning("no installer available for %s", server.name, exc_info=True)
+    return ServerServices(server, rcon, pack, checker, events, installer, kind)
+
+
+async def build_services(
+    settings: Settings, *, embedded: EmbeddedStarter | None = None
+) -> Services:
+    """Build every service from the settings; with no server configured, start an embedded one."""
+    from bot.audit import AuditStore
+
+    started: Embedded | None = None
+    if not settings.servers:
+        starter = embedded or start_embedded_mcsim
+        started = await starter(settings)
+        settings = settings.model_copy(update={"servers": list(started.servers)})
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = AuditStore(settings.data_dir / "audit.sqlite3")
+    servers = {s.name: build_server(settings, s, store) for s in settings.servers}
+    return Services(settings, servers, store, started)
+
+
+@dataclass
+class _EmbeddedMcsim:
+    server: Any
+    servers: list[ServerConfig]
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+async def start_embedded_mcsim(settings: Settings) -> Embedded:
+    """Start an mcsim in ``data_dir/embedded-world`` with RCON on a free local port."""
+    from mcsim.server import Server
+
+    from bot.config import ServerConfig
+
+    world = Path(settings.data_dir) / "embedded-world"
+    password = secrets.token_hex(16)
+    server = Server(world, rcon_port=0, rcon_password=password)
+    await asyncio.to_thread(server.start, realtime=True)
+    config = ServerConfig(
+        name="embedded",
+        rcon_port=server.rcon_port,
+        rcon_password=password,  # type: ignore[arg-type]
+        world_dir=world,
+        log_path=server.log_path,
+    )
+    log.info("started an embedded mcsim in %s (RCON port %s)", world, server.rcon_port)
+    return _EmbeddedMcsim(server, [config])

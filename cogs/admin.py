@@ -1,0 +1,132 @@
+"""Admin commands: install the pack, see how every server is doing, reload a cog."""
+
+from __future__ import annotations
+
+__all__ = ["AdminCog", "setup"]
+
+import inspect
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import errors
+from bot.app import server_autocomplete
+from bot.permissions import is_admin
+
+if TYPE_CHECKING:
+    from bot.app import DoomBot
+    from bot.services import ServerServices
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["DoomBot"]
+LISTS = ("queue", "offline", "paused")
+
+
+class AdminCog(commands.Cog, name="Admin"):
+    """Setup, status and reload; admins only."""
+
+    def __init__(self, bot: DoomBot) -> None:
+        self.bot = bot
+
+    async def _status_embed(self, server: ServerServices) -> discord.Embed:
+        embed = discord.Embed(title=f"Status of {server.name}")
+        try:
+            version = await server.pack.version()
+        except errors.BotError as exc:
+            embed.colour = discord.Colour.red()
+            embed.add_field(name="RCON", value=f"unavailable: {exc}"[:1024], inline=False)
+            embed.add_field(name="event source", value=server.event_kind)
+            return embed
+        embed.colour = discord.Colour.green()
+        embed.add_field(
+            name="RCON", value=f"ok ({server.config.rcon_host}:{server.config.rcon_port})"
+        )
+        embed.add_field(name="pack version", value=version or "not installed")
+        embed.add_field(name="event source", value=server.event_kind)
+        try:
+            embed.add_field(name="TPS", value=f"{await server.pack.tps():.1f}")
+            for which in LISTS:
+                _, total = await server.pack.list_tasks(which, limit=1)
+                embed.add_field(name=which, value=str(total))
+        except errors.BotError as exc:  # e.g. the pack is not installed yet
+            embed.add_field(name="queues", value=f"unavailable: {exc}"[:1024], inline=False)
+        return embed
+
+    async def extension_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        names = sorted({*self.bot.settings.extensions, *self.bot.extensions})
+        return [app_commands.Choice(name=n, value=n) for n in names if current in n][:25]
+
+    # -- commands ---------------------------------------------------------------------------
+
+    @app_commands.command(description="Install (or update) the data pack and verify its version.")
+    @app_commands.describe(server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_admin()
+    async def setup(self, interaction: Interaction, server: str | None = None) -> None:
+        target = self.bot.server(server)
+        if target.installer is None:
+            raise errors.ValidationError(
+                f"{target.name} has no world_dir configured, so the pack cannot be installed "
+                "from here: copy it into the world's datapacks folder, then run /status."
+            )
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        result = target.installer.install()
+        if inspect.isawaitable(result):
+            result = await result
+        version = getattr(result, "version", result)
+        outcome = f"Installed doom.schedule on {target.name}; the server reports version {version}."
+        await self.bot.audit(interaction, target, "setup", {}, outcome)
+        await interaction.followup.send(outcome, ephemeral=True)
+
+    @app_commands.command(description="RCON, pack version, event source, TPS and queue sizes.")
+    @app_commands.describe(server="One server (default: all).")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_admin()
+    async def status(self, interaction: Interaction, server: str | None = None) -> None:
+        targets = [self.bot.server(server)] if server else list(self.bot.services.servers.values())
+        if not targets:
+            raise errors.ValidationError("No Minecraft server is configured.")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        embeds = [await self._status_embed(t) for t in targets]
+        failed = ", ".join(sorted(self.bot.failed_extensions))
+        content = f"Extensions that failed to load: {failed}" if failed else None
+        for start in range(0, len(embeds), 10):  # 10 embeds per message
+            text = content if start == 0 and content else discord.utils.MISSING
+            await interaction.followup.send(text, embeds=embeds[start : start + 10], ephemeral=True)
+
+    @app_commands.command(description="Reload one of the bot's extensions (cogs).")
+    @app_commands.describe(extension="The extension, e.g. cogs.schedule.")
+    @app_commands.guild_only()
+    @is_admin()
+    async def reload(self, interaction: Interaction, extension: str) -> None:
+        known = {*self.bot.settings.extensions, *self.bot.extensions}
+        if extension not in known:
+            raise errors.ValidationError(f"Unknown extension {extension!r}.")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            if extension in self.bot.extensions:
+                await self.bot.reload_extension(extension)
+            else:
+                await self.bot.load_extension(extension)
+        except commands.ExtensionError as exc:
+            log.exception("reloading %s failed", extension)
+            outcome = f"Reloading {extension} failed: {exc.__cause__ or exc}"
+        else:
+            self.bot.failed_extensions.pop(extension, None)
+            outcome = f"Reloaded {extension}."
+        await self.bot.audit(interaction, None, "reload", {"extension": extension}, outcome)
+        await interaction.followup.send(outcome[:2000], ephemeral=True)
+
+    reload.autocomplete("extension")(extension_autocomplete)
+
+
+async def setup(bot: DoomBot) -> None:
+    await bot.add_cog(AdminCog(bot))

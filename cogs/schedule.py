@@ -1,0 +1,342 @@
+"""Slash commands that change a server's queue: schedule, cancel, clear, pause, resume."""
+
+from __future__ import annotations
+
+__all__ = ["ConfirmView", "ScheduleCog", "setup"]
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import errors, errors_ui
+from bot.app import server_autocomplete
+from bot.permissions import is_moderator
+
+if TYPE_CHECKING:
+    from bot.pack_client import Task
+
+    from bot.app import DoomBot
+    from bot.services import ServerServices
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["DoomBot"]
+MAX_INT = 2**31 - 1
+UNITS = [
+    app_commands.Choice(name=name, value=name)
+    for name in ("tick", "second", "minute", "hour", "day", "gameday")
+]
+DYNAMIC_PREFIX = "discord"
+
+
+class ConfirmView(discord.ui.View):
+    """Confirm / Cancel that only the invoker may press; the action runs on Confirm.
+
+    On timeout the buttons are disabled and the message says nothing was changed.
+    """
+
+    def __init__(
+        self, invoker_id: int, action: Callable[[Interaction], Awaitable[str]], *, timeout: float
+    ) -> None:
+        super().__init__(timeout=timeout)
+        self.invoker_id = invoker_id
+        self.action = action
+        self.message: discord.Message | discord.WebhookMessage | None = None
+        self.outcome: str | None = None
+
+    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
+        if interaction.user.id == self.invoker_id:
+            return True
+        await interaction.response.send_message(
+            "Only the person who ran the command can answer this.", ephemeral=True
+        )
+        return False
+
+    def _disable(self) -> None:
+        for item in self.children:
+            if isinstance(item, discord.ui.Button):
+                item.disabled = True
+
+    @discord.ui.button(label="Confirm", style=discord.ButtonStyle.danger)
+    async def confirm(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
+        self._disable()
+        self.stop()
+        await interaction.response.edit_message(view=self)  # acknowledge before the round trip
+        self.outcome = await self.action(interaction)
+        await interaction.edit_original_response(content=self.outcome, view=self)
+
+    @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
+    async def cancel(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
+        self._disable()
+        self.stop()
+        self.outcome = "Cancelled; nothing was changed."
+        await interaction.response.edit_message(content=self.outcome, view=self)
+
+    async def on_timeout(self) -> None:
+        self._disable()
+        self.outcome = "No answer in time; nothing was changed."
+        if self.message is not None:
+            try:
+                await self.message.edit(content=self.outcome, view=self)
+            except discord.HTTPException:
+                log.info("could not disable an expired confirmation", exc_info=True)
+
+    async def on_error(  # type: ignore[override]
+        self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any]
+    ) -> None:
+        await errors_ui.report(interaction, error)
+
+
+def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Embed:
+    """One task as an embed: what runs, when (game tick and wall-clock ETA), how it retries."""
+    embed = discord.Embed(title=title, colour=0x57F287)
+    embed.add_field(name="id", value=f"`{task.id}`")
+    embed.add_field(name="server", value=server.name)
+    embed.add_field(name="list", value=task.list)
+    embed.add_field(name="runs", value=f"```\n{task.run[:1000]}\n```", inline=False)
+    if task.list == "paused" and task.remaining is not None:
+        embed.add_field(name="remaining", value=f"{task.remaining} ticks")
+    else:
+        eta = discord.utils.format_dt(server.pack.eta(task.due), "R")
+        embed.add_field(name="due", value=f"tick {task.due} ({eta})")
+    if task.executor:
+        who = "player" if task.player else "entity"
+        embed.add_field(name="as", value=f"{who} `{task.executor}`")
+    if task.retry_left:
+        embed.add_field(name="retries", value=f"{task.retry_left} (every {task.retry_delay} t)")
+    if task.interval:
+        embed.add_field(name="repeats", value=f"every {task.interval} ticks")
+    return embed
+
+
+class ScheduleCog(commands.Cog, name="Schedule"):
+    """Commands that change the queue; every one is audited."""
+
+    confirm_timeout: float = 60.0  # tests shorten it
+
+    def __init__(self, bot: DoomBot) -> None:
+        self.bot = bot
+
+    async def id_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        try:
+            server = self.bot.server(getattr(interaction.namespace, "server", None))
+            ids = await server.pack.task_ids(current, limit=25)
+        except errors.BotError:
+            return []  # an unreachable server just offers nothing; the command will say why
+        return [app_commands.Choice(name=i[:100], value=i[:100]) for i in ids[:25]]
+
+    async def _confirm(
+        self,
+        interaction: Interaction,
+        prompt: str,
+        action: Callable[[Interaction], Awaitable[str]],
+    ) -> ConfirmView:
+        view = ConfirmView(interaction.user.id, action, timeout=self.confirm_timeout)
+        view.message = await interaction.followup.send(prompt, view=view, wait=True)
+        return view
+
+    # -- commands ---------------------------------------------------------------------------
+
+    @app_commands.command(description="Run a command after some game time.")
+    @app_commands.describe(
+        run="The Minecraft command to run (without the leading /).",
+        time="How long to wait, in `unit`s (leave out when you give `at`).",
+        unit="The unit of `time` (default tick; gameday = 24000 ticks).",
+        id="A name for the task, to cancel or pause it later (default: a generated one).",
+        retry="How many times to retry when the command fails.",
+        retry_delay="Ticks between retries.",
+        every="Repeat every this many ticks.",
+        at="Run at this absolute game tick instead of after `time`.",
+        as_player="Run as this player (waits while they are offline).",
+        server="Which Minecraft server.",
+    )
+    @app_commands.choices(unit=UNITS)
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def schedule(
+        self,
+        interaction: Interaction,
+        run: app_commands.Range[str, 1, 1400],
+        time: app_commands.Range[int, 0, MAX_INT] | None = None,
+        unit: str = "tick",
+        id: app_commands.Range[str, 1, 64] | None = None,
+        retry: app_commands.Range[int, 0, 1000] = 0,
+        retry_delay: app_commands.Range[int, 1, MAX_INT] = 1,
+        every: app_commands.Range[int, 1, MAX_INT] | None = None,
+        at: app_commands.Range[int, 0, 2**63 - 1] | None = None,
+        as_player: app_commands.Range[str, 1, 16] | None = None,
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        if (time is None) == (at is None):
+            raise errors.ValidationError("Give either `time` (a delay) or `at` (a game tick).")
+        request = dict(run=run, time=time, unit=unit, id=id, retry=retry, retry_delay=retry_delay,
+                       every=every, at=at, as_player=as_player)  # fmt: skip
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        extras = retry or every is not None or at is not None or as_player is not None
+        if id is None and not extras:
+            new_id = await target.pack.schedule_dynamic(run, time or 0, unit, DYNAMIC_PREFIX)
+            outcome = f"Scheduled `{new_id}` on {target.name}."
+            await self.bot.audit(interaction, target, "schedule", request, outcome)
+            task = await target.pack.show(new_id)
+        else:
+            # the pack's plain schedule needs an id; a generated one keeps the request unambiguous
+            task_id = id or f"{DYNAMIC_PREFIX}-{interaction.id:x}"
+            task = await target.pack.schedule(
+                run, time or 0, unit, task_id, retry=retry, retry_delay=retry_delay,
+                interval=every, at_tick=at, as_player=as_player,
+            )  # fmt: skip
+            outcome = f"Scheduled `{task_id}` on {target.name}."
+            await self.bot.audit(interaction, target, "schedule", request, outcome)
+        if task is None:
+            await interaction.followup.send(outcome, ephemeral=True)
+        else:
+            embed = task_embed(task, target, title="Scheduled")
+            await interaction.followup.send(outcome, embed=embed, ephemeral=True)
+
+    @app_commands.command(description="Run a command after some game time, under a new unique id.")
+    @app_commands.describe(
+        run="The Minecraft command to run (without the leading /).",
+        time="How long to wait, in `unit`s.",
+        unit="The unit of `time` (default tick).",
+        prefix="The start of the generated id.",
+        server="Which Minecraft server.",
+    )
+    @app_commands.choices(unit=UNITS)
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def schedule_dynamic(
+        self,
+        interaction: Interaction,
+        run: app_commands.Range[str, 1, 1400],
+        time: app_commands.Range[int, 0, MAX_INT],
+        unit: str = "tick",
+        prefix: app_commands.Range[str, 1, 32] = DYNAMIC_PREFIX,
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        new_id = await target.pack.schedule_dynamic(run, time, unit, prefix)
+        outcome = f"Scheduled `{new_id}` on {target.name}."
+        request = {"run": run, "time": time, "unit": unit, "prefix": prefix}
+        await self.bot.audit(interaction, target, "schedule_dynamic", request, outcome)
+        await interaction.followup.send(outcome, ephemeral=True)
+
+    @app_commands.command(description="Cancel the next task with this id.")
+    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def cancel(
+        self,
+        interaction: Interaction,
+        id: app_commands.Range[str, 1, 64],
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        done = await target.pack.cancel_one(id)
+        outcome = f"Cancelled `{id}`." if done else f"No task `{id}` on {target.name}."
+        await self.bot.audit(interaction, target, "cancel", {"id": id}, outcome)
+        await interaction.followup.send(outcome, ephemeral=True)
+
+    @app_commands.command(description="Cancel every task with this id (asks first).")
+    @app_commands.describe(id="The tasks' id.", server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def cancel_all(
+        self,
+        interaction: Interaction,
+        id: app_commands.Range[str, 1, 64],
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(thinking=True)
+        count = await target.pack.count(id)
+        if count == 0:
+            await interaction.followup.send(f"No task `{id}` on {target.name}.")
+            return
+
+        async def action(pressed: Interaction) -> str:
+            removed = await target.pack.cancel_all(id)
+            outcome = f"Cancelled {removed} task(s) `{id}` on {target.name}."
+            await self.bot.audit(pressed, target, "cancel_all", {"id": id}, outcome)
+            return outcome
+
+        await self._confirm(
+            interaction, f"Cancel all {count} task(s) `{id}` on {target.name}?", action
+        )
+
+    @app_commands.command(description="Remove every task from a server (asks first).")
+    @app_commands.describe(server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def clear(self, interaction: Interaction, server: str | None = None) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(thinking=True)
+
+        async def action(pressed: Interaction) -> str:
+            removed = await target.pack.clear()
+            outcome = f"Removed {removed} task(s) from {target.name}."
+            await self.bot.audit(pressed, target, "clear", {}, outcome)
+            return outcome
+
+        await self._confirm(
+            interaction, f"Remove every scheduled task on {target.name}? This cannot be undone.",
+            action,
+        )  # fmt: skip
+
+    @app_commands.command(description="Pause a task: its remaining delay is kept.")
+    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def pause(
+        self,
+        interaction: Interaction,
+        id: app_commands.Range[str, 1, 64],
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        done = await target.pack.pause(id)
+        outcome = f"Paused `{id}`." if done else f"No queued task `{id}` on {target.name}."
+        await self.bot.audit(interaction, target, "pause", {"id": id}, outcome)
+        await interaction.followup.send(outcome, ephemeral=True)
+
+    @app_commands.command(description="Resume a paused task.")
+    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def resume(
+        self,
+        interaction: Interaction,
+        id: app_commands.Range[str, 1, 64],
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        done = await target.pack.resume(id)
+        outcome = f"Resumed `{id}`." if done else f"No paused task `{id}` on {target.name}."
+        await self.bot.audit(interaction, target, "resume", {"id": id}, outcome)
+        await interaction.followup.send(outcome, ephemeral=True)
+
+    cancel.autocomplete("id")(id_autocomplete)
+    cancel_all.autocomplete("id")(id_autocomplete)
+    pause.autocomplete("id")(id_autocomplete)
+    resume.autocomplete("id")(id_autocomplete)
+
+
+async def setup(bot: DoomBot) -> None:
+    await bot.add_cog(ScheduleCog(bot))

@@ -1,0 +1,216 @@
+"""Slash commands that read a server's state: time, list, show, help."""
+
+from __future__ import annotations
+
+__all__ = ["PageView", "TasksCog", "setup"]
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import errors, errors_ui
+from bot.app import server_autocomplete
+from bot.permissions import is_moderator
+
+if TYPE_CHECKING:
+    from bot.pack_client import Task
+
+    from bot.app import DoomBot
+    from bot.services import ServerServices
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["DoomBot"]
+PAGE_SIZE = 10
+LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "paused")]
+PageFetcher = Callable[[int], Awaitable[discord.Embed]]
+
+
+class PageView(discord.ui.View):
+    """Previous / Next over a paginated list; pages are fetched live, only the invoker pages."""
+
+    def __init__(
+        self, invoker_id: int, fetch: PageFetcher, pages: int, *, timeout: float = 300.0
+    ) -> None:
+        super().__init__(timeout=timeout)
+        self.invoker_id = invoker_id
+        self.fetch = fetch
+        self.pages = pages
+        self.page = 0
+        self.message: discord.WebhookMessage | None = None
+        self._sync()
+
+    def _sync(self) -> None:
+        self.previous.disabled = self.page <= 0
+        self.next.disabled = self.page >= self.pages - 1
+
+    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
+        if interaction.user.id == self.invoker_id:
+            return True
+        await interaction.response.send_message(
+            "Run the command yourself to page through the list.", ephemeral=True
+        )
+        return False
+
+    async def _turn(self, interaction: Interaction, page: int) -> None:
+        self.page = max(0, min(page, self.pages - 1))
+        self._sync()
+        embed = await self.fetch(self.page)
+        await interaction.response.edit_message(embed=embed, view=self)
+
+    @discord.ui.button(label="Previous", style=discord.ButtonStyle.secondary)
+    async def previous(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
+        await self._turn(interaction, self.page - 1)
+
+    @discord.ui.button(label="Next", style=discord.ButtonStyle.secondary)
+    async def next(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
+        await self._turn(interaction, self.page + 1)
+
+    async def on_timeout(self) -> None:
+        for item in self.children:
+            if isinstance(item, discord.ui.Button):
+                item.disabled = True
+        if self.message is not None:
+            try:
+                await self.message.edit(view=self)
+            except discord.HTTPException:
+                log.info("could not disable an expired pager", exc_info=True)
+
+    async def on_error(  # type: ignore[override]
+        self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any]
+    ) -> None:
+        await errors_ui.report(interaction, error)
+
+
+def _task_line(task: Task, server: ServerServices) -> str:
+    run = task.run if len(task.run) <= 60 else task.run[:59] + "…"
+    run = run.replace("`", "'")
+    if task.list == "paused" and task.remaining is not None:
+        when = f"paused, {task.remaining} t left"
+    else:
+        when = discord.utils.format_dt(server.pack.eta(task.due), "R")
+    who = f" as `{task.executor}`" if task.player and task.executor else ""
+    return f"`{task.id}` {when}{who}\n  `{run}`"
+
+
+class TasksCog(commands.Cog, name="Tasks"):
+    """Read-only views of the queue and the game clock."""
+
+    def __init__(self, bot: DoomBot) -> None:
+        self.bot = bot
+
+    async def id_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        try:
+            server = self.bot.server(getattr(interaction.namespace, "server", None))
+            ids = await server.pack.task_ids(current, limit=25)
+        except errors.BotError:
+            return []
+        return [app_commands.Choice(name=i[:100], value=i[:100]) for i in ids[:25]]
+
+    async def _page(
+        self, server: ServerServices, which: str, page: int
+    ) -> tuple[discord.Embed, int]:
+        tasks, total = await server.pack.list_tasks(which, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
+        pages = max(1, -(-total // PAGE_SIZE))
+        embed = discord.Embed(title=f"{which} on {server.name}: {total} task(s)", colour=0x3498DB)
+        embed.description = "\n".join(_task_line(t, server) for t in tasks)[:4096] or "Empty."
+        embed.set_footer(text=f"page {page + 1} of {pages}")
+        return embed, pages
+
+    # -- commands ---------------------------------------------------------------------------
+
+    @app_commands.command(description="The server's game time and measured ticks per second.")
+    @app_commands.describe(server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def time(self, interaction: Interaction, server: str | None = None) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        game_time = await target.pack.get_time()
+        tps = await target.pack.tps()
+        embed = discord.Embed(title=f"Time on {target.name}", colour=0x3498DB)
+        embed.add_field(name="game time", value=f"{game_time} ticks")
+        embed.add_field(name="game day", value=str(game_time // 24000))
+        embed.add_field(name="TPS", value=f"{tps:.1f}")
+        await interaction.followup.send(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="list", description="List the tasks waiting in one list.")
+    @app_commands.describe(which="queue (waiting), offline (player away) or paused.")
+    @app_commands.choices(which=LISTS)
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def list_(
+        self, interaction: Interaction, which: str = "queue", server: str | None = None
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        embed, pages = await self._page(target, which, 0)
+        if pages == 1:
+            await interaction.followup.send(embed=embed, ephemeral=True)
+            return
+
+        async def fetch(page: int) -> discord.Embed:
+            return (await self._page(target, which, page))[0]
+
+        view = PageView(interaction.user.id, fetch, pages)
+        view.message = await interaction.followup.send(
+            embed=embed, view=view, ephemeral=True, wait=True
+        )
+
+    @app_commands.command(description="Show one task.")
+    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @app_commands.guild_only()
+    @is_moderator()
+    async def show(
+        self,
+        interaction: Interaction,
+        id: app_commands.Range[str, 1, 64],
+        server: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        task = await target.pack.show(id)
+        if task is None:
+            await interaction.followup.send(f"No task `{id}` on {target.name}.", ephemeral=True)
+            return
+        lines = [f"{k}: {v}" for k, v in (("run", task.run), ("due", task.due))]
+        embed = discord.Embed(title=f"Task `{task.id}`", colour=0x3498DB)
+        embed.description = "\n".join(lines)[:4096]
+        embed.add_field(name="list", value=task.list)
+        embed.add_field(name="executor", value=task.executor or "the server")
+        embed.add_field(name="dimension", value=task.dimension)
+        embed.add_field(name="retries left", value=str(task.retry_left))
+        embed.add_field(name="retry delay", value=f"{task.retry_delay} t")
+        embed.add_field(name="interval", value=f"{task.interval} t" if task.interval else "none")
+        if task.list == "paused" and task.remaining is not None:
+            embed.add_field(name="remaining", value=f"{task.remaining} t")
+        else:
+            eta = discord.utils.format_dt(target.pack.eta(task.due), "R")
+            embed.add_field(name="ETA", value=eta)
+        await interaction.followup.send(embed=embed, ephemeral=True)
+
+    @app_commands.command(description="What each command does.")
+    async def help(self, interaction: Interaction) -> None:
+        embed = discord.Embed(title="doom.schedule commands", colour=0x3498DB)
+        lines = []
+        for cmd in sorted(self.bot.tree.walk_commands(), key=lambda c: c.qualified_name):
+            if isinstance(cmd, app_commands.Command):
+                lines.append(f"**/{cmd.qualified_name}**: {cmd.description}")
+        embed.description = "\n".join(lines)[:4096]
+        embed.set_footer(text="Times are game time: a lagging or stopped server runs tasks later.")
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    show.autocomplete("id")(id_autocomplete)
+
+
+async def setup(bot: DoomBot) -> None:
+    await bot.add_cog(TasksCog(bot))

@@ -1,0 +1,109 @@
+"""Drive the bot as Discord would: interaction payloads in, recorded HTTP requests out.
+
+Built on :class:`bot.console.LocalDiscord` (the same local Discord the console front end uses),
+with named users holding the configured roles: ``await h.run("cancel", MOD, id="x")``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ADMIN",
+    "ADMIN_BY_ID",
+    "ADMIN_ROLE",
+    "ALERT_CHANNEL",
+    "AUDIT_CHANNEL",
+    "MENTION_ROLE",
+    "MOD",
+    "MOD_BY_ID",
+    "MOD_ROLE",
+    "NOBODY",
+    "Harness",
+    "User",
+    "make_settings",
+]
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.app import DoomBot
+from bot.config import ServerConfig, Settings
+from bot.console import Exchange, LocalDiscord, Sent, buttons
+from bot.services import Services
+
+ADMIN_ROLE = 5001
+MOD_ROLE = 5002
+OTHER_ROLE = 5003
+MENTION_ROLE = 5004
+ALERT_CHANNEL = 6001
+AUDIT_CHANNEL = 6002
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    roles: tuple[int, ...] = ()
+
+
+ADMIN = User(7001, (ADMIN_ROLE,))
+MOD = User(7002, (MOD_ROLE, OTHER_ROLE))
+NOBODY = User(7003, (OTHER_ROLE,))
+ADMIN_BY_ID = User(7004)
+MOD_BY_ID = User(7005)
+
+
+def make_settings(
+    tmp_path: Path, servers: list[ServerConfig] | None = None, **extra: Any
+) -> Settings:
+    values: dict[str, Any] = {
+        "admin_role_ids": [ADMIN_ROLE],
+        "moderator_role_ids": [MOD_ROLE],
+        "admin_user_ids": [ADMIN_BY_ID.id],
+        "moderator_user_ids": [MOD_BY_ID.id],
+        "alert_channel_id": ALERT_CHANNEL,
+        "audit_channel_id": AUDIT_CHANNEL,
+        "alert_mention_role_ids": [MENTION_ROLE],
+        "servers": servers or [],
+        "data_dir": tmp_path / "data",
+    }
+    values.update(extra)
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+class Harness:
+    """A started bot and its local Discord."""
+
+    def __init__(self, settings: Settings, services: Services) -> None:
+        self.settings = settings
+        self.services = services
+        self.bot = DoomBot(settings, services)
+        roles = {ADMIN_ROLE: "admin", MOD_ROLE: "moderator", OTHER_ROLE: "player",
+                 MENTION_ROLE: "on-call"}  # fmt: skip
+        self.discord = LocalDiscord(self.bot, roles=roles)
+
+    async def start(self) -> Harness:
+        await self.discord.start()
+        return self
+
+    async def close(self) -> None:
+        await self.discord.close()
+
+    async def run(self, name: str, user: User = MOD, /, **options: object) -> Exchange:
+        return await self.discord.invoke(name, user.id, user.roles, **options)
+
+    async def autocomplete(
+        self, name: str, focused: str, user: User = MOD, /, **options: object
+    ) -> list[dict[str, Any]]:
+        return await self.discord.autocomplete(name, focused, user.id, user.roles, **options)
+
+    async def press(self, message_id: int, button: str, user: User = MOD) -> Exchange:
+        return await self.discord.press(message_id, button, user.id, user.roles)
+
+    def message(self, message_id: int) -> dict[str, Any]:
+        return self.discord.messages[message_id]
+
+    def buttons(self, message_id: int) -> list[dict[str, Any]]:
+        return buttons(self.message(message_id))
+
+    def posts(self, channel_id: int) -> list[Sent]:
+        return self.discord.channel_posts(channel_id)

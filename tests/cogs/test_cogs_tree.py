@@ -1,0 +1,52 @@
+"""The command tree: every command present, each valid as Discord's sync would send it."""
+
+from __future__ import annotations
+
+from harness import ADMIN, MOD, NOBODY, Harness
+
+EXPECTED = {
+    "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume",
+    "time", "list", "show", "help", "setup", "status", "reload",
+}  # fmt: skip
+
+
+async def test_every_command_is_registered_and_serialisable(bare: Harness) -> None:
+    commands = bare.bot.tree.get_commands()
+    assert {c.name for c in commands} == EXPECTED
+    for command in commands:
+        payload = command.to_dict(bare.bot.tree)
+        assert 1 <= len(payload["name"]) <= 32 and payload["name"].islower()
+        assert 1 <= len(payload["description"]) <= 100
+        options = payload.get("options", [])
+        assert len(options) <= 25
+        required_done = False
+        for option in options:  # Discord rejects a required option after an optional one
+            if not option.get("required"):
+                required_done = True
+            assert not (required_done and option.get("required")), (command.name, option)
+            assert len(option.get("choices", [])) <= 25
+    assert not bare.bot.failed_extensions
+
+
+async def test_schedule_offers_every_unit(bare: Harness) -> None:
+    schedule = bare.bot.tree.get_command("schedule")
+    assert schedule is not None
+    unit = next(o for o in schedule.to_dict(bare.bot.tree)["options"] if o["name"] == "unit")
+    assert [c["value"] for c in unit["choices"]] == [
+        "tick", "second", "minute", "hour", "day", "gameday",
+    ]  # fmt: skip
+
+
+async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:
+    reply = await bare.run("help", NOBODY)
+    assert reply.ephemeral
+    for name in EXPECTED:
+        assert f"/{name}**" in reply.text
+
+
+async def test_no_server_configured_is_a_clear_ephemeral_error(bare: Harness) -> None:
+    reply = await bare.run("time", MOD)
+    assert reply.ephemeral
+    assert "No Minecraft server is configured" in reply.text
+    reply = await bare.run("status", ADMIN)
+    assert "No Minecraft server is configured" in reply.text
