@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import struct
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from functools import lru_cache
 from typing import Any
@@ -107,26 +106,33 @@ def _digits_of(text: str) -> tuple[str, int, bool]:
     return "".join(map(str, digit_tuple)), exponent, bool(sign)
 
 
-@lru_cache(maxsize=4096)
 def java_double_str(value: float) -> str:
     """Double.toString (JDK 19+ shortest form): `1.0`, `0.001`, `1.0E7`, `1.0E-4`."""
-    special = _special(value)
-    if special is not None:
-        return special
-    return _java_fp(*_digits_of(repr(float(value))))
+    # Specials first: the cache below cannot tell 0.0 from -0.0 (they hash equal).
+    return _special(value) or _double_digits(value)
 
 
 @lru_cache(maxsize=4096)
+def _double_digits(value: float) -> str:
+    text = repr(float(value))
+    digits = _digits_of(text)
+    if len(digits[0].rstrip("0")) <= 1:
+        # Java picks the closest 2-digit decimal when one digit would do (4.9E-324).
+        digits = _digits_of(f"{value:.1e}")
+    return _java_fp(*digits)
+
+
 def java_float_str(value: float) -> str:
     """Float.toString: the shortest digits that read back as the same float32."""
     value = f32(value)
-    special = _special(value)
-    if special is not None:
-        return special
-    packed = struct.pack(">f", value)
-    for precision in range(1, 10):
+    return _special(value) or _float_digits(value)
+
+
+@lru_cache(maxsize=4096)
+def _float_digits(value: float) -> str:
+    for precision in range(2, 10):  # Java never picks fewer than 2 digits (1.4E-45)
         text = f"{value:.{precision - 1}e}"
-        if struct.pack(">f", float(text)) == packed:
+        if f32(float(text)) == value:
             break
     return _java_fp(*_digits_of(text))
 

@@ -60,6 +60,7 @@ _INT_MIN = -(2**31)
 _INT_MAX = 2**31 - 1
 _LONG_MIN = -(2**63)
 _LONG_MAX = 2**63 - 1
+_FLT_MAX = 3.4028234663852886e38
 
 
 class NbtList(list):
@@ -127,7 +128,7 @@ def nbt_equal(a: Tag, b: Tag) -> bool:
     if ka is NbtList:
         return len(a) == len(b) and all(nbt_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, Array):
-        return len(a) == len(b) and bool((a == b).all())
+        return len(a) == len(b) and a.tolist() == b.tolist()
     if ka is Float or ka is Double:
         # Java's Float/Double equality: NaN equals NaN, 0.0 differs from -0.0.
         if math.isnan(a) or math.isnan(b):
@@ -165,6 +166,9 @@ def f32(value: float) -> float:
     try:
         return float(struct.unpack(">f", struct.pack(">f", value))[0])
     except OverflowError:
+        # Past FLT_MAX: round-to-nearest still gives FLT_MAX up to half an ulp beyond it.
+        if abs(value) < 2.0**128 - 2.0**103:
+            return math.copysign(_FLT_MAX, value)
         return math.copysign(math.inf, value)
 
 
