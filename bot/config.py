@@ -152,6 +152,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         env_file=".env",
         env_file_encoding="utf-8",
+        env_ignore_empty=True,  # `DOOM_X=` in .env.example means "not set", not ""
         extra="forbid",
     )
 

@@ -47,6 +47,8 @@ _VERSION_SET = re.compile(
     r"data\s+modify\s+storage\s+doom\.schedule:const\s+version\s+set\s+value\s+"
     r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s]+)"
 )
+# ... or as a key of a compound written to the same storage: `{version: "2.0.0", ...}`.
+_VERSION_KEY = re.compile(r"\bversion\s*:\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')")
 _STORAGE_REPLY = "Storage doom.schedule:const has the following contents: "
 # `[file/doom.schedule (world)]` in 1.21 (`[file/doom.schedule]` before the source decoration).
 _LISTED = re.compile(r"\[" + re.escape(PACK_ID) + r"(?: \([^)\]]*\))?\]")
@@ -99,8 +101,10 @@ def pack_version_of(folder: Path) -> str | None:
     """The version the pack's #load function writes to `doom.schedule:const version`, if stated."""
     for path in sorted(folder.rglob("*.mcfunction")):
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            m = _VERSION_SET.search(line)
-            if m and not line.lstrip().startswith("#"):
+            if line.lstrip().startswith("#") or "doom.schedule:const" not in line:
+                continue
+            m = _VERSION_SET.search(line) or _VERSION_KEY.search(line)
+            if m:
                 return _snbt_scalar(m.group(1))
     return None
 

@@ -323,3 +323,12 @@ async def test_install_runs_off_the_event_loop(
     assert report.ok
     assert len(names(world / "datapacks/doom.schedule/data/doom.schedule/function")) == 301
     assert ticks > 10
+
+
+def test_pack_version_of_reads_a_compound_write(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path / "a", "0.0.0")
+    (pack / "data/doom.schedule/function/load.mcfunction").write_text(
+        '# version: "9.9.9" in a comment does not count\n'
+        'data merge storage doom.schedule:const {units: {t: 1}, version: "2.1.0"}\n'
+    )
+    assert pack_version_of(pack) == "2.1.0"
