@@ -22,7 +22,6 @@ __all__ = [
     "Entities",
     "Entity",
     "int_array_to_uuid",
-    "java_double",
     "offline_uuid",
     "random_uuid",
     "uuid_to_int_array",
@@ -70,27 +69,6 @@ def int_array_to_uuid(values: list[int]) -> str:
     for v in values:
         n = (n << 32) | (int(v) & 0xFFFFFFFF)
     return str(uuidlib.UUID(int=n))
-
-
-def java_double(value: float) -> str:
-    """Java's `Double.toString` (`64.0`, `0.5`, `1.0E7`, `1.0E-4`): shortest digits as repr."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "-0.0" if str(value).startswith("-") else "0.0"
-    if 1e-3 <= abs(value) < 1e7:
-        text = repr(value)
-        if "e" in text:  # repr switches to exponents earlier than Java for small values
-            text = f"{value:.{17}f}".rstrip("0")
-        return text if "." in text else text + ".0"
-    sign = "-" if value < 0 else ""
-    digits, _, exponent = f"{abs(value):e}".partition("e")
-    # shortest round-trip digits from repr, placed in Java's d.dddE<n> layout
-    shortest = repr(abs(value)).split("e")[0].replace(".", "").lstrip("0").rstrip("0") or "0"
-    del digits
-    return f"{sign}{shortest[0]}.{shortest[1:] or '0'}E{int(exponent)}"
 
 
 def _text_of_component(tag: object) -> str:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 from nbtlib.tag import Compound, Int
 
-from mcsim.entities import Entity, java_double, offline_uuid
+from mcsim.entities import Entity, offline_uuid
 from mcsim.errors import CommandError
+from mcsim.nbt import java_double_str
 
 if TYPE_CHECKING:
     from mcsim.state import SimState
@@ -102,7 +103,7 @@ def join_player(
     x, y, z = player.pos
     sim.log.info(
         f"{name}[{address}] logged in with entity id {player.entity_id} at "
-        f"({java_double(x)}, {java_double(y)}, {java_double(z)})"
+        f"({java_double_str(x)}, {java_double_str(y)}, {java_double_str(z)})"
     )
     joined = f"{name} joined the game"
     sim.log.info(joined)

@@ -330,6 +330,11 @@ def _apply_argument(sel: CompiledSelector, key: str, inverted: bool, value: Any)
             return (h >= lo or h <= hi) if lo > hi else lo <= h <= hi
 
         add(in_rotation)
+    elif key == "nbt":
+        from mcsim.nbt import from_mecha, nbt_matches
+
+        pattern = from_mecha(value)
+        add(lambda e: nbt_matches(pattern, e.to_nbt()) != inverted)
     else:
         raise UnsupportedCommand(f"selector argument {key}=")
 

@@ -48,10 +48,10 @@ def _parse(parser: str, text: str) -> Any:
 
 
 def _world(call: Call) -> Path:
-    world = getattr(call.sim, "world", None)
+    world = call.sim.world
     if world is None:
         raise CommandError("mcsim: this server has no world folder for player data")
-    return Path(world)
+    return world
 
 
 def disconnect_fake(call: Call, player: Entity, reason: str) -> None:
