@@ -47,14 +47,16 @@ def nbt_matches(standard: Tag | None, subject: Tag | None) -> bool:
         return True
     if subject is None:
         return False
-    kind = tag_kind(standard)
-    if kind is not tag_kind(subject):
-        return False
+    kind = type(standard)
+    if kind is not type(subject):
+        kind = tag_kind(standard)
+        if kind is not tag_kind(subject):
+            return False
     if kind is Compound:
         if len(subject) < len(standard):
             return False
         return all(nbt_matches(value, subject.get(key)) for key, value in standard.items())
-    if kind is NbtList:
+    if isinstance(standard, list):
         if not standard:
             return not subject
         if len(subject) < len(standard):
@@ -461,6 +463,11 @@ def _key_text(name: str) -> str:
     return escape_string(name)
 
 
+_CACHE_LIMIT = 16384
+_FROM_MECHA_CACHE: dict[tuple[int, str | None], tuple[Any, NbtPath]] = {}
+_PARSE_CACHE: dict[str, NbtPath] = {}
+
+
 class NbtPath:
     """An immutable, pre-parsed NBT path; `str(path)` is its text as written."""
 
@@ -479,7 +486,17 @@ class NbtPath:
     # -- construction -------------------------------------------------------------------
     @classmethod
     def parse(cls, text: str) -> NbtPath:
-        """Parse path text (through mecha, so it accepts what commands accept)."""
+        """Parse path text (through mecha, so it accepts what commands accept); cached."""
+        cached = _PARSE_CACHE.get(text)
+        if cached is None:
+            cached = cls._parse_text(text)
+            if len(_PARSE_CACHE) >= _CACHE_LIMIT:
+                _PARSE_CACHE.pop(next(iter(_PARSE_CACHE)))
+            _PARSE_CACHE[text] = cached
+        return cached
+
+    @classmethod
+    def _parse_text(cls, text: str) -> NbtPath:
         from mcsim.nbt.snbt import _mecha
 
         prefix = "data get storage mcsim:path "
@@ -493,7 +510,23 @@ class NbtPath:
     @classmethod
     def from_mecha(cls, node: Any, source: str | None = None) -> NbtPath:
         """Build from mecha's AstNbtPath. With `source` (the text mecha parsed, for node
-        positions) `str(path)` is the path exactly as written; without it, a normalised text."""
+        positions) `str(path)` is the path exactly as written; without it, a normalised text.
+
+        Results are cached per node object (AST nodes are frozen), so calling this on every
+        execution of a parsed command costs one dict lookup."""
+        key = (id(node), source)
+        cached = _FROM_MECHA_CACHE.get(key)
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        path = cls._build(node, source)
+        if len(_FROM_MECHA_CACHE) >= _CACHE_LIMIT:
+            _FROM_MECHA_CACHE.pop(next(iter(_FROM_MECHA_CACHE)))
+        # The cache holds the node itself, so its id cannot be reused while the entry lives.
+        _FROM_MECHA_CACHE[key] = (node, path)
+        return path
+
+    @classmethod
+    def _build(cls, node: Any, source: str | None) -> NbtPath:
         from mecha import ast
 
         components = list(node.components)

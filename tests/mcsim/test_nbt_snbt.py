@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -200,6 +201,10 @@ def test_format_snbt_uses_hashmap_order_for_keys() -> None:
     assert format_snbt(tag) == "{v: 2, id: 1}"
 
 
+def test_number_like_keys_print_unquoted_as_vanilla_does() -> None:
+    assert format_snbt(Compound({"0.": Byte(0), "-1": Int(1)})) == "{-1: 1, 0.: 0b}"
+
+
 def test_parse_snbt_keeps_mixed_lists_and_rejects_garbage() -> None:
     value = parse_snbt('[1, "a", 2b]')
     assert isinstance(value, NbtList)
@@ -210,10 +215,13 @@ def test_parse_snbt_keeps_mixed_lists_and_rejects_garbage() -> None:
 
 # -- property: what data get prints reads back as the same value --------------------------------
 
+_SIMPLE_KEY = re.compile(r"[A-Za-z0-9._+-]+")
+# Vanilla prints keys like `0.` or `-1` unquoted although its own parser reads them as numbers;
+# the round trip only holds for keys that start like a name or that get quoted.
 _keys = st.text(
     alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FFF, exclude_characters="\x7f"),
     max_size=6,
-)
+).filter(lambda k: not _SIMPLE_KEY.fullmatch(k) or k[0].isalpha() or k[0] == "_")
 _strings = st.text(
     alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FFF, exclude_characters="\x7f"),
     max_size=12,
