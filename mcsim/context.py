@@ -22,15 +22,25 @@ ResultCallback = Callable[[bool, int], None]
 
 
 class FeedbackSink:
-    """Collects the lines a command source receives (what RCON sends back)."""
+    """Collects the lines a command source receives (what RCON sends back).
 
-    __slots__ = ("lines",)
+    `broadcast` is vanilla's sendFeedback(..., broadcastToOps=true): the line also goes to
+    `on_broadcast` (the server logs it as `[Rcon: ...]` when the rules say so).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("lines", "on_broadcast")
+
+    def __init__(self, on_broadcast: Callable[[str], None] | None = None) -> None:
         self.lines: list[str] = []
+        self.on_broadcast = on_broadcast
 
     def send(self, text: str) -> None:
         self.lines.append(text)
+
+    def broadcast(self, text: str) -> None:
+        self.lines.append(text)
+        if self.on_broadcast is not None:
+            self.on_broadcast(text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,17 @@ if TYPE_CHECKING:
     from mcsim.context import Source
     from mcsim.state import SimState
 
-__all__ = ["Call", "CommandHandler", "find_handler", "handler", "registered"]
+__all__ = [
+    "Call",
+    "CommandHandler",
+    "Modifier",
+    "ModifierSpec",
+    "find_handler",
+    "find_modifier",
+    "handler",
+    "modifier",
+    "registered",
+]
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +41,18 @@ class Call:
     sim: SimState
     source: Source
 
-    def feedback(self, text: str) -> None:
-        """Send a line to the source (RCON/console caller) unless it is silent."""
+    def feedback(self, text: str, *, broadcast: bool = True) -> None:
+        """Send a line to the source (RCON/console caller) unless it is silent.
+
+        broadcast=False for vanilla's query feedback (sendFeedback(..., false)), which is not
+        echoed to operators or the log.
+        """
         src = self.source
         if not src.silent and src.sink is not None:
-            src.sink.send(text)
+            if broadcast:
+                src.sink.broadcast(text)
+            else:
+                src.sink.send(text)
 
     def broadcast_to_players(self, text: str) -> None:
         for player in self.sim.entities.players():
@@ -82,3 +99,43 @@ def find_handler(identifier: str) -> CommandHandler:
 def registered() -> list[str]:
     """Every registered identifier and prefix (for docs and tests)."""
     return sorted([*_exact, *_prefix])
+
+
+# -- execute modifiers ------------------------------------------------------------------------
+# `execute` stages (identifiers ending in ":subcommand") map a context to the contexts that go
+# on. `forking` marks vanilla's fork-capable nodes: after one, later errors are silent per context
+# and the stage costs no budget.
+
+Modifier = Callable[[Call, "AstCommand"], "list[Source]"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModifierSpec:
+    apply: Modifier
+    forking: bool
+
+
+_modifiers: dict[str, ModifierSpec] = {}
+
+
+def modifier(*identifiers: str, forking: bool) -> Callable[[Modifier], Modifier]:
+    """Register an execute stage for identifiers (exact, or prefixes ending in ":")."""
+
+    def register(fn: Modifier) -> Modifier:
+        for ident in identifiers:
+            _modifiers[ident] = ModifierSpec(fn, forking)
+        return fn
+
+    return register
+
+
+def find_modifier(identifier: str) -> ModifierSpec:
+    found = _modifiers.get(identifier)
+    if found is None:
+        best = -1
+        for prefix, spec in _modifiers.items():
+            if prefix.endswith(":") and identifier.startswith(prefix) and len(prefix) > best:
+                best, found = len(prefix), spec
+    if found is None:
+        raise UnsupportedCommand(identifier)
+    return found

@@ -7,8 +7,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbtlib
-from nbtlib.tag import Byte, Compound, Int, List, String
+from nbtlib.tag import Byte, Compound, Int, String
+
+from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 
 __all__ = ["Objective", "Scoreboard"]
 
@@ -76,7 +77,7 @@ class Scoreboard:
     # -- persistence -------------------------------------------------------------------------
 
     def to_nbt(self) -> Compound:
-        objectives = List[Compound](
+        objectives = NbtList(
             [
                 Compound(
                     {
@@ -90,7 +91,7 @@ class Scoreboard:
                 for o in self.objectives.values()
             ]
         )
-        scores = List[Compound](
+        scores = NbtList(
             [
                 Compound(
                     {
@@ -108,7 +109,7 @@ class Scoreboard:
             {
                 "Objectives": objectives,
                 "PlayerScores": scores,
-                "Teams": List[Compound](),
+                "Teams": NbtList(),
                 "DisplaySlots": Compound(),
             }
         )
@@ -134,13 +135,13 @@ class Scoreboard:
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbtlib.File(self.to_nbt(), gzipped=True).save(path)
+        write_nbt_file(path, self.to_nbt())
 
     @classmethod
     def load(cls, path: Path) -> Scoreboard:
         board = cls()
         if path.exists():
-            board.load_nbt(nbtlib.load(path))
+            board.load_nbt(read_nbt_file(path))
         return board
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nbtlib.tag import Compound
@@ -102,6 +103,9 @@ class SimState:
     reload_hook: Callable[[], None] = _no_hook
     step_hook: Callable[[int], None] = lambda n: None
     realtime: bool = False
+    world: Path | None = None
+    server: Any = None  # mcsim.server.Server: reload/save/stop requests from admin commands
+    tick_times: list[float] = field(default_factory=list)  # recent tick durations, ns
     enabled_packs: list[str] = field(default_factory=list)
     disabled_packs: list[str] = field(default_factory=list)
 

@@ -1,0 +1,383 @@
+"""Parsing (once per distinct line) and running commands with vanilla's execution rules.
+
+Each line is parsed with mecha and compiled to a small object tree (`Compiled`) cached by its
+text, so running a cached line costs a few attribute lookups and the handler call. Execution is
+breadth-first per `execute` stage, as vanilla's context chains run: every context passes stage i
+before any reaches stage i+1. A called function runs to its end before the caller's next line.
+
+Budget: one `Budget` per top-level call; each command execution per context, each function entry
+and each non-forking execute stage costs 1; `function` and `return` cost 0. On overflow
+BudgetExceeded unwinds everything (pending store/return callbacks never fire).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from mecha import DiagnosticError, Mecha
+from mecha.ast import AstCommand
+
+from mcsim.context import Source
+from mcsim.errors import BudgetExceeded, CommandError, CommandSyntaxError, UnsupportedCommand
+from mcsim.registry import Call, CommandHandler, find_handler, find_modifier
+
+if TYPE_CHECKING:
+    from mcsim.functions import Function
+    from mcsim.state import SimState
+
+__all__ = [
+    "CONTROL",
+    "Budget",
+    "Compiled",
+    "Executor",
+    "Outcome",
+    "ReturnSignal",
+]
+
+log = logging.getLogger(__name__)
+
+# Deep function recursion is legal in vanilla (only the budget bounds it).
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
+
+
+class ReturnSignal(Exception):
+    """`return`: ends the current function with (success, value)."""
+
+    def __init__(self, success: bool, value: int) -> None:
+        super().__init__(value)
+        self.success = success
+        self.value = value
+
+
+class Budget:
+    """The command budget of one top-level call."""
+
+    __slots__ = ("executed", "limit", "remaining")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.remaining = limit
+        self.executed = 0
+
+    def charge(self) -> None:
+        if self.remaining <= 0:
+            raise BudgetExceeded(self.limit)
+        self.remaining -= 1
+        self.executed += 1
+
+
+class Compiled:
+    """A parsed command, ready to run over a list of contexts."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def run(self, sources: list[Source], budget: Budget, forked: bool) -> None:
+        raise NotImplementedError
+
+
+class Leaf(Compiled):
+    """An ordinary command: one handler call per context."""
+
+    __slots__ = ("executor", "handler", "node")
+
+    def __init__(self, executor: Executor, node: AstCommand) -> None:
+        super().__init__(node.identifier)
+        self.executor = executor
+        self.node = node
+        self.handler: CommandHandler | None = None
+
+    def run(self, sources: list[Source], budget: Budget, forked: bool) -> None:
+        fn = self.handler
+        if fn is None:
+            fn = self.handler = self.executor.resolve(self.node.identifier)
+        sim = self.executor.sim
+        node = self.node
+        for src in sources:
+            budget.charge()
+            try:
+                result = fn(Call(sim, src), node)
+            except CommandError:
+                for cb in src.callbacks:
+                    cb(False, 0)
+                if forked:
+                    continue
+                raise
+            for cb in src.callbacks:
+                cb(True, result)
+
+
+class ExecuteChain(Compiled):
+    """`execute` stages followed by a terminal command (a `run` target or a condition)."""
+
+    __slots__ = ("executor", "stages", "terminal")
+
+    def __init__(
+        self, executor: Executor, stages: list[AstCommand], terminal: Compiled | None
+    ) -> None:
+        super().__init__("execute")
+        self.executor = executor
+        self.stages = stages
+        self.terminal = terminal
+
+    def run(self, sources: list[Source], budget: Budget, forked: bool) -> None:
+        sim = self.executor.sim
+        fork_limit = int(sim.gamerules.get("max_command_forks", 65536))
+        for node in self.stages:
+            spec = find_modifier(node.identifier)
+            if not spec.forking:
+                budget.charge()
+            out: list[Source] = []
+            for src in sources:
+                try:
+                    out.extend(spec.apply(Call(sim, src), node))
+                except CommandError:
+                    if forked:
+                        continue
+                    raise
+            if len(out) > fork_limit:
+                raise CommandError(f"Maximum number of contexts ({fork_limit}) reached")
+            if spec.forking:
+                forked = True
+            if not out:
+                return
+            sources = out
+        if self.terminal is not None:
+            self.terminal.run(sources, budget, forked)
+
+
+class RawLeaf(Compiled):
+    """A command mecha's tree does not know (Carpet's /player), handled on its raw text."""
+
+    __slots__ = ("executor", "raw")
+
+    def __init__(self, executor: Executor, raw: Callable[[Call, str], int], text: str) -> None:
+        super().__init__(text)
+        self.executor = executor
+        self.raw = raw
+
+    def run(self, sources: list[Source], budget: Budget, forked: bool) -> None:
+        sim = self.executor.sim
+        for src in sources:
+            budget.charge()
+            try:
+                result = self.raw(Call(sim, src), self.text)
+            except CommandError:
+                for cb in src.callbacks:
+                    cb(False, 0)
+                if forked:
+                    continue
+                raise
+            for cb in src.callbacks:
+                cb(True, result)
+
+
+# Control-flow commands (function, return) compile to their own Compiled classes, registered by
+# mcsim/commands/function.py: identifier prefix -> factory.
+CONTROL: dict[str, Callable[[Executor, AstCommand], Compiled]] = {}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What the top-level source heard: the last (success, result) of its commands."""
+
+    fired: bool = False
+    success: bool = False
+    result: int = 0
+    reached: bool = False
+    error: bool = False
+
+    def record(self, success: bool, result: int) -> None:
+        self.fired = True
+        self.success = success
+        self.result = result if success else 0
+
+
+@dataclass(slots=True)
+class _Reached:
+    outcome: Outcome
+
+    def __call__(self, success: bool, result: int) -> None:
+        self.outcome.record(success, result)
+
+
+@dataclass(eq=False)
+class Executor:
+    sim: SimState
+    noop_commands: frozenset[str] = frozenset()
+    _cache: dict[str, Compiled | CommandSyntaxError] = field(default_factory=dict)
+    _mecha: Mecha = field(default_factory=lambda: Mecha(version="1.21"))
+    _mecha_old: Mecha | None = None
+    current_budget: Budget | None = None
+
+    # -- parsing ------------------------------------------------------------------------------
+
+    def compile_line(self, text: str) -> Compiled:
+        """The compiled command for one line, parsed once and cached (failures too)."""
+        found = self._cache.get(text)
+        if found is None:
+            try:
+                found = self._compile_text(text)
+            except CommandSyntaxError as e:
+                found = e
+            self._cache[text] = found
+        if isinstance(found, CommandSyntaxError):
+            raise found
+        return found
+
+    def _compile_text(self, text: str) -> Compiled:
+        from mcsim.rawcommands import find_raw_handler
+
+        raw = find_raw_handler(text)
+        if raw is not None:
+            return RawLeaf(self, raw, text[1:] if text.startswith("/") else text)
+        try:
+            parsed = self._mecha.parse(text, multiline=True)
+        except DiagnosticError as e:
+            # Before 1.21.11 game rules were camelCase; the 1.20 tree still knows those names.
+            if text.startswith("gamerule "):
+                try:
+                    if self._mecha_old is None:
+                        self._mecha_old = Mecha(version="1.20")
+                    parsed = self._mecha_old.parse(text, multiline=True)
+                except DiagnosticError:
+                    raise _syntax_error(text, e) from None
+            else:
+                raise _syntax_error(text, e) from None
+        commands = list(parsed.commands)
+        if len(commands) != 1:
+            raise CommandSyntaxError("Unknown or incomplete command. See below for error")
+        return self.compile_node(commands[0])
+
+    def compile_node(self, node: AstCommand) -> Compiled:
+        ident = node.identifier
+        if ident == "execute:subcommand":
+            stages: list[AstCommand] = []
+            cur = cast(AstCommand, node.arguments[0])
+            while True:
+                cid = cur.identifier
+                if cid == "execute:run:subcommand":
+                    inner = cast(AstCommand, cur.arguments[0])
+                    return ExecuteChain(self, stages, self.compile_node(inner))
+                if cid.endswith(":subcommand"):
+                    stages.append(cur)
+                    cur = cast(AstCommand, cur.arguments[-1])
+                    continue
+                return ExecuteChain(self, stages, Leaf(self, cur))
+        root = ident.split(":", 1)[0]
+        factory = CONTROL.get(root)
+        if factory is not None:
+            return factory(self, node)
+        return Leaf(self, node)
+
+    def resolve(self, identifier: str) -> CommandHandler:
+        try:
+            return find_handler(identifier)
+        except UnsupportedCommand:
+            if identifier.split(":", 1)[0] in self.noop_commands:
+                return _noop
+            raise
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run_top(self, text: str, source: Source) -> Outcome:
+        """One top-level call (console, RCON): own budget; errors go to the source's sink."""
+        outcome = Outcome()
+        budget = Budget(self.sim.budget_limit)
+        src = source.with_(callbacks=(_Reached(outcome),))
+        previous, self.current_budget = self.current_budget, budget
+        try:
+            compiled = self.compile_line(text)
+            outcome.reached = True
+            compiled.run([src], budget, False)
+        except ReturnSignal as r:
+            outcome.record(r.success, r.value)
+        except CommandError as e:
+            outcome.error = True
+            outcome.success, outcome.result = False, 0
+            if source.sink is not None and not source.silent:
+                for line in e.message.split("\n"):
+                    source.sink.send(line)
+        except BudgetExceeded as e:
+            self.sim.log.info(str(e))
+        finally:
+            self.current_budget = previous
+            self._count(budget)
+        return outcome
+
+    def run_function_top(self, function: Function, source: Source) -> None:
+        """A #tick/#load function: its own top-level call; macro functions are skipped."""
+        if function.is_macro:
+            return
+        budget = Budget(self.sim.budget_limit)
+        previous, self.current_budget = self.current_budget, budget
+        try:
+            self.call_function(function, function.lines, source, budget)
+        except BudgetExceeded as e:
+            self.sim.log.info(str(e))
+        finally:
+            self.current_budget = previous
+            self._count(budget)
+
+    def call_function(
+        self, function: Function, lines: list[Any], source: Source, budget: Budget
+    ) -> tuple[bool, int] | None:
+        """Run a function body in one context; (success, value) if it returned, else None."""
+        budget.charge()
+        level = int(self.sim.properties.get("function-permission-level", "2") or 2)
+        body_src = source.with_(silent=True, callbacks=(), level=max(source.level, level))
+        sources = [body_src]
+        for line in lines:
+            try:
+                line.run(sources, budget, False)
+            except CommandError:
+                continue
+            except ReturnSignal as r:
+                return r.success, r.value
+        return None
+
+    def _count(self, budget: Budget) -> None:
+        c = self.sim.counters
+        c.last_call = budget.executed
+        c.total += budget.executed
+        c.current_tick += budget.executed
+
+
+def _noop(call: Call, node: AstCommand) -> int:
+    return 1
+
+
+def _syntax_error(text: str, e: DiagnosticError) -> CommandSyntaxError:
+    """Vanilla's two-line parse error: the message, then up to 10 chars and <--[HERE]."""
+    cursor = 0
+    detail = str(e)
+    literal = True
+    try:
+        diag = e.diagnostics.exceptions[0]
+        cursor = max(0, int(diag.location.pos))
+        detail = str(diag.message)
+        literal = "Expected literal" in detail or "got eof" in detail
+    except (AttributeError, IndexError):
+        pass
+    head = (
+        "Unknown or incomplete command. See below for error"
+        if literal
+        else "Incorrect argument for command"
+    )
+    # Commands.performCommand: up to 10 chars before the cursor, the rest, then <--[HERE].
+    context = ("..." if cursor > 10 else "") + text[max(0, cursor - 10) :] + "<--[HERE]"
+    err = CommandSyntaxError(f"{head}\n{context}")
+    # Brigadier's getMessage(), used inside "Whilst parsing command on line N: ..." texts.
+    err.brigadier = (  # type: ignore[attr-defined]
+        f"{head} at position {cursor}: "
+        f"{'...' if cursor > 10 else ''}{text[max(0, cursor - 10) : cursor]}<--[HERE]"
+    )
+    err.detail = detail  # type: ignore[attr-defined]
+    log.debug("parse error in %r: %s", text, detail)
+    return err

@@ -1,0 +1,500 @@
+"""The server: world files, packs, the game loop, RCON and the Python API tests drive.
+
+Threading: every state change happens under one lock. RCON commands are queued and run by the
+server thread between ticks (the 20 TPS loop in realtime mode, a small drain loop in manual mode);
+the Python API methods take the lock themselves, so they are safe from any thread.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TypeVar, cast
+
+from nbtlib.tag import Compound
+
+import mcsim.commands  # noqa: F401  (registers every command family)
+from mcsim.context import FeedbackSink, Source, server_source
+from mcsim.executor import Executor
+from mcsim.log import ServerLog
+from mcsim.packs import FunctionLibrary, Pack, discover_packs
+from mcsim.state import Counters, SimState
+from mcsim.world import (
+    LevelData,
+    load_scoreboard,
+    load_storage,
+    read_properties,
+    save_scoreboard,
+    save_storage,
+    write_properties,
+)
+
+__all__ = ["CommandResult", "Server"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+VERSION = "1.21.11"
+_MAX_PENDING_STEPS_PER_CALL = 1_000_000
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    success: bool
+    result: int
+    feedback: list[str]
+
+
+class _ConsoleSink(FeedbackSink):
+    """The dedicated server console: every feedback line goes to the log as it is."""
+
+    __slots__ = ("_log",)
+
+    def __init__(self, server_log: ServerLog) -> None:
+        super().__init__()
+        self._log = server_log
+
+    def send(self, text: str) -> None:
+        super().send(text)
+        self._log.info(text)
+
+    def broadcast(self, text: str) -> None:
+        self.send(text)
+
+
+class Server:
+    def __init__(
+        self,
+        world: Path,
+        *,
+        rcon_port: int | None = None,
+        rcon_password: str | None = None,
+        frozen: bool = False,
+        noop_commands: Iterable[str] = (),
+        log_timestamp: str = "time",
+    ) -> None:
+        self.world = Path(world)
+        self.world.mkdir(parents=True, exist_ok=True)
+        (self.world / "datapacks").mkdir(exist_ok=True)
+        props_path = self.world / "server.properties"
+        self.properties = read_properties(props_path)
+        if not props_path.exists():
+            write_properties(props_path, self.properties)
+        if rcon_port is not None:
+            self.properties["enable-rcon"] = "true"
+            self.properties["rcon.port"] = str(rcon_port)
+        if rcon_password is not None:
+            self.properties["rcon.password"] = rcon_password
+        self._frozen_at_start = frozen
+        self._noop = frozenset(noop_commands)
+        self._log_timestamp = cast(Literal["time", "datetime"], log_timestamp)
+        self._lock = threading.RLock()
+        self._jobs: queue.Queue[tuple[str, concurrent.futures.Future[str]] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._stopping = False
+        self._reload_requested = False
+        self._stop_requested = threading.Event()
+        self._rcon: Any = None
+        self._packs: dict[str, Pack] = {}
+        self.sim: SimState | None = None
+        self.executor: Executor | None = None
+        self.log: ServerLog | None = None
+        self.realtime = False
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self, *, realtime: bool = False) -> None:
+        with self._lock:
+            if self._running:
+                return
+            began = time.monotonic()
+            slog = ServerLog(self.world / "logs", timestamp=self._log_timestamp)
+            self.log = slog
+            slog.info(f"Starting minecraft server version {VERSION}")
+            slog.info("Loading properties")
+            level = LevelData.load(self.world / "level.dat") or LevelData()
+            from mcsim.entities import Entities
+
+            sim = SimState(
+                entities=Entities(),
+                scoreboard=load_scoreboard(self.world / "data"),
+                log=slog,
+                properties=self.properties,
+            )
+            sim.storage = load_storage(self.world / "data")
+            sim.game_time, sim.day_time = level.time, level.day_time
+            sim.gamerules.update(level.gamerules)
+            sim.enabled_packs = list(level.enabled_packs)
+            sim.disabled_packs = list(level.disabled_packs)
+            sim.world = self.world
+            sim.server = self
+            sim.frozen = self._frozen_at_start
+            sim.realtime = realtime
+            self.sim = sim
+            self.executor = Executor(sim, self._noop)
+            sim.executor = self.executor
+            self._level = level
+            slog.info(f'Preparing level "{level.level_name}"')
+            self._load_packs(startup=True)
+            self._run_load()
+            slog.info(f'Done ({time.monotonic() - began:.3f}s)! For help, type "help"')
+            self.realtime = realtime
+            self._running = True
+            self._stop_requested.clear()
+            if self.properties.get("enable-rcon") == "true":
+                from mcsim.rcon import RconServer
+
+                self._rcon = RconServer(
+                    self.properties.get("rcon.ip", "127.0.0.1") or "127.0.0.1",
+                    int(self.properties.get("rcon.port", "25575")),
+                    self.properties.get("rcon.password", ""),
+                    self._submit,
+                    slog,
+                )
+                self._rcon.start()
+            # Deep function recursion needs a big stack on the thread that runs RCON commands.
+            old = threading.stack_size()
+            threading.stack_size(256 * 1024 * 1024)
+            try:
+                self._thread = threading.Thread(
+                    target=self._loop, name="mcsim Server thread", daemon=True
+                )
+                self._thread.start()
+            finally:
+                threading.stack_size(old)
+
+    def stop(self) -> None:
+        with self._lock:
+            if not self._running or self._stopping:
+                return
+            self._stopping = True
+        self._jobs.put(None)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(10)
+        with self._lock:
+            slog = self.log
+            assert slog is not None and self.sim is not None
+            if self._rcon is not None:
+                self._rcon.stop()
+                self._rcon = None
+            slog.info("Stopping server")
+            slog.info("Saving players")
+            from mcsim.playerdata import shutdown_players
+
+            shutdown_players(self.sim, self.world)
+            slog.info("Saving worlds")
+            self._save_files()
+            slog.info("ThreadedAnvilChunkStorage: All dimensions are saved")
+            self._drain_jobs_after_stop()
+            slog.close()
+            self._running = False
+            self._stopping = False
+
+    def __enter__(self) -> Server:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:  # fmt: skip
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def wait_stopped(self, timeout: float | None = None) -> bool:
+        """Block until `stop` (the command or Ctrl-C) asked the server to stop."""
+        return self._stop_requested.wait(timeout)
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def run(self, command: str, *, as_player: str | None = None) -> CommandResult:
+        """Run one command as the console (level 4), or as an online player."""
+        text = command[1:] if command.startswith("/") else command
+        with self._lock:
+            sim, ex = self._state()
+            assert self.log is not None
+            if as_player is not None:
+                player = sim.entities.player(as_player)
+                if player is None:
+                    raise ValueError(f"player {as_player} is not online")
+                sink = FeedbackSink()
+                source = Source(
+                    entity=player, pos=player.pos, rot=player.rot, dimension=player.dimension,
+                    anchor="feet", level=4, name=player.name, silent=False, sink=sink,
+                )  # fmt: skip
+            else:
+                sink = _ConsoleSink(self.log)
+                source = server_source("Server", sink)
+            outcome = ex.run_top(text, source)
+            result = self._after_call(outcome, sink)
+        self._maybe_stop()
+        return result
+
+    def _run_rcon(self, text: str) -> str:
+        with self._lock:
+            _, ex = self._state()
+            sink = FeedbackSink(on_broadcast=self._rcon_broadcast)
+            outcome = ex.run_top(text, server_source("Rcon", sink))
+            self._after_call(outcome, sink)
+        return "\n".join(sink.lines)
+
+    def _rcon_broadcast(self, text: str) -> None:
+        sim = self.sim
+        if sim is None or self.log is None:
+            return
+        if self.properties.get("broadcast-rcon-to-ops", "true") != "true":
+            return
+        if not sim.gamerules.get("log_admin_commands", True):
+            return
+        self.log.info(f"[Rcon: {text}]")
+
+    def _after_call(self, outcome: Any, sink: FeedbackSink) -> CommandResult:
+        """Requests a command left behind (reload, step in manual mode) run once it is done."""
+        if self._reload_requested:
+            self._reload_requested = False
+            self._load_packs(startup=False)
+            self._run_load()
+        sim = self.sim
+        assert sim is not None
+        if not self.realtime and sim.pending_steps > 0:
+            steps = min(sim.pending_steps, _MAX_PENDING_STEPS_PER_CALL)
+            sim.pending_steps = 0
+            for _ in range(steps):
+                self._tick()
+        success = outcome.success if outcome.fired else (outcome.reached and not outcome.error)
+        return CommandResult(success, outcome.result if success else 0, list(sink.lines))
+
+    def _submit(self, command: str) -> concurrent.futures.Future[str]:
+        future: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._jobs.put((command, future))
+        return future
+
+    def _drain_jobs(self, block: bool) -> bool:
+        """Run queued RCON commands; False once asked to stop."""
+        while True:
+            try:
+                job = self._jobs.get(block=block, timeout=0.05 if block else None)
+            except queue.Empty:
+                return True
+            if job is None:
+                return False
+            command, future = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(self._run_rcon(command))
+            except BaseException as e:  # a bug in mcsim: answer, log, keep serving
+                log.exception("RCON command %r crashed", command)
+                future.set_exception(e)
+            self._maybe_stop()
+            block = False
+
+    def _drain_jobs_after_stop(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if job is not None:
+                job[1].cancel()
+
+    def _maybe_stop(self) -> None:
+        if self._stop_requested.is_set() and self._running and not self._stopping:
+            if threading.current_thread() is self._thread:
+                # The server thread cannot join itself: hand the shutdown to a helper.
+                threading.Thread(target=self.stop, name="mcsim stop", daemon=True).start()
+            else:
+                self.stop()
+
+    # -- game loop ----------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        next_tick = time.monotonic()
+        while True:
+            if not self.realtime:
+                if not self._drain_jobs(block=True):
+                    return
+                continue
+            sim = self.sim
+            assert sim is not None
+            now = time.monotonic()
+            if now >= next_tick:
+                with self._lock:
+                    if not sim.frozen:
+                        self._tick()
+                    elif sim.pending_steps > 0:
+                        sim.pending_steps -= 1
+                        self._tick()
+                next_tick = max(next_tick + 1.0 / sim.tick_rate, now - 1.0)
+            if not self._drain_jobs(block=False):
+                return
+            time.sleep(max(0.0, min(0.01, next_tick - time.monotonic())))
+
+    def _tick(self) -> None:
+        """One full tick: pending #load (after reload), #tick functions, then time +1."""
+        sim, ex = self._state()
+        began = time.perf_counter_ns()
+        sim.counters.current_tick = 0
+        lib = sim.functions
+        if lib is not None:
+            for fid in lib.tags.get("minecraft:tick", []):
+                fn = lib.functions.get(fid)
+                if fn is not None:
+                    ex.run_function_top(fn, server_source("Server").with_(silent=True))
+        sim.game_time += 1
+        if sim.gamerules.get("advance_time", True):
+            sim.day_time += 1
+        sim.counters.last_tick = sim.counters.current_tick
+        sim.tick_times.append(float(time.perf_counter_ns() - began))
+        del sim.tick_times[:-100]
+
+    def step(self, ticks: int = 1) -> None:
+        """Run full ticks now, frozen or not (the test's clock)."""
+        with self._lock:
+            for _ in range(ticks):
+                self._tick()
+
+    # -- packs --------------------------------------------------------------------------------
+
+    def available_packs(self) -> dict[str, Pack]:
+        return dict(self._packs)
+
+    def request_reload(self) -> None:
+        self._reload_requested = True
+
+    def request_stop(self) -> None:
+        self._stop_requested.set()
+
+    def _load_packs(self, *, startup: bool) -> None:
+        sim, ex = self._state()
+        assert self.log is not None
+        self._packs = discover_packs(self.world / "datapacks", self.log)
+        enabled = [p for p in sim.enabled_packs if p == "vanilla" or p in self._packs]
+        if "vanilla" not in enabled:
+            enabled.insert(0, "vanilla")
+        for pid, pack in self._packs.items():
+            if pid in enabled or pid in sim.disabled_packs:
+                continue
+            if not pack.compatible:
+                self.log.warn(f"Data pack {pid} is not compatible with this version; not enabled")
+                continue
+            enabled.append(pid)
+            self.log.info(f"Found new data pack {pid}, loading it automatically")
+        sim.enabled_packs = enabled
+        packs = [self._packs[p] for p in enabled if p in self._packs]
+        sim.functions = FunctionLibrary.load(packs, ex.compile_line, self.log)
+        if not startup:
+            self.log.info("Loaded data packs")  # informational; vanilla logs per-registry lines
+
+    def _run_load(self) -> None:
+        sim, ex = self._state()
+        lib = sim.functions
+        if lib is None:
+            return
+        for fid in lib.tags.get("minecraft:load", []):
+            fn = lib.functions.get(fid)
+            if fn is not None:
+                ex.run_function_top(fn, server_source("Server").with_(silent=True))
+
+    # -- world data ---------------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Like save-all: level.dat, command storage, scoreboard, online players."""
+        with self._lock:
+            from mcsim.playerdata import save_all_players
+
+            sim, _ = self._state()
+            save_all_players(sim, self.world)
+            self._save_files()
+
+    def _save_files(self) -> None:
+        sim, _ = self._state()
+        level = self._level
+        level.time, level.day_time = sim.game_time, sim.day_time
+        level.gamerules = dict(sim.gamerules)
+        level.enabled_packs = list(sim.enabled_packs)
+        level.disabled_packs = list(sim.disabled_packs)
+        level.save(self.world / "level.dat")
+        save_storage(self.world / "data", sim.storage)
+        save_scoreboard(self.world / "data", sim.scoreboard)
+
+    # -- the Python API -----------------------------------------------------------------------
+
+    def _state(self) -> tuple[SimState, Executor]:
+        if self.sim is None or self.executor is None:
+            raise RuntimeError("the server is not started")
+        return self.sim, self.executor
+
+    def _locked(self, fn: Callable[[SimState], T]) -> T:
+        with self._lock:
+            sim, _ = self._state()
+            return fn(sim)
+
+    def join(
+        self,
+        name: str,
+        *,
+        pos: tuple[float, float, float] = (0, 64, 0),
+        dimension: str = "minecraft:overworld",
+    ) -> str:
+        from mcsim.playerdata import join_player
+
+        p = (float(pos[0]), float(pos[1]), float(pos[2]))
+        with self._lock:
+            sim, _ = self._state()
+            return join_player(sim, self.world, name, pos=p, dimension=dimension).uuid
+
+    def leave(self, name: str) -> None:
+        from mcsim.playerdata import leave_player
+
+        with self._lock:
+            sim, _ = self._state()
+            leave_player(sim, self.world, name)
+
+    def storage(self, id: str) -> dict[str, object]:
+        from mcsim.nbt import to_python
+
+        def read(sim: SimState) -> dict[str, object]:
+            value = to_python(sim.storage.get(id, Compound()))
+            assert isinstance(value, dict)
+            return value
+
+        return self._locked(read)
+
+    def score(self, holder: str, objective: str) -> int | None:
+        return self._locked(lambda sim: sim.scoreboard.get(holder, objective))
+
+    def chat(self, player: str) -> list[str]:
+        return self._locked(lambda sim: list(sim.chat.get(player, [])))
+
+    @property
+    def game_time(self) -> int:
+        return self._locked(lambda sim: sim.game_time)
+
+    @property
+    def counters(self) -> Counters:
+        return self._locked(lambda sim: sim.counters)
+
+    @property
+    def rcon_port(self) -> int | None:
+        return None if self._rcon is None else int(self._rcon.port)
+
+    @property
+    def log_path(self) -> Path:
+        return self.world / "logs" / "latest.log"
+
+    def rotate_log(self) -> None:
+        with self._lock:
+            assert self.log is not None
+            self.log.rotate()
