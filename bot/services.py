@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from bot.command_check import CommandChecker
     from bot.config import ServerConfig, Settings
     from bot.events import Event
+    from bot.installer import PackInstaller
     from bot.pack_client import PackClient
     from bot.rcon import RconClient
 
@@ -68,7 +69,7 @@ class ServerServices:
     pack: PackClient
     checker: CommandChecker
     events: EventSource | None
-    installer: Any | None = None  # bot.installer's object; None when the world is not local
+    installer: PackInstaller | None = None  # None when the bot cannot see the world's files
     event_kind: str = "none"  # "log", "rcon" or "none", for /status
 
     @property
@@ -126,6 +127,7 @@ def _event_source(
 def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
     """The services of one server (nothing connects yet: RCON connects on first use)."""
     from bot.command_check import CommandChecker
+    from bot.installer import PackInstaller
     from bot.pack_client import PackClient
     from bot.rcon import RconClient
 
@@ -142,14 +144,8 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
     )
     pack = PackClient(rcon, server, checker)
     events, kind = _event_source(server, settings, pack, store)
-    installer: Any | None = None
-    if server.world_dir is not None:
-        try:
-            from bot import installer as installer_mod
-
-            installer = installer_mod.Installer(rcon, server)
-        except (ImportError, AttributeError, TypeError):
-            log.warning("no installer available for %s", server.name, exc_info=True)
+    # installing copies files into the world: only possible when the bot can see it
+    installer = PackInstaller(rcon, server) if server.world_dir is not None else None
     return ServerServices(server, rcon, pack, checker, events, installer, kind)
 
 
@@ -181,14 +177,15 @@ class _EmbeddedMcsim:
 
 async def start_embedded_mcsim(settings: Settings) -> Embedded:
     """Start an mcsim in ``data_dir/embedded-world`` with RCON on a free local port."""
-    from mcsim.server import Server
-
     from bot.config import ServerConfig
+    from mcsim.server import Server
 
     world = Path(settings.data_dir) / "embedded-world"
     password = secrets.token_hex(16)
     server = Server(world, rcon_port=0, rcon_password=password)
     await asyncio.to_thread(server.start, realtime=True)
+    if server.rcon_port is None:
+        raise RuntimeError("the embedded mcsim did not open RCON")
     config = ServerConfig(
         name="embedded",
         rcon_port=server.rcon_port,

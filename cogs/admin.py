@@ -4,7 +4,6 @@ from __future__ import annotations
 
 __all__ = ["AdminCog", "setup"]
 
-import inspect
 import logging
 from typing import TYPE_CHECKING
 
@@ -77,13 +76,11 @@ class AdminCog(commands.Cog, name="Admin"):
                 "from here: copy it into the world's datapacks folder, then run /status."
             )
         await interaction.response.defer(ephemeral=True, thinking=True)
-        result = target.installer.install()
-        if inspect.isawaitable(result):
-            result = await result
-        version = getattr(result, "version", result)
-        outcome = f"Installed doom.schedule on {target.name}; the server reports version {version}."
+        report = await target.installer.install()
+        outcome = report.summary()
         await self.bot.audit(interaction, target, "setup", {}, outcome)
-        await interaction.followup.send(outcome, ephemeral=True)
+        prefix = "" if report.ok else "Not verified. "
+        await interaction.followup.send((prefix + outcome)[:2000], ephemeral=True)
 
     @app_commands.command(description="RCON, pack version, event source, TPS and queue sizes.")
     @app_commands.describe(server="One server (default: all).")

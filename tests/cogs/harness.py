@@ -1,6 +1,6 @@
 """Drive the bot as Discord would: interaction payloads in, recorded HTTP requests out.
 
-Built on :class:`bot.console.LocalDiscord` (the same local Discord the console front end uses),
+Built on :class:`bot.local_discord.LocalDiscord` (the local Discord the console front end uses),
 with named users holding the configured roles: ``await h.run("cancel", MOD, id="x")``.
 """
 
@@ -28,7 +28,7 @@ from typing import Any
 
 from bot.app import DoomBot
 from bot.config import ServerConfig, Settings
-from bot.console import Exchange, LocalDiscord, Sent, buttons
+from bot.local_discord import Exchange, LocalDiscord, Sent, buttons
 from bot.services import Services
 
 ADMIN_ROLE = 5001

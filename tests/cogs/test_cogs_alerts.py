@@ -1,0 +1,108 @@
+"""Alerts: the pack's event lines in latest.log, read by the real tailer, posted as embeds."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from harness import ALERT_CHANNEL, MENTION_ROLE, Harness, make_settings
+
+from bot.audit import AuditStore
+from bot.config import ServerConfig
+from bot.log_tail import LogTailer
+from bot.rcon import RconClient
+from bot.services import ServerServices, Services
+from mcsim.log import ServerLog
+
+OWN_CHANNEL = 6101
+
+
+def said(kind: str, task: str, seq: int, t: int, **extra: str) -> str:
+    """The message part of the log line the pack's `say` writes for an event."""
+    tail = "".join(f" {k}={v}" for k, v in extra.items())
+    return f"[Not Secure] [Server] [doom.schedule] event={kind} id={task} seq={seq} t={t}{tail}"
+
+
+async def live_log(harness: Harness, server: str, logs_dir: Path) -> ServerLog:
+    """The server's log, once its tailer is following it (a fresh tailer starts at the end)."""
+    log = ServerLog(logs_dir)
+    tailer = harness.services.servers[server].events
+    assert isinstance(tailer, LogTailer)
+    async with asyncio.timeout(5):
+        while tailer.lines_read == 0:
+            log.info("[Not Secure] [Rcon] probe")
+            await asyncio.sleep(0.02)
+    return log
+
+
+@pytest.fixture
+async def tailed(tmp_path: Path) -> AsyncIterator[Harness]:
+    """Two servers whose events come from their latest.log; beta has its own alert channel."""
+    configs = [
+        ServerConfig(name="alpha", rcon_password="x", log_path=tmp_path / "a" / "latest.log"),  # type: ignore[arg-type]
+        ServerConfig(name="beta", rcon_password="x", log_path=tmp_path / "b" / "latest.log",  # type: ignore[arg-type]
+                     alert_channel_id=OWN_CHANNEL),
+    ]  # fmt: skip
+    settings = make_settings(tmp_path, configs)
+    store = AuditStore(tmp_path / "audit.sqlite3")
+    servers = {}
+    for config in configs:
+        assert config.log_path is not None
+        # nothing here talks to a server: the alerts cog only reads the event source
+        rcon = RconClient("127.0.0.1", 9, "x")
+        tailer = LogTailer(config.log_path, config.name, store, poll_interval=0.02)
+        servers[config.name] = ServerServices(config, rcon, None, None, tailer, None, "log")  # type: ignore[arg-type]
+    harness = await Harness(settings, Services(settings, servers, store)).start()
+    cog = harness.bot.get_cog("Alerts")
+    assert cog is not None and type(cog).__name__ == "AlertsCog"
+    cog.batch_window = 0.2  # type: ignore[attr-defined]
+    try:
+        yield harness
+    finally:
+        await harness.close()
+
+
+async def test_a_burst_is_one_message_with_an_embed_each(tailed: Harness, tmp_path: Path) -> None:
+    log = await live_log(tailed, "alpha", tmp_path / "a")
+    log.info(said("offline", "warn_steve", 1, 100, player="Steve"))
+    log.info("[Not Secure] [Rcon] unrelated")
+    log.info(said("retry", "x", 2, 110))  # not an alert
+    log.info(said("restored", "warn_steve", 3, 200, player="Steve"))
+    await tailed.discord.wait_for(lambda: len(tailed.posts(ALERT_CHANNEL)) >= 1)
+    log.close()
+    [post] = tailed.posts(ALERT_CHANNEL)
+    titles = [e["title"] for e in post.payload["embeds"]]
+    assert titles == ["Task waiting: its player went offline", "Task resumed: its player is back"]
+    fields = {f["name"]: f["value"] for f in post.payload["embeds"][0]["fields"]}
+    assert fields["task"] == "`warn_steve`" and fields["server"] == "alpha"
+    assert fields["game time"] == "100" and fields["player"] == "`Steve`"
+    assert not post.payload.get("content")  # no mention for offline/restored
+    assert post.payload["allowed_mentions"]["parse"] == []
+
+
+async def test_exhaustion_mentions_the_configured_roles(tailed: Harness, tmp_path: Path) -> None:
+    log = await live_log(tailed, "beta", tmp_path / "b")
+    log.info(said("retry_exhausted", "daily_reward", 7, 5000, retry="3"))
+    await tailed.discord.wait_for(lambda: len(tailed.posts(OWN_CHANNEL)) >= 1)
+    log.close()
+    [post] = tailed.posts(OWN_CHANNEL)
+    assert post.payload["content"] == f"<@&{MENTION_ROLE}>"
+    assert post.payload["allowed_mentions"]["roles"] == [MENTION_ROLE]
+    assert post.payload["embeds"][0]["title"] == "Task failed: no retries left"
+    assert tailed.posts(ALERT_CHANNEL) == []  # beta's alerts go to its own channel only
+
+
+async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path) -> None:
+    log = await live_log(tailed, "alpha", tmp_path / "a")
+    for seq in range(1, 41):
+        log.info(said("dropped" if seq % 2 else "invalid", f"t{seq}", seq, seq))
+    await tailed.discord.wait_for(lambda: len(tailed.posts(ALERT_CHANNEL)) >= 1)
+    log.close()
+    [post] = tailed.posts(ALERT_CHANNEL)  # a burst is one message, not 40
+    [summary] = post.payload["embeds"]
+    assert summary["title"] == "40 task events"
+    assert summary["description"] == "20 dropped, 20 invalid"
+    body = summary["fields"][0]["value"]
+    assert body.startswith("`t1` dropped on alpha at 1") and body.endswith("... and 10 more")

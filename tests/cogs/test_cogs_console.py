@@ -1,0 +1,73 @@
+"""The console front end: lines typed in a terminal run through the same tree and cogs."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from harness import ADMIN, Harness
+
+from bot.console import parse_line, run_console
+from bot.local_discord import render
+
+
+async def test_parse_line_splits_options_on_known_names(bare: Harness) -> None:
+    name, options = parse_line(
+        '/schedule run:tellraw @a {"text":"a b:c"} time:5 unit:Second id:x', bare.bot
+    )
+    assert name == "schedule"
+    assert options == {"run": 'tellraw @a {"text":"a b:c"}', "time": 5, "unit": "second", "id": "x"}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("/nope", "unknown command /nope"),
+        ("/schedule time:5", "/schedule needs run"),
+        ("/schedule run:say hi time:soon", "time must be a number"),
+        ("/schedule run:say hi time:5 unit:fortnight", "unit is one of tick, second"),
+        ("/help extra", "/help takes no options"),
+        ("/cancel a", "write options as name:value"),
+    ],
+)
+async def test_parse_line_explains_mistakes(bare: Harness, line: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_line(line, bare.bot)
+
+
+def test_render_shows_embeds_buttons_and_timestamps() -> None:
+    text = render(
+        {
+            "content": "hello",
+            "embeds": [{"title": "T", "description": "due <t:0:R>", "fields": [
+                {"name": "id", "value": "`a`"}]}],
+            "components": [{"type": 1, "components": [
+                {"type": 2, "label": "Confirm", "custom_id": "c", "style": 4},
+                {"type": 2, "label": "Cancel", "custom_id": "x", "style": 2, "disabled": True}]}],
+        }
+    )  # fmt: skip
+    assert text.splitlines()[0] == "hello"
+    assert "== T ==" in text and "  id: `a`" in text
+    assert "<t:" not in text and "ago)" in text
+    assert "[Confirm] [Cancel] (disabled)" in text
+
+
+async def test_console_runs_lines_and_prints_replies(bare: Harness) -> None:
+    stdin = io.StringIO(
+        "/help\n\n/nope\n/time\nsomething\n/reload extension:cogs.tasks\nquit\n/help\n"
+    )
+    out = io.StringIO()
+    await run_console(bare.discord, stdin, out, ADMIN.id, ADMIN.roles)
+    text = out.getvalue()
+    assert "== doom.schedule commands ==" in text
+    assert text.count("== doom.schedule commands ==") == 1  # nothing after quit ran
+    assert "! unknown command /nope: try /help" in text
+    assert "No Minecraft server is configured" in text
+    assert "type a slash command" in text
+    assert "Reloaded cogs.tasks." in text
+
+
+async def test_console_stops_at_end_of_input(bare: Harness) -> None:
+    out = io.StringIO()
+    await run_console(bare.discord, io.StringIO("/help"), out, ADMIN.id)
+    assert "/schedule**" in out.getvalue()
