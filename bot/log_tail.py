@@ -1,0 +1,466 @@
+"""Follows a server's logs/latest.log and turns the pack's lines into Events.
+
+Polling, not inotify: it works the same on every host and on network mounts. It follows the file
+through rotation (latest.log renamed to YYYY-MM-DD-N.log, gzipped, a new latest.log created),
+truncation, and a file that does not exist yet, and reads whole lines only (a half-written last
+line waits for its newline).
+
+Its place is a cursor (file identity, offset, a hash of the file's first bytes, last seq) kept in
+the cursor store, so a restart of the bot neither replays nor loses events: if latest.log is the
+same file it resumes at the offset; if the file was rolled while the bot was down, the rest of the
+rolled archive is read first (found by the hash of its first bytes, since gzip keeps no inode),
+then every archive rolled after it, then the new latest.log. Inode numbers alone are not trusted:
+Linux reuses them as soon as the old file is deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+import zlib
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from bot.events import CursorStore, Event, SeqDedup, load_cursor, parse_log_line, save_cursor
+
+__all__ = ["LogTailer", "TailCursor"]
+
+log = logging.getLogger(__name__)
+
+_CHUNK = 1 << 20  # bytes read per step; a long log is consumed in steps, yielding between them
+_HEAD = 4096  # bytes of a file's start that identify it
+_ARCHIVE = re.compile(r"(\d{4}-\d{2}-\d{2})-(\d+)\.log(\.gz)?")
+_MAX_ARCHIVES = 64  # newest archives searched for the file a cursor points into
+_SAVE_EVERY = 5.0  # seconds between saves of progress that carried no event
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class TailCursor:
+    """Where the tailer is: which file (identity and first bytes), how far, and the last seq."""
+
+    dev: int
+    ino: int
+    offset: int
+    head: str  # hash of the file's first head_len bytes
+    head_len: int
+    seq: int
+    saved_at: float = 0.0  # wall clock, to pick archives rolled since when the file is unknown
+
+    def dumps(self) -> str:
+        return json.dumps({"v": 1, **asdict(self)}, sort_keys=True)
+
+    @classmethod
+    def loads(cls, text: str | None) -> TailCursor | None:
+        """The stored cursor, or None (with a warning) if it is missing or unreadable."""
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+            return cls(
+                dev=int(data["dev"]),
+                ino=int(data["ino"]),
+                offset=max(0, int(data["offset"])),
+                head=str(data["head"]),
+                head_len=max(0, int(data["head_len"])),
+                seq=int(data["seq"]),
+                saved_at=float(data.get("saved_at", 0.0)),
+            )
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring an unreadable log cursor: %r", text[:200])
+            return None
+
+
+class _Source:
+    """One file being read: the live latest.log (an open handle) or an archive (bytes)."""
+
+    def __init__(
+        self,
+        ident: tuple[int, int],
+        name: str,
+        fh: BinaryIO | None = None,
+        data: bytes | None = None,
+    ) -> None:
+        self.ident = ident
+        self.name = name
+        self.fh = fh
+        self.data = data
+        self.offset = 0
+        self.head = _hash(b"")
+        self.head_len = 0
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        if self.data is not None:
+            return self.data[offset : offset + size]
+        assert self.fh is not None
+        self.fh.seek(offset)
+        return self.fh.read(size)
+
+    def size(self) -> int:
+        if self.data is not None:
+            return len(self.data)
+        assert self.fh is not None
+        return os.fstat(self.fh.fileno()).st_size
+
+    def update_head(self) -> None:
+        """Re-hash the first bytes up to the offset (only while that is under _HEAD)."""
+        want = min(self.offset, _HEAD)
+        if want != self.head_len:
+            self.head = _hash(self.read_at(0, want))
+            self.head_len = want
+
+    def head_changed(self) -> bool:
+        """The file no longer starts with the bytes we read: truncated and written again."""
+        if self.head_len == 0:
+            return False
+        return _hash(self.read_at(0, self.head_len)) != self.head
+
+    def lines(self, *, final: bool) -> list[tuple[int, bytes]]:
+        """Complete lines from the offset as (end offset, line); with final, a last line with no
+        newline counts too (a rolled file will not grow)."""
+        out: list[tuple[int, bytes]] = []
+        data = self.read_at(self.offset, _CHUNK)
+        pos = 0
+        while True:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                break
+            out.append((self.offset + nl + 1, data[pos:nl]))
+            pos = nl + 1
+        if final and pos < len(data) and len(data) < _CHUNK:
+            out.append((self.offset + len(data), data[pos:]))
+        elif not out and len(data) == _CHUNK:
+            # a single line longer than a chunk: no event is that long, skip it whole
+            out.append((self.offset + len(data), b""))
+        return out
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
+
+
+class LogTailer:
+    """Async iterator of Events from one server's latest.log: `async for ev in t.events()`.
+
+    Close the iterator (`contextlib.aclosing`, or leaving the `async for` normally) to save the
+    cursor; an event handed out counts as delivered once the consumer asks for the next one or
+    closes the iterator."""
+
+    def __init__(
+        self,
+        path: Path,
+        server: str,
+        cursor_store: CursorStore | None,
+        *,
+        poll_interval: float = 0.5,
+        cursor_key: str | None = None,
+        dedup: SeqDedup | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.server = server
+        self.poll_interval = poll_interval
+        self.cursor_key = cursor_key or f"log:{server}"
+        self._store = cursor_store
+        self._dedup = dedup or SeqDedup()
+        self._live: _Source | None = None
+        self._backlog: list[_Source] = []
+        self._seq = -1
+        self._saved: str | None = None
+        self._last_save = 0.0
+        self._known: set[tuple[str, int]] = set()  # archives that existed or were read
+        self._own: tuple[int, str] | None = None  # (size, head hash) of the file just drained
+        self.lines_read = 0  # counters for tests and benchmarks
+        self.rotations = 0
+
+    # -- the iterator ------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Event]:
+        await self._resume()
+        current: _Source | None = None
+        try:
+            while True:
+                if self._backlog:  # archives to read in full before the live file
+                    current = self._backlog[0]
+                    while current.offset < current.size():
+                        for end, raw in current.lines(final=True):
+                            current.offset = end
+                            current.update_head()
+                            ev = self._parse(raw)
+                            if ev is not None:
+                                yield ev
+                                await self._save(current, force=True)
+                        await asyncio.sleep(0)
+                    self._backlog.pop(0)
+                    await self._save(current, force=True)
+                    continue
+                current = self._live
+                if current is None:
+                    current = self._open_live(from_end=False)
+                    # Files rolled since the last look were never open here (several rolls
+                    # between two polls): their archives come first. Listed after the open,
+                    # so nothing rolled in between is missed; a repeat is dropped by seq.
+                    self._backlog = await asyncio.to_thread(self._new_archives, self._own)
+                    self._own = None
+                    if self._backlog:
+                        log.info(
+                            "%s was rolled %d more time(s) since the last look; reading the "
+                            "archives first",
+                            self.path,
+                            len(self._backlog),
+                        )
+                        continue
+                if current is None:
+                    await asyncio.sleep(self.poll_interval)
+                    continue
+                rolled = self._rolled(current)
+                if (not rolled and current.size() < current.offset) or current.head_changed():
+                    log.info("%s was truncated; reading it from the start", self.path)
+                    current.offset = 0
+                    current.update_head()
+                batch = current.lines(final=rolled)
+                for end, raw in batch:
+                    current.offset = end
+                    current.update_head()
+                    ev = self._parse(raw)
+                    if ev is not None:
+                        yield ev
+                        await self._save(current, force=True)
+                if batch:
+                    await asyncio.sleep(0)
+                    continue  # more may be waiting: read on before sleeping
+                if rolled:
+                    self.rotations += 1
+                    self._own = (current.offset, _hash(current.read_at(0, _HEAD)))
+                    log.info("%s was rolled; following the new file", self.path)
+                    current.close()
+                    self._live = None
+                    continue
+                await self._save(current, force=False)
+                await asyncio.sleep(self.poll_interval)
+        finally:
+            if current is not None:
+                await self._save(current, force=True)
+            for src in [*self._backlog, self._live]:
+                if src is not None:
+                    src.close()
+            self._backlog.clear()
+            self._live = None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _parse(self, raw: bytes) -> Event | None:
+        self.lines_read += 1
+        line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+        ev = parse_log_line(self.server, line)
+        if ev is None or not self._dedup.is_new(ev):
+            return None
+        self._seq = max(self._seq, ev.seq)
+        return ev
+
+    def _open_live(self, *, from_end: bool) -> _Source | None:
+        try:
+            fh = self.path.open("rb")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("cannot read %s: %s", self.path, exc)
+            return None
+        st = os.fstat(fh.fileno())
+        src = _Source((st.st_dev, st.st_ino), f"{self.path.name}#{st.st_ino}", fh=fh)
+        if from_end:
+            # start after the last complete line: a half-written one is read when it ends
+            tail_start = max(0, st.st_size - _CHUNK)
+            tail = src.read_at(tail_start, st.st_size - tail_start)
+            nl = tail.rfind(b"\n")
+            src.offset = tail_start + nl + 1 if nl >= 0 else tail_start
+        src.update_head()
+        self._live = src
+        log.debug("opened %s at offset %d", src.name, src.offset)
+        return src
+
+    def _rolled(self, src: _Source) -> bool:
+        """latest.log now names another file, or none: the open one will not grow any more."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) != src.ident
+
+    # -- the cursor --------------------------------------------------------------------------
+
+    async def _save(self, src: _Source, *, force: bool) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_save < _SAVE_EVERY:
+            return
+        cursor = TailCursor(
+            dev=src.ident[0],
+            ino=src.ident[1],
+            offset=src.offset,
+            head=src.head,
+            head_len=src.head_len,
+            seq=max(self._seq, self._dedup.floor(self.server)),
+        )
+        key = cursor.dumps()
+        if key != self._saved:
+            cursor.saved_at = time.time()
+            await save_cursor(self._store, self.cursor_key, cursor.dumps())
+            self._saved = key
+        self._last_save = now
+
+    async def _resume(self) -> None:
+        """Find where the last run stopped: the live file, a rolled archive, or nowhere."""
+        cursor = TailCursor.loads(await load_cursor(self._store, self.cursor_key))
+        # before the live file is opened, so a file rolled after this is seen as new
+        self._known = {key for key, _ in _list_archives(self.path.parent)}
+        if cursor is None:
+            if self._open_live(from_end=True) is not None:
+                log.info("no saved place for %s; starting at its end", self.path)
+            return
+        self._seq = cursor.seq
+        self._dedup.set_floor(self.server, cursor.seq)
+        live = self._open_live(from_end=False)
+        if cursor.head_len == 0:
+            # The file was empty: nothing identifies it (its inode may be reused by now). Any
+            # archive rolled since may hold its lines; repeats are dropped by seq.
+            self._backlog = await asyncio.to_thread(self._archives_rolled_after, cursor.saved_at)
+            return
+        if live is not None and self._same_file(live, cursor):
+            live.offset = cursor.offset
+            live.update_head()
+            return
+        if live is not None:
+            live.offset = 0
+            live.update_head()
+        archives = await asyncio.to_thread(self._archives_since, cursor)
+        if archives is None:
+            archives = await asyncio.to_thread(self._archives_rolled_after, cursor.saved_at)
+            log.warning(
+                "could not find the file %s was at when the bot stopped; reading the %d "
+                "archive(s) rolled since then and the current latest.log in full (seq dedup "
+                "drops what was already delivered)",
+                self.path,
+                len(archives),
+            )
+        self._backlog = archives
+        log.debug("resuming with archives %s", [a.name for a in archives])
+        if archives:
+            log.info(
+                "%s was rolled while the bot was down; reading %d archive(s) first",
+                self.path,
+                len(archives),
+            )
+
+    def _same_file(self, live: _Source, cursor: TailCursor) -> bool:
+        if live.size() < cursor.offset:
+            return False
+        return _hash(live.read_at(0, cursor.head_len)) == cursor.head
+
+    def _archives_since(self, cursor: TailCursor) -> list[_Source] | None:
+        """The archive the cursor points into (read from its offset) and every later one."""
+        found = [path for _, path in _list_archives(self.path.parent)]
+        for index in range(len(found) - 1, max(-1, len(found) - 1 - _MAX_ARCHIVES), -1):
+            if cursor.head_len == 0:
+                break  # nothing identifies an empty file among archives
+            try:
+                head = _read_archive(found[index], cursor.head_len)
+            except (OSError, EOFError, zlib.error) as exc:
+                log.warning("cannot read archive %s: %s", found[index], exc)
+                continue
+            if _hash(head) != cursor.head:
+                continue
+            out: list[_Source] = []
+            self._known.update(_archive_key(path) for path in found)
+            for pos, path in enumerate(found[index:]):
+                try:
+                    data = _read_archive(path, None)
+                except (OSError, EOFError, zlib.error) as exc:
+                    log.warning("cannot read archive %s: %s", path, exc)
+                    continue
+                ident = (cursor.dev, cursor.ino) if pos == 0 else (0, 0)
+                src = _Source(ident, path.name, data=data)
+                src.offset = min(cursor.offset, len(data)) if pos == 0 else 0
+                src.update_head()
+                out.append(src)
+            return out
+        return None
+
+    def _new_archives(self, drained: tuple[int, str] | None) -> list[_Source]:
+        """Archives rolled since the last look, minus the one holding the file just drained."""
+        found = _list_archives(self.path.parent)
+        fresh = [(key, path) for key, path in found if key not in self._known]
+        self._known.update(key for key, _ in found)
+        out: list[_Source] = []
+        skipped_own = False
+        for _, path in fresh:
+            try:
+                data = _read_archive(path, None)
+            except (OSError, EOFError, zlib.error) as exc:
+                log.warning("cannot read archive %s: %s", path, exc)
+                continue
+            if not skipped_own and (len(data), _hash(data[:_HEAD])) == drained:
+                skipped_own = True
+                continue
+            out.append(_Source((0, 0), path.name, data=data))
+        return out
+
+    def _archives_rolled_after(self, saved_at: float) -> list[_Source]:
+        out: list[_Source] = []
+        for key, path in _list_archives(self.path.parent):
+            self._known.add(key)
+            try:
+                # a 2 s margin for coarse file-system clocks; dedup drops any repeat
+                if path.stat().st_mtime < saved_at - 2.0:
+                    continue
+                out.append(_Source((0, 0), path.name, data=_read_archive(path, None)))
+            except (OSError, EOFError, zlib.error) as exc:
+                log.warning("cannot read archive %s: %s", path, exc)
+        return out
+
+
+def _list_archives(logs_dir: Path) -> list[tuple[tuple[str, int], Path]]:
+    """Rolled logs oldest first; a `.log` still being gzipped wins over its partial `.gz`."""
+    by_key: dict[tuple[str, int], Path] = {}
+    try:
+        entries = list(logs_dir.iterdir())
+    except OSError:
+        return []
+    for path in entries:
+        match = _ARCHIVE.fullmatch(path.name)
+        if match is None:
+            continue
+        key = _archive_key(path)
+        if key not in by_key or match.group(3) is None:
+            by_key[key] = path
+    return [(k, by_key[k]) for k in sorted(by_key)]
+
+
+def _archive_key(path: Path) -> tuple[str, int]:
+    match = _ARCHIVE.fullmatch(path.name)
+    assert match is not None  # only listed archives get here
+    return (match.group(1), int(match.group(2)))
+
+
+def _read_archive(path: Path, size: int | None) -> bytes:
+    if path.suffix != ".gz":
+        try:
+            with path.open("rb") as fh:
+                return fh.read() if size is None else fh.read(size)
+        except FileNotFoundError:
+            # gzipped and removed since the listing: the finished .gz holds the same bytes
+            path = path.with_name(path.name + ".gz")
+    with gzip.open(path, "rb") as gz:
+        return gz.read() if size is None else gz.read(size)
