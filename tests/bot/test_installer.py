@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ from bot.installer import (
     PACK_ID,
     InstallError,
     PackInstaller,
+    bundled_datapack,
     is_pack_enabled,
     pack_version_of,
     read_pack_version,
@@ -31,6 +33,8 @@ from bot.rcon import RconClient
 
 if TYPE_CHECKING:
     from conftest import RconHarness
+
+    from mcsim.server import Server
 
 
 def make_pack(folder: Path, version: str, *, extra: dict[str, str] | None = None) -> Path:
@@ -332,3 +336,83 @@ def test_pack_version_of_reads_a_compound_write(tmp_path: Path) -> None:
         'data merge storage doom.schedule:const {units: {t: 1}, version: "2.1.0"}\n'
     )
     assert pack_version_of(pack) == "2.1.0"
+
+
+# -- against the full mcsim server and the repository's own pack --------------------------------
+
+
+@pytest.fixture
+def mcsim_world(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
+    from mcsim.server import Server
+
+    world = tmp_path / "world"
+    server = Server(world, rcon_port=0, rcon_password="pack-install-pw")
+    server.start(realtime=True)
+    server.save()  # a fresh world has no level.dat until its first save, as in vanilla
+    try:
+        yield server, world
+    finally:
+        server.stop()
+
+
+def _mcsim_installer(server: Server, world: Path, source: Path) -> tuple[PackInstaller, RconClient]:
+    assert server.rcon_port is not None
+    rcon = RconClient("127.0.0.1", server.rcon_port, "pack-install-pw", timeout=5.0)
+    config = ServerConfig(
+        name="sim",
+        rcon_port=server.rcon_port,
+        rcon_password="pack-install-pw",
+        world_dir=world,  # type: ignore[arg-type]
+    )
+    return PackInstaller(rcon, config, source=source, verify_timeout=10.0, poll_interval=0.05), rcon
+
+
+async def test_mcsim_install_then_upgrade_keeps_queued_tasks(
+    tmp_path: Path, mcsim_world: tuple[Server, Path]
+) -> None:
+    server, world = mcsim_world
+    bundled = bundled_datapack()
+    shipped = pack_version_of(bundled)
+    assert shipped is not None
+    installer, rcon = _mcsim_installer(server, world, bundled)
+    try:
+        first = await installer.install()
+        assert first.ok, first
+        assert (first.action, first.version) == ("installed", shipped)
+        # A task far in the future, written where the pack keeps its queue (README: storage).
+        queued = await rcon.command(
+            "data modify storage doom.schedule:data queue append value "
+            '{id:"keepme",run:"say still here",due:2000000000,n:1}'
+        )
+        assert queued.startswith("Modified storage"), queued
+        assert [t["id"] for t in server.storage("doom.schedule:data")["queue"]] == ["keepme"]
+
+        # A newer pack: same files, a new version, one file more.
+        newer = tmp_path / "newer"
+        shutil.copytree(bundled, newer)
+        load = next(newer.rglob("load.mcfunction"))
+        load.write_text(load.read_text().replace(f'"{shipped}"', '"99.0.0"'))
+        assert pack_version_of(newer) == "99.0.0"
+        installer.source = newer
+        upgrade = await installer.install()
+    finally:
+        await rcon.close()
+    assert upgrade.ok, upgrade
+    assert (upgrade.action, upgrade.previous_version, upgrade.version) == (
+        "upgraded",
+        shipped,
+        "99.0.0",
+    )
+    assert [t["id"] for t in server.storage("doom.schedule:data")["queue"]] == ["keepme"]
+
+
+async def test_mcsim_disabled_pack_is_enabled_again(mcsim_world: tuple[Server, Path]) -> None:
+    server, world = mcsim_world
+    installer, rcon = _mcsim_installer(server, world, bundled_datapack())
+    try:
+        assert (await installer.install()).ok
+        assert "Disabling" in await rcon.command(f'datapack disable "{PACK_ID}"')
+        report = await installer.install()
+    finally:
+        await rcon.close()
+    assert report.ok and report.enabled_by_us and report.action == "reinstalled"
