@@ -142,6 +142,7 @@ class RconServer:
         self._accept_task: asyncio.Task[None] | None = None
         self._clients: list[_Client] = []
         self._running = False
+        self._stop_lock = threading.Lock()
 
     # -- lifecycle (called from the server's thread) -----------------------------------------
 
@@ -168,23 +169,28 @@ class RconServer:
         self._log.info(f"RCON running on {self.host}:{self.port}")
 
     def stop(self) -> None:
-        """Close the listener and every client, then join; bounded by a few seconds."""
-        if self._thread is None or self._loop is None:
-            return
-        self._running = False
-        loop = self._loop
-        if not loop.is_closed() and loop.is_running():
-            shutdown = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
-            try:
-                shutdown.result(STOP_TIMEOUT)
-            except (concurrent.futures.TimeoutError, RuntimeError):
-                log.warning("RCON shutdown did not finish in %ss", STOP_TIMEOUT)
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(loop.stop)
-        self._thread.join(STOP_TIMEOUT)
-        if self._thread.is_alive():
-            log.warning("RCON thread still alive after %ss", STOP_TIMEOUT)
-        self._thread = None
+        """Close the listener and every client, then join; bounded by a few seconds.
+
+        Safe to call twice and from any thread but the RCON one (the game loop may call it while
+        the server's own shutdown calls it too).
+        """
+        with self._stop_lock:
+            thread, loop = self._thread, self._loop
+            if thread is None or loop is None:
+                return
+            self._running = False
+            if not loop.is_closed() and loop.is_running():
+                shutdown = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
+                try:
+                    shutdown.result(STOP_TIMEOUT)
+                except (concurrent.futures.TimeoutError, RuntimeError):
+                    log.warning("RCON shutdown did not finish in %ss", STOP_TIMEOUT)
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(loop.stop)
+            thread.join(STOP_TIMEOUT)
+            if thread.is_alive():
+                log.warning("RCON thread still alive after %ss", STOP_TIMEOUT)
+            self._thread = None
 
     def __enter__(self) -> RconServer:
         self.start()

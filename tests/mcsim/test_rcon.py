@@ -38,6 +38,7 @@ class Game:
     def __init__(self) -> None:
         self.seen: list[str] = []
         self.hanging: list[concurrent.futures.Future[str]] = []
+        self.on_stop: Callable[[], None] | None = None
         self._queue: queue.Queue[tuple[str, concurrent.futures.Future[str]] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="test game loop", daemon=True)
         self._thread.start()
@@ -57,6 +58,9 @@ class Game:
             self.seen.append(command)
             if command == "hang":
                 self.hanging.append(future)
+            elif command == "stop" and self.on_stop is not None:
+                future.set_result("Stopping the server")
+                self.on_stop()  # the server shuts RCON down from the game loop thread
             elif command == "fail":
                 future.set_exception(RuntimeError("boom"))
             elif command == "big":
@@ -392,6 +396,22 @@ def test_stop_with_clients_connected(game: Game, slog: ServerLog) -> None:
     finally:
         idle.close()
         busy.close()
+
+
+def test_stop_command_answers_before_rcon_closes(game: Game, slog: ServerLog) -> None:
+    server = RconServer("127.0.0.1", 0, PASSWORD, game.submit, slog)
+    server.start()
+    game.on_stop = server.stop
+    c = Client(server.port)
+    try:
+        c.login(PASSWORD)
+        c.send(77, 2, b"stop")
+        assert c.receive() == (77, 0, b"Stopping the server")
+        assert c.closed_by_server()
+        wait_for_log(slog, r".*\[Server thread/INFO\]: Thread RCON Client /127\.0\.0\.1 stopped")
+    finally:
+        c.close()
+        server.stop()
 
 
 def test_bind_failure_raises_and_password_is_required(game: Game, slog: ServerLog) -> None:
