@@ -16,7 +16,8 @@ What we follow from it:
   file, which is dated with the day it covered;
 - `%i` from DefaultRolloverStrategy (fileIndex "max"): the highest index already used for that date
   plus one, starting at 1 (so 1, 2, 3 on one day); the old file is renamed, a fresh latest.log is
-  created, then the renamed file is gzipped and removed, as log4j's GzCompressAction does.
+  created, then the renamed file is gzipped and removed, as log4j's GzCompressAction does; an
+  empty latest.log is deleted and recreated with no archive (FileRenameAction).
 """
 
 from __future__ import annotations
@@ -126,7 +127,9 @@ class ServerLog:
         if self._file is not None:
             self._file.close()
             self._file = None
-        if not self.path.exists():
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            # log4j's FileRenameAction (renameEmptyFiles=false) deletes an empty file, no archive.
+            self.path.unlink(missing_ok=True)
             self._open(new_period)
             return
         stem = f"{day:%Y-%m-%d}-{self._next_index(day)}.log"

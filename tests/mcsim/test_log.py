@@ -105,6 +105,18 @@ def test_two_rotations_on_one_day_give_1_and_2(tmp_path: Path) -> None:
     assert slog.path.read_text(encoding="utf-8") == "[08:00:00] [Server thread/INFO]: third\n"
 
 
+def test_rolling_an_empty_file_makes_no_archive(tmp_path: Path) -> None:
+    slog = ServerLog(tmp_path, clock=FakeClock(datetime(2024, 7, 1, 8, 0, 0)))
+    slog.rotate()
+    slog.info("one")
+    slog.rotate()
+    slog.rotate()
+    slog.info("two")
+    slog.close()
+    assert names(tmp_path) == ["2024-07-01-1.log.gz", "latest.log"]
+    assert slog.path.read_text(encoding="utf-8") == "[08:00:00] [Server thread/INFO]: two\n"
+
+
 def test_index_follows_the_highest_existing_archive_of_that_day(tmp_path: Path) -> None:
     # log4j's fileIndex="max" takes the highest index in use + 1, not the first gap.
     (tmp_path / "2024-07-01-3.log.gz").write_bytes(gzip.compress(b"x"))
