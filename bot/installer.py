@@ -30,7 +30,6 @@ __all__ = [
     "PACK_ID",
     "InstallError",
     "InstallReport",
-    "Installer",
     "PackInstaller",
     "bundled_datapack",
     "is_pack_enabled",
@@ -271,9 +270,6 @@ class PackInstaller:
             if loop.time() >= deadline:
                 return version
             await asyncio.sleep(self.poll_interval)
-
-
-Installer = PackInstaller  # the name bot/services.py looks up
 
 
 def _replace_tree(source: Path, target: Path) -> None:

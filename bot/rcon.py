@@ -107,6 +107,10 @@ class _Connection(aiomcrcon.Client):
             except OSError:
                 pass
 
+    def stale(self) -> bool:
+        """The server already closed this connection (say it restarted while we were idle)."""
+        return self._reader is None or self._reader.at_eof() or self._reader.exception() is not None
+
     def abort(self) -> None:
         """Close at once without waiting (used when the state of the stream is unknown)."""
         writer = self._writer
@@ -243,6 +247,9 @@ class RconClient:
             conn.abort()
 
     async def _ensure_connected(self) -> _Connection:
+        if self._conn is not None and self._conn.stale():
+            # Reconnect now rather than fail a command that was never sent.
+            self._drop("closed by the server while idle")
         if self._conn is not None:
             return self._conn
         loop = asyncio.get_running_loop()

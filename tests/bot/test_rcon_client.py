@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -236,3 +237,58 @@ async def test_one_connection_for_many_commands(rcon_harness: RconHarness) -> No
         assert log_text.count("Thread RCON Client /127.0.0.1 started") == 1
     finally:
         await client.close()
+
+
+async def test_restart_while_idle_is_invisible_to_the_next_command(
+    rcon_harness: RconHarness,
+) -> None:
+    client = client_for(rcon_harness)
+    try:
+        assert await client.command("one") == "echo:one"
+        await asyncio.to_thread(rcon_harness.stop)
+        await asyncio.to_thread(rcon_harness.start)
+        # The old connection's end of stream reaches the client before it sends again.
+        for _ in range(100):
+            if client._conn is None or client._conn.stale():
+                break
+            await asyncio.sleep(0.01)
+        assert await client.command("two") == "echo:two"
+        assert client.reconnects == 1
+    finally:
+        await client.close()
+
+
+# -- against the full mcsim server ----------------------------------------------------------------
+
+
+async def test_full_server_commands_long_reply_and_restart(tmp_path: Path) -> None:
+    from mcsim.server import Server
+
+    world = tmp_path / "world"
+    server = Server(world, rcon_port=0, rcon_password="full-pw")
+    await asyncio.to_thread(server.start, realtime=True)
+    port = server.rcon_port
+    assert port is not None
+    client = RconClient("127.0.0.1", port, "full-pw", timeout=5.0, name="sim")
+    try:
+        assert (await client.command("time query gametime")).startswith("The time is ")
+        chunk = "é" * 600  # 1200 bytes of UTF-8 per command, under the cap
+        for _ in range(16):
+            reply = await client.command(f'data modify storage bench:t l append value "{chunk}"')
+            assert reply.startswith("Modified storage"), reply
+        whole = await client.command("data get storage bench:t l")
+        assert whole.startswith("Storage bench:t has the following contents: [")
+        assert whole.count(chunk) == 16 and len(whole) > 2 * 4096  # three fragments
+        assert client.sentinels >= 1
+        assert (await client.command("data get storage bench:t l")) == whole
+
+        await asyncio.to_thread(server.stop)
+        server = Server(world, rcon_port=port, rcon_password="full-pw")
+        await asyncio.to_thread(server.start, realtime=True)
+        await asyncio.sleep(0.05)
+        # The world was saved on stop: the storage is back, over a fresh connection.
+        assert (await client.command("data get storage bench:t l")) == whole
+        assert client.reconnects == 1
+    finally:
+        await client.close()
+        await asyncio.to_thread(server.stop)
