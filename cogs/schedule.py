@@ -26,11 +26,12 @@ log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
 MAX_INT = 2**31 - 1
+# the pack's unit names; "day" is a real day, "gameday" one in-game day (24000 ticks)
 UNITS = [
-    app_commands.Choice(name=name, value=name)
-    for name in ("tick", "second", "minute", "hour", "day", "gameday")
+    *(app_commands.Choice(name=n, value=n) for n in ("tick", "second", "minute", "hour", "day")),
+    app_commands.Choice(name="gameday", value="game_day"),
 ]
-DYNAMIC_PREFIX = "discord"
+DYNAMIC_PREFIX = "discord-"
 
 
 class ConfirmView(discord.ui.View):
@@ -188,7 +189,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             task = await target.pack.show(new_id)
         else:
             # the pack's plain schedule needs an id; a generated one keeps the request unambiguous
-            task_id = id or f"{DYNAMIC_PREFIX}-{interaction.id:x}"
+            task_id = id or f"{DYNAMIC_PREFIX}{interaction.id:x}"
             task = await target.pack.schedule(
                 run, time or 0, unit, task_id, retry=retry, retry_delay=retry_delay,
                 interval=every, at_tick=at, as_player=as_player,

@@ -32,8 +32,9 @@ async def test_schedule_offers_every_unit(bare: Harness) -> None:
     schedule = bare.bot.tree.get_command("schedule")
     assert schedule is not None
     unit = next(o for o in schedule.to_dict(bare.bot.tree)["options"] if o["name"] == "unit")
-    assert [c["value"] for c in unit["choices"]] == [
-        "tick", "second", "minute", "hour", "day", "gameday",
+    assert [(c["name"], c["value"]) for c in unit["choices"]] == [
+        ("tick", "tick"), ("second", "second"), ("minute", "minute"), ("hour", "hour"),
+        ("day", "day"), ("gameday", "game_day"),
     ]  # fmt: skip
 
 
