@@ -134,6 +134,7 @@ class Server:
             sim.gamerules.update(level.gamerules)
             sim.enabled_packs = list(level.enabled_packs)
             sim.disabled_packs = list(level.disabled_packs)
+            sim.schedules = list(level.schedules)
             sim.world = self.world
             sim.server = self
             sim.frozen = self._frozen_at_start
@@ -355,9 +356,28 @@ class Server:
         sim.game_time += 1
         if sim.gamerules.get("advance_time", True):
             sim.day_time += 1
+        self._fire_schedules()
         sim.counters.last_tick = sim.counters.current_tick
         sim.tick_times.append(float(time.perf_counter_ns() - began))
         del sim.tick_times[:-100]
+
+    def _fire_schedules(self) -> None:
+        """Scheduled functions due by the new game time, each its own top-level call."""
+        sim, ex = self._state()
+        lib = sim.functions
+        while True:
+            due = [e for e in sim.schedules if e.due <= sim.game_time]
+            if not due:
+                return
+            event = min(due, key=lambda e: e.due)  # stable: earliest first, then insertion
+            sim.schedules.remove(event)
+            if lib is None:
+                continue
+            ids = lib.tags.get(event.name[1:], []) if event.is_tag else [event.name]
+            for fid in ids:
+                fn = lib.functions.get(fid)
+                if fn is not None:
+                    ex.run_function_top(fn, server_source("Server").with_(silent=True))
 
     def step(self, ticks: int = 1) -> None:
         """Run full ticks now, frozen or not (the test's clock)."""
@@ -425,6 +445,7 @@ class Server:
         level.gamerules = dict(sim.gamerules)
         level.enabled_packs = list(sim.enabled_packs)
         level.disabled_packs = list(sim.disabled_packs)
+        level.schedules = list(sim.schedules)
         level.save(self.world / "level.dat")
         save_storage(self.world / "data", sim.storage)
         save_scoreboard(self.world / "data", sim.scoreboard)

@@ -104,6 +104,7 @@ class SimState:
     step_hook: Callable[[int], None] = lambda n: None
     realtime: bool = False
     world: Path | None = None
+    schedules: list[Any] = field(default_factory=list)  # commands.schedule.ScheduledEvent
     server: Any = None  # mcsim.server.Server: reload/save/stop requests from admin commands
     tick_times: list[float] = field(default_factory=list)  # recent tick durations, ns
     enabled_packs: list[str] = field(default_factory=list)

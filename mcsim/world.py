@@ -10,6 +10,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nbtlib.tag import Compound, Int, Long, String
 
@@ -73,6 +74,7 @@ class LevelData:
     enabled_packs: list[str] = field(default_factory=lambda: ["vanilla"])
     disabled_packs: list[str] = field(default_factory=list)
     level_name: str = "world"
+    schedules: list[Any] = field(default_factory=list)  # ScheduledEvent, in order
     raw: Compound = field(default_factory=Compound)  # everything else, kept as read
 
     @classmethod
@@ -93,7 +95,18 @@ class LevelData:
             elif default is not None:
                 rules[name] = default
         packs = data.get("DataPacks", Compound())
+        from mcsim.commands.schedule import ScheduledEvent
+
+        schedules = []
+        for ev in data.get("ScheduledEvents", []):
+            cb = ev.get("Callback", Compound())
+            is_tag = str(cb.get("Type", "")) == "function_tag"
+            name = str(cb.get("Name", ev.get("Name", "")))
+            schedules.append(
+                ScheduledEvent(("#" if is_tag else "") + name, int(ev["TriggerTime"]), is_tag)
+            )
         return cls(
+            schedules=schedules,
             time=int(data.get("Time", 0)),
             day_time=int(data.get("DayTime", 0)),
             gamerules=rules,
@@ -121,6 +134,23 @@ class LevelData:
                 "Enabled": NbtList([String(p) for p in self.enabled_packs]),
                 "Disabled": NbtList([String(p) for p in self.disabled_packs]),
             }
+        )
+        data["ScheduledEvents"] = NbtList(
+            [
+                Compound(
+                    {
+                        "Name": String(e.name),
+                        "TriggerTime": Long(e.due),
+                        "Callback": Compound(
+                            {
+                                "Type": String("function_tag" if e.is_tag else "function"),
+                                "Name": String(e.name[1:] if e.is_tag else e.name),
+                            }
+                        ),
+                    }
+                )
+                for e in self.schedules
+            ]
         )
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name("level.dat_new")
