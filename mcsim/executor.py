@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -212,8 +213,6 @@ class Executor:
     sim: SimState
     noop_commands: frozenset[str] = frozenset()
     _cache: dict[str, Compiled | CommandSyntaxError] = field(default_factory=dict)
-    _mecha: Mecha = field(default_factory=lambda: Mecha(version="1.21"))
-    _mecha_old: Mecha | None = None
     current_budget: Budget | None = None
 
     # -- parsing ------------------------------------------------------------------------------
@@ -238,14 +237,12 @@ class Executor:
         if raw is not None:
             return RawLeaf(self, raw, text[1:] if text.startswith("/") else text)
         try:
-            parsed = self._mecha.parse(text, multiline=True)
+            parsed = _parse(text, "1.21")
         except DiagnosticError as e:
             # Before 1.21.11 game rules were camelCase; the 1.20 tree still knows those names.
             if text.startswith("gamerule "):
                 try:
-                    if self._mecha_old is None:
-                        self._mecha_old = Mecha(version="1.20")
-                    parsed = self._mecha_old.parse(text, multiline=True)
+                    parsed = _parse(text, "1.20")
                 except DiagnosticError:
                     raise _syntax_error(text, e) from None
             else:
@@ -347,6 +344,20 @@ class Executor:
         c.last_call = budget.executed
         c.total += budget.executed
         c.current_tick += budget.executed
+
+
+# One parser per command tree for the whole process (building one takes ~0.1 s); mecha's
+# parser is not thread-safe, hence the lock (parses are cached, so it is rarely contended).
+_parsers: dict[str, Mecha] = {}
+_parse_lock = threading.Lock()
+
+
+def _parse(text: str, version: str) -> Any:
+    with _parse_lock:
+        parser = _parsers.get(version)
+        if parser is None:
+            parser = _parsers[version] = Mecha(version=version)
+        return parser.parse(text, multiline=True)
 
 
 def _noop(call: Call, node: AstCommand) -> int:

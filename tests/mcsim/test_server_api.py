@@ -85,7 +85,10 @@ def test_noop_commands_opt_in(make_server) -> None:  # type: ignore[no-untyped-d
 
 def test_syntax_error_has_vanilla_shape(server: Server) -> None:
     out = server.run("foo bar")
-    assert out.feedback == ["Unknown or incomplete command. See below for error", "foo bar<--[HERE]"]
+    assert out.feedback == [
+        "Unknown or incomplete command. See below for error",
+        "foo bar<--[HERE]",
+    ]
     long = server.run("scoreboard players set")
     assert long.feedback[1] == "...layers set<--[HERE]"
 
