@@ -1,0 +1,13 @@
+# Completes task ctx t.new (due #q.d, serial, caller context) and inserts it in the queue.
+# Returns 1. Changes: serial, queue, out.
+execute store result storage doom.schedule:ctx t.new.due int 1 run scoreboard players get #q.d doom.schedule
+execute store result storage doom.schedule:ctx t.new.anchor int 1 run scoreboard players get #q.d doom.schedule
+execute store result score #n doom.schedule run data get storage doom.schedule:data serial
+execute store result storage doom.schedule:data serial int 1 run scoreboard players add #n doom.schedule 1
+execute store result storage doom.schedule:ctx t.new.n int 1 run scoreboard players get #n doom.schedule
+function doom.schedule:core/ctx/capture
+function doom.schedule:core/q/insert
+data merge storage doom.schedule:out {ok:1b,code:"ok",message:"scheduled"}
+data modify storage doom.schedule:out due set from storage doom.schedule:ctx t.new.due
+data modify storage doom.schedule:out n set from storage doom.schedule:ctx t.new.n
+return 1

@@ -1,0 +1,12 @@
+# Appends event ctx e {type,id,by?,retry?} with the next seq and the game time to the ring buffer
+# (dropping the oldest beyond cfg.events_max) and says it when cfg.log is 1b. Run as the server only.
+# Changes: events, ctx e.
+execute store result score #e.seq doom.schedule run data get storage doom.schedule:events seq
+execute store result storage doom.schedule:events seq int 1 run scoreboard players add #e.seq doom.schedule 1
+data modify storage doom.schedule:ctx e.seq set from storage doom.schedule:events seq
+execute store result storage doom.schedule:ctx e.t int 1 run time query gametime
+data modify storage doom.schedule:events entries append from storage doom.schedule:ctx e
+execute store result score #e.n doom.schedule run data get storage doom.schedule:events entries
+execute store result score #e.max doom.schedule run data get storage doom.schedule:data cfg.events_max
+execute if score #e.n doom.schedule > #e.max doom.schedule run data remove storage doom.schedule:events entries[0]
+execute if data storage doom.schedule:data cfg{log:1b} run function doom.schedule:core/event/say
