@@ -60,7 +60,7 @@ class Sent:
     @property
     def data(self) -> dict[str, Any]:
         """The message part: callbacks nest it under ``data``, other routes send it bare."""
-        inner = self.payload.get("data") if self.kind in ("response", "autocomplete") else None
+        inner = self.payload.get("data") if self.path.endswith("/callback") else None
         return inner if isinstance(inner, dict) else self.payload
 
 

@@ -71,3 +71,18 @@ async def test_console_stops_at_end_of_input(bare: Harness) -> None:
     out = io.StringIO()
     await run_console(bare.discord, io.StringIO("/help"), out, ADMIN.id)
     assert "/schedule**" in out.getvalue()
+
+
+async def test_console_answers_buttons_by_typing(bare: Harness) -> None:
+    from test_cogs_views import add_confirm_command
+
+    done: list[int] = []
+    add_confirm_command(bare, done, timeout=30)
+    stdin = io.StringIO("/danger\nmaybe\nno\n/danger\nyes\n")
+    out = io.StringIO()
+    await run_console(bare.discord, stdin, out, ADMIN.id, ADMIN.roles)
+    text = out.getvalue()
+    assert "Really?\n[Confirm] [Cancel]" in text
+    assert "! answer with one of: Confirm, Cancel" in text
+    assert "(updated) Cancelled; nothing was changed." in text
+    assert "Done 1." in text and done == [ADMIN.id]
