@@ -1,0 +1,294 @@
+"""Checks a task's command before it is scheduled, the way the server would when the task runs.
+
+One function for every front end (slash command, console, pack client): `CommandChecker.check`.
+It parses with mecha against the command tree of the server's version, then applies the
+server's policy to every command in the chain, not just the first word: `execute ... run X`,
+nested `execute`, `return run X`; `function`/`execute if function`/`schedule function` targets
+are limited to configured namespaces; commands above `function-permission-level` are refused
+because they would only fail when the task runs.
+
+Permission levels are read from the 1.21.11 decompile (`requires(...)` of each command:
+MODERATORS 1, GAMEMASTERS 2, ADMINS 3, OWNERS 4); a root not listed needs level 2.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from mecha import AstCommand, AstNode, AstResourceLocation, DiagnosticError, Mecha
+from mecha.ast import AstVector2, AstVector3
+
+from bot.errors import CommandParseError, CommandRefused
+
+__all__ = [
+    "ALIASES",
+    "NEWEST_TREE",
+    "REQUIRED_LEVEL",
+    "CommandChecker",
+    "required_level",
+    "tree_for_version",
+]
+
+log = logging.getLogger(__name__)
+
+# Brigadier redirects: the alias is the same command, so a deny entry covers both spellings.
+ALIASES = {"tp": "teleport", "xp": "experience", "tell": "msg", "w": "msg", "tm": "teammsg"}
+
+# Roots whose requirement is not GAMEMASTERS (2). Level 3: server/dedicated/command/* and
+# Kick/Debug/Transfer (ADMINS_CHECK); level 4: OWNERS_CHECK (stop, save-*, perf, jfr, publish).
+# Level 0: no requires() at all.
+REQUIRED_LEVEL: dict[str, int] = {
+    "help": 0,
+    "list": 0,
+    "me": 0,
+    "msg": 0,
+    "teammsg": 0,
+    "trigger": 0,
+    "random": 0,  # `random value|roll`; reset and sequences need 2 (not modelled)
+    "ban": 3,
+    "ban-ip": 3,
+    "banlist": 3,
+    "debug": 3,
+    "deop": 3,
+    "kick": 3,
+    "op": 3,
+    "pardon": 3,
+    "pardon-ip": 3,
+    "setidletimeout": 3,
+    "transfer": 3,
+    "whitelist": 3,
+    "jfr": 4,
+    "perf": 4,
+    "publish": 4,
+    "save-all": 4,
+    "save-off": 4,
+    "save-on": 4,
+    "stop": 4,
+}
+
+_FUNCTION_IDS = (
+    "function:",
+    "execute:if:function:",
+    "execute:unless:function:",
+    "schedule:function:",
+)
+_TREE_FILE = re.compile(r"(\d+)_(\d+)\.json")
+_CACHE_SIZE = 4096
+
+
+def _available_trees() -> list[str]:
+    names = [p.name for p in resources.files("mecha.resources").iterdir()]
+    found = [(int(m[1]), int(m[2])) for n in names if (m := _TREE_FILE.fullmatch(n))]
+    return [f"{a}.{b}" for a, b in sorted(found)]
+
+
+NEWEST_TREE = _available_trees()[-1]
+
+
+def tree_for_version(version: str) -> tuple[str, str | None]:
+    """mecha's tree for a server version ("1.21.4" -> "1.21"), and why it fell back, if it did."""
+    trees = _available_trees()
+    match = re.match(r"^\s*(\d+)\.(\d+)", version or "")
+    if match is not None:
+        wanted = f"{int(match[1])}.{int(match[2])}"
+        if wanted in trees:
+            return wanted, None
+    reason = (
+        f"no command tree for Minecraft {version!r} (known: {', '.join(trees)}); "
+        f"checking commands against {NEWEST_TREE}, the newest"
+    )
+    return NEWEST_TREE, reason
+
+
+def required_level(root: str) -> int:
+    return REQUIRED_LEVEL.get(ALIASES.get(root, root), 2)
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    column: int  # 1-based
+    message: str
+
+
+class _Parser:
+    """One Mecha instance per tree, shared by every checker; parses cached by text (AST nodes
+    are frozen, so sharing them is safe)."""
+
+    def __init__(self, tree: str) -> None:
+        self.mecha = Mecha(version=tree)
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, AstCommand | _Failure] = OrderedDict()
+        self.parses = 0
+
+    def parse(self, text: str) -> AstCommand | _Failure:
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+            self.parses += 1
+            try:
+                node = self.mecha.parse(text, using="command")
+                result: AstCommand | _Failure = (
+                    node if isinstance(node, AstCommand) else _Failure(1, "Not a command")
+                )
+            except DiagnosticError as exc:
+                first = exc.diagnostics.exceptions[0]
+                pos = first.location.pos if first.location is not None else 0
+                result = _Failure(pos + 1, first.message)
+            self._cache[text] = result
+            if len(self._cache) > _CACHE_SIZE:
+                self._cache.popitem(last=False)
+            return result
+
+
+@cache
+def _parser(tree: str) -> _Parser:
+    return _Parser(tree)
+
+
+def _normalize(entry: str) -> tuple[str, ...]:
+    words = entry.strip().lstrip("/").lower().split()
+    if words:
+        words[0] = ALIASES.get(words[0], words[0])
+    return tuple(words)
+
+
+class CommandChecker:
+    """The check every task's command passes before it reaches the server."""
+
+    def __init__(
+        self,
+        *,
+        deny: Iterable[str],
+        function_permission_level: int = 2,
+        function_namespaces: Iterable[str] | None = None,
+        version: str = "1.21",
+    ) -> None:
+        self.deny = tuple(sorted({w for e in deny if (w := _normalize(e))}))
+        self.function_permission_level = function_permission_level
+        self.function_namespaces = (
+            None if function_namespaces is None else frozenset(function_namespaces)
+        )
+        self.version = version
+        self.tree, self.fallback_reason = tree_for_version(version)
+        if self.fallback_reason is not None:
+            log.warning("%s", self.fallback_reason)
+        self._parser = _parser(self.tree)
+        self._verdicts: OrderedDict[str, CommandParseError | CommandRefused | None] = OrderedDict()
+
+    @property
+    def fell_back(self) -> bool:
+        return self.fallback_reason is not None
+
+    def check(self, command: str) -> None:
+        """Returns if the command may be scheduled; raises CommandParseError or CommandRefused."""
+        if command in self._verdicts:
+            self._verdicts.move_to_end(command)
+            verdict = self._verdicts[command]
+        else:
+            verdict = self._judge(command)
+            self._verdicts[command] = verdict
+            if len(self._verdicts) > _CACHE_SIZE:
+                self._verdicts.popitem(last=False)
+        if verdict is not None:
+            raise verdict
+
+    # -- the checks --------------------------------------------------------------------------
+
+    def _judge(self, command: str) -> CommandParseError | CommandRefused | None:
+        early = _shape_error(command)
+        if early is not None:
+            return CommandParseError(command, early.column, early.message)
+        parsed = self._parser.parse(command)
+        if isinstance(parsed, _Failure):
+            return CommandParseError(command, parsed.column, parsed.message)
+        spacing = _spacing_error(command, parsed)
+        if spacing is not None:
+            return CommandParseError(command, spacing.column, spacing.message)
+        for node, nested in _chain(parsed):
+            text = command[node.location.pos : node.end_location.pos]
+            words = _normalize(text)
+            where = f" (inside `{command}`)" if nested else ""
+            for entry in self.deny:
+                if words[: len(entry)] == entry:
+                    return CommandRefused(
+                        f"`{' '.join(entry)}` is on this server's deny-list{where}."
+                    )
+            level = required_level(words[0])
+            if level > self.function_permission_level:
+                return CommandRefused(
+                    f"`{words[0]}` needs permission level {level}, but scheduled tasks run as "
+                    f"functions at level {self.function_permission_level} "
+                    f"(function-permission-level), so it would fail when the task runs{where}."
+                )
+        if self.function_namespaces is not None:
+            for sub in parsed.walk():
+                if not isinstance(sub, AstCommand) or not sub.identifier.startswith(_FUNCTION_IDS):
+                    continue
+                for arg in sub.arguments:
+                    if isinstance(arg, AstResourceLocation):
+                        namespace = arg.namespace or "minecraft"
+                        if namespace not in self.function_namespaces:
+                            allowed = ", ".join(sorted(self.function_namespaces)) or "none"
+                            return CommandRefused(
+                                f"`{arg.get_canonical_value()}`: tasks may only call functions "
+                                f"in these namespaces: {allowed}."
+                            )
+        return None
+
+
+def _chain(root: AstCommand) -> Iterator[tuple[AstCommand, bool]]:
+    """Every command that will run: the top one and each `... run X` (execute, return),
+    however deeply nested; with whether it is nested."""
+    yield root, False
+    for node in root.walk():
+        if isinstance(node, AstCommand) and node.identifier.endswith("run:subcommand"):
+            for arg in node.arguments:
+                if isinstance(arg, AstCommand):
+                    yield arg, True
+
+
+def _shape_error(command: str) -> _Failure | None:
+    """What mecha lets through but the server refuses: a task's command is one line, with no
+    leading slash or space."""
+    if not command.strip():
+        return _Failure(1, "The command is empty")
+    for index, char in enumerate(command):
+        if char in "\r\n" or (not char.isprintable() and char != " "):
+            return _Failure(index + 1, "A command is one line of printable text")
+    if command.startswith("/"):
+        return _Failure(1, "Write the command without the leading '/'")
+    return None
+
+
+def _spacing_error(command: str, parsed: AstCommand) -> _Failure | None:
+    """Brigadier wants exactly one space between arguments and none at either end (mecha
+    accepts more). Spaces inside an argument (a message, a string, NBT, JSON, a selector's
+    brackets) are that argument's business."""
+    covered = bytearray(len(command))
+    for node in parsed.walk():
+        if isinstance(node, AstCommand | AstVector2 | AstVector3):
+            continue  # their children are checked, not the gaps between them
+        if _has_span(node):
+            covered[node.location.pos : node.end_location.pos] = b"\x01" * (
+                node.end_location.pos - node.location.pos
+            )
+    for index, char in enumerate(command):
+        if covered[index] or not char.isspace():
+            continue
+        if char != " " or index == 0 or index == len(command) - 1 or command[index - 1] == " ":
+            what = "a trailing space" if index == len(command) - 1 else "an extra space"
+            return _Failure(index + 1, f"Incorrect argument for command ({what})")
+    return None
+
+
+def _has_span(node: AstNode) -> bool:
+    return node.location.pos < node.end_location.pos
