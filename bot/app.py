@@ -80,10 +80,11 @@ class DoomBot(commands.Bot):
             log.info("synced %d commands to guild %s", len(synced), guild_id)
 
     async def close(self) -> None:
+        # cogs first (their tasks save event cursors in the audit store), then the services
         try:
-            await self.services.close()
-        finally:
             await super().close()
+        finally:
+            await self.services.close()
 
     # -- helpers shared by the cogs -------------------------------------------------------------
 

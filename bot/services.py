@@ -26,6 +26,7 @@ import asyncio
 import inspect
 import logging
 import secrets
+import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,9 +179,14 @@ class _EmbeddedMcsim:
 async def start_embedded_mcsim(settings: Settings) -> Embedded:
     """Start an mcsim in ``data_dir/embedded-world`` with RCON on a free local port."""
     from bot.config import ServerConfig
+    from bot.installer import PACK_DIR_NAME, bundled_datapack
     from mcsim.server import Server
 
     world = Path(settings.data_dir) / "embedded-world"
+    # the bundled pack goes in before the first start, so #load runs it like any installed pack
+    pack_dir = world / "datapacks" / PACK_DIR_NAME
+    if not pack_dir.exists():
+        await asyncio.to_thread(shutil.copytree, bundled_datapack(), pack_dir)
     password = secrets.token_hex(16)
     server = Server(world, rcon_port=0, rcon_password=password)
     await asyncio.to_thread(server.start, realtime=True)

@@ -17,10 +17,9 @@ from bot.app import server_autocomplete
 from bot.permissions import is_moderator
 
 if TYPE_CHECKING:
-    from bot.pack_client import Task
-
     from bot.app import DoomBot
     from bot.services import ServerServices
+    from bot.tasks import Task
 
 log = logging.getLogger(__name__)
 
