@@ -57,12 +57,14 @@ class ReturnSignal(Exception):
 class Budget:
     """The command budget of one top-level call."""
 
-    __slots__ = ("executed", "limit", "remaining")
+    __slots__ = ("executed", "limit", "ran_function", "remaining")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.remaining = limit
         self.executed = 0
+        # A function body ran: the call succeeded even if nothing reported a result.
+        self.ran_function = False
 
     def charge(self) -> None:
         if self.remaining <= 0:
@@ -191,7 +193,7 @@ class Outcome:
     fired: bool = False
     success: bool = False
     result: int = 0
-    reached: bool = False
+    ran_function: bool = False
     error: bool = False
 
     def record(self, success: bool, result: int) -> None:
@@ -291,7 +293,6 @@ class Executor:
         previous, self.current_budget = self.current_budget, budget
         try:
             compiled = self.compile_line(text)
-            outcome.reached = True
             compiled.run([src], budget, False)
         except ReturnSignal as r:
             outcome.record(r.success, r.value)
@@ -305,6 +306,7 @@ class Executor:
             self.sim.log.info(str(e))
         finally:
             self.current_budget = previous
+            outcome.ran_function = budget.ran_function
             self._count(budget)
         return outcome
 

@@ -273,7 +273,9 @@ class Server:
             sim.pending_steps = 0
             for _ in range(steps):
                 self._tick()
-        success = outcome.success if outcome.fired else (outcome.reached and not outcome.error)
+        # No result reported: a function that ran without `return` succeeded; zero contexts
+        # (e.g. `execute as @s` from the console) did not.
+        success = outcome.success if outcome.fired else outcome.ran_function and not outcome.error
         return CommandResult(success, outcome.result if success else 0, list(sink.lines))
 
     def _submit(self, command: str) -> concurrent.futures.Future[str]:

@@ -124,6 +124,7 @@ class FunctionCall(Compiled):
         self, src: Source, bodies: list[tuple[Function, list[Any]]], budget: Budget
     ) -> None:
         ex = self.executor
+        budget.ran_function = True
         report = not src.silent and src.sink is not None
         if len(bodies) == 1 or not src.callbacks:
             for fn, lines in bodies:

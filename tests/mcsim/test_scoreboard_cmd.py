@@ -111,9 +111,7 @@ def test_objectives(srv: Server) -> None:
     dup = srv.run("scoreboard objectives add o dummy")
     assert dup.feedback == ["An objective already exists by that name"]
     assert srv.run("scoreboard objectives add p dummy").feedback == ["Created new objective [p]"]
-    assert srv.run("scoreboard objectives list").feedback == [
-        "There are 2 objective(s): [o], [p]"
-    ]
+    assert srv.run("scoreboard objectives list").feedback == ["There are 2 objective(s): [o], [p]"]
     assert srv.run("scoreboard objectives remove p").feedback == ["Removed objective [p]"]
     unknown = srv.run("scoreboard players set #x nope 1")
     assert unknown.feedback == ["Unknown scoreboard objective 'nope'"]
