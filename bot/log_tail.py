@@ -24,7 +24,7 @@ import os
 import re
 import time
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -186,7 +186,7 @@ class LogTailer:
 
     # -- the iterator ------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[Event]:
+    async def events(self) -> AsyncGenerator[Event, None]:
         await self._resume()
         current: _Source | None = None
         try:

@@ -1,0 +1,156 @@
+"""Reads the pack's events ring buffer over RCON, for servers whose log the bot cannot read.
+
+Each poll asks the pack client for the events after the last seq delivered; the seq is kept in
+the cursor store, so a restart neither replays nor loses (as long as the ring buffer did not
+wrap while the bot was away: a gap in seqs is reported). Every RCON command is echoed to online
+operators and into the log while `broadcast-rcon-to-ops` is true (the default), so the poller
+says so once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import Protocol
+
+from bot.errors import BotError
+from bot.events import CursorStore, Event, SeqDedup, load_cursor, save_cursor
+
+__all__ = ["EventsReader", "StoragePoller"]
+
+log = logging.getLogger(__name__)
+
+_MAX_BACKOFF = 60.0
+
+
+class EventsReader(Protocol):
+    """What the poller needs from bot.pack_client.PackClient."""
+
+    async def events_after(self, seq: int) -> list[Event]: ...
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class StoragePoller:
+    """Async iterator of Events read from the ring buffer: `async for ev in p.events()`."""
+
+    def __init__(
+        self,
+        pack_client: EventsReader,
+        server: str | _Named,
+        cursor_store: CursorStore | None,
+        *,
+        poll_interval: float = 2.0,
+        broadcast_rcon_to_ops: bool | None = None,
+        cursor_key: str | None = None,
+        dedup: SeqDedup | None = None,
+    ) -> None:
+        self.pack = pack_client
+        self.server = server if isinstance(server, str) else server.name
+        self.poll_interval = poll_interval
+        self.broadcast_rcon_to_ops = broadcast_rcon_to_ops
+        self.cursor_key = cursor_key or f"rcon:{self.server}"
+        self._store = cursor_store
+        self._dedup = dedup or SeqDedup()
+        self._warned_broadcast = False
+        self._last = -1
+        self.polls = 0
+        self.missed = 0  # events the ring buffer dropped before they were read
+
+    def warn_broadcast(self) -> bool:
+        """Log once that polling spams operators; True if a warning was logged."""
+        if self._warned_broadcast or self.broadcast_rcon_to_ops is False:
+            return False
+        self._warned_broadcast = True
+        if self.broadcast_rcon_to_ops:
+            log.warning(
+                "server %s has broadcast-rcon-to-ops=true: every event poll (one every %.1f s) "
+                "is echoed to online operators and into the log; set it to false in "
+                "server.properties",
+                self.server,
+                self.poll_interval,
+            )
+        else:
+            log.warning(
+                "could not read broadcast-rcon-to-ops of server %s (vanilla's default is true): "
+                "if it is on, every event poll is echoed to online operators; set it to false "
+                "in server.properties",
+                self.server,
+            )
+        return True
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        self.warn_broadcast()
+        self._last = await self._load()
+        try:
+            async with aclosing(self._poll(self._last)) as polled:
+                async for ev in polled:
+                    yield ev
+        finally:
+            if self._last >= 0:
+                await self._save(self._last)
+
+    async def _poll(self, last: int) -> AsyncGenerator[Event, None]:
+        self._dedup.set_floor(self.server, last)
+        backoff = self.poll_interval
+        failing = False
+        while True:
+            try:
+                batch = await self.pack.events_after(max(last, 0))
+            except BotError as exc:
+                if not failing:
+                    log.warning("polling events of %s failed: %s; retrying", self.server, exc)
+                failing = True
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _MAX_BACKOFF)
+                continue
+            if failing:
+                log.info("polling events of %s works again", self.server)
+            failing = False
+            backoff = self.poll_interval
+            self.polls += 1
+            if last < 0:
+                # first run: start after what is already there, as the log tailer does
+                last = max((ev.seq for ev in batch), default=0)
+                self._last = last
+                await self._save(last)
+                log.info(
+                    "no saved place for events of %s; starting after seq %d", self.server, last
+                )
+                await asyncio.sleep(self.poll_interval)
+                continue
+            for ev in sorted(batch, key=lambda e: e.seq):
+                if ev.seq <= last or not self._dedup.is_new(ev):
+                    continue
+                if ev.seq > last + 1:
+                    self.missed += ev.seq - last - 1
+                    log.warning(
+                        "events %d..%d of %s were dropped by the ring buffer before they "
+                        "were read (poll more often, or let the bot read the log)",
+                        last + 1,
+                        ev.seq - 1,
+                        self.server,
+                    )
+                last = ev.seq  # handed out counts as delivered once the consumer goes on
+                self._last = last
+                yield ev
+                await self._save(last)
+            await asyncio.sleep(self.poll_interval)
+
+    async def _load(self) -> int:
+        text = await load_cursor(self._store, self.cursor_key)
+        if text is None:
+            return -1
+        try:
+            return int(text)
+        except ValueError:
+            log.warning("ignoring an unreadable event cursor %r", text[:100])
+            return -1
+
+    async def _save(self, seq: int) -> None:
+        await save_cursor(self._store, self.cursor_key, str(seq))
