@@ -2,6 +2,8 @@
 
     python bench/bot_rcon.py [--commands 2000] [--command "time query gametime"]
 
+    python bench/bot_rcon.py --echo    # client + protocol cost only
+
 Prints commands per second and p50/p99 round-trip times for each client, sequential (one caller)
 and, for ours, with 8 concurrent callers sharing the one locked connection, plus a reply long
 enough to need the sentinel (bare aiomcrcon cannot read that one whole, so it is not timed).
@@ -24,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiomcrcon
 
@@ -122,16 +125,21 @@ _CHUNK = "x" * 1300
 _PREPARE_LONG = tuple(f'data modify storage bench:rcon l append value "{_CHUNK}"' for _ in range(8))
 
 
+def _full_server_class() -> Any:
+    try:
+        from mcsim.server import Server
+    except ImportError:  # mcsim without its game loop: fall back to the RCON server alone
+        return None
+    return Server
+
+
 @contextlib.contextmanager
-def serve(password: str) -> Iterator[Target]:
-    """A running mcsim on 127.0.0.1."""
+def serve(password: str, *, echo: bool = False) -> Iterator[Target]:
+    """A running mcsim on 127.0.0.1 (`echo`: RconServer alone, to time the client and protocol)."""
     with tempfile.TemporaryDirectory() as tmp:
-        try:
-            from mcsim.server import Server  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            Server = None
-        if Server is not None:
-            server = Server(Path(tmp) / "world", rcon_port=0, rcon_password=password)
+        server_cls = None if echo else _full_server_class()
+        if server_cls is not None:
+            server = server_cls(Path(tmp) / "world", rcon_port=0, rcon_password=password)
             server.start(realtime=True)
             try:
                 yield Target(
@@ -159,9 +167,9 @@ def serve(password: str) -> Iterator[Target]:
             rcon.stop()
 
 
-async def run(n: int, command: str) -> None:
+async def run(n: int, command: str, *, echo: bool = False) -> None:
     password = secrets.token_hex(8)
-    with serve(password) as target:
+    with serve(password, echo=echo) as target:
         print(f"RCON round trips against {target.what}, command {command!r}")
         bare = await bench_bare(target.port, password, command, n)
         ours = await bench_ours(target, password, command, n)
@@ -173,8 +181,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--commands", type=int, default=2000)
     parser.add_argument("--command", default="time query gametime")
+    parser.add_argument(
+        "--echo", action="store_true", help="mcsim's RCON server with an echo loop, no game"
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.commands, args.command))
+    asyncio.run(run(args.commands, args.command, echo=args.echo))
 
 
 if __name__ == "__main__":
