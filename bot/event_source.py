@@ -1,0 +1,130 @@
+"""Which event source a server gets (`log`, `rcon`, `auto`), and the (server, seq) merge.
+
+`auto` reads the log when the bot can read it (free and immediate) and polls the ring buffer
+over RCON otherwise (a round trip every interval, echoed to operators unless
+broadcast-rcon-to-ops=false). `merge` combines several sources, e.g. every server's, or a log
+and a poller of one server, delivering each (server, seq) once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from pathlib import Path
+from typing import Literal, Protocol
+
+from bot.events import CursorStore, Event, SeqDedup
+from bot.log_tail import LogTailer
+from bot.storage_poll import EventsReader, StoragePoller
+
+__all__ = [
+    "EventSource",
+    "build_event_source",
+    "log_readable",
+    "merge",
+    "read_broadcast_setting",
+]
+
+log = logging.getLogger(__name__)
+
+
+class EventSource(Protocol):
+    def events(self) -> AsyncGenerator[Event, None]: ...
+
+
+class _ServerLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def log_path(self) -> Path | None: ...
+    @property
+    def event_source(self) -> Literal["log", "rcon", "auto"]: ...
+
+
+def log_readable(path: Path | None) -> bool:
+    """The bot can follow this log: the file is readable, or it does not exist yet but its
+    folder is there and readable (a server that has not started)."""
+    if path is None:
+        return False
+    if path.exists():
+        return path.is_file() and os.access(path, os.R_OK)
+    parent = path.parent
+    return parent.is_dir() and os.access(parent, os.R_OK | os.X_OK)
+
+
+def read_broadcast_setting(properties: Path | None) -> bool | None:
+    """`broadcast-rcon-to-ops` from server.properties, None when the file cannot be read."""
+    if properties is None:
+        return None
+    try:
+        text = properties.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    value: bool | None = True  # vanilla's default when the key is absent
+    for line in text.splitlines():
+        key, sep, raw = line.partition("=")
+        if sep and key.strip() == "broadcast-rcon-to-ops":
+            value = raw.strip().lower() == "true"
+    return value
+
+
+def build_event_source(
+    server: _ServerLike,
+    pack: EventsReader,
+    cursor_store: CursorStore | None,
+    *,
+    log_poll_interval: float = 0.5,
+    rcon_poll_interval: float = 2.0,
+    broadcast_rcon_to_ops: bool | None = None,
+) -> LogTailer | StoragePoller:
+    """The source for one server, by its `event_source` setting (`auto`: the log if readable)."""
+    kind = server.event_source
+    if kind == "auto":
+        kind = "log" if log_readable(server.log_path) else "rcon"
+        log.info("events of %s: %s (auto)", server.name, "latest.log" if kind == "log" else "RCON")
+    if kind == "log" and server.log_path is not None:
+        return LogTailer(
+            server.log_path, server.name, cursor_store, poll_interval=log_poll_interval
+        )
+    return StoragePoller(
+        pack,
+        server.name,
+        cursor_store,
+        poll_interval=rcon_poll_interval,
+        broadcast_rcon_to_ops=broadcast_rcon_to_ops,
+    )
+
+
+async def merge(
+    *sources: EventSource, dedup: SeqDedup | None = None
+) -> AsyncGenerator[Event, None]:
+    """Events of every source as they come, each (server, seq) once. A source that fails is
+    logged and dropped; the others go on."""
+    seen = dedup or SeqDedup()
+    queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=256)
+
+    async def pump(source: EventSource) -> None:
+        async with aclosing(source.events()) as stream:
+            async for ev in stream:
+                await queue.put(ev)
+
+    tasks = [asyncio.create_task(pump(s)) for s in sources]
+    for task in tasks:
+        task.add_done_callback(_report)
+    try:
+        while True:
+            ev = await queue.get()
+            if seen.is_new(ev):
+                yield ev
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _report(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("an event source stopped", exc_info=task.exception())
