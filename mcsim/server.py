@@ -248,7 +248,9 @@ class Server:
             sink = FeedbackSink(on_broadcast=self._rcon_broadcast)
             outcome = ex.run_top(text, server_source("Rcon", sink))
             self._after_call(outcome, sink)
-        return "\n".join(sink.lines)
+        # RconCommandOutput appends each message's text with no separator (the notes); the seam
+        # in docs/interfaces.md said "\n" but vanilla wins.
+        return "".join(sink.lines)
 
     def _rcon_broadcast(self, text: str) -> None:
         sim = self.sim

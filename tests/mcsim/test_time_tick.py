@@ -133,7 +133,9 @@ def test_schedule(server: Server, pack: WritePack) -> None:
     assert server.score("#at", "o") == 3
     server.run("schedule function t:later 2t append")
     server.run("schedule function t:later 4t append")
-    assert server.run("schedule clear t:later").feedback == ["Removed 2 schedule(s) with id t:later"]
+    assert server.run("schedule clear t:later").feedback == [
+        "Removed 2 schedule(s) with id t:later"
+    ]
     assert server.run("schedule clear t:later").feedback == ["No schedules with id t:later"]
     assert server.run("schedule function t:m 1t").feedback == ["Can't schedule a macro"]
     assert server.run("schedule function t:later 0t").feedback == [
