@@ -348,7 +348,9 @@ def mcsim_world(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
     world = tmp_path / "world"
     server = Server(world, rcon_port=0, rcon_password="pack-install-pw")
     server.start(realtime=True)
-    server.save()  # a fresh world has no level.dat until its first save, as in vanilla
+    # Vanilla writes level.dat at start-up (server/Main.java: backupLevelDataFile); mcsim only on
+    # save for now, so save once to make the folder a world the installer accepts.
+    server.save()
     try:
         yield server, world
     finally:
