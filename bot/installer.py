@@ -85,15 +85,16 @@ class InstallReport:
 
 
 def bundled_datapack() -> Path:
-    """The pack shipped with the bot: the repository's `datapack/`, or a copy inside the package."""
+    """The pack shipped with the bot: the checkout's `datapack/` (source or editable install), or
+    `bot/_datapack/` inside an installed wheel (pyproject maps the package `bot._datapack` to the
+    `datapack` folder)."""
     here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "datapack", here / "datapack"):
+    candidates = (here.parent / "datapack", here / "_datapack")
+    for candidate in candidates:
         if (candidate / "pack.mcmeta").is_file():
             return candidate
-    raise InstallError(
-        "The doom.schedule data pack files were not found next to the bot "
-        f"(looked in {here.parent / 'datapack'} and {here / 'datapack'})."
-    )
+    looked = " and ".join(str(c) for c in candidates)
+    raise InstallError(f"The doom.schedule data pack files were not found (looked in {looked}).")
 
 
 def pack_version_of(folder: Path) -> str | None:
