@@ -1,0 +1,203 @@
+r"""Checks and builds what the pack client sends, before any round trip.
+
+Everything here is pure: ids, units, time ranges, retry ranges, the command text (one line,
+no control characters) and the SNBT of the storage input, whose size is held to RCON's
+1446-byte request cap. Limits are the pack's own (datapack/README.md, "Limits").
+
+SNBT strings are written in double quotes escaping only `\\` and `"`: the one spelling both the
+1.21.0-1.21.4 reader (which knows no other escape) and the 1.21.5+ reader accept, so any other
+Unicode character goes through as itself.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Final
+
+from bot.errors import CommandTooLong, ValidationError
+from bot.rcon import MAX_COMMAND_BYTES
+
+__all__ = [
+    "MAX_INT",
+    "MAX_PREFIX",
+    "MAX_RUN",
+    "UNITS",
+    "RunTooLong",
+    "check_id",
+    "check_player",
+    "check_prefix",
+    "check_run_text",
+    "check_ticks",
+    "check_unit",
+    "snbt_compound",
+    "snbt_string",
+    "task_input_command",
+]
+
+MAX_INT: Final = 2_147_483_647  # the pack's times are Ints; a due tick may not pass this
+MAX_ID: Final = 64
+MAX_PREFIX: Final = 54  # leaves room for the counter in a 64-character id
+MAX_RUN: Final = 32_000
+TASK_INPUT: Final = "data modify storage doom.schedule:in task set value "
+
+UNITS: Final[Mapping[str, int]] = {
+    **dict.fromkeys(("t", "tick", "ticks"), 1),
+    **dict.fromkeys(("s", "second", "seconds"), 20),
+    **dict.fromkeys(("m", "minute", "minutes"), 1200),
+    **dict.fromkeys(("h", "hour", "hours"), 72_000),
+    **dict.fromkeys(("d", "day", "days"), 1_728_000),
+    **dict.fromkeys(("gd", "game_day", "game_days"), 24_000),
+}
+
+_ID_CHAR = re.compile(r"[A-Za-z0-9_.+\-]")
+_PLAYER = re.compile(r"[A-Za-z0-9_]{1,16}")
+
+
+class RunTooLong(CommandTooLong):
+    """The command to schedule makes the request larger than RCON accepts."""
+
+    def __init__(self, size: int, limit: int, run_bytes: int) -> None:
+        super().__init__(size, limit)
+        over = size - limit
+        self.args = (
+            f"The command to schedule is too long: with it the request to the pack is {size} "
+            f"bytes of UTF-8, over RCON's limit of {limit} bytes per request. Shorten the "
+            f"command by at least {over} bytes (it is {run_bytes} bytes now), or put it in a "
+            "function and schedule `function <name>`.",
+        )
+
+
+def check_id(value: object, what: str = "task id", limit: int = MAX_ID) -> str:
+    """An id as the pack accepts it: 1-`limit` characters of `[A-Za-z0-9_.+-]`."""
+    if not isinstance(value, str):
+        raise ValidationError(f"The {what} must be text, not {type(value).__name__}.")
+    if not value:
+        raise ValidationError(f"The {what} is empty; give 1 to {limit} characters.")
+    if len(value) > limit:
+        raise ValidationError(
+            f"The {what} is {len(value)} characters long; at most {limit} are allowed."
+        )
+    for i, ch in enumerate(value, 1):
+        if not _ID_CHAR.fullmatch(ch):
+            raise ValidationError(
+                f"The {what} {_show(value)} has {_char_name(ch)} at position {i}; ids use only "
+                "letters A-Z a-z, digits, '_', '.', '+' and '-'."
+            )
+    return value
+
+
+def check_prefix(value: object) -> str:
+    return check_id(value, "id prefix", MAX_PREFIX)
+
+
+def check_player(value: object) -> str:
+    """A player name as vanilla allows it (1-16 of letters, digits, '_'): never a selector."""
+    if not isinstance(value, str) or not _PLAYER.fullmatch(value):
+        shown = _show(value) if isinstance(value, str) else type(value).__name__
+        raise ValidationError(
+            f"{shown} is not a player name: names are 1 to 16 letters, digits or '_' "
+            "(selectors such as @a are not accepted here)."
+        )
+    return value
+
+
+def check_unit(value: object) -> int:
+    """The number of ticks in one `value`."""
+    if isinstance(value, str) and value in UNITS:
+        return UNITS[value]
+    shown = _show(value) if isinstance(value, str) else type(value).__name__
+    raise ValidationError(
+        f"{shown} is not a time unit; use one of t/tick/ticks, s/second/seconds, "
+        "m/minute/minutes, h/hour/hours, d/day/days (real days) or gd/game_day/game_days."
+    )
+
+
+def check_ticks(
+    value: object, what: str, *, minimum: int = 0, unit_ticks: int = 1, unit: str = "t"
+) -> int:
+    """A whole number >= minimum whose value in ticks fits the pack's Int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{what} must be a whole number, not {_show(str(value))}.")
+    if value < minimum:
+        lowest = "negative" if minimum == 0 else f"less than {minimum}"
+        raise ValidationError(f"{what} cannot be {lowest} (got {value}).")
+    largest = MAX_INT // unit_ticks
+    if value > largest:
+        raise ValidationError(
+            f"{what} {value} {unit} is too large: the pack counts ticks in an Int, so at most "
+            f"{largest} {unit} ({MAX_INT} ticks) can be given."
+        )
+    return value
+
+
+def check_run_text(run: object) -> str:
+    """The command as the pack will run it: one line, no control characters, no leading `/`."""
+    if not isinstance(run, str):
+        raise ValidationError(f"The command must be text, not {type(run).__name__}.")
+    text = run[1:] if run.startswith("/") else run
+    if not text.strip():
+        raise ValidationError("The command is empty.")
+    for i, ch in enumerate(text, 1):
+        if ch in "\n\r\x0b\x0c\x85\u2028\u2029":
+            raise ValidationError(
+                f"The command has a line break at position {i}; a Minecraft command is one "
+                "line. Schedule each line as its own task, or put them in a function."
+            )
+        category = unicodedata.category(ch)
+        if category == "Cc":
+            raise ValidationError(
+                f"The command has the control character U+{ord(ch):04X} at position {i}; "
+                "commands cannot carry control characters."
+            )
+        if category == "Cs":
+            raise ValidationError(
+                f"The command has a lone surrogate (U+{ord(ch):04X}) at position {i}; it is "
+                "not valid Unicode text."
+            )
+    if text != text.strip():
+        raise ValidationError("The command starts or ends with spaces; remove them.")
+    if len(text) > MAX_RUN:
+        raise ValidationError(
+            f"The command is {len(text)} characters; the pack accepts at most {MAX_RUN}."
+        )
+    return text
+
+
+def snbt_string(text: str) -> str:
+    """`text` as a double-quoted SNBT string (only `\\` and `"` escaped)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def snbt_compound(fields: Mapping[str, str | int]) -> str:
+    """`{k:v,...}` with str values as SNBT strings and ints as Ints (keys are plain names)."""
+    parts = []
+    for key, value in fields.items():
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise TypeError(f"unsupported SNBT value for {key}: {value!r}")
+        parts.append(f"{key}:{snbt_string(value) if isinstance(value, str) else value}")
+    return "{" + ",".join(parts) + "}"
+
+
+def task_input_command(fields: Mapping[str, str | int]) -> str:
+    """The `data modify storage doom.schedule:in task set value {...}` command, size-checked."""
+    command = TASK_INPUT + snbt_compound(fields)
+    size = len(command.encode("utf-8"))
+    if size > MAX_COMMAND_BYTES:
+        run = fields.get("run", "")
+        raise RunTooLong(size, MAX_COMMAND_BYTES, len(str(run).encode("utf-8")))
+    return command
+
+
+def _char_name(ch: str) -> str:
+    if ch == " ":
+        return "a space"
+    if ch.isprintable():
+        return f"{ch!r}"
+    return f"U+{ord(ch):04X}"
+
+
+def _show(text: str, limit: int = 40) -> str:
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(shown)

@@ -1,0 +1,71 @@
+"""The Task value the pack client hands out: one element of a doom.schedule list, typed.
+
+Built from the task compound the pack keeps in `doom.schedule:data <list>` (datapack/README.md,
+"A task"), after the storage SNBT was parsed to Python values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Literal
+
+__all__ = ["TASK_LISTS", "Task", "TaskList", "task_from_storage"]
+
+TaskList = Literal["queue", "offline", "paused"]
+TASK_LISTS: Final[tuple[TaskList, ...]] = ("queue", "offline", "paused")
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One scheduled task as the pack stores it."""
+
+    id: str
+    run: str
+    due: int
+    list: TaskList
+    executor: str | None  # hyphenated UUID of the entity that scheduled it; None for the console
+    player: bool
+    dimension: str
+    retry_left: int
+    retry_delay: int
+    interval: int | None  # ticks between runs; None when it runs once
+    remaining: int | None  # paused tasks keep their remaining delay
+    # additive fields (after the interface's): serial, configured retries, last lateness
+    n: int = 0
+    retry: int = 0
+    late: int = 0
+
+
+def _int(value: object, default: int = 0) -> int:
+    # Storage numbers come back as int (Byte/Short/Int/Long) or float; bools never appear.
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return default
+
+
+def task_from_storage(value: Mapping[str, object], which: TaskList) -> Task:
+    """A Task from one parsed task compound of list `which`."""
+    interval = _int(value.get("interval"))
+    executor = value.get("executor")
+    remaining = value.get("remaining")
+    return Task(
+        id=str(value.get("id", "")),
+        run=str(value.get("run", "")),
+        due=_int(value.get("due")),
+        list=which,
+        executor=executor if isinstance(executor, str) and executor else None,
+        player=_int(value.get("player")) != 0,
+        dimension=str(value.get("dimension", "minecraft:overworld")),
+        retry_left=_int(value.get("retry_left")),
+        retry_delay=max(1, _int(value.get("retry_delay"), 1)),
+        interval=interval if interval > 0 else None,
+        remaining=_int(remaining) if remaining is not None else None,
+        n=_int(value.get("n")),
+        retry=_int(value.get("retry")),
+        late=_int(value.get("late")),
+    )

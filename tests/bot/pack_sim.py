@@ -1,0 +1,118 @@
+"""An mcsim world with the real doom.schedule pack, and pack clients talking to it over TCP RCON.
+
+Shared by the pack-client tests. The server runs without its own game loop (ticks only when a
+test steps it), so every test decides exactly when due tasks run.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbtlib.tag import Byte, Compound, Double, Float, Int, String
+
+from bot.command_check import CommandChecker
+from bot.config import DEFAULT_DENY, ServerConfig
+from bot.pack_client import PackClient
+from bot.rcon import RconClient
+from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
+from mcsim.server import Server
+
+REPO = Path(__file__).resolve().parents[2]
+PASSWORD = "pack-client-Pa55"
+STORAGE_FILE = "data/command_storage_doom.schedule.dat"
+
+
+def make_world(world: Path) -> Path:
+    """A world folder holding the repository's pack (the server creates the rest)."""
+    (world / "datapacks").mkdir(parents=True, exist_ok=True)
+    shutil.copytree(REPO / "datapack", world / "datapacks" / "doom.schedule", dirs_exist_ok=True)
+    return world
+
+
+@dataclass
+class PackSim:
+    world: Path
+    server: Server
+
+    @property
+    def config(self) -> ServerConfig:
+        return ServerConfig(
+            name="sim",
+            rcon_port=self.server.rcon_port or 1,
+            rcon_password=PASSWORD,  # type: ignore[arg-type]
+            world_dir=self.world,
+            log_path=self.server.log_path,
+        )
+
+    def client(self, *, timeout: float = 10.0) -> PackClient:
+        rcon = RconClient("127.0.0.1", self.server.rcon_port or 0, PASSWORD, timeout=timeout)
+        return PackClient(rcon, self.config, CommandChecker(deny=DEFAULT_DENY))
+
+    def data(self) -> dict[str, object]:
+        return self.server.storage("doom.schedule:data")
+
+    def lists(self) -> tuple[object, object, object]:
+        d = self.data()
+        return d.get("queue"), d.get("offline"), d.get("paused")
+
+    def ids(self, which: str = "queue") -> list[str]:
+        tasks = self.data().get(which)
+        assert isinstance(tasks, list)
+        return [str(t["id"]) for t in tasks]
+
+    def reset(self) -> None:
+        self.server.run("function doom.schedule:clear")
+        self.server.run("data remove storage doom.schedule:in task")
+        self.server.run("data remove storage doom.test:rt v")
+
+
+def start_sim(world: Path, *, realtime: bool = False) -> PackSim:
+    make_world(world)
+    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
+    server.start(realtime=realtime)
+    return PackSim(world, server)
+
+
+def running_sim(world: Path, *, realtime: bool = False) -> Iterator[PackSim]:
+    sim = start_sim(world, realtime=realtime)
+    try:
+        yield sim
+    finally:
+        sim.server.stop()
+
+
+def bulk_queue(world: Path, count: int, *, due_from: int = 1_000_000) -> None:
+    """Put `count` tasks straight into the pack's saved storage (the server must be stopped):
+    what a long-running server's world holds, without 10,000 RCON calls."""
+    path = world / STORAGE_FILE
+    root = read_nbt_file(path)
+    data = root["data"]["contents"]["data"]
+    queue = NbtList()
+    for i in range(count):
+        queue.append(
+            Compound(
+                {
+                    "id": String(f"bulk-{i:05d}"),
+                    "run": String(f'say "task" {i} \\ é'),
+                    "n": Int(i + 1),
+                    "due": Int(due_from + i),
+                    "anchor": Int(due_from + i),
+                    "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
+                    "dimension": String("minecraft:overworld"),
+                    "pos": NbtList([Double(0), Double(0), Double(0)]),
+                    "rot": NbtList([Float(0), Float(0)]),
+                    "retry": Int(i % 3),
+                    "retry_left": Int(i % 3),
+                    "retry_delay": Int(1 + i % 5),
+                    "interval": Int(0),
+                    "late": Int(0),
+                    "player": Byte(0),
+                }
+            )
+        )
+    data["queue"] = queue
+    data["serial"] = Int(count)
+    write_nbt_file(path, root)
