@@ -41,6 +41,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+_CACHE_LIMIT = 100_000
+
 # Deep function recursion is legal in vanilla (only the budget bounds it).
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
 
@@ -227,6 +229,9 @@ class Executor:
                 found = self._compile_text(text)
             except CommandSyntaxError as e:
                 found = e
+            if len(self._cache) >= _CACHE_LIMIT:
+                # Macro expansions can make unbounded distinct lines; start afresh.
+                self._cache.clear()
             self._cache[text] = found
         if isinstance(found, CommandSyntaxError):
             raise found

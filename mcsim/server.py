@@ -96,6 +96,7 @@ class Server:
         self._noop = frozenset(noop_commands)
         self._log_timestamp = cast(Literal["time", "datetime"], log_timestamp)
         self._lock = threading.RLock()
+        self._stop_lock = threading.Lock()
         self._jobs: queue.Queue[tuple[str, concurrent.futures.Future[str]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._running = False
@@ -173,6 +174,11 @@ class Server:
                 threading.stack_size(old)
 
     def stop(self) -> None:
+        # Serialised: a second caller (Ctrl-C while `stop` runs) waits for the first to finish.
+        with self._stop_lock:
+            self._stop_locked()
+
+    def _stop_locked(self) -> None:
         with self._lock:
             if not self._running or self._stopping:
                 return
@@ -317,8 +323,13 @@ class Server:
     def _maybe_stop(self) -> None:
         if self._stop_requested.is_set() and self._running and not self._stopping:
             if threading.current_thread() is self._thread:
-                # The server thread cannot join itself: hand the shutdown to a helper.
-                threading.Thread(target=self.stop, name="mcsim stop", daemon=True).start()
+                # The server thread cannot join itself: hand the shutdown to a helper, which
+                # first lets the RCON reply ("Stopping the server") go out.
+                def later() -> None:
+                    time.sleep(0.2)
+                    self.stop()
+
+                threading.Thread(target=later, name="mcsim stop", daemon=True).start()
             else:
                 self.stop()
 

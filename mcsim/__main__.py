@@ -1,0 +1,59 @@
+"""`python -m mcsim --world DIR [--rcon-port N] [--rcon-password PW] [--frozen]`.
+
+Runs the server in real time (20 TPS) until `stop` (over RCON) or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from mcsim.server import Server
+
+__all__ = ["main"]
+
+log = logging.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="mcsim", description="A stand-in Minecraft 1.21 server.")
+    ap.add_argument("--world", type=Path, required=True, help="world folder (created if missing)")
+    ap.add_argument("--rcon-port", type=int, default=None, help="enable RCON on this port")
+    ap.add_argument("--rcon-password", default=None, help="RCON password")
+    ap.add_argument("--frozen", action="store_true", help="start with the game frozen")
+    ap.add_argument(
+        "--noop", action="append", default=[], metavar="ROOT",
+        help="treat this command root as a successful no-op (repeatable; for demos)",
+    )  # fmt: skip
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    server = Server(
+        args.world,
+        rcon_port=args.rcon_port,
+        rcon_password=args.rcon_password,
+        frozen=args.frozen,
+        noop_commands=args.noop,
+    )
+    server.start(realtime=True)
+    print(f"mcsim running on {args.world} (log: {server.log_path})", flush=True)
+    if server.rcon_port is not None:
+        print(f"RCON on 127.0.0.1:{server.rcon_port}", flush=True)
+
+    def interrupt(signum: int, frame: object) -> None:
+        server.request_stop()
+
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        while not server.wait_stopped(0.5):
+            pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
