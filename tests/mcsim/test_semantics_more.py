@@ -1,0 +1,68 @@
+"""Smaller vanilla facts from the notes that the other files do not cover."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcsim.nbt import read_nbt_file
+from mcsim.server import Server
+from tests.mcsim.conftest import WritePack
+
+
+def test_load_runs_on_start(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
+    pack(
+        {"t:load": "scoreboard objectives add o dummy\nscoreboard players add #starts o 1"},
+        tags={"minecraft:load": ["t:load"]},
+    )
+    srv: Server = make_server()
+    assert srv.score("#starts", "o") == 1
+    srv.stop()
+    srv.start()
+    assert srv.score("#starts", "o") == 2
+
+
+def test_if_entity_mid_chain_passes_context_once(server: Server) -> None:
+    server.run("scoreboard objectives add o dummy")
+    server.join("A")
+    server.join("B")
+    server.run("execute if entity @a run scoreboard players add #once o 1")
+    assert server.score("#once", "o") == 1
+
+
+def test_return_run_without_context_fails_the_function(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
+    pack({"t:f": "return run execute as @e[type=minecraft:zombie] run say hi"})
+    srv: Server = make_server()
+    srv.run("scoreboard objectives add o dummy")
+    srv.run("execute store success score #s o store result score #r o run function t:f")
+    assert (srv.score("#s", "o"), srv.score("#r", "o")) == (0, 0)
+
+
+def test_save_all_writes_while_running(server: Server, world: Path) -> None:
+    server.run("data merge storage live:s {v: 3}")
+    server.step(7)
+    out = server.run("save-all")
+    assert out.feedback == ["Saving the game (this may take a moment!)", "Saved the game"]
+    assert int(read_nbt_file(world / "level.dat")["Data"]["Time"]) == 7
+    saved = read_nbt_file(world / "data" / "command_storage_live.dat")
+    assert int(saved["data"]["contents"]["s"]["v"]) == 3
+
+
+def test_called_function_finishes_before_callers_next_line(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
+    pack(
+        {
+            "t:outer": "function t:inner\ndata modify storage t:s order append value outer",
+            "t:inner": "data modify storage t:s order append value inner",
+        }
+    )
+    srv: Server = make_server()
+    srv.run("execute as @s run function t:outer")  # no entity: nothing runs
+    assert srv.storage("t:s") == {}
+    srv.run("function t:outer")
+    assert srv.storage("t:s")["order"] == ["inner", "outer"]
+
+
+def test_function_bodies_are_silent(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
+    pack({"t:f": "scoreboard objectives add o dummy\nscoreboard players set #x o 1\nreturn 1"})
+    srv: Server = make_server()
+    out = srv.run("function t:f")
+    assert out.feedback == ["Running function t:f", "Function t:f returned 1"]
