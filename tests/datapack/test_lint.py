@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from mecha import Mecha
+from mecha import DiagnosticError, Mecha
 
 __all__: list[str] = []
 
@@ -32,6 +32,7 @@ SAMPLES: dict[str, str] = {
     "executor": UUID,
     "at": "in minecraft:overworld positioned 0.5 64.0 -3.25 rotated 90.0 -10.0",
     "i": "3",
+    "c": "1024",
     "n": "7",
     "list": "queue",
     "prev": "4",
@@ -139,8 +140,10 @@ def test_every_tag_names_existing_functions() -> None:
     for tag in tags:
         for value in json.loads(tag.read_text())["values"]:
             namespace, name = value.lstrip("#").split(":")
-            exists = tag_exists(namespace, name) if value.startswith("#") else function_exists(
-                namespace, name
+            exists = (
+                tag_exists(namespace, name)
+                if value.startswith("#")
+                else function_exists(namespace, name)
             )
             assert exists, f"{tag}: {value}"
 
@@ -159,5 +162,5 @@ def test_macro_lines_reject_hostile_ids() -> None:
     for good in ["a", "Job-1.x+y_z", "9" * 64]:
         mecha("1.21").parse(template.replace("$(id)", good), using="command")
     for bad in ['a"b', "a b", "@a", "é", "a\\b", "a'b", "{x:1}", "a]b", ""]:
-        with pytest.raises(Exception):
+        with pytest.raises(DiagnosticError):
             mecha("1.21").parse(template.replace("$(id)", bad), using="command")

@@ -1,10 +1,8 @@
 # Completes task ctx t.new (due #q.d, serial, caller context) and inserts it in the queue.
 # Returns 1. Changes: serial, queue, out.
 execute store result storage doom.schedule:ctx t.new.due int 1 run scoreboard players get #q.d doom.schedule
-execute store result storage doom.schedule:ctx t.new.anchor int 1 run scoreboard players get #q.d doom.schedule
-execute store result score #n doom.schedule run data get storage doom.schedule:data serial
-execute store result storage doom.schedule:data serial int 1 run scoreboard players add #n doom.schedule 1
-execute store result storage doom.schedule:ctx t.new.n int 1 run scoreboard players get #n doom.schedule
+execute unless data storage doom.schedule:ctx t.new{interval:0} store result storage doom.schedule:ctx t.new.anchor int 1 run scoreboard players get #q.d doom.schedule
+execute store result storage doom.schedule:ctx t.new.n int 1 run scoreboard players add #serial doom.schedule 1
 function doom.schedule:core/ctx/capture
 function doom.schedule:core/q/insert
 data merge storage doom.schedule:out {ok:1b,code:"ok",message:"scheduled"}

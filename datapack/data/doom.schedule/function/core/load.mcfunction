@@ -16,9 +16,8 @@ execute unless data storage doom.schedule:data uuids run data modify storage doo
 execute unless data storage doom.schedule:data cfg.cap run data modify storage doom.schedule:data cfg.cap set value 100
 execute unless data storage doom.schedule:data cfg.log run data modify storage doom.schedule:data cfg.log set value 1b
 execute unless data storage doom.schedule:data cfg.events_max run data modify storage doom.schedule:data cfg.events_max set value 256
-execute unless data storage doom.schedule:data serial run data modify storage doom.schedule:data serial set value 0
 execute unless data storage doom.schedule:data dyn run data modify storage doom.schedule:data dyn set value 0
-execute unless data storage doom.schedule:data stats run data modify storage doom.schedule:data stats set value {runs:0,deferred:0,max_late:0}
+execute unless data storage doom.schedule:data stats run data modify storage doom.schedule:data stats set value {deferred:0,late:0}
 execute unless data storage doom.schedule:events seq run data modify storage doom.schedule:events seq set value 0
 execute unless data storage doom.schedule:events entries run data modify storage doom.schedule:events entries set value []
 execute store result score #session doom.schedule run data get storage doom.schedule:data session

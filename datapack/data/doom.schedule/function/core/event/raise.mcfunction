@@ -6,7 +6,7 @@ execute store result storage doom.schedule:events seq int 1 run scoreboard playe
 data modify storage doom.schedule:ctx e.seq set from storage doom.schedule:events seq
 execute store result storage doom.schedule:ctx e.t int 1 run time query gametime
 data modify storage doom.schedule:events entries append from storage doom.schedule:ctx e
-execute store result score #e.n doom.schedule run data get storage doom.schedule:events entries
+execute store result score #e.n doom.schedule if data storage doom.schedule:events entries[]
 execute store result score #e.max doom.schedule run data get storage doom.schedule:data cfg.events_max
 execute if score #e.n doom.schedule > #e.max doom.schedule run data remove storage doom.schedule:events entries[0]
 execute if data storage doom.schedule:data cfg{log:1b} run function doom.schedule:core/event/say

@@ -1,8 +1,8 @@
 # Removes every task from every list. Returns the count removed. Changes: lists, #head, out.
-execute store result score #c.sum doom.schedule run data get storage doom.schedule:data queue
-execute store result score #c.k doom.schedule run data get storage doom.schedule:data offline
+execute store result score #c.sum doom.schedule if data storage doom.schedule:data queue[]
+execute store result score #c.k doom.schedule if data storage doom.schedule:data offline[]
 scoreboard players operation #c.sum doom.schedule += #c.k doom.schedule
-execute store result score #c.k doom.schedule run data get storage doom.schedule:data paused
+execute store result score #c.k doom.schedule if data storage doom.schedule:data paused[]
 scoreboard players operation #c.sum doom.schedule += #c.k doom.schedule
 data modify storage doom.schedule:data queue set value []
 data modify storage doom.schedule:data offline set value []

@@ -1,10 +1,10 @@
 # The command failed: retry after retry_delay if attempts are left (event retry), else remove
 # (event retry_exhausted). Changes: queue, events.
 execute if data storage doom.schedule:ctx x.cur{retry_left:0} run return run function doom.schedule:core/run/exhausted
+function doom.schedule:core/run/late
 execute store result score #x.r doom.schedule run data get storage doom.schedule:ctx x.cur.retry_left
 execute store result score #q.d doom.schedule run data get storage doom.schedule:ctx x.cur.retry_delay
 scoreboard players operation #q.d doom.schedule += #now doom.schedule
-scoreboard players add #q.d doom.schedule 1
 data modify storage doom.schedule:ctx t.new set from storage doom.schedule:ctx x.cur
 execute store result storage doom.schedule:ctx t.new.due int 1 run scoreboard players get #q.d doom.schedule
 execute store result storage doom.schedule:ctx t.new.retry_left int 1 run scoreboard players remove #x.r doom.schedule 1

@@ -8,6 +8,6 @@ function doom.schedule:core/uuid/convert
 data modify storage doom.schedule:data uuids append value {}
 data modify storage doom.schedule:data uuids[-1].a set from storage doom.schedule:ctx u.a
 data modify storage doom.schedule:data uuids[-1].s set from storage doom.schedule:ctx u.s
-execute store result score #u.c doom.schedule run data get storage doom.schedule:data uuids
+execute store result score #u.c doom.schedule if data storage doom.schedule:data uuids[]
 execute if score #u.c doom.schedule matches 257.. run data remove storage doom.schedule:data uuids[0]
 return 1
