@@ -15,7 +15,7 @@ from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
 from bot.command_check import CommandChecker
 from bot.config import DEFAULT_DENY, ServerConfig
-from bot.pack_client import PackClient
+from bot.pack_client import CommandCheck, PackClient
 from bot.rcon import RconClient
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
@@ -23,6 +23,13 @@ from mcsim.server import Server
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "pack-client-Pa55"
 STORAGE_FILE = "data/command_storage_doom.schedule.dat"
+
+
+class AcceptAll:
+    """A checker with no policy: isolates the transport (escaping) from the checker's rules."""
+
+    def check(self, command: str) -> None:
+        return None
 
 
 def make_world(world: Path) -> Path:
@@ -47,9 +54,9 @@ class PackSim:
             log_path=self.server.log_path,
         )
 
-    def client(self, *, timeout: float = 10.0) -> PackClient:
+    def client(self, *, timeout: float = 10.0, checker: CommandCheck | None = None) -> PackClient:
         rcon = RconClient("127.0.0.1", self.server.rcon_port or 0, PASSWORD, timeout=timeout)
-        return PackClient(rcon, self.config, CommandChecker(deny=DEFAULT_DENY))
+        return PackClient(rcon, self.config, checker or CommandChecker(deny=DEFAULT_DENY))
 
     def data(self) -> dict[str, object]:
         return self.server.storage("doom.schedule:data")
