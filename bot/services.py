@@ -107,22 +107,20 @@ class Services:
 
 def _event_source(
     server: ServerConfig, settings: Settings, pack: PackClient, store: AuditStore
-) -> tuple[EventSource | None, str]:
-    kind = server.event_source
-    if kind == "auto":
-        # the log is free to read and immediate; polling costs a round trip every interval
-        kind = "log" if server.log_path is not None else "rcon"
-    if kind == "log" and server.log_path is not None:
-        from bot.log_tail import LogTailer
+) -> tuple[EventSource, str]:
+    from bot.event_source import build_event_source, read_broadcast_setting
+    from bot.log_tail import LogTailer
 
-        tailer = LogTailer(
-            server.log_path, server.name, store, poll_interval=settings.log_poll_interval
-        )
-        return tailer, "log"
-    from bot.storage_poll import StoragePoller
-
-    poller: Any = StoragePoller
-    return poller(pack, server, store), "rcon"
+    properties = server.world_dir / "server.properties" if server.world_dir else None
+    source = build_event_source(
+        server,
+        pack,
+        store,
+        log_poll_interval=settings.log_poll_interval,
+        rcon_poll_interval=settings.rcon_poll_interval,
+        broadcast_rcon_to_ops=read_broadcast_setting(properties),
+    )
+    return source, "log" if isinstance(source, LogTailer) else "rcon"
 
 
 def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:

@@ -1,0 +1,124 @@
+"""Every command against the real pack client over RCON to mcsim."""
+
+from __future__ import annotations
+
+import asyncio
+
+from harness import ADMIN, MOD, NOBODY, Harness
+
+from mcsim.server import Server
+
+
+async def test_confirm_cancel_all_only_by_the_invoker(live: Harness, mc: Server) -> None:
+    for _ in range(3):
+        await live.run("schedule", MOD, run="say x", time=1000, id="x")
+    prompt = await live.run("cancel_all", MOD, id="x")
+    assert "Cancel all 3 task(s) `x` on main?" in prompt.text
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    assert [b["label"] for b in live.buttons(message_id)] == ["Confirm", "Cancel"]
+
+    wrong = await live.press(message_id, "Confirm", NOBODY)
+    assert wrong.ephemeral and "Only the person who ran the command" in wrong.text
+    assert await live.services.servers["main"].pack.count("x") == 3
+
+    right = await live.press(message_id, "Confirm", MOD)
+    assert "Cancelled 3 task(s) `x` on main." in right.text
+    assert all(b.get("disabled") for b in live.buttons(message_id))
+    assert await live.services.servers["main"].pack.count("x") == 0
+
+
+async def test_clear_cancel_and_timeout(live: Harness, mc: Server) -> None:
+    await live.run("schedule", MOD, run="say y", time=1000, id="y")
+    prompt = await live.run("clear", MOD)
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    cancelled = await live.press(message_id, "Cancel", MOD)
+    assert "Cancelled; nothing was changed." in cancelled.text
+    assert await live.services.servers["main"].pack.count("y") == 1
+
+    prompt = await live.run("clear", MOD)
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    await live.discord.wait_for(lambda: all(b.get("disabled") for b in live.buttons(message_id)))
+    assert "No answer in time" in live.message(message_id)["content"]
+    assert await live.services.servers["main"].pack.count("y") == 1
+
+    prompt = await live.run("clear", ADMIN)
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    done = await live.press(message_id, "Confirm", ADMIN)
+    assert "Removed 1 task(s) from main." in done.text
+
+
+async def test_autocomplete_offers_live_ids_at_most_25(live: Harness, mc: Server) -> None:
+    for i in range(30):
+        await live.run("schedule", MOD, run="say z", time=1000, id=f"job{i}")
+    choices = await live.autocomplete("cancel", "id", MOD, id="job")
+    assert 1 <= len(choices) <= 25
+    assert all(c["value"].startswith("job") for c in choices)
+    narrow = await live.autocomplete("cancel", "id", MOD, id="job2")
+    assert {c["value"] for c in narrow} == {"job2", *(f"job2{i}" for i in range(10))}
+    servers = await live.autocomplete("cancel", "server", MOD, id="job1", server="")
+    assert [c["value"] for c in servers] == ["main"]
+
+
+async def test_list_pages_and_shows_etas(live: Harness, mc: Server) -> None:
+    for i in range(23):
+        await live.run("schedule", MOD, run=f"say {i}", time=100 + i, id=f"p{i:02d}")
+    reply = await live.run("list", MOD)
+    [embed] = reply.embeds
+    assert embed["title"] == "queue on main: 23 task(s)"
+    assert embed["footer"]["text"] == "page 1 of 3"
+    assert "`p00`" in embed["description"] and "<t:" in embed["description"]
+    message_id = reply.messages[-1].message_id
+    assert message_id is not None
+    turned = await live.press(message_id, "Next", MOD)
+    assert turned.embeds[-1]["footer"]["text"] == "page 2 of 3"
+    assert "`p10`" in turned.embeds[-1]["description"]
+    refused = await live.press(message_id, "Next", NOBODY)
+    assert refused.ephemeral
+
+
+async def test_pause_resume_show_cancel_time(live: Harness, mc: Server) -> None:
+    await live.run("schedule", MOD, run="say later", time=200, id="later")
+    assert "Paused `later`." in (await live.run("pause", MOD, id="later")).text
+    shown = await live.run("show", MOD, id="later")
+    assert shown.embeds and shown.embeds[0]["title"] == "Task `later`"
+    assert "paused" in str(shown.embeds[0]["fields"])
+    await asyncio.to_thread(mc.step, 300)
+    assert "Resumed `later`." in (await live.run("resume", MOD, id="later")).text
+    assert "No paused task `later`" in (await live.run("resume", MOD, id="later")).text
+    assert "Cancelled `later`." in (await live.run("cancel", MOD, id="later")).text
+    assert "No task `later`" in (await live.run("cancel", MOD, id="later")).text
+    assert "No task `later`" in (await live.run("show", MOD, id="later")).text
+    timed = await live.run("time", MOD)
+    fields = {f["name"]: f["value"] for f in timed.embeds[0]["fields"]}
+    assert fields["game time"] == f"{mc.game_time} ticks"
+
+
+async def test_schedule_dynamic_and_at(live: Harness, mc: Server) -> None:
+    reply = await live.run("schedule_dynamic", MOD, run="say dyn", time=5, unit="second")
+    assert "Scheduled `discord-" in reply.text
+    at = mc.game_time + 50
+    reply = await live.run("schedule", MOD, run="say at", at=at, id="abs")
+    assert "Scheduled `abs`" in reply.text
+    both = await live.run("schedule", MOD, run="say x", at=at, time=5)
+    assert both.ephemeral and "Give either `time`" in both.text
+
+
+async def test_refused_and_unparsable_commands_are_explained(live: Harness, mc: Server) -> None:
+    refused = await live.run("schedule", MOD, run="op Steve", time=5, id="bad")
+    assert refused.ephemeral and refused.text.startswith("Refused: ")
+    broken = await live.run("schedule", MOD, run="tp @a ~ ~", time=5, id="bad")
+    assert "That command does not parse" in broken.text and "^" in broken.text
+    assert await live.services.servers["main"].pack.count("bad") == 0
+
+
+async def test_status_and_setup(live: Harness, mc: Server) -> None:
+    status = await live.run("status", ADMIN)
+    fields = {f["name"]: f["value"] for f in status.embeds[0]["fields"]}
+    assert fields["RCON"].startswith("ok") and fields["event source"] == "log"
+    assert fields["pack version"] == "2.0.0" and fields["queue"] == "0"
+    setup = await live.run("setup", ADMIN)
+    assert "doom.schedule" in setup.text and "Not verified" not in setup.text

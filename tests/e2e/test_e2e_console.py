@@ -1,0 +1,33 @@
+"""The console front end as the README runs it: no server configured, so an embedded mcsim."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from harness import make_settings
+
+from bot.console import main
+
+
+def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:
+    settings = make_settings(
+        tmp_path, admin_role_ids=[], moderator_role_ids=[], admin_user_ids=[], audit_channel_id=None
+    )
+    stdin = io.StringIO(
+        "/schedule run:say hello there time:1 unit:hour id:greet\n"
+        "/list\n"
+        "/clear\n"
+        "yes\n"
+        "/status\n"
+        "quit\n"
+    )
+    out = io.StringIO()
+    assert main(settings, stdin=stdin, stdout=out) == 0
+    text = out.getvalue()
+    assert "Scheduled `greet` on embedded." in text
+    assert "== queue on embedded: 1 task(s) ==" in text
+    assert "Remove every scheduled task on embedded?" in text
+    assert "Removed 1 task(s) from embedded." in text
+    assert "== Status of embedded ==" in text and "pack version: 2.0.0" in text
+    assert (tmp_path / "data" / "embedded-world" / "datapacks" / "doom.schedule").is_dir()
