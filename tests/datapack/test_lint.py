@@ -33,6 +33,7 @@ SAMPLES: dict[str, str] = {
     "at": "in minecraft:overworld positioned 0.5 64.0 -3.25 rotated 90.0 -10.0",
     "i": "3",
     "c": "1024",
+    "k": "10",
     "n": "7",
     "list": "queue",
     "prev": "4",
