@@ -77,7 +77,7 @@ def test_refusals_fail_queue_nothing_and_say_why(
 
 
 def test_storage_input_refusals_echo_the_request_id(pack: Pack) -> None:
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"run": "say x", "time": "5", "id": "a"}, "bad_time"),
         ({"run": "say x", "time": 5, "unit": 20, "id": "a"}, "bad_unit"),
         ({"run": "say x", "time": 5, "unit": 't"]', "id": "a"}, "bad_unit"),
