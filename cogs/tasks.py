@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = ["PageView", "TasksCog", "setup"]
 
+import io
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
 PAGE_SIZE = 10
+MAX_INLINE_RUN = 1000  # longer commands are attached to /show's reply
 LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "paused")]
 PageFetcher = Callable[[int], Awaitable[discord.Embed]]
 
@@ -181,9 +183,13 @@ class TasksCog(commands.Cog, name="Tasks"):
         if task is None:
             await interaction.followup.send(f"No task `{id}` on {target.name}.", ephemeral=True)
             return
-        lines = [f"{k}: {v}" for k, v in (("run", task.run), ("due", task.due))]
+        files: list[discord.File] = []
+        run = task.run.replace("`", "'")
+        if len(run) > MAX_INLINE_RUN:  # a long command goes along whole, as a file
+            files.append(discord.File(io.BytesIO(task.run.encode()), filename=f"{task.id}.txt"))
+            run = run[:MAX_INLINE_RUN] + "... (the whole command is attached)"
         embed = discord.Embed(title=f"Task `{task.id}`", colour=0x3498DB)
-        embed.description = "\n".join(lines)[:4096]
+        embed.description = f"```\n{run}\n```\ndue at tick {task.due}"
         embed.add_field(name="list", value=task.list)
         embed.add_field(name="executor", value=task.executor or "the server")
         embed.add_field(name="dimension", value=task.dimension)
@@ -195,7 +201,7 @@ class TasksCog(commands.Cog, name="Tasks"):
         else:
             eta = discord.utils.format_dt(target.pack.eta(task.due), "R")
             embed.add_field(name="ETA", value=eta)
-        await interaction.followup.send(embed=embed, ephemeral=True)
+        await interaction.followup.send(embed=embed, files=files, ephemeral=True)
 
     @app_commands.command(description="What each command does.")
     async def help(self, interaction: Interaction) -> None:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import ALERT_CHANNEL, MENTION_ROLE, Harness, make_settings
+from harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 
 from bot.audit import AuditStore
 from bot.config import ServerConfig
@@ -106,3 +106,15 @@ async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path
     assert summary["description"] == "20 dropped, 20 invalid"
     body = summary["fields"][0]["value"]
     assert body.startswith("`t1` dropped on alpha at 1") and body.endswith("... and 10 more")
+
+
+async def test_several_servers_need_the_server_option(tailed: Harness) -> None:
+    reply = await tailed.run("time", MOD)
+    assert reply.ephemeral and "Several servers are configured" in reply.text
+    unknown = await tailed.run("time", MOD, server="gamma")
+    assert "There is no server called 'gamma' (configured: alpha, beta)." in unknown.text
+    everything = await tailed.autocomplete("time", "server", MOD, server="")
+    assert [c["value"] for c in everything] == ["alpha", "beta"]
+    assert [c["value"] for c in await tailed.autocomplete("time", "server", MOD, server="B")] == [
+        "beta"
+    ]

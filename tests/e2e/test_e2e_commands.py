@@ -122,3 +122,15 @@ async def test_status_and_setup(live: Harness, mc: Server) -> None:
     assert fields["pack version"] == "2.0.0" and fields["queue"] == "0"
     setup = await live.run("setup", ADMIN)
     assert "doom.schedule" in setup.text and "Not verified" not in setup.text
+
+
+async def test_show_attaches_a_long_command(live: Harness, mc: Server) -> None:
+    run = "say " + "a" * 1196
+    assert "Scheduled `long`" in (await live.run("schedule", MOD, run=run, time=99, id="long")).text
+    shown = await live.run("show", MOD, id="long")
+    [embed] = shown.embeds
+    assert (
+        len(embed["description"]) < 1100 and "the whole command is attached" in embed["description"]
+    )
+    [(name, content)] = [f for s in shown.sent for f in s.files]
+    assert name == "long.txt" and content == run.encode()
