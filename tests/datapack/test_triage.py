@@ -3,7 +3,7 @@ context (player, nether, console), isolation, the per-tick cap and the events ri
 
 from __future__ import annotations
 
-from dpharness import Pack, mark
+from dpharness import Pack, mark, snbt
 
 
 def kinds(pack: Pack) -> list[tuple[str, str]]:
@@ -106,8 +106,7 @@ def test_an_entity_task_runs_as_the_entity_where_it_is_now(pack: Pack) -> None:
 
 def test_offline_player_tasks_park_and_come_back_when_they_join(pack: Pack) -> None:
     pack.run("player Bot spawn")
-    uuid = pack.queue and pack.run("execute as Bot run function doom.schedule:get_time")
-    assert uuid
+    assert pack.run("execute as Bot run function doom.schedule:get_time").success
     pack.submit(run='function dstest:where {id:"bot"}', time=5, id="botjob", as_="Bot")
     executor = pack.queue()[0]["executor"]
     assert pack.queue()[0]["player"] == 1
@@ -170,9 +169,8 @@ def test_a_console_task_runs_as_the_server_at_the_saved_place(pack: Pack) -> Non
     assert "executor" not in task and task["player"] == 0
     assert task["dimension"] == "minecraft:overworld"
     pack.run("execute in minecraft:the_nether run function doom.schedule:submit")  # nothing queued
-    pack.run(
-        'data modify storage doom.schedule:in task set value {run:"function dstest:where {id:\\"cn\\"}",time:2,id:"cn"}'
-    )
+    task_snbt = snbt({"run": 'function dstest:where {id:"cn"}', "time": 2, "id": "cn"})
+    pack.run(f"data modify storage doom.schedule:in task set value {task_snbt}")
     pack.run(
         "execute in minecraft:the_nether positioned 5.0 6.0 7.0 run function doom.schedule:submit"
     )
@@ -197,7 +195,7 @@ def test_the_cap_defers_due_tasks_to_the_next_ticks_in_order(pack: Pack) -> None
     assert [r.id for r in runs] == [f"c{i}" for i in range(10)]
     assert [r.tick for r in runs] == [1] * 4 + [2] * 4 + [3] * 2
     stats = pack.data()["stats"]
-    assert stats["deferred"] == 2 and stats["late"] == 1  # type: ignore[index]
+    assert stats["deferred"] == 2 and stats["late"] == 1
 
 
 def test_the_event_ring_keeps_the_newest_entries_with_monotonic_seq(pack: Pack) -> None:
