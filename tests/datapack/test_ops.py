@@ -13,7 +13,7 @@ def ids(tasks: list[dict[str, object]]) -> list[object]:
 def test_cancel_one_takes_the_first_match_and_keeps_the_order(pack: Pack) -> None:
     for i, (tid, delay) in enumerate([("a", 5), ("b", 5), ("a", 3), ("a", 9), ("c", 5)]):
         pack.submit(run=mark(f"{tid}{i}"), time=delay, id=tid)
-    assert [t["run"] for t in pack.queue()][0] == mark("a2")
+    assert pack.queue()[0]["run"] == mark("a2")
     result = pack.call("cancel_one", {"id": "a"})
     assert (result.success, result.result) == (True, 1)
     assert (pack.out()["count"], pack.out()["id"]) == (1, "a")
