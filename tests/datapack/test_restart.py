@@ -14,7 +14,8 @@ from mcsim.server import Server
 BULK = """\
 scoreboard players operation #d dstest = #i dstest
 scoreboard players operation #d dstest /= #100 dstest
-execute store result storage doom.schedule:in task.time int 1 run scoreboard players add #d dstest 10
+scoreboard players add #d dstest 10
+execute store result storage doom.schedule:in task.time int 1 run scoreboard players get #d dstest
 data modify storage doom.schedule:in task.run set value "scoreboard players add #ran dstest 1"
 data modify storage doom.schedule:in task.id set value "bulk"
 function doom.schedule:submit
@@ -25,9 +26,9 @@ execute if score #left dstest matches 1.. run function dstest:bulk
 
 
 def test_ten_thousand_tasks_survive_a_restart_and_run_at_their_ticks(world: Path) -> None:
-    (world / "datapacks" / "dstest" / "data" / "dstest" / "function" / "bulk.mcfunction").write_text(
-        BULK
-    )
+    (
+        world / "datapacks" / "dstest" / "data" / "dstest" / "function" / "bulk.mcfunction"
+    ).write_text(BULK)
     server = Server(world, frozen=True)
     server.start()
     pack = Pack(server)
