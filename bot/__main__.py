@@ -1,0 +1,218 @@
+"""`python -m bot [run|console|install-datapack|check|events]`: the bot's launcher.
+
+With no command: `run` when a Discord token is set, else `console`. With no Minecraft server
+configured, every command uses an embedded mcsim world in `<data_dir>/world` (bot.embedded),
+started before the command and stopped after it.
+
+Exit codes: 0 done, 1 a check or an install failed (or a bot error), 2 bad settings or usage,
+130 interrupted while starting. Ctrl-C ends `run`, `console` and `events` cleanly (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from bot.config import Settings, load_settings
+from bot.errors import BotError, ConfigError
+
+if TYPE_CHECKING:
+    from bot.embedded import EmbeddedServer
+    from bot.events import Event
+    from bot.services import Services
+
+__all__ = ["COMMANDS", "main"]
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("run", "console", "install-datapack", "check", "events")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="doom.schedule bot: drives the doom.schedule data pack over RCON.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=COMMANDS,
+        help="default: run when DOOM_DISCORD_TOKEN is set, else console",
+    )
+    parser.add_argument("--env-file", type=Path, default=Path(".env"), help="default: .env")
+    parser.add_argument("--server", help="only this configured server (install-datapack, events)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
+    args = _parser().parse_args(argv)
+    stdout = out or sys.stdout
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        settings = load_settings(args.env_file)
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
+    command: str = args.command or ("run" if settings.discord_token else "console")
+    if command == "run" and settings.discord_token is None:
+        print("DOOM_DISCORD_TOKEN: is required for `run` (or use `console`).", file=sys.stderr)
+        return 2
+    embedded: EmbeddedServer | None = None
+    try:
+        if not settings.servers:
+            embedded = asyncio.run(_start_embedded(settings))
+            settings = settings.model_copy(update={"servers": list(embedded.servers)})
+            print(
+                f"No Minecraft server configured: using the embedded mcsim world in "
+                f"{embedded.world} (doom.schedule {embedded.install.version}).",
+                file=sys.stderr,
+            )
+        if args.server is not None:
+            try:
+                settings.server(args.server)
+            except KeyError:
+                names = ", ".join(s.name for s in settings.servers)
+                print(f"There is no server {args.server!r} (configured: {names}).", file=sys.stderr)
+                return 2
+        return _dispatch(command, settings, args.server, stdout)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 0 if command in ("run", "console", "events") else 130
+    except BotError as e:
+        print(e, file=sys.stderr)
+        return 1
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+async def _start_embedded(settings: Settings) -> EmbeddedServer:
+    from bot.embedded import start_embedded
+
+    return await start_embedded(settings)
+
+
+def _dispatch(command: str, settings: Settings, only: str | None, out: TextIO) -> int:
+    if command == "console":
+        from bot import console
+
+        return console.main(settings)
+    runners: dict[str, Callable[[], int]] = {
+        "run": lambda: asyncio.run(_run(settings)),
+        "install-datapack": lambda: asyncio.run(_install(settings, only, out)),
+        "check": lambda: asyncio.run(_check(settings, out)),
+        "events": lambda: asyncio.run(_events(settings, only, out)),
+    }
+    return runners[command]()
+
+
+@contextlib.asynccontextmanager
+async def _services(settings: Settings) -> AsyncIterator[Services]:
+    from bot.services import build_services
+
+    services = await build_services(settings)
+    try:
+        yield services
+    finally:
+        await services.close()
+
+
+async def _run(settings: Settings) -> int:
+    from bot.app import DoomBot
+    from bot.services import build_services
+
+    assert settings.discord_token is not None
+    services = await build_services(settings)
+    bot = DoomBot(settings, services, sync_commands=True)
+    async with bot:  # closing the bot closes the services
+        await bot.start(settings.discord_token.get_secret_value())
+    return 0
+
+
+async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
+    from bot.installer import PackInstaller
+    from bot.rcon import RconClient
+
+    failed = 0
+    for server in settings.servers:
+        if only is not None and server.name != only:
+            continue
+        rcon = RconClient(
+            server.rcon_host,
+            server.rcon_port,
+            server.rcon_password.get_secret_value(),
+            timeout=settings.rcon_timeout,
+            name=server.name,
+        )
+        try:
+            report = await PackInstaller(rcon, server).install()
+            print(f"{server.name}: {report.summary()}", file=out)
+            failed += not report.ok
+        except BotError as e:
+            print(f"{server.name}: not installed: {e}", file=out)
+            failed += 1
+        finally:
+            await rcon.close()
+    return 1 if failed else 0
+
+
+async def _check(settings: Settings, out: TextIO) -> int:
+    from bot.cli_check import check_all
+
+    return await check_all(settings, out)
+
+
+def _format_event(ev: Event) -> str:
+    extra = "".join(f" {k}={v}" for k, v in sorted(ev.details.items()))
+    return f"[{ev.server}] seq={ev.seq} {ev.type} id={ev.task_id} t={ev.game_time}{extra}"
+
+
+async def _events(settings: Settings, only: str | None, out: TextIO) -> int:
+    """Print every server's events as they come, until interrupted."""
+    async with _services(settings) as services:
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+
+        async def pump(name: str) -> None:
+            source = services.servers[name].events
+            if source is None:
+                return
+            async for ev in source.events():
+                await queue.put(ev)
+
+        names = [n for n in services.servers if only is None or n == only]
+        for name in names:
+            kind = services.servers[name].event_kind
+            print(f"[{name}] following events ({kind}); Ctrl-C to stop", file=out, flush=True)
+        pumps = [asyncio.create_task(pump(n), name=f"events {n}") for n in names]
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait([getter, *pumps], return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    for task in done:
+                        task.result()  # a source that failed: raise its error
+                    pumps = [p for p in pumps if not p.done()]
+                    if not pumps:
+                        return 0
+                    continue
+                print(_format_event(getter.result()), file=out, flush=True)
+        finally:
+            for task in pumps:
+                task.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
