@@ -1,0 +1,160 @@
+"""`python -m bot`: each command run as a real process against mcsim servers over TCP RCON."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pack_sim import PASSWORD, REPO, PackSim, running_sim
+
+from bot.installer import pack_version_of
+from mcsim.server import Server
+
+VERSION = pack_version_of(REPO / "datapack")
+
+
+def env_for(tmp_path: Path, servers: list[dict[str, object]] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOOM_")}
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["DOOM_DATA_DIR"] = str(tmp_path / "botdata")
+    if servers is not None:
+        env["DOOM_SERVERS"] = json.dumps(servers)
+    return env
+
+
+def bot(
+    tmp_path: Path, *args: str, env: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=tmp_path,  # no .env of the repository is read
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def server_entry(sim: PackSim, **extra: object) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "name": "sim",
+        "rcon_port": sim.server.rcon_port,
+        "rcon_password": PASSWORD,
+        "world_dir": str(sim.world),
+        "log_path": str(sim.server.log_path),
+    }
+    entry.update(extra)
+    return entry
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[PackSim]:
+    yield from running_sim(tmp_path / "world", realtime=True)
+
+
+def test_check_reports_each_part(tmp_path: Path, live: PackSim) -> None:
+    proc = bot(tmp_path, "check", env=env_for(tmp_path, [server_entry(live)]))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "server 'sim'" in out and "RCON: reachable (The time is" in out
+    assert f"pack: doom.schedule {VERSION}" in out
+    assert f"log: {live.server.log_path} readable" in out
+    assert "broadcast-rcon-to-ops: true" in out  # mcsim's default file, as vanilla's
+    assert "check: all good" in out
+    assert PASSWORD not in out + proc.stderr
+
+
+def test_check_fails_when_rcon_is_unreachable(tmp_path: Path, live: PackSim) -> None:
+    entry = server_entry(live, rcon_password="wrong-password", log_path=str(tmp_path / "nope.log"))
+    proc = bot(tmp_path, "check", env=env_for(tmp_path, [entry]))
+    assert proc.returncode == 1
+    assert "RCON: NOT reachable" in proc.stdout and "refused the RCON password" in proc.stdout
+    assert "NOT readable" in proc.stdout and "problems found" in proc.stdout
+    assert "wrong-password" not in proc.stdout + proc.stderr
+
+
+def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
+    world = tmp_path / "bare"
+    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
+    server.start(realtime=True)
+    server.save()  # level.dat
+    try:
+        entry = {"name": "bare", "rcon_port": server.rcon_port, "rcon_password": PASSWORD,
+                 "world_dir": str(world)}  # fmt: skip
+        proc = bot(tmp_path, "install-datapack", env=env_for(tmp_path, [entry]))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"doom.schedule {VERSION} installed on server 'bare'" in proc.stdout
+        assert server.storage("doom.schedule:const")["version"] == VERSION
+        again = bot(
+            tmp_path, "install-datapack", "--server", "bare", env=env_for(tmp_path, [entry])
+        )
+        assert again.returncode == 0 and "reinstalled" in again.stdout
+        unknown = bot(tmp_path, "install-datapack", "--server", "x", env=env_for(tmp_path, [entry]))
+        assert unknown.returncode == 2 and "no server 'x'" in unknown.stderr
+    finally:
+        server.stop()
+
+
+def test_bad_settings_name_the_variable(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    env["DOOM_RCON_TIMEOUT"] = "soon"
+    proc = bot(tmp_path, "check", env=env)
+    assert proc.returncode == 2 and "DOOM_RCON_TIMEOUT" in proc.stderr
+
+
+def test_run_needs_a_token(tmp_path: Path) -> None:
+    proc = bot(tmp_path, "run", env=env_for(tmp_path))
+    assert proc.returncode == 2 and "DOOM_DISCORD_TOKEN" in proc.stderr
+
+
+def test_no_server_and_no_token_is_the_console_on_an_embedded_world(tmp_path: Path) -> None:
+    proc = bot(tmp_path, env=env_for(tmp_path), stdin="")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "embedded mcsim world" in proc.stderr
+    assert (tmp_path / "botdata" / "world" / "datapacks" / "doom.schedule").is_dir()
+
+
+def test_check_on_the_embedded_world(tmp_path: Path) -> None:
+    proc = bot(tmp_path, "check", env=env_for(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "server 'embedded'" in proc.stdout and f"doom.schedule {VERSION}" in proc.stdout
+    assert "broadcast-rcon-to-ops: false" in proc.stdout
+
+
+async def test_events_prints_events_as_they_come_and_stops_on_ctrl_c(
+    tmp_path: Path, live: PackSim
+) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "events",
+        cwd=tmp_path, env=env_for(tmp_path, [server_entry(live)]),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    try:
+        first = await asyncio.wait_for(proc.stdout.readline(), 60)
+        assert b"[sim] following events (log)" in first
+        pack = live.client()
+        try:
+            await pack.schedule("function nope:missing", 0, "t", "boom", retry=1)
+        finally:
+            await pack.rcon.close()
+        lines = []
+        for _ in range(2):
+            lines.append((await asyncio.wait_for(proc.stdout.readline(), 30)).decode())
+        assert " retry id=boom " in lines[0] and "retry=0" in lines[0]
+        assert " retry_exhausted id=boom " in lines[1]
+        assert lines[0].startswith("[sim] seq=")
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
