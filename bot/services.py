@@ -5,8 +5,10 @@ checker, event source, installer) and one :class:`~bot.audit.AuditStore` for all
 through ``bot.services`` and never build them themselves, so tests and the console can hand the
 bot services pointed at an mcsim.
 
-With no server configured, :func:`build_services` asks its ``embedded`` hook for one (the launcher
-passes one that starts an mcsim); :func:`start_embedded_mcsim` is the default hook.
+With no server configured, :func:`build_services` asks its ``embedded`` hook for one;
+:func:`start_embedded_mcsim` (mcsim via :mod:`bot.embedded`) is the default. The launcher starts
+the embedded server itself and passes its servers in the settings, so this matters to callers
+such as ``bot.console.main`` used directly.
 """
 
 from __future__ import annotations
@@ -25,12 +27,9 @@ __all__ = [
 import asyncio
 import inspect
 import logging
-import secrets
-import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from bot.audit import AuditStore
@@ -165,37 +164,8 @@ async def build_services(
     return Services(settings, servers, store, started)
 
 
-@dataclass
-class _EmbeddedMcsim:
-    server: Any
-    servers: list[ServerConfig]
-
-    def stop(self) -> None:
-        self.server.stop()
-
-
 async def start_embedded_mcsim(settings: Settings) -> Embedded:
-    """Start an mcsim in ``data_dir/embedded-world`` with RCON on a free local port."""
-    from bot.config import ServerConfig
-    from bot.installer import PACK_DIR_NAME, bundled_datapack
-    from mcsim.server import Server
+    """The default hook: :func:`bot.embedded.start_embedded` (mcsim with the pack verified)."""
+    from bot.embedded import start_embedded
 
-    world = Path(settings.data_dir) / "embedded-world"
-    # the bundled pack goes in before the first start, so #load runs it like any installed pack
-    pack_dir = world / "datapacks" / PACK_DIR_NAME
-    if not pack_dir.exists():
-        await asyncio.to_thread(shutil.copytree, bundled_datapack(), pack_dir)
-    password = secrets.token_hex(16)
-    server = Server(world, rcon_port=0, rcon_password=password)
-    await asyncio.to_thread(server.start, realtime=True)
-    if server.rcon_port is None:
-        raise RuntimeError("the embedded mcsim did not open RCON")
-    config = ServerConfig(
-        name="embedded",
-        rcon_port=server.rcon_port,
-        rcon_password=password,  # type: ignore[arg-type]
-        world_dir=world,
-        log_path=server.log_path,
-    )
-    log.info("started an embedded mcsim in %s (RCON port %s)", world, server.rcon_port)
-    return _EmbeddedMcsim(server, [config])
+    return await start_embedded(settings)

@@ -30,4 +30,4 @@ def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:
     assert "Remove every scheduled task on embedded?" in text
     assert "Removed 1 task(s) from embedded." in text
     assert "== Status of embedded ==" in text and "pack version: 2.0.0" in text
-    assert (tmp_path / "data" / "embedded-world" / "datapacks" / "doom.schedule").is_dir()
+    assert (tmp_path / "data" / "world" / "datapacks" / "doom.schedule").is_dir()
