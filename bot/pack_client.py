@@ -356,19 +356,21 @@ class PackClient:
             n = await self._count(f'{which}[{{id:"{id}"}}]')
             if n == 0:
                 continue
-            path = f'{which}[{{id:"{id}"}}]' if n == 1 else None
-            if path is None:
-                # several tasks share the id: find the first by index
-                total = await self._count(f"{which}[]")
-                for index in range(total):
-                    value = await self._read(f"{which}[{index}].id")
-                    if value == id:
-                        path = f"{which}[{index}]"
-                        break
-            if path is not None:
-                value = await self._read(path)
-                if isinstance(value, dict):
-                    return task_from_storage(value, which)
+            if n == 1:
+                value = await self._read(f'{which}[{{id:"{id}"}}]')
+            else:
+                # several share the id: `append from` copies every match in list order, so the
+                # first one is element 0 of the copy (4 round trips, whatever the list's length)
+                async with self._lock:
+                    await self.rcon.command("data modify storage doom.bot:view t set value []")
+                    await self.rcon.command(
+                        "data modify storage doom.bot:view t append from storage "
+                        f'doom.schedule:data {which}[{{id:"{id}"}}]'
+                    )
+                    value = await self._read("t[0]", "doom.bot:view")
+                    await self.rcon.command("data remove storage doom.bot:view t")
+            if isinstance(value, dict):
+                return task_from_storage(value, which)
         return None
 
     async def task_ids(self, prefix: str = "", limit: int = 25) -> list[str]:
