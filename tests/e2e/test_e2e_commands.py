@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import ADMIN, MOD, NOBODY, Harness
+from harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 
 from mcsim.server import Server
 
@@ -134,3 +134,24 @@ async def test_show_attaches_a_long_command(live: Harness, mc: Server) -> None:
     )
     [(name, content)] = [f for s in shown.sent for f in s.files]
     assert name == "long.txt" and content == run.encode()
+
+
+async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
+    await live.run("schedule", MOD, run="say a", time=500, id="au")
+    await live.run("schedule_dynamic", MOD, run="say b", time=500)
+    await live.run("pause", MOD, id="au")
+    await live.run("resume", MOD, id="au")
+    await live.run("cancel", MOD, id="au")
+    await live.run("schedule", MOD, run="say a", time=500, id="au")
+    prompt = await live.run("cancel_all", MOD, id="au")
+    assert prompt.messages[-1].message_id is not None
+    await live.press(prompt.messages[-1].message_id, "Confirm", MOD)
+    await live.run("time", MOD)  # reads are not mutations
+    await live.run("list", MOD)
+    rows = await live.services.audit.mutations(server="main")
+    actions = [r.action for r in reversed(rows)]
+    assert actions == [
+        "schedule", "schedule_dynamic", "pause", "resume", "cancel", "schedule", "cancel_all",
+    ]  # fmt: skip
+    posted = [p.payload["embeds"][0]["title"] for p in live.posts(AUDIT_CHANNEL)]
+    assert posted == [f"/{a}" for a in actions]
