@@ -13,6 +13,7 @@ from mcsim.commands import (
     player,
     schedule,
     scoreboard,
+    tag,
     tick,
     time,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "player",
     "schedule",
     "scoreboard",
+    "tag",
     "tick",
     "time",
 ]

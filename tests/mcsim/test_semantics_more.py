@@ -66,3 +66,16 @@ def test_function_bodies_are_silent(make_server, pack: WritePack) -> None:  # ty
     srv: Server = make_server()
     out = srv.run("function t:f")
     assert out.feedback == ["Running function t:f", "Function t:f returned 1"]
+
+
+def test_tag_command(server: Server) -> None:
+    server.run('summon minecraft:marker 0 64 0 {Tags: ["a"]}')
+    out = server.run("tag @e[tag=a,limit=1] add b")
+    assert (out.result, out.feedback) == (1, ["Added tag 'b' to Marker"])
+    assert server.run("execute if entity @e[tag=b]").result == 1
+    again = server.run("tag @e[tag=a] add b")
+    assert again.feedback == ["Target either already has the tag or has too many tags"]
+    assert server.run("tag @e[tag=a] list").feedback == ["Marker has 2 tags: a, b"]
+    assert server.run("tag @e[tag=a] remove b").feedback == ["Removed tag 'b' from Marker"]
+    assert server.run("tag @e[tag=a] remove b").feedback == ["Target does not have this tag"]
+    assert server.run("tag @e[tag=zzz] add b").feedback == ["No entity was found"]
