@@ -57,7 +57,18 @@ class Source:
     callbacks: tuple[ResultCallback, ...] = field(default=())
 
     def with_(self, **changes: Any) -> Source:
-        return dataclasses.replace(self, **changes)
+        # dataclasses.replace re-runs __init__ through keyword plumbing; this is a hot path
+        # (every function call and execute stage), so copy the slots directly.
+        new = object.__new__(Source)
+        for name in _FIELDS:
+            object.__setattr__(new, name, changes[name] if name in changes else getattr(self, name))
+        if len(changes) > 0 and not changes.keys() <= _FIELD_SET:
+            raise TypeError(f"unknown Source fields: {sorted(changes.keys() - _FIELD_SET)}")
+        return new
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Source))
+_FIELD_SET = frozenset(_FIELDS)
 
 
 def server_source(name: str = "Server", sink: FeedbackSink | None = None) -> Source:

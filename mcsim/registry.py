@@ -124,18 +124,31 @@ def modifier(*identifiers: str, forking: bool) -> Callable[[Modifier], Modifier]
     def register(fn: Modifier) -> Modifier:
         for ident in identifiers:
             _modifiers[ident] = ModifierSpec(fn, forking)
+        _modifiers_resolved.clear()
         return fn
 
     return register
 
 
+_modifiers_resolved: dict[str, ModifierSpec | None] = {}
+
+
 def find_modifier(identifier: str) -> ModifierSpec:
+    try:
+        found = _modifiers_resolved[identifier]
+    except KeyError:
+        found = _resolve_modifier(identifier)
+        _modifiers_resolved[identifier] = found
+    if found is None:
+        raise UnsupportedCommand(identifier)
+    return found
+
+
+def _resolve_modifier(identifier: str) -> ModifierSpec | None:
     found = _modifiers.get(identifier)
     if found is None:
         best = -1
         for prefix, spec in _modifiers.items():
             if prefix.endswith(":") and identifier.startswith(prefix) and len(prefix) > best:
                 best, found = len(prefix), spec
-    if found is None:
-        raise UnsupportedCommand(identifier)
     return found
