@@ -161,7 +161,12 @@ class Server:
                     self._submit,
                     slog,
                 )
-                self._rcon.start()
+                try:
+                    self._rcon.start()
+                except (ValueError, OSError) as e:
+                    # Vanilla logs and runs on without RCON (e.g. no rcon.password set).
+                    slog.warn(str(e))
+                    self._rcon = None
             # Deep function recursion needs a big stack on the thread that runs RCON commands.
             old = threading.stack_size()
             threading.stack_size(256 * 1024 * 1024)

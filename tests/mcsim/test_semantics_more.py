@@ -79,3 +79,22 @@ def test_tag_command(server: Server) -> None:
     assert server.run("tag @e[tag=a] remove b").feedback == ["Removed tag 'b' from Marker"]
     assert server.run("tag @e[tag=a] remove b").feedback == ["Target does not have this tag"]
     assert server.run("tag @e[tag=zzz] add b").feedback == ["No entity was found"]
+
+
+def test_rcon_without_password_runs_on_without_rcon(world: Path) -> None:
+    with Server(world, rcon_port=0, frozen=True) as srv:
+        assert srv.rcon_port is None
+        assert "No rcon password set" in srv.log_path.read_text()
+        assert srv.run("time query gametime").success
+
+
+def test_macro_with_entity_and_as_player(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
+    pack({"t:m": "$data modify storage t:s got set value $(k)"})
+    srv: Server = make_server()
+    srv.run("summon minecraft:marker 0 64 0 {Tags: [src], data: {k: 42}}")
+    srv.run("function t:m with entity @e[tag=src,limit=1] data")
+    assert srv.storage("t:s")["got"] == 42
+    srv.join("Alex")
+    out = srv.run("execute store result storage t:s who int 1 run list", as_player="Alex")
+    assert out.success
+    assert srv.storage("t:s")["who"] == 1
