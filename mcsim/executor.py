@@ -13,6 +13,7 @@ BudgetExceeded unwinds everything (pending store/return callbacks never fire).
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -371,23 +372,38 @@ def _noop(call: Call, node: AstCommand) -> int:
     return 1
 
 
+_RANGE = re.compile(r"Expected value to be at (least|most) (-?[\d.]+)\.")
+
+
 def _syntax_error(text: str, e: DiagnosticError) -> CommandSyntaxError:
-    """Vanilla's two-line parse error: the message, then up to 10 chars and <--[HERE]."""
+    """Vanilla's two-line parse error: the message, then up to 10 chars and <--[HERE].
+
+    Brigadier's wording is known for the common cases: an unknown or unfinished command, a word
+    that no literal matches, and numbers out of range; others get "Incorrect argument for
+    command" (mecha's own wording is kept on `.detail`).
+    """
     cursor = 0
+    end = 0
     detail = str(e)
-    literal = True
     try:
         diag = e.diagnostics.exceptions[0]
         cursor = max(0, int(diag.location.pos))
+        end = max(cursor, int(diag.end_location.pos))
         detail = str(diag.message)
-        literal = "Expected literal" in detail or "got eof" in detail
     except (AttributeError, IndexError):
         pass
-    head = (
-        "Unknown or incomplete command. See below for error"
-        if literal
-        else "Incorrect argument for command"
-    )
+    if cursor == 0 or "got eof" in detail or "reached end of file" in detail:
+        head = "Unknown or incomplete command. See below for error"
+    elif (m := _RANGE.match(detail)) is not None:
+        found = text[cursor:end]
+        kind = "Integer" if re.fullmatch(r"-?\d+", found) else "Float"
+        bound = m.group(2)
+        if kind == "Float" and "." not in bound:
+            bound += ".0"
+        relation = "less" if m.group(1) == "least" else "more"
+        head = f"{kind} must not be {relation} than {bound}, found {found}"
+    else:
+        head = "Incorrect argument for command"
     # Commands.performCommand: up to 10 chars before the cursor, the rest, then <--[HERE].
     context = ("..." if cursor > 10 else "") + text[max(0, cursor - 10) :] + "<--[HERE]"
     err = CommandSyntaxError(f"{head}\n{context}")

@@ -104,7 +104,7 @@ def test_set_add_remove_get_reset(srv: Server) -> None:
 def test_negative_add_is_a_parse_error(srv: Server) -> None:
     out = srv.run("scoreboard players add #x o -1")
     assert not out.success
-    assert out.feedback[0] == "Incorrect argument for command"
+    assert out.feedback == ["Integer must not be less than 0, found -1", "... add #x o -1<--[HERE]"]
 
 
 def test_objectives(srv: Server) -> None:

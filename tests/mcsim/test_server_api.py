@@ -91,6 +91,8 @@ def test_syntax_error_has_vanilla_shape(server: Server) -> None:
     ]
     long = server.run("scoreboard players set")
     assert long.feedback[1] == "...layers set<--[HERE]"
+    word = server.run("scoreboard foo")
+    assert word.feedback == ["Incorrect argument for command", "...coreboard foo<--[HERE]"]
 
 
 def test_counters_count_commands_per_call_and_tick(server: Server, pack: WritePack) -> None:
