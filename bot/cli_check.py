@@ -1,38 +1,25 @@
 """`python -m bot check`: what the bot would use, and whether each part answers.
 
 For each server: RCON reachable (and the game time), the pack's version in storage, the log
-file readable when events come from it, and `broadcast-rcon-to-ops` (which makes every event
-poll echo to operators and the log). Prints one line per finding; never a password or token.
+file readable when events come from it, the Minecraft version the commands are checked against
+(and whether that had to fall back), `function-permission-level`, and `broadcast-rcon-to-ops`
+(which makes every event poll echo to operators and the log). Prints one line per finding;
+never a password or token.
 """
 
 from __future__ import annotations
 
+__all__ = ["check_all", "check_server", "find_server_properties"]
+
 import os
-from pathlib import Path
 from typing import TextIO
 
 from bot.config import ServerConfig, Settings
 from bot.errors import BotError
-from bot.event_source import read_broadcast_setting
 from bot.installer import read_pack_version
 from bot.rcon import RconClient
-
-__all__ = ["check_all", "check_server", "find_server_properties"]
-
-
-def find_server_properties(server: ServerConfig) -> Path | None:
-    """server.properties lives in the server's folder: the world's parent (vanilla), the world
-    itself (mcsim), or the parent of logs/."""
-    candidates: list[Path] = []
-    if server.world_dir is not None:
-        candidates += [server.world_dir.parent, server.world_dir]
-    if server.log_path is not None:
-        candidates.append(server.log_path.parent.parent)
-    for folder in candidates:
-        path = folder / "server.properties"
-        if path.is_file():
-            return path
-    return None
+from bot.server_files import find_server_properties
+from bot.services import build_checker, checker_note
 
 
 async def check_server(settings: Settings, server: ServerConfig, out: TextIO) -> bool:
@@ -74,8 +61,28 @@ async def check_server(settings: Settings, server: ServerConfig, out: TextIO) ->
         ok = ok and server.event_source != "log"
         print(f"  log: {server.log_path} NOT readable", file=out)
 
-    properties = find_server_properties(server)
-    broadcast = read_broadcast_setting(properties)
+    checker, minecraft, props = build_checker(settings, server)
+    print(
+        f"  Minecraft: {minecraft.describe()}; commands checked against the {checker.tree} tree",
+        file=out,
+    )
+    note = checker_note(minecraft, checker)
+    if note is not None:
+        print(f"  WARNING: {note}", file=out)
+    properties = props.path
+    broadcast = props.broadcast_rcon_to_ops
+    if properties is not None:
+        print(
+            f"  function-permission-level: {props.function_permission_level} ({properties}); "
+            "commands needing more are refused",
+            file=out,
+        )
+    else:
+        print(
+            f"  function-permission-level: {props.function_permission_level} (vanilla's "
+            "default; no server.properties found)",
+            file=out,
+        )
     if broadcast is None:
         print(
             "  broadcast-rcon-to-ops: unknown (no server.properties found; vanilla's default is "

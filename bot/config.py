@@ -72,6 +72,7 @@ DEFAULT_DENY: list[str] = [
 ]
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+_VERSION = re.compile(r"^[A-Za-z0-9_.+-]{1,32}$")  # releases, snapshots (25w14a), pre-releases
 
 
 def _split_list(value: object) -> object:
@@ -110,6 +111,8 @@ class ServerConfig(BaseModel):
     function_namespaces: list[str] | None = None
     alert_channel_id: int | None = None
     audit_channel_id: int | None = None
+    # used when the server's log cannot be read (it states the version at every start)
+    minecraft_version: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -130,6 +133,13 @@ class ServerConfig(BaseModel):
     @classmethod
     def _lists(cls, v: object) -> object:
         return _split_list(v)
+
+    @field_validator("minecraft_version")
+    @classmethod
+    def _check_version(cls, v: str | None) -> str | None:
+        if v is not None and not _VERSION.match(v):
+            raise ValueError("must be a Minecraft version such as 1.21.11")
+        return v
 
     @model_validator(mode="after")
     def _check_event_source(self) -> ServerConfig:

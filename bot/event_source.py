@@ -18,6 +18,7 @@ from typing import Literal, Protocol
 
 from bot.events import CursorStore, Event, SeqDedup
 from bot.log_tail import LogTailer
+from bot.server_files import read_properties
 from bot.storage_poll import EventsReader, StoragePoller
 
 __all__ = [
@@ -57,18 +58,11 @@ def log_readable(path: Path | None) -> bool:
 
 def read_broadcast_setting(properties: Path | None) -> bool | None:
     """`broadcast-rcon-to-ops` from server.properties, None when the file cannot be read."""
-    if properties is None:
+    values = read_properties(properties) if properties is not None else None
+    if values is None:
         return None
-    try:
-        text = properties.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    value: bool | None = True  # vanilla's default when the key is absent
-    for line in text.splitlines():
-        key, sep, raw = line.partition("=")
-        if sep and key.strip() == "broadcast-rcon-to-ops":
-            value = raw.strip().lower() == "true"
-    return value
+    # vanilla's default when the key is absent is true
+    return values.get("broadcast-rcon-to-ops", "true").lower() == "true"
 
 
 def build_event_source(

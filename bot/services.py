@@ -19,8 +19,10 @@ __all__ = [
     "EventSource",
     "ServerServices",
     "Services",
+    "build_checker",
     "build_server",
     "build_services",
+    "checker_note",
     "start_embedded_mcsim",
 ]
 
@@ -30,6 +32,15 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from bot.server_files import (
+    NO_PROPERTIES,
+    UNKNOWN_VERSION,
+    MinecraftVersion,
+    ServerProperties,
+    minecraft_version,
+    read_server_properties,
+)
 
 if TYPE_CHECKING:
     from bot.audit import AuditStore
@@ -71,10 +82,17 @@ class ServerServices:
     events: EventSource | None
     installer: PackInstaller | None = None  # None when the bot cannot see the world's files
     event_kind: str = "none"  # "log", "rcon" or "none", for /status
+    minecraft: MinecraftVersion = UNKNOWN_VERSION
+    properties: ServerProperties = NO_PROPERTIES
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def checker_note(self) -> str | None:
+        """Why the commands are not checked against the server's own version, if they are not."""
+        return checker_note(self.minecraft, self.checker)
 
 
 @dataclass
@@ -105,26 +123,70 @@ class Services:
 
 
 def _event_source(
-    server: ServerConfig, settings: Settings, pack: PackClient, store: AuditStore
+    server: ServerConfig,
+    settings: Settings,
+    pack: PackClient,
+    store: AuditStore,
+    properties: ServerProperties,
 ) -> tuple[EventSource, str]:
-    from bot.event_source import build_event_source, read_broadcast_setting
+    from bot.event_source import build_event_source
     from bot.log_tail import LogTailer
 
-    properties = server.world_dir / "server.properties" if server.world_dir else None
     source = build_event_source(
         server,
         pack,
         store,
         log_poll_interval=settings.log_poll_interval,
         rcon_poll_interval=settings.rcon_poll_interval,
-        broadcast_rcon_to_ops=read_broadcast_setting(properties),
+        broadcast_rcon_to_ops=properties.broadcast_rcon_to_ops,
     )
     return source, "log" if isinstance(source, LogTailer) else "rcon"
 
 
+def checker_note(version: MinecraftVersion, checker: CommandChecker) -> str | None:
+    """The sentence `check`, /status and the log show when the checker could not use the
+    server's own command tree; None when it could."""
+    if version.version is None:
+        return (
+            f"The Minecraft version of the server is {version.describe()}: commands are "
+            f"checked against the newest command tree ({checker.tree}). Set minecraft_version "
+            "or make the log readable."
+        )
+    return checker.fallback_reason
+
+
+def build_checker(
+    settings: Settings, server: ServerConfig
+) -> tuple[CommandChecker, MinecraftVersion, ServerProperties]:
+    """The server's command checker, built for the version it reports and the permission level
+    its functions get, with what it was built from."""
+    from bot.command_check import NEWEST_TREE, CommandChecker
+
+    properties = read_server_properties(server)
+    version = minecraft_version(server.log_path, server.minecraft_version)
+    checker = CommandChecker(
+        deny=server.denied_commands(settings.deny_commands),
+        function_permission_level=properties.function_permission_level,
+        function_namespaces=server.function_namespaces,
+        version=version.version or NEWEST_TREE,
+    )
+    if version.version is None:
+        # the checker warns itself when it has no tree for a known version
+        log.warning("%s: %s", server.name, checker_note(version, checker))
+    else:
+        log.info(
+            "%s: Minecraft %s; commands checked against the %s tree at function permission "
+            "level %d",
+            server.name,
+            version.describe(),
+            checker.tree,
+            properties.function_permission_level,
+        )
+    return checker, version, properties
+
+
 def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
     """The services of one server (nothing connects yet: RCON connects on first use)."""
-    from bot.command_check import CommandChecker
     from bot.installer import PackInstaller
     from bot.pack_client import PackClient
     from bot.rcon import RconClient
@@ -136,15 +198,12 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
         timeout=settings.rcon_timeout,
         name=server.name,
     )
-    checker = CommandChecker(
-        deny=server.denied_commands(settings.deny_commands),
-        function_namespaces=server.function_namespaces,
-    )
+    checker, version, properties = build_checker(settings, server)
     pack = PackClient(rcon, server, checker)
-    events, kind = _event_source(server, settings, pack, store)
+    events, kind = _event_source(server, settings, pack, store, properties)
     # installing copies files into the world: only possible when the bot can see it
     installer = PackInstaller(rcon, server) if server.world_dir is not None else None
-    return ServerServices(server, rcon, pack, checker, events, installer, kind)
+    return ServerServices(server, rcon, pack, checker, events, installer, kind, version, properties)
 
 
 async def build_services(

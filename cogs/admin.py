@@ -31,6 +31,20 @@ class AdminCog(commands.Cog, name="Admin"):
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
 
+    @staticmethod
+    def _checker_fields(embed: discord.Embed, server: ServerServices) -> None:
+        embed.add_field(
+            name="commands checked",
+            value=(
+                f"Minecraft {server.minecraft.describe()}; {server.checker.tree} tree, "
+                f"function permission level {server.checker.function_permission_level}"
+            )[:1024],
+            inline=False,
+        )
+        note = server.checker_note
+        if note is not None:
+            embed.add_field(name="warning", value=note[:1024], inline=False)
+
     async def _status_embed(self, server: ServerServices) -> discord.Embed:
         embed = discord.Embed(title=f"Status of {server.name}")
         try:
@@ -39,6 +53,7 @@ class AdminCog(commands.Cog, name="Admin"):
             embed.colour = discord.Colour.red()
             embed.add_field(name="RCON", value=f"unavailable: {exc}"[:1024], inline=False)
             embed.add_field(name="event source", value=server.event_kind)
+            self._checker_fields(embed, server)
             return embed
         embed.colour = discord.Colour.green()
         embed.add_field(
@@ -53,6 +68,7 @@ class AdminCog(commands.Cog, name="Admin"):
                 embed.add_field(name=which, value=str(total))
         except errors.BotError as exc:  # e.g. the pack is not installed yet
             embed.add_field(name="queues", value=f"unavailable: {exc}"[:1024], inline=False)
+        self._checker_fields(embed, server)
         return embed
 
     async def extension_autocomplete(

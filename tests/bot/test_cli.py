@@ -72,6 +72,37 @@ def test_check_reports_each_part(tmp_path: Path, live: PackSim) -> None:
     assert PASSWORD not in out + proc.stderr
 
 
+def test_check_says_which_version_and_level_commands_are_checked_against(
+    tmp_path: Path, live: PackSim
+) -> None:
+    # a vanilla layout beside the live sim: server.properties and logs/ in the server folder
+    folder = tmp_path / "vanilla"
+    (folder / "world").mkdir(parents=True)
+    (folder / "logs").mkdir()
+    (folder / "logs" / "latest.log").write_text(
+        "[12:00:00] [Server thread/INFO]: Starting minecraft server version 1.21.11\n"
+    )
+    (folder / "server.properties").write_text(
+        "broadcast-rcon-to-ops=false\nfunction-permission-level=3\n"
+    )
+    reported = server_entry(
+        live, name="vanilla", world_dir=str(folder / "world"),
+        log_path=str(folder / "logs" / "latest.log"),
+    )  # fmt: skip
+    blind = server_entry(live, name="blind", log_path=None, world_dir=None, event_source="rcon")
+    proc = bot(tmp_path, "check", env=env_for(tmp_path, [reported, blind]))
+    vanilla, _, unknown = proc.stdout.partition("server 'blind'")
+    assert "Minecraft: 1.21.11 (from the server's log); commands checked against the 1.21 tree" in (
+        vanilla
+    )
+    assert "function-permission-level: 3" in vanilla and "broadcast-rcon-to-ops: false" in vanilla
+    assert "WARNING" not in vanilla
+    assert "Minecraft: unknown (log not readable and no minecraft_version setting)" in unknown
+    assert "WARNING: The Minecraft version of the server is unknown" in unknown
+    assert "newest command tree (1.21)" in unknown
+    assert "function-permission-level: 2 (vanilla's default" in unknown
+
+
 def test_check_fails_when_rcon_is_unreachable(tmp_path: Path, live: PackSim) -> None:
     entry = server_entry(live, rcon_password="wrong-password", log_path=str(tmp_path / "nope.log"))
     proc = bot(tmp_path, "check", env=env_for(tmp_path, [entry]))

@@ -6,6 +6,7 @@ import asyncio
 
 from harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 
+from bot.server_files import version_from_logs
 from mcsim.server import Server
 
 
@@ -120,6 +121,15 @@ async def test_status_and_setup(live: Harness, mc: Server) -> None:
     fields = {f["name"]: f["value"] for f in status.embeds[0]["fields"]}
     assert fields["RCON"].startswith("ok") and fields["event source"] == "log"
     assert fields["pack version"] == "2.0.0" and fields["queue"] == "0"
+    # the checker's basis: the version the log reports, else the newest tree, said aloud
+    reported = version_from_logs(mc.log_path)
+    checked = fields["commands checked"]
+    assert "1.21 tree, function permission level 2" in checked
+    if reported is None:
+        assert checked.startswith("Minecraft unknown") and "newest" in fields["warning"]
+    else:
+        assert checked.startswith(f"Minecraft {reported} (from the server's log)")
+        assert "warning" not in fields
     setup = await live.run("setup", ADMIN)
     assert "doom.schedule" in setup.text and "Not verified" not in setup.text
 
