@@ -25,8 +25,19 @@ from mcsim.context import FeedbackSink, Source, server_source
 from mcsim.executor import Executor
 from mcsim.log import ServerLog
 from mcsim.packs import FunctionLibrary, Pack, discover_packs
+from mcsim.startup import (
+    GAME_MODES,
+    NEW_WORLD_SPAWN,
+    game_mode,
+    log_flush_lines,
+    log_new_world,
+    log_save,
+    log_setup,
+    log_shutdown_start,
+)
 from mcsim.state import Counters, SimState
 from mcsim.world import (
+    GAME_VERSION,
     LevelData,
     load_scoreboard,
     load_storage,
@@ -41,7 +52,7 @@ __all__ = ["CommandResult", "Server"]
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-VERSION = "1.21.11"
+VERSION = GAME_VERSION
 _MAX_PENDING_STEPS_PER_CALL = 1_000_000
 
 
@@ -119,9 +130,9 @@ class Server:
             began = time.monotonic()
             slog = ServerLog(self.world / "logs", timestamp=self._log_timestamp)
             self.log = slog
-            slog.info(f"Starting minecraft server version {VERSION}")
-            slog.info("Loading properties")
-            level = LevelData.load(self.world / "level.dat") or LevelData()
+            level = self._open_level(slog)
+            log_setup(slog, self.properties)
+            level.game_type = GAME_MODES[game_mode(self.properties)]
             from mcsim.entities import Entities
 
             sim = SimState(
@@ -144,7 +155,13 @@ class Server:
             self.executor = Executor(sim, self._noop)
             sim.executor = self.executor
             self._level = level
-            slog.info(f'Preparing level "{level.level_name}"')
+            slog.info(f'Preparing level "{self._level_folder}"')
+            if not level.initialized:
+                # MinecraftServer.createWorlds -> setupSpawn; saved with the next save, as vanilla.
+                level.spawn, level.spawn_rot = NEW_WORLD_SPAWN, (0.0, 0.0)
+                level.spawn_dimension = "minecraft:overworld"
+                level.initialized = True
+            sim.spawn, sim.spawn_dimension = level.spawn, level.spawn_dimension
             self._load_packs(startup=True)
             self._run_load()
             slog.info(f'Done ({time.monotonic() - began:.3f}s)! For help, type "help"')
@@ -154,6 +171,7 @@ class Server:
             if self.properties.get("enable-rcon") == "true":
                 from mcsim.rcon import RconServer
 
+                slog.info("Starting remote control listener")
                 self._rcon = RconServer(
                     self.properties.get("rcon.ip", "127.0.0.1") or "127.0.0.1",
                     int(self.properties.get("rcon.port", "25575")),
@@ -178,6 +196,24 @@ class Server:
             finally:
                 threading.stack_size(old)
 
+    @property
+    def _level_folder(self) -> str:
+        """The world's directory name: vanilla's `level-name` (Preparing level "world")."""
+        return self.properties.get("level-name", "world").strip() or "world"
+
+    def _open_level(self, slog: ServerLog) -> LevelData:
+        """Read level.dat, or make a new world's; then write it at once, as Main.java does
+        (session.backupLevelDataFile before the server thread starts): a freshly started world
+        is a world to any tool that looks for level.dat."""
+        path = self.world / "level.dat"
+        level = LevelData.load(path)
+        if level is None:
+            log_new_world(slog)
+            level = LevelData(level_name=self._level_folder)
+            level.game_type = GAME_MODES[game_mode(self.properties)]
+        level.save(path)
+        return level
+
     def stop(self) -> None:
         # Serialised: a second caller (Ctrl-C while `stop` runs) waits for the first to finish.
         with self._stop_lock:
@@ -194,17 +230,17 @@ class Server:
         with self._lock:
             slog = self.log
             assert slog is not None and self.sim is not None
-            if self._rcon is not None:
-                self._rcon.stop()
-                self._rcon = None
-            slog.info("Stopping server")
-            slog.info("Saving players")
+            # MinecraftServer.shutdown, then MinecraftDedicatedServer.exit stops RCON.
+            log_shutdown_start(slog)
             from mcsim.playerdata import shutdown_players
 
             shutdown_players(self.sim, self.world)
             slog.info("Saving worlds")
             self._save_files()
-            slog.info("ThreadedAnvilChunkStorage: All dimensions are saved")
+            log_save(slog, self._level.level_name, self._level_folder, flush=True)
+            if self._rcon is not None:
+                self._rcon.stop()
+                self._rcon = None
             self._drain_jobs_after_stop()
             slog.close()
             self._running = False
@@ -247,7 +283,7 @@ class Server:
                 )  # fmt: skip
             else:
                 sink = _ConsoleSink(self.log)
-                source = server_source("Server", sink)
+                source = self._server_source("Server", sink)
             outcome = ex.run_top(text, source)
             result = self._after_call(outcome, sink)
         self._maybe_stop()
@@ -257,11 +293,27 @@ class Server:
         with self._lock:
             _, ex = self._state()
             sink = FeedbackSink(on_broadcast=self._rcon_broadcast)
-            outcome = ex.run_top(text, server_source("Rcon", sink))
+            outcome = ex.run_top(text, self._server_source("Rcon", sink))
             self._after_call(outcome, sink)
         # RconCommandOutput appends each message's text with no separator (the notes); the seam
         # in docs/interfaces.md said "\n" but vanilla wins.
         return "".join(sink.lines)
+
+    def _server_source(self, name: str, sink: FeedbackSink | None) -> Source:
+        """The console (MinecraftServer.getCommandSource) or RCON (RconCommandOutput) source:
+        level 4 at the world spawn's block position, rotation 0 0. The console is in the
+        spawn's dimension, RCON always in the overworld."""
+        sim, _ = self._state()
+        x, y, z = sim.spawn
+        dimension = sim.spawn_dimension if name == "Server" else "minecraft:overworld"
+        return server_source(name, sink).with_(
+            pos=(float(x), float(y), float(z)), dimension=dimension
+        )
+
+    def _scheduled_source(self) -> Source:
+        """CommandFunctionManager.getScheduledCommandSource (#tick, #load, schedule): the
+        console source at level 2 (GAMEMASTERS), silent."""
+        return self._server_source("Server", None).with_(level=2, silent=True)
 
     def _rcon_broadcast(self, text: str) -> None:
         sim = self.sim
@@ -372,7 +424,7 @@ class Server:
             for fid in lib.tags.get("minecraft:tick", []):
                 fn = lib.functions.get(fid)
                 if fn is not None:
-                    ex.run_function_top(fn, server_source("Server").with_(silent=True))
+                    ex.run_function_top(fn, self._scheduled_source())
         sim.game_time += 1
         if sim.gamerules.get("advance_time", True):
             sim.day_time += 1
@@ -397,7 +449,7 @@ class Server:
             for fid in ids:
                 fn = lib.functions.get(fid)
                 if fn is not None:
-                    ex.run_function_top(fn, server_source("Server").with_(silent=True))
+                    ex.run_function_top(fn, self._scheduled_source())
 
     def step(self, ticks: int = 1) -> None:
         """Run full ticks now, frozen or not (the test's clock)."""
@@ -445,18 +497,24 @@ class Server:
         for fid in lib.tags.get("minecraft:load", []):
             fn = lib.functions.get(fid)
             if fn is not None:
-                ex.run_function_top(fn, server_source("Server").with_(silent=True))
+                ex.run_function_top(fn, self._scheduled_source())
 
     # -- world data ---------------------------------------------------------------------------
 
-    def save(self) -> None:
-        """Like save-all: level.dat, command storage, scoreboard, online players."""
+    def save(self, *, flush: bool = False) -> None:
+        """Like save-all: level.dat, command storage, scoreboard, online players.
+
+        `flush` (save-all flush) also logs the chunk storage lines, as vanilla's save does.
+        """
         with self._lock:
             from mcsim.playerdata import save_all_players
 
             sim, _ = self._state()
             save_all_players(sim, self.world)
             self._save_files()
+            if flush and self.log is not None:
+                # saveAll(true, true, true): per-level lines suppressed, the flush lines kept.
+                log_flush_lines(self.log, self._level_folder)
 
     def _save_files(self) -> None:
         sim, _ = self._state()
@@ -466,6 +524,7 @@ class Server:
         level.enabled_packs = list(sim.enabled_packs)
         level.disabled_packs = list(sim.disabled_packs)
         level.schedules = list(sim.schedules)
+        level.spawn, level.spawn_dimension = sim.spawn, sim.spawn_dimension
         level.save(self.world / "level.dat")
         save_storage(self.world / "data", sim.storage)
         save_scoreboard(self.world / "data", sim.scoreboard)

@@ -32,10 +32,10 @@ GAMERULE_DEFAULTS: dict[str, int | bool] = {
     "keep_inventory": False,
     "show_death_messages": True,
     "random_tick_speed": 3,
-    "spawn_radius": 10,
+    "respawn_radius": 10,
     "reduced_debug_info": False,
     "spectators_generate_chunks": True,
-    "announce_advancements": True,
+    "show_advancement_messages": True,
     "players_sleeping_percentage": 100,
 }
 
@@ -51,10 +51,10 @@ GAMERULE_ALIASES: dict[str, str] = {
     "keepInventory": "keep_inventory",
     "showDeathMessages": "show_death_messages",
     "randomTickSpeed": "random_tick_speed",
-    "spawnRadius": "spawn_radius",
+    "spawnRadius": "respawn_radius",
     "reducedDebugInfo": "reduced_debug_info",
     "spectatorsGenerateChunks": "spectators_generate_chunks",
-    "announceAdvancements": "announce_advancements",
+    "announceAdvancements": "show_advancement_messages",
     "playersSleepingPercentage": "players_sleeping_percentage",
 }
 
@@ -109,6 +109,9 @@ class SimState:
     tick_times: list[float] = field(default_factory=list)  # recent tick durations, ns
     enabled_packs: list[str] = field(default_factory=list)
     disabled_packs: list[str] = field(default_factory=list)
+    # The world spawn (level.dat `spawn`): where the console, RCON and functions run from.
+    spawn: tuple[int, int, int] = (0, 0, 0)
+    spawn_dimension: str = "minecraft:overworld"
 
     def gamerule(self, name: str) -> int | bool:
         return self.gamerules.get(gamerule_name(name), GAMERULE_DEFAULTS.get(name, 0))

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nbtlib.tag import Compound, Int, Long, String
+from nbtlib.tag import Byte, Compound, Float, Int, IntArray, Long, String
 
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.scoreboard import DATA_VERSION, Scoreboard
@@ -20,6 +21,7 @@ from mcsim.state import GAMERULE_DEFAULTS, gamerule_name
 
 __all__ = [
     "DEFAULT_PROPERTIES",
+    "GAME_VERSION",
     "LevelData",
     "load_scoreboard",
     "load_storage",
@@ -31,6 +33,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+GAME_VERSION = "1.21.11"  # SharedConstants.getGameVersion().name()
+
 DEFAULT_PROPERTIES: dict[str, str] = {
     "enable-rcon": "false",
     "rcon.port": "25575",
@@ -40,6 +44,8 @@ DEFAULT_PROPERTIES: dict[str, str] = {
     "function-permission-level": "2",
     "op-permission-level": "4",
     "level-name": "world",
+    "gamemode": "survival",
+    "server-port": "25565",
     "motd": "A Minecraft Server",
 }
 
@@ -66,7 +72,12 @@ def write_properties(path: Path, props: dict[str, str]) -> None:
 
 @dataclass
 class LevelData:
-    """The parts of level.dat mcsim uses."""
+    """The parts of level.dat mcsim uses, written in 1.21.11's layout (LevelProperties).
+
+    1.21.11 writes `spawn: {dimension, pos: [I; x, y, z], yaw, pitch}` and `game_rules` with typed
+    values under `minecraft:` ids; older files (`SpawnX`/`SpawnY`/`SpawnZ`, `GameRules` strings)
+    are still read.
+    """
 
     time: int = 0
     day_time: int = 0
@@ -75,6 +86,11 @@ class LevelData:
     disabled_packs: list[str] = field(default_factory=list)
     level_name: str = "world"
     schedules: list[Any] = field(default_factory=list)  # ScheduledEvent, in order
+    spawn: tuple[int, int, int] = (0, 0, 0)  # SpawnPoint.DEFAULT until the world is initialized
+    spawn_dimension: str = "minecraft:overworld"
+    spawn_rot: tuple[float, float] = (0.0, 0.0)  # yaw, pitch
+    initialized: bool = False  # a new world: vanilla sets it once the spawn is chosen
+    game_type: int = 0  # GameMode index; the dedicated server sets it from server.properties
     raw: Compound = field(default_factory=Compound)  # everything else, kept as read
 
     @classmethod
@@ -84,7 +100,7 @@ class LevelData:
         root = read_nbt_file(path)
         data = root.get("Data", Compound())
         rules: dict[str, int | bool] = {}
-        for key, value in data.get("GameRules", Compound()).items():
+        for key, value in data.get("GameRules", Compound()).items():  # before 1.21.11
             name = gamerule_name(str(key))
             text = str(value)
             default = GAMERULE_DEFAULTS.get(name)
@@ -94,6 +110,12 @@ class LevelData:
                 rules[name] = int(text)
             elif default is not None:
                 rules[name] = default
+        for key, value in data.get("game_rules", Compound()).items():
+            name = gamerule_name(str(key).removeprefix("minecraft:"))
+            if isinstance(value, Byte):
+                rules[name] = bool(int(value))
+            elif isinstance(value, Int):
+                rules[name] = int(value)
         packs = data.get("DataPacks", Compound())
         from mcsim.commands.schedule import ScheduledEvent
 
@@ -105,28 +127,70 @@ class LevelData:
             schedules.append(
                 ScheduledEvent(("#" if is_tag else "") + name, int(ev["TriggerTime"]), is_tag)
             )
+        spawn, dimension, rot = (0, 0, 0), "minecraft:overworld", (0.0, 0.0)
+        sp = data.get("spawn")
+        if isinstance(sp, Compound) and isinstance(sp.get("pos"), IntArray):
+            x, y, z = (int(v) for v in sp["pos"])
+            spawn = (x, y, z)
+            dimension = str(sp.get("dimension", dimension))
+            rot = (float(sp.get("yaw", 0.0)), float(sp.get("pitch", 0.0)))
+        elif "SpawnX" in data:
+            spawn = (int(data["SpawnX"]), int(data.get("SpawnY", 0)), int(data.get("SpawnZ", 0)))
+            rot = (float(data.get("SpawnAngle", 0.0)), 0.0)
         return cls(
             schedules=schedules,
             time=int(data.get("Time", 0)),
-            day_time=int(data.get("DayTime", 0)),
+            day_time=int(data.get("DayTime", data.get("Time", 0))),
             gamerules=rules,
             enabled_packs=[str(p) for p in packs.get("Enabled", ["vanilla"])],
             disabled_packs=[str(p) for p in packs.get("Disabled", [])],
             level_name=str(data.get("LevelName", "world")),
+            spawn=spawn,
+            spawn_dimension=dimension,
+            spawn_rot=rot,
+            # LevelProperties.readProperties: a file without the key counts as initialized.
+            initialized=bool(int(data.get("initialized", 1))),
+            game_type=int(data.get("GameType", 0)),
             raw=data,
         )
 
     def save(self, path: Path) -> None:
         data = Compound(self.raw)
+        data.pop("GameRules", None)  # pre-1.21.11 key; game_rules replaces it
+        for old in ("SpawnX", "SpawnY", "SpawnZ", "SpawnAngle"):
+            data.pop(old, None)
+        data.setdefault("ServerBrands", NbtList([String("vanilla")]))
+        data.setdefault("WasModded", Byte(0))
+        data["Version"] = Compound(
+            {
+                "Name": String(GAME_VERSION),
+                "Id": Int(DATA_VERSION),
+                "Snapshot": Byte(0),
+                "Series": String("main"),
+            }
+        )
+        data["DataVersion"] = Int(DATA_VERSION)
+        data["GameType"] = Int(self.game_type)
+        data["spawn"] = Compound(
+            {
+                "dimension": String(self.spawn_dimension),
+                "pos": IntArray(list(self.spawn)),
+                "yaw": Float(self.spawn_rot[0]),
+                "pitch": Float(self.spawn_rot[1]),
+            }
+        )
         data["Time"] = Long(self.time)
         data["DayTime"] = Long(self.day_time)
+        data["LastPlayed"] = Long(int(time.time() * 1000))
         data["LevelName"] = String(self.level_name)
-        data["DataVersion"] = Int(DATA_VERSION)
         data["version"] = Int(19133)
-        data["GameRules"] = Compound(
+        data["initialized"] = Byte(1 if self.initialized else 0)
+        rules = dict(GAMERULE_DEFAULTS)
+        rules.update(self.gamerules)
+        data["game_rules"] = Compound(
             {
-                k: String(("true" if v else "false") if isinstance(v, bool) else str(v))
-                for k, v in self.gamerules.items()
+                f"minecraft:{k}": Byte(1 if v else 0) if isinstance(v, bool) else Int(v)
+                for k, v in rules.items()
             }
         )
         data["DataPacks"] = Compound(

@@ -124,8 +124,10 @@ def datapack_disable(call: Call, node: AstCommand) -> int:
 
 @handler("save-all", "save-all:flush")
 def save_all(call: Call, node: AstCommand) -> int:
-    call.feedback("Saving the game (this may take a moment!)")
-    _server(call).save()
+    # SaveAllCommand: the first line is not broadcast, the second is; saveAll(true, flush, true)
+    # suppresses the per-level lines but logs the flush ones.
+    call.feedback("Saving the game (this may take a moment!)", broadcast=False)
+    _server(call).save(flush=node.identifier.endswith(":flush"))
     call.feedback("Saved the game")
     return 1
 
