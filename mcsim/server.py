@@ -348,11 +348,23 @@ class Server:
         self._jobs.put((command, future))
         return future
 
-    def _drain_jobs(self, block: bool) -> bool:
-        """Run queued RCON commands; False once asked to stop."""
+    def _serve_jobs(self, deadline: float | None) -> bool:
+        """Run queued RCON commands until `deadline` (time.monotonic), or a short while when
+        None; False once asked to stop.
+
+        Like MinecraftServer.runTasksTillTickEnd: the thread sleeps until the next tick is due
+        but wakes as soon as a command is queued (vanilla unparks the server thread on every
+        new task), so a command waits for the command before it, not for a polling interval.
+        """
         while True:
+            if deadline is None:
+                timeout = 0.05
+            else:
+                timeout = deadline - time.monotonic()
+                if timeout <= 0:
+                    return True
             try:
-                job = self._jobs.get(block=block, timeout=0.05 if block else None)
+                job = self._jobs.get(timeout=timeout)
             except queue.Empty:
                 return True
             if job is None:
@@ -366,7 +378,6 @@ class Server:
                 log.exception("RCON command %r crashed", command)
                 future.set_exception(e)
             self._maybe_stop()
-            block = False
 
     def _drain_jobs_after_stop(self) -> None:
         while True:
@@ -396,7 +407,7 @@ class Server:
         next_tick = time.monotonic()
         while True:
             if not self.realtime:
-                if not self._drain_jobs(block=True):
+                if not self._serve_jobs(None):
                     return
                 continue
             sim = self.sim
@@ -410,9 +421,8 @@ class Server:
                         sim.pending_steps -= 1
                         self._tick()
                 next_tick = max(next_tick + 1.0 / sim.tick_rate, now - 1.0)
-            if not self._drain_jobs(block=False):
+            if not self._serve_jobs(next_tick):
                 return
-            time.sleep(max(0.0, min(0.01, next_tick - time.monotonic())))
 
     def _tick(self) -> None:
         """One full tick: pending #load (after reload), #tick functions, then time +1."""

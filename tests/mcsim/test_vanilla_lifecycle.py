@@ -8,8 +8,11 @@ and .shutdown (save/stop lines), SaveAllCommand, world/level/LevelProperties (le
 from __future__ import annotations
 
 import re
+import threading
+import time
 from pathlib import Path
 
+import pytest
 from nbtlib.tag import Byte, Int, IntArray
 
 from mcsim.nbt import read_nbt_file, write_nbt_file
@@ -218,3 +221,31 @@ def test_console_rcon_and_function_sources_stand_at_the_world_spawn(
         assert srv.rcon_port is not None
         asyncio.run(asyncio.wait_for(over_rcon(srv.rcon_port), 10))
         assert _pos(srv, "rcon") == [12.0, 70.0, -5.0]
+
+
+def test_realtime_loop_waits_on_the_command_queue_not_a_poll(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MinecraftServer.runTasksTillTickEnd parks until the next tick and is unparked by each new
+    # task, so an RCON command never waits for a polling interval. The structural check (no
+    # sleep on the server thread) stands in for a timing test; bench/bot_rcon.py has the figures.
+    import mcsim.server as server_module
+
+    slept: list[float] = []
+    real_sleep = time.sleep
+
+    def recording_sleep(seconds: float) -> None:
+        if threading.current_thread().name == "mcsim Server thread":
+            slept.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(server_module.time, "sleep", recording_sleep)
+    srv = Server(world)
+    srv.start(realtime=True)
+    try:
+        answers = [srv._submit("time query gametime").result(timeout=5) for _ in range(20)]
+        srv.step(0)
+    finally:
+        srv.stop()
+    assert all(a.startswith("The time is ") for a in answers)
+    assert slept == []
