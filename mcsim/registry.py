@@ -41,14 +41,24 @@ class Call:
     sim: SimState
     source: Source
 
-    def feedback(self, text: str, *, broadcast: bool = True) -> None:
+    @property
+    def wants_feedback(self) -> bool:
+        """Whether a feedback line would reach anyone (functions run silent)."""
+        return not self.source.silent and self.source.sink is not None
+
+    def feedback(self, text: str | Callable[[], str], *, broadcast: bool = True) -> None:
         """Send a line to the source (RCON/console caller) unless it is silent.
 
+        `text` may be a callable, formatted only when someone hears it: vanilla's
+        sendFeedback takes a Supplier<Text> for the same reason (`data get` inside a function
+        must not print a big compound nobody reads).
         broadcast=False for vanilla's query feedback (sendFeedback(..., false)), which is not
         echoed to operators or the log.
         """
         src = self.source
         if not src.silent and src.sink is not None:
+            if not isinstance(text, str):
+                text = text()
             if broadcast:
                 src.sink.broadcast(text)
             else:

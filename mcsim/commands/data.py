@@ -112,17 +112,17 @@ def data_get(call: Call, node: AstCommand) -> int:
     obj = data_object(call.sim, call.source, parts[2], node.arguments[0])
     root = obj.get_nbt()
     if len(node.arguments) == 1:
-        call.feedback(obj.query(root), broadcast=False)
+        call.feedback(lambda: obj.query(root), broadcast=False)
         return 1
     path = NbtPath.from_mecha(node.arguments[1])
     tag = _single(path, root)
     if len(node.arguments) == 3:
         scale = float(node.arguments[2].value)  # type: ignore[attr-defined]
         value = data_get_value(tag, scale, path=path)
-        call.feedback(obj.get_scaled(path, scale, value), broadcast=False)
+        call.feedback(lambda: obj.get_scaled(path, scale, value), broadcast=False)
         return value
     value = data_get_value(tag, None, path=path)
-    call.feedback(obj.query(tag), broadcast=False)
+    call.feedback(lambda: obj.query(tag), broadcast=False)
     return value
 
 

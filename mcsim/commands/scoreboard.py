@@ -147,8 +147,10 @@ def objectives_list(call: Call, node: AstCommand) -> int:
     if not objs:
         call.feedback("There are no objectives", broadcast=False)
     else:
-        names = ", ".join(_display(o) for o in objs)
-        call.feedback(f"There are {len(objs)} objective(s): {names}", broadcast=False)
+        call.feedback(
+            lambda: f"There are {len(objs)} objective(s): {', '.join(_display(o) for o in objs)}",
+            broadcast=False,
+        )
     return len(objs)
 
 
@@ -246,7 +248,7 @@ def players_list(call: Call, node: AstCommand) -> int:
         call.feedback("There are no tracked entities", broadcast=False)
     else:
         call.feedback(
-            f"There are {len(holders)} tracked entity/entities: {', '.join(holders)}",
+            lambda: f"There are {len(holders)} tracked entity/entities: {', '.join(holders)}",
             broadcast=False,
         )
     return len(holders)

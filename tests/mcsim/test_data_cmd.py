@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from mcsim.server import Server
+from tests.mcsim.conftest import WritePack
 
 NOTHING = "Nothing changed. The specified properties already have these values"
 
@@ -61,7 +65,8 @@ def test_data_modify_from_uses_last_match_for_set_and_all_for_append(srv: Server
     assert out.result == 1
     assert srv.storage("t:s")["copy"] == [1, 2, 3]
     srv.run("data modify storage t:s whole set from storage t:s")
-    assert srv.storage("t:s")["whole"]["n"] == 2.7
+    whole = srv.storage("t:s")["whole"]
+    assert isinstance(whole, dict) and whole["n"] == 2.7
 
 
 def test_data_modify_string(srv: Server) -> None:
@@ -116,3 +121,33 @@ def test_storage_survives_reload(server: Server) -> None:
     server.run("data merge storage t:keep {v: 1}")
     server.run("reload")
     assert server.storage("t:keep") == {"v": 1}
+
+
+def test_data_get_in_a_function_formats_nothing_and_returns_the_same(
+    make_server: Callable[..., Server], pack: WritePack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Functions run silent: vanilla's sendFeedback takes a Supplier that is never called then.
+    import mcsim.commands.data as data_module
+
+    calls: list[object] = []
+    real = data_module.format_snbt
+
+    def counting(tag: Any) -> str:
+        calls.append(tag)
+        return real(tag)
+
+    monkeypatch.setattr(data_module, "format_snbt", counting)
+    pack({"t:get": "return run data get storage t:s list", "t:all": "data get storage t:s"})
+    srv = make_server()
+    srv.run("data modify storage t:s list set value [{a: 1}, {a: 2}, {a: 3}]")
+    assert srv.run("function t:get").feedback == [
+        "Running function t:get",
+        "Function t:get returned 3",
+    ]
+    assert srv.run("execute store result storage t:o n int 1 run function t:get").success
+    srv.run("function t:all")
+    assert calls == []
+    assert srv.storage("t:o") == {"n": 3}
+    direct = srv.run("data get storage t:s list")
+    assert direct.result == 3 and len(calls) == 1
+    assert direct.feedback == ["Storage t:s has the following contents: [{a: 1}, {a: 2}, {a: 3}]"]
