@@ -56,6 +56,13 @@ VERSION = GAME_VERSION
 _MAX_PENDING_STEPS_PER_CALL = 1_000_000
 
 
+def _int_property(properties: dict[str, str], key: str, default: int) -> int:
+    try:
+        return int(properties.get(key, str(default)).strip())
+    except ValueError:
+        return default
+
+
 @dataclass(frozen=True)
 class CommandResult:
     success: bool
@@ -113,6 +120,8 @@ class Server:
         self._running = False
         self._stopping = False
         self._reload_requested = False
+        self._idle_ticks = 0  # server ticks with nobody online (pause-when-empty-seconds)
+        self._ticks_until_autosave = 6000  # MinecraftServer.ticksUntilAutosave
         self._stop_requested = threading.Event()
         self._rcon: Any = None
         self._packs: dict[str, Pack] = {}
@@ -415,14 +424,41 @@ class Server:
             now = time.monotonic()
             if now >= next_tick:
                 with self._lock:
-                    if not sim.frozen:
-                        self._tick()
-                    elif sim.pending_steps > 0:
-                        sim.pending_steps -= 1
-                        self._tick()
+                    self._server_tick()
                 next_tick = max(next_tick + 1.0 / sim.tick_rate, now - 1.0)
             if not self._serve_jobs(next_tick):
                 return
+
+    def _server_tick(self) -> None:
+        """MinecraftServer.tick in realtime mode: pause when empty, the world tick unless
+        frozen (or stepping), then the autosave countdown, which runs frozen or not."""
+        sim, _ = self._state()
+        pause = _int_property(self.properties, "pause-when-empty-seconds", 60) * 20
+        if pause > 0:
+            self._idle_ticks = 0 if sim.entities.players() else self._idle_ticks + 1
+            if self._idle_ticks >= pause:
+                if self._idle_ticks == pause:
+                    assert self.log is not None
+                    self.log.info(f"Server empty for {pause // 20} seconds, pausing")
+                    self._autosave()
+                return
+        if not sim.frozen:
+            self._tick()
+        elif sim.pending_steps > 0:
+            sim.pending_steps -= 1
+            self._tick()
+        self._count_autosave()
+
+    def _count_autosave(self) -> None:
+        self._ticks_until_autosave -= 1
+        if self._ticks_until_autosave <= 0:
+            self._autosave()
+
+    def _autosave(self) -> None:
+        """MinecraftServer.runAutosave: saveAll with logs suppressed, every 300 s of ticks."""
+        sim, _ = self._state()
+        self._ticks_until_autosave = max(100, int(sim.tick_rate * 300))
+        self.save()
 
     def _tick(self) -> None:
         """One full tick: pending #load (after reload), #tick functions, then time +1."""
@@ -462,10 +498,12 @@ class Server:
                     ex.run_function_top(fn, self._scheduled_source())
 
     def step(self, ticks: int = 1) -> None:
-        """Run full ticks now, frozen or not (the test's clock)."""
+        """Run full ticks now, frozen or not (the test's clock). Each counts toward the
+        autosave; the empty-server pause does not apply (tests step with nobody online)."""
         with self._lock:
             for _ in range(ticks):
                 self._tick()
+                self._count_autosave()
 
     # -- packs --------------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ DEFAULT_PROPERTIES: dict[str, str] = {
     "level-name": "world",
     "gamemode": "survival",
     "server-port": "25565",
+    "pause-when-empty-seconds": "60",
     "motd": "A Minecraft Server",
 }
 

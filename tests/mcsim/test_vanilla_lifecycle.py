@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -249,3 +250,47 @@ def test_realtime_loop_waits_on_the_command_queue_not_a_poll(
         srv.stop()
     assert all(a.startswith("The time is ") for a in answers)
     assert slept == []
+
+
+def test_autosave_every_6000_ticks_writes_storage_and_level_dat(server: Server) -> None:
+    # MinecraftServer.tick: ticksUntilAutosave starts at 6000 (300 s at 20 TPS); runAutosave
+    # is saveAll(true, false, false): files written, nothing logged.
+    storage = server.world / "data" / "command_storage_auto.dat"
+    server.run("data merge storage auto:s {v: 1}")
+    lines = len(_messages(server))
+    server.step(5999)
+    assert not storage.exists()
+    server.step(1)
+    assert storage.exists()
+    assert int(read_nbt_file(server.world / "level.dat")["Data"]["Time"]) == 6000
+    assert len(_messages(server)) == lines
+    server.run("data merge storage auto:s {v: 2}")
+    server.step(6000)
+    assert int(read_nbt_file(storage)["data"]["contents"]["s"]["v"]) == 2
+
+
+def _wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def test_empty_server_pauses_after_pause_when_empty_seconds(world: Path) -> None:
+    # MinecraftServer.tick: with nobody online for pause-when-empty-seconds (default 60), the
+    # server stops ticking worlds (game time, #tick, schedules) until someone joins.
+    world.mkdir(parents=True)
+    (world / "server.properties").write_text("pause-when-empty-seconds=1\n")
+    srv = Server(world)
+    srv.start(realtime=True)
+    try:
+        srv.run("tick rate 1000")
+        assert _wait_for(lambda: "Server empty for 1 seconds, pausing" in _messages(srv))
+        assert srv.game_time == 19  # idle ticks 1..19 ran; the 20th paused
+        assert (world / "level.dat").is_file()
+        srv.join("Alex")
+        assert _wait_for(lambda: srv.game_time > 19)
+    finally:
+        srv.stop()
