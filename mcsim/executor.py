@@ -258,6 +258,11 @@ class Executor:
         commands = list(parsed.commands)
         if len(commands) != 1:
             raise CommandSyntaxError("Unknown or incomplete command. See below for error")
+        end = int(commands[0].end_location.pos)
+        if text[end:].strip():
+            # mecha reads `#...` right after an argument as a comment; brigadier reads it as
+            # trailing data and refuses the line (`a#b` as an objective reads `a`).
+            raise _trailing_data(text, end)
         return self.compile_node(commands[0])
 
     def compile_node(self, node: AstCommand) -> Compiled:
@@ -373,6 +378,15 @@ def _noop(call: Call, node: AstCommand) -> int:
 
 
 _RANGE = re.compile(r"Expected value to be at (least|most) (-?[\d.]+)\.")
+
+
+def _trailing_data(text: str, cursor: int) -> CommandSyntaxError:
+    if text[cursor].isspace():
+        head = "Incorrect argument for command"
+    else:
+        head = "Expected whitespace to end one argument, but found trailing data"
+    context = ("..." if cursor > 10 else "") + text[max(0, cursor - 10) :] + "<--[HERE]"
+    return CommandSyntaxError(f"{head}\n{context}")
 
 
 def _syntax_error(text: str, e: DiagnosticError) -> CommandSyntaxError:
