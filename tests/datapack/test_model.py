@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from mcsim.server import Server
 
 PLAYER = "Bot"
-WATCH = 20  # the restore check runs when game time is a multiple of 20 (scheduled at load, t=0)
 
 
 @dataclass
@@ -97,12 +96,12 @@ class Model:
                 k = (now - task.anchor) // task.interval + 1
                 task.due = task.anchor = task.anchor + k * task.interval
                 self.insert(task)
-        self.time = now
-        if now % WATCH == 0 and self.online:
+        if self.online:  # restored in the same tick, after the due tasks, due at once
             for task in [t for t in self.offline if t.player]:
                 self.offline.remove(task)
-                task.due = max(task.due, now)
+                task.due = max(task.due, self.time)
                 self.insert(task)
+        self.time = now
 
 
 IDS = st.sampled_from(["a", "b", "c"])

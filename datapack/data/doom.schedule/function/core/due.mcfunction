@@ -1,5 +1,6 @@
 # Runs due tasks in queue order, at most cfg.cap of them this tick, each in its own function call.
-# Input: #now (the game time this tick advances to). Changes: queue, stats; may raise events.
+# Input: #now (game time; made the time this tick advances to). Changes: queue, stats; may raise events.
+scoreboard players add #now doom.schedule 1
 execute store result score #cap doom.schedule run data get storage doom.schedule:data cfg.cap
 scoreboard players set #ran doom.schedule 0
 function doom.schedule:core/due_loop

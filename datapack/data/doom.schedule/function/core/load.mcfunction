@@ -1,8 +1,11 @@
-# #minecraft:load: creates objectives, constants and default settings (safe to run twice), bumps
-# the session number (players seen before it count as joining again) and starts the restore check.
-# No arguments. Changes: objectives doom.schedule*, storages const/data/events, score holders #*.
+# #minecraft:load: creates objectives, constants and default settings (safe to run twice) and
+# makes every player count as joining again (a restart does not count leave_game, so parked tasks
+# of players online at the stop would otherwise never come back): `scoreboard players set *`
+# reaches offline players too, every score holder the scoreboard knows (players get a
+# doom.schedule.left score when they schedule a task, so each player with tasks is known).
+# No arguments. Changes: objectives doom.schedule*, storages const/data/events, score holders #*,
+# doom.schedule.left of every known holder.
 scoreboard objectives add doom.schedule dummy
-scoreboard objectives add doom.schedule.sess dummy
 scoreboard objectives add doom.schedule.left minecraft.custom:minecraft.leave_game
 scoreboard players set #2 doom.schedule 2
 scoreboard players set #256 doom.schedule 256
@@ -20,9 +23,8 @@ execute unless data storage doom.schedule:data dyn run data modify storage doom.
 execute unless data storage doom.schedule:data stats run data modify storage doom.schedule:data stats set value {deferred:0,late:0}
 execute unless data storage doom.schedule:events seq run data modify storage doom.schedule:events seq set value 0
 execute unless data storage doom.schedule:events entries run data modify storage doom.schedule:events entries set value []
-execute store result score #session doom.schedule run data get storage doom.schedule:data session
-execute store result storage doom.schedule:data session int 1 run scoreboard players add #session doom.schedule 1
-execute store result storage doom.schedule:data watch.prev int 1 run scoreboard players remove #session doom.schedule 1
-scoreboard players add #session doom.schedule 1
+scoreboard players set * doom.schedule.left 1
+data remove storage doom.schedule:data session
+data remove storage doom.schedule:data watch
+schedule clear doom.schedule:core/watch
 function doom.schedule:core/q/head
-schedule function doom.schedule:core/watch 20t replace
