@@ -10,8 +10,9 @@ overwrote, or that the pack never saw, is reported as such instead of taking a s
 Everything the pack would refuse is refused here first (ids, units, ranges, the command
 checker, RCON's request cap), so a bad input costs no round trip and changes nothing.
 
-Reads never ask for more than one task or one small value per reply (per-element paths), so no
-reply grows with the queue; `list_tasks` costs 1 + page-size round trips.
+Reads never ask for a reply that grows with the queue: single values use per-element paths, and
+`list_tasks` asks the pack's `page` op for a slice (2 round trips per page; the pack ends a page
+early when the tasks' `run` texts pass 8000 characters, and the client asks again from there).
 """
 
 from __future__ import annotations
@@ -153,10 +154,14 @@ class PackClient:
                 f"The pack on {self.server.name!r} did not answer this request (its outcome "
                 "record belongs to another request); nothing is known about what it did.",
             )
-        game_time = out.get("time")
-        if isinstance(game_time, int):
-            self._sample_at(time.monotonic(), game_time)
+        self._sample_out(out)
         return out
+
+    def _sample_out(self, out: Mapping[str, object]) -> None:
+        game_time = out.get("time")
+        # -1 is the outcome record's "none" (ops that do not read the clock)
+        if isinstance(game_time, int) and not isinstance(game_time, bool) and game_time >= 0:
+            self._sample_at(time.monotonic(), game_time)
 
     async def _player_missing(self, player: str, req: str) -> None:
         """`execute as <name>` matched nobody (vanilla: no error, no context), so our input is
@@ -338,16 +343,56 @@ class PackClient:
             raise ValidationError(f"The page offset must be 0 or more (got {offset!r}).")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise ValidationError(f"A page holds 1 to {MAX_PAGE} tasks (got {limit!r}).")
-        total = await self._count(f"{name}[]")
         page: list[Task] = []
-        for index in range(offset, min(offset + limit, total)):
-            value = await self._read(f"{name}[{index}]")
-            if not isinstance(value, dict):
-                break  # the list shrank while we read it (tasks ran)
-            page.append(task_from_storage(value, name))
+        total = 0
+        start = offset
+        while len(page) < limit:
+            out = await self._page(name, start, limit - len(page))
+            total = _as_int(out.get("total"))
+            found = out.get("page")
+            tasks = [t for t in found if isinstance(t, dict)] if isinstance(found, list) else []
+            page.extend(task_from_storage(t, name) for t in tasks)
+            after = _as_int(out.get("next"))
+            if not tasks or after >= total or after <= start:
+                break  # the end of the list, or a page cut short by size: ask again from `next`
+            start = after
         if not self._recent_sample():
             await self._sample()  # so eta() has a current game time for this page
         return page, total
+
+    async def _page(self, which: TaskList, start: int, count: int) -> dict[str, object]:
+        """The pack's `page` op through the storage input: the input, then one command that runs
+        it and, when it succeeded, prints `doom.schedule:out` (2 round trips)."""
+        req = self._next_req()
+        fields: dict[str, str | int] = {
+            "req": req, "op": "page", "list": which, "from": start, "count": count,
+        }  # fmt: skip
+        command = "data modify storage doom.schedule:in op set value " + snbt_compound(fields)
+        async with self._lock:
+            await self.rcon.command(command)
+            reply = await self.rcon.command(
+                "execute if function doom.schedule:call run data get storage doom.schedule:out"
+            )
+            error = self._call_failed("doom.schedule:call", reply)
+            if error is not None:
+                raise error
+            if not reply:  # the op failed: `if function` stopped the command; out says why
+                out = await self._read("", "doom.schedule:out")
+            else:
+                payload = _storage_payload(reply)
+                try:
+                    out = parse_printed_snbt(payload) if payload is not None else None
+                except SnbtSyntaxError as e:
+                    raise PackError("bad_reply", f"Cannot read the page reply: {e}") from None
+        if not isinstance(out, dict) or out.get("req") != req:
+            raise PackError(
+                "no_answer",
+                f"The pack on {self.server.name!r} did not answer this page request (its "
+                "outcome record belongs to another request).",
+            )
+        self._raise_unless_ok(out)
+        self._sample_out(out)
+        return out
 
     async def show(self, id: str) -> Task | None:
         """The first task with this id (queue, then offline, then paused), or None."""

@@ -160,6 +160,51 @@ async def test_list_tasks_pages_in_queue_order(sim: PackSim, pack: PackClient) -
     assert await pack.list_tasks("offline") == ([], 0)
 
 
+async def test_a_page_of_20_costs_2_round_trips(sim: PackSim, pack: PackClient) -> None:
+    for i in range(25):
+        await pack.schedule(f"say {i}", 100 + i, "t", f"r{i}")
+    before = pack.rcon.round_trips
+    page, total = await pack.list_tasks("queue", offset=0, limit=20)
+    trips = pack.rcon.round_trips - before
+    print(f"\nlist_tasks: {trips} round trips for a page of 20")
+    assert trips == 2
+    assert (total, [t.id for t in page]) == (25, [f"r{i}" for i in range(20)])
+    tail, _ = await pack.list_tasks("queue", offset=20, limit=20)
+    assert [t.id for t in tail] == [f"r{i}" for i in range(20, 25)]
+
+
+async def test_long_run_texts_split_a_page_into_bounded_replies(
+    sim: PackSim, pack: PackClient
+) -> None:
+    long = "say " + "x" * 1200  # fits a request; the pack's cap is 8000 characters per page
+    for i in range(14):
+        await pack.schedule(f"{long}{i}", 100 + i, "t", f"L{i}")
+    replies: list[int] = []
+    command = pack.rcon.command
+
+    async def measured(text: str) -> str:
+        reply = await command(text)
+        replies.append(len(reply))
+        return reply
+
+    pack.rcon.command = measured  # type: ignore[method-assign]
+    page, total = await pack.list_tasks("queue", limit=14)
+    assert total == 14 and [t.id for t in page] == [f"L{i}" for i in range(14)]
+    assert page[13].run == f"{long}13"
+    assert len(replies) == 4  # two pages: 7 tasks reach 8000 characters of run text
+    assert max(replies) < 8000 + 7 * 1500
+
+
+async def test_an_op_without_a_clock_reading_does_not_spoil_the_eta(
+    sim: PackSim, pack: PackClient
+) -> None:
+    sim.server.step(400)
+    now = await pack.get_time()
+    await pack.cancel_all("nothing-here")  # its outcome record says time -1
+    delta = (pack.eta(now + 200) - datetime.now(UTC)).total_seconds()
+    assert 9.0 < delta <= 10.0
+
+
 async def test_show_finds_the_first_of_several_and_none_when_missing(
     sim: PackSim, pack: PackClient
 ) -> None:

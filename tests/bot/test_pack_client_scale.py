@@ -46,11 +46,10 @@ async def test_listing_10000_tasks_page_by_page(big_sim: PackSim) -> None:
         per_page = (pack.rcon.round_trips - before) / (COUNT // PAGE)
         print(f"\nlist_tasks: {per_page:.2f} round trips per page of {PAGE} ({COUNT} tasks)")
         assert seen == [f"bulk-{i:05d}" for i in range(COUNT)]
-        assert per_page <= PAGE + 2  # one count, the elements, at most one clock sample
+        assert per_page == 2  # the page op's input, then run it and print the outcome
         last, _ = await pack.list_tasks("queue", offset=COUNT - 1, limit=PAGE)
         assert [t.id for t in last] == [f"bulk-{COUNT - 1:05d}"]
         assert last[0].run == f'say "task" {COUNT - 1} \\ é' and last[0].retry_delay == 5
-        # every reply stays one task long, whatever the queue's length
         assert longest < MAX_COMMAND_BYTES
         ids = await pack.task_ids("bulk-0000", limit=25)
         assert ids == [f"bulk-{i:05d}" for i in range(10)]

@@ -36,7 +36,8 @@ SAMPLES: dict[str, str] = {
     "k": "10",
     "n": "7",
     "list": "queue",
-    "prev": "4",
+    "from": "40",
+    "count": "20",
     "u": UUID,
     "code": "bad_id",
     "message": "id must be 1 to 64 characters",
@@ -93,7 +94,7 @@ def test_the_pack_has_its_public_functions() -> None:
     public = {
         "schedule", "schedule_with_retry", "schedule_every", "schedule_at", "submit", "call",
         "cancel_one", "cancel_all", "count", "clear", "pause", "resume", "get_time", "__help__",
-        "api/schedule_dynamic",
+        "api/schedule_dynamic", "page",
     }  # fmt: skip
     assert public <= names
     for name in public:
@@ -162,7 +163,7 @@ def test_macro_lines_reject_hostile_ids() -> None:
     template = next(x for x in line if x.startswith("$"))[1:]
     for good in ["a", "Job-1.x+y_z", "9" * 64]:
         mecha("1.21").parse(template.replace("$(id)", good), using="command")
-    for bad in ['a"b', "a b", "@a", "é", "a\\b", "a'b", "{x:1}", "a]b", ""]:
+    for bad in ['a"b', "a b", "@a", "é", "a\\b", "a'b", "{x:1}", "a]b", "", "a#b", "a,b"]:
         with pytest.raises(DiagnosticError):
             mecha("1.21").parse(template.replace("$(id)", bad), using="command")
 

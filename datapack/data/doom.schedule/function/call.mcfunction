@@ -1,5 +1,6 @@
 # doom.schedule:call: runs the operation in storage doom.schedule:in op {req,op,id} (op: cancel_one,
-# cancel_all, count, clear, pause, resume, get_time) and consumes it; outcome in doom.schedule:out.
+# cancel_all, count, clear, pause, resume, get_time; page with list, from, count instead of id)
+# and consumes it; outcome in doom.schedule:out.
 # Returns what the operation returns, or fails. Changes: in, lists, out.
 function doom.schedule:core/out {op:""}
 execute unless data storage doom.schedule:in op run return run function doom.schedule:core/err {code:"no_input",message:"nothing in storage doom.schedule:in op"}
@@ -15,4 +16,5 @@ execute if data storage doom.schedule:ctx c{op:"clear"} run return run function 
 execute if data storage doom.schedule:ctx c{op:"pause"} run return run function doom.schedule:core/op/pause
 execute if data storage doom.schedule:ctx c{op:"resume"} run return run function doom.schedule:core/op/resume
 execute if data storage doom.schedule:ctx c{op:"get_time"} run return run function doom.schedule:core/op/get_time
-return run function doom.schedule:core/err {code:"bad_op",message:"op must be cancel_one, cancel_all, count, clear, pause, resume or get_time"}
+execute if data storage doom.schedule:ctx c{op:"page"} run return run function doom.schedule:core/op/page
+return run function doom.schedule:core/err {code:"bad_op",message:"op must be cancel_one, cancel_all, count, clear, pause, resume, get_time or page"}
