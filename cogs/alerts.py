@@ -115,8 +115,12 @@ class AlertsCog(commands.Cog, name="Alerts"):
             self._flushers[channel_id] = asyncio.create_task(self._flush_later(channel_id))
 
     async def _flush_later(self, channel_id: int) -> None:
-        await asyncio.sleep(self.batch_window)
-        await self.flush(channel_id)
+        # Events that arrive while a post is in flight find this task not done and add to the
+        # pending list without starting another: loop until none is left, or they would wait
+        # for the next event to be posted.
+        while self._pending.get(channel_id):
+            await asyncio.sleep(self.batch_window)
+            await self.flush(channel_id)
 
     async def flush(self, channel_id: int) -> None:
         """Post what is pending for a channel now: one message, embeds or a summary."""

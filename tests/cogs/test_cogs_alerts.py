@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from discord.http import Route
 from harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 
 from bot.audit import AuditStore
@@ -118,3 +120,34 @@ async def test_several_servers_need_the_server_option(tailed: Harness) -> None:
     assert [c["value"] for c in await tailed.autocomplete("time", "server", MOD, server="B")] == [
         "beta"
     ]
+
+
+async def test_an_event_arriving_during_a_post_is_posted_too(
+    tailed: Harness, tmp_path: Path
+) -> None:
+    """Discord takes its time to answer a post: an event that comes meanwhile gets its own."""
+    log = await live_log(tailed, "alpha", tmp_path / "a")
+    edge = tailed.bot.http.request
+    in_flight, answer = asyncio.Event(), asyncio.Event()
+
+    async def slow_discord(route: Route, **kwargs: Any) -> Any:
+        if route.path == "/channels/{channel_id}/messages":
+            in_flight.set()
+            await answer.wait()
+        return await edge(route, **kwargs)
+
+    tailed.bot.http.request = slow_discord  # type: ignore[method-assign]
+    log.info(said("offline", "warn_steve", 1, 100, player="Steve"))
+    async with asyncio.timeout(5):
+        await in_flight.wait()
+        handled = tailed.bot.wait_for("doom_event", check=lambda ev: ev.seq == 2)
+        log.info(said("restored", "warn_steve", 2, 200, player="Steve"))
+        await handled  # queued while the first post waits for Discord
+    answer.set()
+    await tailed.discord.wait_for(lambda: len(tailed.posts(ALERT_CHANNEL)) == 2)
+    log.close()
+    first, second = tailed.posts(ALERT_CHANNEL)
+    assert [e["title"] for e in first.payload["embeds"]] == [
+        "Task waiting: its player went offline"
+    ]
+    assert [e["title"] for e in second.payload["embeds"]] == ["Task resumed: its player is back"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from harness import ALERT_CHANNEL, AUDIT_CHANNEL, MENTION_ROLE, MOD, Harness
 
+from bot.events import Event
 from mcsim.server import Server
 
 
@@ -35,16 +37,44 @@ async def test_failing_task_with_retry_ends_in_an_alert(live: Harness, mc: Serve
     assert any(p.payload["embeds"][0]["title"] == "/schedule" for p in live.posts(AUDIT_CHANNEL))
 
 
+def read_by_the_bot(live: Harness, kind: str, task_id: str) -> asyncio.Future[Event]:
+    """Resolves when the bot has taken this event from its source (the alerts cog dispatches
+    ``doom_event`` as it queues the alert). Registered before the ticks that log the event."""
+    return asyncio.ensure_future(
+        live.bot.wait_for("doom_event", check=lambda ev: ev.type == kind and ev.task_id == task_id)
+    )
+
+
 async def test_player_leaving_and_rejoining(live: Harness, mc: Server) -> None:
-    mc.join("Steve")
+    # Driven by conditions, not timers: the pack's line is in latest.log when the ticks return;
+    # the bot has read it when its doom_event fires; the alert is posted by flushing the batch
+    # (not by waiting out the batch window). Server calls run off the event loop, so the loop
+    # never stalls on the server's lock while the bot reads the log.
+    alerts: Any = live.bot.get_cog("Alerts")  # the extension's own module: no isinstance
+    assert type(alerts).__name__ == "AlertsCog"
+    await asyncio.to_thread(mc.join, "Steve")
     reply = await live.run("schedule", MOD, run="say hi", time=5, as_player="Steve", id="greet")
     assert "Scheduled `greet`" in reply.text
-    mc.leave("Steve")
+    await asyncio.to_thread(mc.leave, "Steve")
+    offline = read_by_the_bot(live, "offline", "greet")
+    await asyncio.sleep(0)  # the listener is registered before the ticks
     await asyncio.to_thread(mc.step, 10)
-    await live.discord.wait_for(
-        lambda: "Task waiting: its player went offline" in alert_titles(live)
-    )
-    mc.join("Steve")
-    await asyncio.to_thread(mc.step, 25)  # the pack looks for returning players every 20 ticks
-    await live.discord.wait_for(lambda: "Task resumed: its player is back" in alert_titles(live))
+    assert "event=offline id=greet" in mc.log_path.read_text()
+    async with asyncio.timeout(5):
+        await offline
+    await alerts.flush(ALERT_CHANNEL)
+    assert alert_titles(live) == ["Task waiting: its player went offline"]
+
+    await asyncio.to_thread(mc.join, "Steve")
+    restored = read_by_the_bot(live, "restored", "greet")
+    await asyncio.sleep(0)
+    await asyncio.to_thread(mc.step, 2)  # the pack restores a returning player's tasks at once
+    assert "event=restored id=greet" in mc.log_path.read_text()
+    async with asyncio.timeout(5):
+        await restored
+    await alerts.flush(ALERT_CHANNEL)
+    assert alert_titles(live) == [
+        "Task waiting: its player went offline",
+        "Task resumed: its player is back",
+    ]
     assert "[Steve] hi" in mc.chat("Steve")
