@@ -423,7 +423,7 @@ class LogTailer:
             self._known.add(key)
             try:
                 # a 2 s margin for coarse file-system clocks; dedup drops any repeat
-                if path.stat().st_mtime < saved_at - 2.0:
+                if _archive_mtime(path) < saved_at - 2.0:
                     continue
                 out.append(_Source((0, 0), path.name, data=_read_archive(path, None)))
             except (OSError, EOFError, zlib.error) as exc:
@@ -452,6 +452,16 @@ def _archive_key(path: Path) -> tuple[str, int]:
     match = _ARCHIVE.fullmatch(path.name)
     assert match is not None  # only listed archives get here
     return (match.group(1), int(match.group(2)))
+
+
+def _archive_mtime(path: Path) -> float:
+    """Like _read_archive, a `.log` gzipped and removed since the listing is found as its `.gz`."""
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        if path.suffix == ".gz":
+            raise
+        return path.with_name(path.name + ".gz").stat().st_mtime
 
 
 def _read_archive(path: Path, size: int | None) -> bytes:

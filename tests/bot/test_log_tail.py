@@ -266,3 +266,17 @@ async def test_rotation_and_restarts_lose_and_repeat_nothing(
     assert sessions > 5
     assert archives(tmp_path) > 3
     assert json.loads(store.values["log:survival"])["seq"] == total
+
+
+def test_an_archive_gzipped_between_listing_and_reading_is_found_as_its_gz(tmp_path: Path) -> None:
+    # mcsim (like log4j) renames latest.log to a dated .log, then gzips it and removes the .log:
+    # a tailer that listed the .log must find the .gz for both its time and its bytes.
+    import gzip
+
+    from bot.log_tail import _archive_mtime, _read_archive
+
+    listed = tmp_path / "2026-11-30-1.log"
+    with gzip.open(tmp_path / "2026-11-30-1.log.gz", "wb") as gz:
+        gz.write(b"line\n")
+    assert _archive_mtime(listed) == (tmp_path / "2026-11-30-1.log.gz").stat().st_mtime
+    assert _read_archive(listed, None) == b"line\n"
