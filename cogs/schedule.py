@@ -179,6 +179,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             raise errors.ValidationError("Give either `time` (a delay) or `at` (a game tick).")
         request = dict(run=run, time=time, unit=unit, id=id, retry=retry, retry_delay=retry_delay,
                        every=every, at=at, as_player=as_player)  # fmt: skip
+        # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
+        # reply; the pack client checks again (the verdict is cached) on every other path
+        target.checker.check(run)
         await interaction.response.defer(ephemeral=True, thinking=True)
         extras = retry or every is not None or at is not None or as_player is not None
         if id is None and not extras:
@@ -223,6 +226,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         server: str | None = None,
     ) -> None:
         target = self.bot.server(server)
+        target.checker.check(run)  # before deferring: the caret is the only reply
         await interaction.response.defer(ephemeral=True, thinking=True)
         new_id = await target.pack.schedule_dynamic(run, time, unit, prefix)
         outcome = f"Scheduled `{new_id}` on {target.name}."

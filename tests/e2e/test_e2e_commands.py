@@ -108,12 +108,51 @@ async def test_schedule_dynamic_and_at(live: Harness, mc: Server) -> None:
     assert both.ephemeral and "Give either `time`" in both.text
 
 
-async def test_refused_and_unparsable_commands_are_explained(live: Harness, mc: Server) -> None:
-    refused = await live.run("schedule", MOD, run="op Steve", time=5, id="bad")
-    assert refused.ephemeral and refused.text.startswith("Refused: ")
+async def queue_of(live: Harness) -> list[tuple[str, str, int]]:
+    tasks, _ = await live.services.servers["main"].pack.list_tasks("queue", limit=50)
+    return [(t.id, t.run, t.due) for t in tasks]
+
+
+async def test_a_typo_shows_the_moderator_a_caret_and_changes_nothing(
+    live: Harness, mc: Server
+) -> None:
+    await live.run("schedule", MOD, run="say keep", time=1000, id="keep")
+    before = await queue_of(live)
+    rcon = live.services.servers["main"].rcon
+    trips = rcon.round_trips
+    for command in ("schedule", "schedule_dynamic"):
+        options = {"id": "typo"} if command == "schedule" else {}
+        reply = await live.run(command, MOD, run="gamemode creatvie @a", time=5, **options)
+        [response] = reply.messages
+        assert reply.ephemeral and response.kind == "response"
+        assert response.data["content"] == (
+            "That command does not parse: Expected gamemode but got literal 'creatvie'.\n"
+            "```\ngamemode creatvie @a\n         ^\n```"
+        )
+    assert rcon.round_trips == trips  # refused before anything reached the server
+    assert await queue_of(live) == before
+
+
+async def test_deny_listed_commands_are_refused_however_deep(live: Harness, mc: Server) -> None:
+    before = await queue_of(live)
+    rcon = live.services.servers["main"].rcon
+    trips = rcon.round_trips
+    hidden = [
+        "op Steve",
+        "execute as @a run op Steve",
+        "execute as @a at @s if entity @s run execute run op Steve",
+        "execute if entity @a run return run op Steve",
+    ]
+    for run in hidden:
+        reply = await live.run("schedule", MOD, run=run, time=5, id="bad")
+        [response] = reply.messages
+        assert reply.ephemeral
+        where = "" if run == "op Steve" else f" (inside `{run}`)"
+        assert response.data["content"] == f"Refused: `op` is on this server's deny-list{where}."
     broken = await live.run("schedule", MOD, run="tp @a ~ ~", time=5, id="bad")
-    assert "That command does not parse" in broken.text and "^" in broken.text
-    assert await live.services.servers["main"].pack.count("bad") == 0
+    assert broken.ephemeral and "tp @a ~ ~\n         ^" in broken.text
+    assert rcon.round_trips == trips
+    assert await queue_of(live) == before
 
 
 async def test_status_and_setup(live: Harness, mc: Server) -> None:
