@@ -106,7 +106,10 @@ async def run_console(
     loop = asyncio.get_running_loop()
     pending: int | None = None  # the last message with buttons to answer
     print("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label.", file=out)
+    prompt = _is_terminal(stdin)  # a person at a terminal gets a prompt; a pipe does not
     while True:
+        if prompt:
+            print("> ", end="", file=out, flush=True)
         raw = await loop.run_in_executor(None, stdin.readline)
         line = raw.strip()
         if not raw or line.lower() in ("quit", "exit"):  # readline gives "" only at EOF
@@ -131,6 +134,13 @@ async def run_console(
              and any(not b.get("disabled") for b in buttons(local.messages[s.message_id]))),
             None,
         )  # fmt: skip
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
 
 
 def _pick(message: Mapping[str, Any], answer: str) -> str:
