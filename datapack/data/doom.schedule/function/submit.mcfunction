@@ -1,9 +1,7 @@
 # doom.schedule:submit: queues the request in storage doom.schedule:in task (fields in the README;
 # `run` is copied as data, never spliced) and consumes it. Returns 1 (dynamic: n), or fails; the
 # outcome, echoing task.req, is in doom.schedule:out. Changes: in, queue, out.
-data remove storage doom.schedule:ctx t
-execute unless data storage doom.schedule:in task run function doom.schedule:core/out {op:"schedule"}
-execute unless data storage doom.schedule:in task run return run function doom.schedule:core/err {code:"no_input",message:"nothing in storage doom.schedule:in task"}
+execute unless data storage doom.schedule:in task run return run function doom.schedule:core/no_task
 data modify storage doom.schedule:ctx t set from storage doom.schedule:in task
 data remove storage doom.schedule:in task
 return run function doom.schedule:core/enqueue

@@ -3,8 +3,7 @@
 # Changes: out, queue, serial, dyn, ctx t/k/v.
 function doom.schedule:core/out {op:"schedule"}
 data modify storage doom.schedule:out req set from storage doom.schedule:ctx t.req
-execute store result score #g doom.schedule run time query gametime
-execute store result storage doom.schedule:out time int 1 run scoreboard players get #g doom.schedule
+execute store result storage doom.schedule:out time int 1 store result score #g doom.schedule run time query gametime
 execute unless function doom.schedule:core/check/run run return run function doom.schedule:core/err {code:"bad_run",message:"run must be a command string of 1 to 32000 characters"}
 execute if data storage doom.schedule:ctx t.prefix run return run function doom.schedule:core/enqueue_dynamic
 execute unless function doom.schedule:core/check/t_id run return run function doom.schedule:core/err {code:"bad_id",message:"id must be 1 to 64 characters from A-Z a-z 0-9 _ . + -"}

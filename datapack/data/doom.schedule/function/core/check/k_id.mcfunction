@@ -1,6 +1,6 @@
 # Is ctx k.id a String of 1 to 64 characters from [A-Za-z0-9_.+-]? Returns 1 (#k.len = length) or
-# fails. No macro line sees the id before its type and length are checked. Changes: ctx k.s, #k.*.
-data remove storage doom.schedule:ctx k.s
+# fails. No macro line sees the id before its type and length are checked. Callers start from
+# k = {id} (no stale k.s). Changes: ctx k.s, #k.*.
 data modify storage doom.schedule:ctx k.s set string storage doom.schedule:ctx k.id
 execute store success score #k.chk doom.schedule run data modify storage doom.schedule:ctx k.s set from storage doom.schedule:ctx k.id
 execute if score #k.chk doom.schedule matches 1 run return fail

@@ -1,11 +1,11 @@
 # ctx t.new.dimension = the dimension of the current context: the vanilla ones by `execute if
-# dimension`, others through #doom.schedule:known_dimensions (each of its functions runs
-# `execute if dimension <id> run data modify storage doom.schedule:ctx dimension set value "<id>"`),
-# else minecraft:overworld. Changes: ctx dimension, ctx t.new.dimension.
+# dimension` (one command for the overworld), others through #doom.schedule:known_dimensions (each
+# of its functions runs `execute if dimension <id> run data modify storage doom.schedule:ctx
+# dimension set value "<id>"`), else minecraft:overworld. Changes: ctx dimension, ctx t.new.dimension.
+execute if dimension minecraft:overworld run return run data modify storage doom.schedule:ctx t.new.dimension set value "minecraft:overworld"
+execute if dimension minecraft:the_nether run return run data modify storage doom.schedule:ctx t.new.dimension set value "minecraft:the_nether"
+execute if dimension minecraft:the_end run return run data modify storage doom.schedule:ctx t.new.dimension set value "minecraft:the_end"
 data remove storage doom.schedule:ctx dimension
-execute if dimension minecraft:overworld run data modify storage doom.schedule:ctx dimension set value "minecraft:overworld"
-execute if dimension minecraft:the_nether run data modify storage doom.schedule:ctx dimension set value "minecraft:the_nether"
-execute if dimension minecraft:the_end run data modify storage doom.schedule:ctx dimension set value "minecraft:the_end"
-execute unless data storage doom.schedule:ctx dimension run function #doom.schedule:known_dimensions
+function #doom.schedule:known_dimensions
 execute unless data storage doom.schedule:ctx dimension run data modify storage doom.schedule:ctx dimension set value "minecraft:overworld"
 data modify storage doom.schedule:ctx t.new.dimension set from storage doom.schedule:ctx dimension

@@ -1,0 +1,22 @@
+# As the probe marker, in the caller's context: records Pos and Rotation in ctx t.new, and in ctx p
+# the macro arguments of core/ctx/at, which must never be substituted as E-notation (a Double
+# prints as 1.2345678E7 from 10^7 up and as 1.0E-4 below 10^-3, and commands cannot parse that):
+# ix/iy/iz = floor(coordinate) - 1 (Ints) and fx/fy/fz = coordinate - that, a Double in [1, 2)
+# computed exactly by teleporting the marker by the Int offset; yaw/pitch to 0.001 degree.
+# Changes: ctx t.new.pos/rot, ctx p; kills @s.
+data modify storage doom.schedule:ctx t.new.pos set from entity @s Pos
+tp @s ~-1 ~-1 ~-1
+execute store result storage doom.schedule:ctx p.ix int 1 run data get entity @s Pos[0]
+execute store result storage doom.schedule:ctx p.iy int 1 run data get entity @s Pos[1]
+execute store result storage doom.schedule:ctx p.iz int 1 run data get entity @s Pos[2]
+execute store result storage doom.schedule:ctx p.nx int -1 run data get entity @s Pos[0]
+execute store result storage doom.schedule:ctx p.ny int -1 run data get entity @s Pos[1]
+execute store result storage doom.schedule:ctx p.nz int -1 run data get entity @s Pos[2]
+function doom.schedule:core/ctx/shift with storage doom.schedule:ctx p
+data modify storage doom.schedule:ctx t.new.rot set from entity @s Rotation
+data modify storage doom.schedule:ctx p.fx set from entity @s Pos[0]
+data modify storage doom.schedule:ctx p.fy set from entity @s Pos[1]
+data modify storage doom.schedule:ctx p.fz set from entity @s Pos[2]
+execute store result storage doom.schedule:ctx p.yaw float 0.001 run data get entity @s Rotation[0] 1000
+execute store result storage doom.schedule:ctx p.pitch float 0.001 run data get entity @s Rotation[1] 1000
+kill @s
