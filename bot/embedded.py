@@ -67,9 +67,6 @@ async def start_embedded(settings: Settings, *, rcon_timeout: float = 20.0) -> E
     server = Server(world, rcon_port=0, rcon_password=password)
     await asyncio.to_thread(server.start, realtime=True)
     try:
-        # a new world has no level.dat until its first save, and the installer (rightly)
-        # refuses a folder without one
-        await asyncio.to_thread(server.save)
         port = server.rcon_port
         if port is None:
             raise InstallError("The embedded server started without RCON.")

@@ -115,8 +115,7 @@ def test_check_fails_when_rcon_is_unreachable(tmp_path: Path, live: PackSim) -> 
 def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
     world = tmp_path / "bare"
     server = Server(world, rcon_port=0, rcon_password=PASSWORD)
-    server.start(realtime=True)
-    server.save()  # level.dat
+    server.start(realtime=True)  # writes level.dat, as vanilla does at start-up
     try:
         entry = {"name": "bare", "rcon_port": server.rcon_port, "rcon_password": PASSWORD,
                  "world_dir": str(world)}  # fmt: skip

@@ -348,9 +348,8 @@ def mcsim_world(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
     world = tmp_path / "world"
     server = Server(world, rcon_port=0, rcon_password="pack-install-pw")
     server.start(realtime=True)
-    # Vanilla writes level.dat at start-up (server/Main.java: backupLevelDataFile); mcsim only on
-    # save for now, so save once to make the folder a world the installer accepts.
-    server.save()
+    # a world from the first start on: level.dat is written at start-up, as vanilla does
+    assert (world / "level.dat").is_file()
     try:
         yield server, world
     finally:

@@ -33,8 +33,7 @@ def mc(tmp_path: Path) -> Iterator[Server]:
     (world / "datapacks").mkdir(parents=True)
     shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
     server = Server(world, rcon_port=0, rcon_password=PASSWORD)
-    server.start()
-    server.save()  # vanilla writes level.dat at start-up; the installer looks for it
+    server.start()  # writes level.dat at start-up, as vanilla: /setup's installer needs it
     try:
         yield server
     finally:
