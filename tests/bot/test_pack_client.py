@@ -308,3 +308,18 @@ async def pack_seq(sim: PackSim) -> int:
     seq = sim.server.storage("doom.schedule:events").get("seq", 0)
     assert isinstance(seq, int)
     return seq
+
+
+async def test_at_tick_and_delay_tasks_interleave_by_due(sim: PackSim, pack: PackClient) -> None:
+    now = await pack.get_time()
+    await pack.schedule("say late", 50, "t", "late")
+    await pack.schedule("say at", 0, "t", "at", at_tick=now + 20)
+    await pack.schedule("say soon", 5, "t", "soon")
+    await pack.schedule("say tie", 0, "t", "tie", at_tick=now + 50)
+    page, _ = await pack.list_tasks("queue")
+    assert [(t.id, t.due - now) for t in page] == [
+        ("soon", 5),
+        ("at", 20),
+        ("late", 50),
+        ("tie", 50),
+    ]

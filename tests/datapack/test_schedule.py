@@ -159,3 +159,21 @@ def test_a_leading_slash_is_removed(pack: Pack) -> None:
     assert pack.queue()[0]["run"] == mark("slash")
     pack.step(1)
     assert pack.ran() == ["slash"]
+
+
+def test_mixed_time_and_tick_submissions_queue_by_due_then_scheduling_order(pack: Pack) -> None:
+    pack.step(2)  # game time 2: tick 1 below is in the past (due 1, runs at the next tick)
+    requests: list[tuple[str, dict[str, Any]]] = [
+        ("a", {"time": 30}), ("b", {"tick": 10}), ("c", {"time": 5}), ("d", {"tick": 32}),
+        ("e", {"tick": 7}), ("f", {"time": 0}), ("g", {"tick": 1}), ("h", {"time": 8}),
+        ("i", {"tick": 12, "unit": "s"}), ("j", {"time": 1, "unit": "s"}), ("k", {"tick": 22}),
+    ]  # fmt: skip
+    for task_id, when in requests:
+        out = pack.submit(run=mark(task_id), id=task_id, **when)
+        assert out["ok"] == 1, out
+    assert pack.call("schedule_at", {"run": mark("m"), "tick": 7, "id": "m"}).success
+    expected = [("g", 1), ("f", 2), ("c", 7), ("e", 7), ("m", 7), ("b", 10), ("h", 10),
+                ("i", 12), ("j", 22), ("k", 22), ("a", 32), ("d", 32)]  # fmt: skip
+    assert [(t["id"], t["due"]) for t in pack.queue()] == expected
+    pack.step(30)
+    assert [(r.id, r.tick) for r in pack.runs()] == [(i, max(d, 3)) for i, d in expected]
