@@ -25,6 +25,7 @@ from mecha.ast import AstCommand
 
 from mcsim.context import Source
 from mcsim.errors import BudgetExceeded, CommandError, CommandSyntaxError, UnsupportedCommand
+from mcsim.permissions import Gate, clamp_level, command_gates
 from mcsim.registry import Call, CommandHandler, find_handler, find_modifier
 
 if TYPE_CHECKING:
@@ -189,6 +190,17 @@ class RawLeaf(Compiled):
 CONTROL: dict[str, Callable[[Executor, AstCommand], Compiled]] = {}
 
 
+class _Parsed:
+    """A cached parse: the compiled command and its permission gates (text order)."""
+
+    __slots__ = ("compiled", "gates", "needs")
+
+    def __init__(self, compiled: Compiled, gates: tuple[Gate, ...]) -> None:
+        self.compiled = compiled
+        self.gates = gates
+        self.needs = max((g[0] for g in gates), default=0)
+
+
 @dataclass(slots=True)
 class Outcome:
     """What the top-level source heard: the last (success, result) of its commands."""
@@ -217,13 +229,19 @@ class _Reached:
 class Executor:
     sim: SimState
     noop_commands: frozenset[str] = frozenset()
-    _cache: dict[str, Compiled | CommandSyntaxError] = field(default_factory=dict)
+    _cache: dict[str, _Parsed | CommandSyntaxError] = field(default_factory=dict)
     current_budget: Budget | None = None
 
     # -- parsing ------------------------------------------------------------------------------
 
-    def compile_line(self, text: str) -> Compiled:
-        """The compiled command for one line, parsed once and cached (failures too)."""
+    @property
+    def function_level(self) -> int:
+        """server.properties `function-permission-level`: what functions are parsed at."""
+        return clamp_level(self.sim.properties.get("function-permission-level"))
+
+    def compile_line(self, text: str, level: int = 4) -> Compiled:
+        """The compiled command for one line as a source at `level` parses it: parsed once and
+        cached (failures too); a node above `level` is invisible, so the line fails there."""
         found = self._cache.get(text)
         if found is None:
             try:
@@ -236,14 +254,22 @@ class Executor:
             self._cache[text] = found
         if isinstance(found, CommandSyntaxError):
             raise found
-        return found
+        if found.needs > level:
+            for needed, cursor in found.gates:
+                if needed > level:
+                    raise _hidden_node(text, cursor)
+        return found.compiled
 
-    def _compile_text(self, text: str) -> Compiled:
+    def compile_function_line(self, text: str) -> Compiled:
+        """A function line (at load, or a macro line at instantiation)."""
+        return self.compile_line(text, self.function_level)
+
+    def _compile_text(self, text: str) -> _Parsed:
         from mcsim.rawcommands import find_raw_handler
 
         raw = find_raw_handler(text)
         if raw is not None:
-            return RawLeaf(self, raw, text[1:] if text.startswith("/") else text)
+            return _Parsed(RawLeaf(self, raw, text[1:] if text.startswith("/") else text), ())
         try:
             parsed = _parse(text, "1.21")
         except DiagnosticError as e:
@@ -263,7 +289,7 @@ class Executor:
             # mecha reads `#...` right after an argument as a comment; brigadier reads it as
             # trailing data and refuses the line (`a#b` as an objective reads `a`).
             raise _trailing_data(text, end)
-        return self.compile_node(commands[0])
+        return _Parsed(self.compile_node(commands[0]), command_gates(commands[0]))
 
     def compile_node(self, node: AstCommand) -> Compiled:
         ident = node.identifier
@@ -303,7 +329,7 @@ class Executor:
         src = source.with_(callbacks=(_Reached(outcome),))
         previous, self.current_budget = self.current_budget, budget
         try:
-            compiled = self.compile_line(text)
+            compiled = self.compile_line(text, source.level)
             compiled.run([src], budget, False)
         except ReturnSignal as r:
             outcome.record(r.success, r.value)
@@ -340,8 +366,9 @@ class Executor:
     ) -> tuple[bool, int] | None:
         """Run a function body in one context; (success, value) if it returned, else None."""
         budget.charge()
-        level = int(self.sim.properties.get("function-permission-level", "2") or 2)
-        body_src = source.with_(silent=True, callbacks=(), level=max(source.level, level))
+        body_src = source.with_(
+            silent=True, callbacks=(), level=max(source.level, self.function_level)
+        )
         sources = [body_src]
         for line in lines:
             try:
@@ -389,6 +416,29 @@ def _trailing_data(text: str, cursor: int) -> CommandSyntaxError:
     return CommandSyntaxError(f"{head}\n{context}")
 
 
+def _hidden_node(text: str, cursor: int) -> CommandSyntaxError:
+    """A node the source's level cannot see: brigadier skips it, finds nothing else, and
+    CommandManager.getException reports an unknown command (nothing parsed yet) or an
+    unknown argument, at the node's start."""
+    if cursor == 0:
+        head = "Unknown or incomplete command. See below for error"
+    else:
+        head = "Incorrect argument for command"
+    return _brigadier_error(text, cursor, head)
+
+
+def _brigadier_error(text: str, cursor: int, head: str) -> CommandSyntaxError:
+    # Commands.performCommand: up to 10 chars before the cursor, the rest, then <--[HERE].
+    context = ("..." if cursor > 10 else "") + text[max(0, cursor - 10) :] + "<--[HERE]"
+    err = CommandSyntaxError(f"{head}\n{context}")
+    # Brigadier's getMessage(), used inside "Whilst parsing command on line N: ..." texts.
+    err.brigadier = (  # type: ignore[attr-defined]
+        f"{head} at position {cursor}: "
+        f"{'...' if cursor > 10 else ''}{text[max(0, cursor - 10) : cursor]}<--[HERE]"
+    )
+    return err
+
+
 def _syntax_error(text: str, e: DiagnosticError) -> CommandSyntaxError:
     """Vanilla's two-line parse error: the message, then up to 10 chars and <--[HERE].
 
@@ -418,14 +468,7 @@ def _syntax_error(text: str, e: DiagnosticError) -> CommandSyntaxError:
         head = f"{kind} must not be {relation} than {bound}, found {found}"
     else:
         head = "Incorrect argument for command"
-    # Commands.performCommand: up to 10 chars before the cursor, the rest, then <--[HERE].
-    context = ("..." if cursor > 10 else "") + text[max(0, cursor - 10) :] + "<--[HERE]"
-    err = CommandSyntaxError(f"{head}\n{context}")
-    # Brigadier's getMessage(), used inside "Whilst parsing command on line N: ..." texts.
-    err.brigadier = (  # type: ignore[attr-defined]
-        f"{head} at position {cursor}: "
-        f"{'...' if cursor > 10 else ''}{text[max(0, cursor - 10) : cursor]}<--[HERE]"
-    )
+    err = _brigadier_error(text, cursor, head)
     err.detail = detail  # type: ignore[attr-defined]
     log.debug("parse error in %r: %s", text, detail)
     return err

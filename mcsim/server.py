@@ -533,7 +533,7 @@ class Server:
             self.log.info(f"Found new data pack {pid}, loading it automatically")
         sim.enabled_packs = enabled
         packs = [self._packs[p] for p in enabled if p in self._packs]
-        sim.functions = FunctionLibrary.load(packs, ex.compile_line, self.log)
+        sim.functions = FunctionLibrary.load(packs, ex.compile_function_line, self.log)
         if not startup:
             self.log.info("Loaded data packs")  # informational; vanilla logs per-registry lines
 

@@ -105,7 +105,7 @@ class FunctionCall(Compiled):
                 bodies: list[tuple[Function, list[Any]]] = []
                 for fn in functions:
                     try:
-                        bodies.append((fn, fn.instantiate(args, ex.compile_line)))
+                        bodies.append((fn, fn.instantiate(args, ex.compile_function_line)))
                     except CommandError as e:
                         raise CommandError(
                             f"Failed to instantiate function {fn.id}: {e.message}"
