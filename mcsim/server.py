@@ -1,15 +1,15 @@
-"""The server: world files, packs, the game loop, RCON and the Python API tests drive.
+"""The server: world files, packs, RCON and the Python API tests drive.
 
 Threading: every state change happens under one lock. RCON commands are queued and run by the
-server thread between ticks (the 20 TPS loop in realtime mode, a small drain loop in manual mode);
-the Python API methods take the lock themselves, so they are safe from any thread.
+server thread between ticks (mcsim/gameloop.py: the 20 TPS loop in realtime mode, a small
+drain loop in manual mode); the Python API methods take the lock themselves, so they are safe
+from any thread.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -23,6 +23,7 @@ from nbtlib.tag import Compound
 import mcsim.commands  # noqa: F401  (registers every command family)
 from mcsim.context import FeedbackSink, Source, server_source
 from mcsim.executor import Executor
+from mcsim.gameloop import GameLoop
 from mcsim.log import ServerLog
 from mcsim.packs import FunctionLibrary, Pack, discover_packs
 from mcsim.startup import (
@@ -53,14 +54,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 VERSION = GAME_VERSION
-_MAX_PENDING_STEPS_PER_CALL = 1_000_000
-
-
-def _int_property(properties: dict[str, str], key: str, default: int) -> int:
-    try:
-        return int(properties.get(key, str(default)).strip())
-    except ValueError:
-        return default
 
 
 @dataclass(frozen=True)
@@ -115,13 +108,11 @@ class Server:
         self._log_timestamp = cast(Literal["time", "datetime"], log_timestamp)
         self._lock = threading.RLock()
         self._stop_lock = threading.Lock()
-        self._jobs: queue.Queue[tuple[str, concurrent.futures.Future[str]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._running = False
         self._stopping = False
         self._reload_requested = False
-        self._idle_ticks = 0  # server ticks with nobody online (pause-when-empty-seconds)
-        self._ticks_until_autosave = 6000  # MinecraftServer.ticksUntilAutosave
+        self.loop = GameLoop(self)
         self._stop_requested = threading.Event()
         self._rcon: Any = None
         self._packs: dict[str, Pack] = {}
@@ -199,7 +190,7 @@ class Server:
             threading.stack_size(256 * 1024 * 1024)
             try:
                 self._thread = threading.Thread(
-                    target=self._loop, name="mcsim Server thread", daemon=True
+                    target=self.loop.run, name="mcsim Server thread", daemon=True
                 )
                 self._thread.start()
             finally:
@@ -233,7 +224,7 @@ class Server:
             if not self._running or self._stopping:
                 return
             self._stopping = True
-        self._jobs.put(None)
+        self.loop.request_exit()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(10)
         with self._lock:
@@ -250,7 +241,7 @@ class Server:
             if self._rcon is not None:
                 self._rcon.stop()
                 self._rcon = None
-            self._drain_jobs_after_stop()
+            self.loop.drain_after_stop()
             slog.close()
             self._running = False
             self._stopping = False
@@ -340,62 +331,15 @@ class Server:
             self._reload_requested = False
             self._load_packs(startup=False)
             self._run_load()
-        sim = self.sim
-        assert sim is not None
-        if not self.realtime and sim.pending_steps > 0:
-            steps = min(sim.pending_steps, _MAX_PENDING_STEPS_PER_CALL)
-            sim.pending_steps = 0
-            for _ in range(steps):
-                self._tick()
+        self.loop.run_pending_steps()
         # No result reported: a function that ran without `return` succeeded; zero contexts
         # (e.g. `execute as @s` from the console) did not.
         success = outcome.success if outcome.fired else outcome.ran_function and not outcome.error
         return CommandResult(success, outcome.result if success else 0, list(sink.lines))
 
     def _submit(self, command: str) -> concurrent.futures.Future[str]:
-        future: concurrent.futures.Future[str] = concurrent.futures.Future()
-        self._jobs.put((command, future))
-        return future
-
-    def _serve_jobs(self, deadline: float | None) -> bool:
-        """Run queued RCON commands until `deadline` (time.monotonic), or a short while when
-        None; False once asked to stop.
-
-        Like MinecraftServer.runTasksTillTickEnd: the thread sleeps until the next tick is due
-        but wakes as soon as a command is queued (vanilla unparks the server thread on every
-        new task), so a command waits for the command before it, not for a polling interval.
-        """
-        while True:
-            if deadline is None:
-                timeout = 0.05
-            else:
-                timeout = deadline - time.monotonic()
-                if timeout <= 0:
-                    return True
-            try:
-                job = self._jobs.get(timeout=timeout)
-            except queue.Empty:
-                return True
-            if job is None:
-                return False
-            command, future = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(self._run_rcon(command))
-            except BaseException as e:  # a bug in mcsim: answer, log, keep serving
-                log.exception("RCON command %r crashed", command)
-                future.set_exception(e)
-            self._maybe_stop()
-
-    def _drain_jobs_after_stop(self) -> None:
-        while True:
-            try:
-                job = self._jobs.get_nowait()
-            except queue.Empty:
-                return
-            if job is not None:
-                job[1].cancel()
+        """RconServer's `submit`: queue for the server thread (mcsim.gameloop)."""
+        return self.loop.submit(command)
 
     def _maybe_stop(self) -> None:
         if self._stop_requested.is_set() and self._running and not self._stopping:
@@ -410,100 +354,11 @@ class Server:
             else:
                 self.stop()
 
-    # -- game loop ----------------------------------------------------------------------------
-
-    def _loop(self) -> None:
-        next_tick = time.monotonic()
-        while True:
-            if not self.realtime:
-                if not self._serve_jobs(None):
-                    return
-                continue
-            sim = self.sim
-            assert sim is not None
-            now = time.monotonic()
-            if now >= next_tick:
-                with self._lock:
-                    self._server_tick()
-                next_tick = max(next_tick + 1.0 / sim.tick_rate, now - 1.0)
-            if not self._serve_jobs(next_tick):
-                return
-
-    def _server_tick(self) -> None:
-        """MinecraftServer.tick in realtime mode: pause when empty, the world tick unless
-        frozen (or stepping), then the autosave countdown, which runs frozen or not."""
-        sim, _ = self._state()
-        pause = _int_property(self.properties, "pause-when-empty-seconds", 60) * 20
-        if pause > 0:
-            self._idle_ticks = 0 if sim.entities.players() else self._idle_ticks + 1
-            if self._idle_ticks >= pause:
-                if self._idle_ticks == pause:
-                    assert self.log is not None
-                    self.log.info(f"Server empty for {pause // 20} seconds, pausing")
-                    self._autosave()
-                return
-        if not sim.frozen:
-            self._tick()
-        elif sim.pending_steps > 0:
-            sim.pending_steps -= 1
-            self._tick()
-        self._count_autosave()
-
-    def _count_autosave(self) -> None:
-        self._ticks_until_autosave -= 1
-        if self._ticks_until_autosave <= 0:
-            self._autosave()
-
-    def _autosave(self) -> None:
-        """MinecraftServer.runAutosave: saveAll with logs suppressed, every 300 s of ticks."""
-        sim, _ = self._state()
-        self._ticks_until_autosave = max(100, int(sim.tick_rate * 300))
-        self.save()
-
-    def _tick(self) -> None:
-        """One full tick: pending #load (after reload), #tick functions, then time +1."""
-        sim, ex = self._state()
-        began = time.perf_counter_ns()
-        sim.counters.current_tick = 0
-        lib = sim.functions
-        if lib is not None:
-            for fid in lib.tags.get("minecraft:tick", []):
-                fn = lib.functions.get(fid)
-                if fn is not None:
-                    ex.run_function_top(fn, self._scheduled_source())
-        sim.game_time += 1
-        if sim.gamerules.get("advance_time", True):
-            sim.day_time += 1
-        self._fire_schedules()
-        sim.counters.last_tick = sim.counters.current_tick
-        sim.tick_times.append(float(time.perf_counter_ns() - began))
-        del sim.tick_times[:-100]
-
-    def _fire_schedules(self) -> None:
-        """Scheduled functions due by the new game time, each its own top-level call."""
-        sim, ex = self._state()
-        lib = sim.functions
-        while True:
-            due = [e for e in sim.schedules if e.due <= sim.game_time]
-            if not due:
-                return
-            event = min(due, key=lambda e: e.due)  # stable: earliest first, then insertion
-            sim.schedules.remove(event)
-            if lib is None:
-                continue
-            ids = lib.tags.get(event.name[1:], []) if event.is_tag else [event.name]
-            for fid in ids:
-                fn = lib.functions.get(fid)
-                if fn is not None:
-                    ex.run_function_top(fn, self._scheduled_source())
-
     def step(self, ticks: int = 1) -> None:
         """Run full ticks now, frozen or not (the test's clock). Each counts toward the
         autosave; the empty-server pause does not apply (tests step with nobody online)."""
         with self._lock:
-            for _ in range(ticks):
-                self._tick()
-                self._count_autosave()
+            self.loop.step(ticks)
 
     # -- packs --------------------------------------------------------------------------------
 

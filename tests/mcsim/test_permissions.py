@@ -7,12 +7,14 @@ function does not load, a macro line fails to instantiate. `execute as` keeps th
 
 from __future__ import annotations
 
+import functools
 import socket
 import struct
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from mecha import Mecha
 
 from mcsim.permissions import ROOT_LEVELS, command_gates
 from mcsim.server import Server
@@ -148,9 +150,7 @@ def test_macro_instantiation_uses_the_function_level_not_the_callers(
     ],
 )
 def test_gates_follow_the_decompiled_requires(line: str, gates: Gates) -> None:
-    from mecha import Mecha
-
-    node = Mecha(version="1.21").parse(line, multiline=True).commands[0]
+    node = _mecha().parse(line, multiline=True).commands[0]
     assert command_gates(node) == gates
 
 
@@ -159,6 +159,11 @@ def test_level_table_lists_only_non_default_roots() -> None:
     assert ROOT_LEVELS["op"] == ROOT_LEVELS["ban"] == ROOT_LEVELS["tick"] == 3
     assert ROOT_LEVELS["me"] == ROOT_LEVELS["trigger"] == 0
     assert "function" not in ROOT_LEVELS and "execute" not in ROOT_LEVELS
+
+
+@functools.cache
+def _mecha() -> Mecha:
+    return Mecha(version="1.21")
 
 
 def _rcon(port: int, password: str, command: str) -> str:
