@@ -56,12 +56,19 @@ async def start_embedded(settings: Settings, *, rcon_timeout: float = 20.0) -> E
 
     world = Path(settings.data_dir) / "world"
     world.mkdir(parents=True, exist_ok=True)
-    # loopback only, whatever an edited server.properties says, and no echo of RCON commands to
-    # operators; written to the file so `check` reads what the server uses (the port and the
+    # loopback only, whatever an edited server.properties says, no echo of RCON commands to
+    # operators, and no empty-server pause (1.21.2+ stops ticking after 60 s with nobody online,
+    # and nobody ever joins the embedded world, so its tasks would never run); written to the file so `check` reads what the server uses (the port and the
     # password are per run and stay out of it)
     properties = world / "server.properties"
     values = read_properties(properties)
-    values.update({"rcon.ip": "127.0.0.1", "broadcast-rcon-to-ops": "false"})
+    values.update(
+        {
+            "rcon.ip": "127.0.0.1",
+            "broadcast-rcon-to-ops": "false",
+            "pause-when-empty-seconds": "0",
+        }
+    )
     write_properties(properties, values)
     password = secrets.token_urlsafe(24)
     server = Server(world, rcon_port=0, rcon_password=password)

@@ -32,6 +32,8 @@ async def test_embedded_world_runs_the_pack_and_keeps_its_queue(tmp_path: Path) 
         properties = (config.world_dir / "server.properties").read_text()
         assert password not in properties  # per run, never on disk
         assert "broadcast-rcon-to-ops=false" in properties
+        # nobody joins the embedded world: vanilla's empty-server pause would stop its clock
+        assert "pause-when-empty-seconds=0" in properties
         rcon = RconClient("127.0.0.1", config.rcon_port, password)
         pack = PackClient(rcon, config, CommandChecker(deny=DEFAULT_DENY))
         try:
