@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from nbtlib.tag import Compound, String
 
 from mcsim.errors import CommandError
-from mcsim.nbt.path import NbtPath, _too_deep
+from mcsim.nbt.path import NbtPath
+from mcsim.nbt.path_ops import too_deep
 from mcsim.nbt.snbt import format_snbt_compact
 from mcsim.nbt.values import NUMBER_TYPES, Tag, copy_tag, nbt_equal
 
@@ -55,7 +56,7 @@ def modify(
     if mode == "merge":
         combined = Compound()
         for value in source_values:
-            if _too_deep(value, 0):
+            if too_deep(value, 0):
                 raise CommandError("Resulting NBT too deeply nested")
             if not isinstance(value, Compound):
                 raise CommandError(f"Expected an object: got {format_snbt_compact(value)}")
