@@ -92,7 +92,7 @@ SNBT_VALUES = st.recursive(
     st.one_of(
         st.integers(-(2**31), 2**31 - 1),
         st.floats(allow_nan=False, allow_infinity=False, width=64),
-        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+        st.text(alphabet=st.characters(codec="utf-8"), max_size=20),
     ),
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
