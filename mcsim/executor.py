@@ -366,9 +366,9 @@ class Executor:
     ) -> tuple[bool, int] | None:
         """Run a function body in one context; (success, value) if it returned, else None."""
         budget.charge()
-        body_src = source.with_(
-            silent=True, callbacks=(), level=max(source.level, self.function_level)
-        )
+        # The body runs with the caller's source, silenced (CommandFunctionManager.execute,
+        # FunctionCommand): function-permission-level only applies when parsing.
+        body_src = source.with_(silent=True, callbacks=())
         sources = [body_src]
         for line in lines:
             try:
