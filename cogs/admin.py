@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.app import server_autocomplete
+from bot.cog_helpers import audited_reply, server_command
 from bot.permissions import is_admin
 
 if TYPE_CHECKING:
@@ -79,11 +79,7 @@ class AdminCog(commands.Cog, name="Admin"):
 
     # -- commands ---------------------------------------------------------------------------
 
-    @app_commands.command(description="Install (or update) the data pack and verify its version.")
-    @app_commands.describe(server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_admin()
+    @server_command("Install (or update) the data pack and verify its version.", check=is_admin)
     async def setup(self, interaction: Interaction, server: str | None = None) -> None:
         target = self.bot.server(server)
         if target.installer is None:
@@ -98,11 +94,11 @@ class AdminCog(commands.Cog, name="Admin"):
         prefix = "" if report.ok else "Not verified. "
         await interaction.followup.send((prefix + outcome)[:2000], ephemeral=True)
 
-    @app_commands.command(description="RCON, pack version, event source, TPS and queue sizes.")
-    @app_commands.describe(server="One server (default: all).")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_admin()
+    @server_command(
+        "RCON, pack version, event source, TPS and queue sizes.",
+        check=is_admin,
+        server_help="One server (default: all).",
+    )
     async def status(self, interaction: Interaction, server: str | None = None) -> None:
         targets = [self.bot.server(server)] if server else list(self.bot.services.servers.values())
         if not targets:
@@ -135,8 +131,7 @@ class AdminCog(commands.Cog, name="Admin"):
         else:
             self.bot.failed_extensions.pop(extension, None)
             outcome = f"Reloaded {extension}."
-        await self.bot.audit(interaction, None, "reload", {"extension": extension}, outcome)
-        await interaction.followup.send(outcome[:2000], ephemeral=True)
+        await audited_reply(interaction, None, "reload", {"extension": extension}, outcome)
 
     reload.autocomplete("extension")(extension_autocomplete)
 

@@ -12,9 +12,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import errors, errors_ui
-from bot.app import server_autocomplete
-from bot.permissions import is_moderator
+from bot import errors
+from bot.cog_helpers import (
+    InvokerView,
+    TaskId,
+    audited_reply,
+    deferred,
+    server_command,
+    task_command,
+)
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -33,7 +39,7 @@ UNITS = [
 DYNAMIC_PREFIX = "discord-"
 
 
-class ConfirmView(discord.ui.View):
+class ConfirmView(InvokerView):
     """Confirm / Cancel that only the invoker may press; the action runs on Confirm.
 
     On timeout the buttons are disabled and the message says nothing was changed.
@@ -42,28 +48,14 @@ class ConfirmView(discord.ui.View):
     def __init__(
         self, invoker_id: int, action: Callable[[Interaction], Awaitable[str]], *, timeout: float
     ) -> None:
-        super().__init__(timeout=timeout)
-        self.invoker_id = invoker_id
+        super().__init__(invoker_id, timeout=timeout)
         self.action = action
         self.message: discord.Message | discord.WebhookMessage | None = None
         self.outcome: str | None = None
 
-    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
-        if interaction.user.id == self.invoker_id:
-            return True
-        await interaction.response.send_message(
-            "Only the person who ran the command can answer this.", ephemeral=True
-        )
-        return False
-
-    def _disable(self) -> None:
-        for item in self.children:
-            if isinstance(item, discord.ui.Button):
-                item.disabled = True
-
     @discord.ui.button(label="Confirm", style=discord.ButtonStyle.danger)
     async def confirm(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
-        self._disable()
+        self.disable_buttons()
         self.stop()
         await interaction.response.edit_message(view=self)  # acknowledge before the round trip
         self.outcome = await self.action(interaction)
@@ -71,24 +63,15 @@ class ConfirmView(discord.ui.View):
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
     async def cancel(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
-        self._disable()
+        self.disable_buttons()
         self.stop()
         self.outcome = "Cancelled; nothing was changed."
         await interaction.response.edit_message(content=self.outcome, view=self)
 
     async def on_timeout(self) -> None:
-        self._disable()
+        self.disable_buttons()
         self.outcome = "No answer in time; nothing was changed."
-        if self.message is not None:
-            try:
-                await self.message.edit(content=self.outcome, view=self)
-            except discord.HTTPException:
-                log.info("could not disable an expired confirmation", exc_info=True)
-
-    async def on_error(  # type: ignore[override]
-        self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any]
-    ) -> None:
-        await errors_ui.report(interaction, error)
+        await self.edit_expired(self.message, content=self.outcome)
 
 
 def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Embed:
@@ -121,16 +104,6 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
 
-    async def id_autocomplete(
-        self, interaction: Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        try:
-            server = self.bot.server(getattr(interaction.namespace, "server", None))
-            ids = await server.pack.task_ids(current, limit=25)
-        except errors.BotError:
-            return []  # an unreachable server just offers nothing; the command will say why
-        return [app_commands.Choice(name=i[:100], value=i[:100]) for i in ids[:25]]
-
     async def _confirm(
         self,
         interaction: Interaction,
@@ -143,8 +116,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
     # -- commands ---------------------------------------------------------------------------
 
-    @app_commands.command(description="Run a command after some game time.")
-    @app_commands.describe(
+    @server_command(
+        "Run a command after some game time.",
         run="The Minecraft command to run (without the leading /).",
         time="How long to wait, in `unit`s (leave out when you give `at`).",
         unit="The unit of `time` (default tick; gameday = 24000 ticks).",
@@ -154,12 +127,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         every="Repeat every this many ticks.",
         at="Run at this absolute game tick instead of after `time`.",
         as_player="Run as this player (waits while they are offline).",
-        server="Which Minecraft server.",
     )
     @app_commands.choices(unit=UNITS)
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
     async def schedule(
         self,
         interaction: Interaction,
@@ -204,18 +173,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             embed = task_embed(task, target, title="Scheduled")
             await interaction.followup.send(outcome, embed=embed, ephemeral=True)
 
-    @app_commands.command(description="Run a command after some game time, under a new unique id.")
-    @app_commands.describe(
+    @server_command(
+        "Run a command after some game time, under a new unique id.",
         run="The Minecraft command to run (without the leading /).",
         time="How long to wait, in `unit`s.",
         unit="The unit of `time` (default tick).",
         prefix="The start of the generated id.",
-        server="Which Minecraft server.",
     )
     @app_commands.choices(unit=UNITS)
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
     async def schedule_dynamic(
         self,
         interaction: Interaction,
@@ -231,40 +196,20 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         new_id = await target.pack.schedule_dynamic(run, time, unit, prefix)
         outcome = f"Scheduled `{new_id}` on {target.name}."
         request = {"run": run, "time": time, "unit": unit, "prefix": prefix}
-        await self.bot.audit(interaction, target, "schedule_dynamic", request, outcome)
-        await interaction.followup.send(outcome, ephemeral=True)
+        await audited_reply(interaction, target, "schedule_dynamic", request, outcome)
 
-    @app_commands.command(description="Cancel the next task with this id.")
-    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
-    async def cancel(
-        self,
-        interaction: Interaction,
-        id: app_commands.Range[str, 1, 64],
-        server: str | None = None,
-    ) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    @task_command("Cancel the next task with this id.")
+    async def cancel(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
+        target = await deferred(interaction, server)
         done = await target.pack.cancel_one(id)
         outcome = f"Cancelled `{id}`." if done else f"No task `{id}` on {target.name}."
-        await self.bot.audit(interaction, target, "cancel", {"id": id}, outcome)
-        await interaction.followup.send(outcome, ephemeral=True)
+        await audited_reply(interaction, target, "cancel", {"id": id}, outcome)
 
-    @app_commands.command(description="Cancel every task with this id (asks first).")
-    @app_commands.describe(id="The tasks' id.", server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
+    @task_command("Cancel every task with this id (asks first).", id_help="The tasks' id.")
     async def cancel_all(
-        self,
-        interaction: Interaction,
-        id: app_commands.Range[str, 1, 64],
-        server: str | None = None,
+        self, interaction: Interaction, id: TaskId, server: str | None = None
     ) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(thinking=True)
+        target = await deferred(interaction, server, ephemeral=False)
         count = await target.pack.count(id)
         if count == 0:
             await interaction.followup.send(f"No task `{id}` on {target.name}.")
@@ -280,14 +225,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             interaction, f"Cancel all {count} task(s) `{id}` on {target.name}?", action
         )
 
-    @app_commands.command(description="Remove every task from a server (asks first).")
-    @app_commands.describe(server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
+    @server_command("Remove every task from a server (asks first).")
     async def clear(self, interaction: Interaction, server: str | None = None) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(thinking=True)
+        target = await deferred(interaction, server, ephemeral=False)
 
         async def action(pressed: Interaction) -> str:
             removed = await target.pack.clear()
@@ -300,46 +240,19 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             action,
         )  # fmt: skip
 
-    @app_commands.command(description="Pause a task: its remaining delay is kept.")
-    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
-    async def pause(
-        self,
-        interaction: Interaction,
-        id: app_commands.Range[str, 1, 64],
-        server: str | None = None,
-    ) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    @task_command("Pause a task: its remaining delay is kept.")
+    async def pause(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
+        target = await deferred(interaction, server)
         done = await target.pack.pause(id)
         outcome = f"Paused `{id}`." if done else f"No queued task `{id}` on {target.name}."
-        await self.bot.audit(interaction, target, "pause", {"id": id}, outcome)
-        await interaction.followup.send(outcome, ephemeral=True)
+        await audited_reply(interaction, target, "pause", {"id": id}, outcome)
 
-    @app_commands.command(description="Resume a paused task.")
-    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
-    async def resume(
-        self,
-        interaction: Interaction,
-        id: app_commands.Range[str, 1, 64],
-        server: str | None = None,
-    ) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    @task_command("Resume a paused task.")
+    async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
+        target = await deferred(interaction, server)
         done = await target.pack.resume(id)
         outcome = f"Resumed `{id}`." if done else f"No paused task `{id}` on {target.name}."
-        await self.bot.audit(interaction, target, "resume", {"id": id}, outcome)
-        await interaction.followup.send(outcome, ephemeral=True)
-
-    cancel.autocomplete("id")(id_autocomplete)
-    cancel_all.autocomplete("id")(id_autocomplete)
-    pause.autocomplete("id")(id_autocomplete)
-    resume.autocomplete("id")(id_autocomplete)
+        await audited_reply(interaction, target, "resume", {"id": id}, outcome)
 
 
 async def setup(bot: DoomBot) -> None:

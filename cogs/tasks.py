@@ -13,9 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import errors, errors_ui
-from bot.app import server_autocomplete
-from bot.permissions import is_moderator
+from bot.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -31,14 +29,15 @@ LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "pau
 PageFetcher = Callable[[int], Awaitable[discord.Embed]]
 
 
-class PageView(discord.ui.View):
+class PageView(InvokerView):
     """Previous / Next over a paginated list; pages are fetched live, only the invoker pages."""
+
+    refusal = "Run the command yourself to page through the list."
 
     def __init__(
         self, invoker_id: int, fetch: PageFetcher, pages: int, *, timeout: float = 300.0
     ) -> None:
-        super().__init__(timeout=timeout)
-        self.invoker_id = invoker_id
+        super().__init__(invoker_id, timeout=timeout)
         self.fetch = fetch
         self.pages = pages
         self.page = 0
@@ -48,14 +47,6 @@ class PageView(discord.ui.View):
     def _sync(self) -> None:
         self.previous.disabled = self.page <= 0
         self.next.disabled = self.page >= self.pages - 1
-
-    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
-        if interaction.user.id == self.invoker_id:
-            return True
-        await interaction.response.send_message(
-            "Run the command yourself to page through the list.", ephemeral=True
-        )
-        return False
 
     async def _turn(self, interaction: Interaction, page: int) -> None:
         self.page = max(0, min(page, self.pages - 1))
@@ -72,19 +63,8 @@ class PageView(discord.ui.View):
         await self._turn(interaction, self.page + 1)
 
     async def on_timeout(self) -> None:
-        for item in self.children:
-            if isinstance(item, discord.ui.Button):
-                item.disabled = True
-        if self.message is not None:
-            try:
-                await self.message.edit(view=self)
-            except discord.HTTPException:
-                log.info("could not disable an expired pager", exc_info=True)
-
-    async def on_error(  # type: ignore[override]
-        self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any]
-    ) -> None:
-        await errors_ui.report(interaction, error)
+        self.disable_buttons()
+        await self.edit_expired(self.message)
 
 
 def _task_line(task: Task, server: ServerServices) -> str:
@@ -104,16 +84,6 @@ class TasksCog(commands.Cog, name="Tasks"):
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
 
-    async def id_autocomplete(
-        self, interaction: Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        try:
-            server = self.bot.server(getattr(interaction.namespace, "server", None))
-            ids = await server.pack.task_ids(current, limit=25)
-        except errors.BotError:
-            return []
-        return [app_commands.Choice(name=i[:100], value=i[:100]) for i in ids[:25]]
-
     async def _page(
         self, server: ServerServices, which: str, page: int
     ) -> tuple[discord.Embed, int]:
@@ -126,14 +96,9 @@ class TasksCog(commands.Cog, name="Tasks"):
 
     # -- commands ---------------------------------------------------------------------------
 
-    @app_commands.command(description="The server's game time and measured ticks per second.")
-    @app_commands.describe(server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
+    @server_command("The server's game time and measured ticks per second.")
     async def time(self, interaction: Interaction, server: str | None = None) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        target = await deferred(interaction, server)
         game_time = await target.pack.get_time()
         tps = await target.pack.tps()
         embed = discord.Embed(title=f"Time on {target.name}", colour=0x3498DB)
@@ -142,17 +107,17 @@ class TasksCog(commands.Cog, name="Tasks"):
         embed.add_field(name="TPS", value=f"{tps:.1f}")
         await interaction.followup.send(embed=embed, ephemeral=True)
 
-    @app_commands.command(name="list", description="List the tasks waiting in one list.")
-    @app_commands.describe(which="queue (waiting), offline (player away) or paused.")
+    @server_command(
+        "List the tasks waiting in one list.",
+        name="list",
+        server_help=None,  # as first published: the server option has no description
+        which="queue (waiting), offline (player away) or paused.",
+    )
     @app_commands.choices(which=LISTS)
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
     async def list_(
         self, interaction: Interaction, which: str = "queue", server: str | None = None
     ) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        target = await deferred(interaction, server)
         embed, pages = await self._page(target, which, 0)
         if pages == 1:
             await interaction.followup.send(embed=embed, ephemeral=True)
@@ -166,19 +131,9 @@ class TasksCog(commands.Cog, name="Tasks"):
             embed=embed, view=view, ephemeral=True, wait=True
         )
 
-    @app_commands.command(description="Show one task.")
-    @app_commands.describe(id="The task's id.", server="Which Minecraft server.")
-    @app_commands.autocomplete(server=server_autocomplete)
-    @app_commands.guild_only()
-    @is_moderator()
-    async def show(
-        self,
-        interaction: Interaction,
-        id: app_commands.Range[str, 1, 64],
-        server: str | None = None,
-    ) -> None:
-        target = self.bot.server(server)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    @task_command("Show one task.")
+    async def show(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
+        target = await deferred(interaction, server)
         task = await target.pack.show(id)
         if task is None:
             await interaction.followup.send(f"No task `{id}` on {target.name}.", ephemeral=True)
@@ -213,8 +168,6 @@ class TasksCog(commands.Cog, name="Tasks"):
         embed.description = "\n".join(lines)[:4096]
         embed.set_footer(text="Times are game time: a lagging or stopped server runs tasks later.")
         await interaction.response.send_message(embed=embed, ephemeral=True)
-
-    show.autocomplete("id")(id_autocomplete)
 
 
 async def setup(bot: DoomBot) -> None:

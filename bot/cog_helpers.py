@@ -1,0 +1,166 @@
+"""What the cogs share: the decorator stack of a server command, task-id autocomplete, the
+defer -> pack call -> audit -> follow-up frame, and a view only its invoker may press.
+
+Cogs never import each other; each imports these from here, so a change to how a server command
+is declared or answered is made once.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "SERVER_HELP",
+    "TASK_ID_HELP",
+    "InvokerView",
+    "TaskId",
+    "audited_reply",
+    "deferred",
+    "server_command",
+    "task_command",
+    "task_id_autocomplete",
+]
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import discord
+from discord import app_commands
+
+from bot import errors, errors_ui
+from bot.app import DoomBot, server_autocomplete
+from bot.permissions import is_moderator
+
+if TYPE_CHECKING:
+    from bot.services import ServerServices
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[DoomBot]
+F = TypeVar("F", bound=Callable[..., Any])
+Check = Callable[[], Callable[[F], F]]
+
+SERVER_HELP = "Which Minecraft server."
+TASK_ID_HELP = "The task's id."
+MAX_CHOICES = 25  # Discord's limit on autocomplete choices
+MAX_CHOICE_LEN = 100
+TaskId = app_commands.Range[str, 1, 64]  # the pack's limit on a task id
+
+
+def server_command(
+    description: str,
+    *,
+    name: str | None = None,
+    check: Check[Any] = is_moderator,
+    server_help: str | None = SERVER_HELP,
+    **describe: str,
+) -> Callable[[Any], app_commands.Command[Any, ..., Any]]:
+    """A guild-only slash command with a permission check and a `server` option autocompleted
+    from the configured servers; `describe` documents the other options.
+
+    `server_help=None` leaves the server option undescribed (Discord then shows "…").
+    """
+    if server_help is not None:
+        describe = {**describe, "server": server_help}
+
+    def decorator(func: Any) -> app_commands.Command[Any, ..., Any]:
+        func = check()(func)
+        func = app_commands.guild_only()(func)
+        func = app_commands.autocomplete(server=server_autocomplete)(func)
+        if describe:
+            func = app_commands.describe(**describe)(func)
+        if name is None:
+            return app_commands.command(description=description)(func)
+        return app_commands.command(name=name, description=description)(func)
+
+    return decorator
+
+
+def task_command(
+    description: str, *, id_help: str = TASK_ID_HELP
+) -> Callable[[Any], app_commands.Command[Any, ..., Any]]:
+    """A moderator command on one task: `id` (autocompleted from the queue) and `server`."""
+
+    def decorator(func: Any) -> app_commands.Command[Any, ..., Any]:
+        func = app_commands.autocomplete(id=task_id_autocomplete)(func)
+        return server_command(description, id=id_help)(func)
+
+    return decorator
+
+
+async def task_id_autocomplete(
+    interaction: Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Queued task ids starting with what the user typed, on the server the command names."""
+    try:
+        server = interaction.client.server(getattr(interaction.namespace, "server", None))
+        ids = await server.pack.task_ids(current, limit=MAX_CHOICES)
+    except errors.BotError:
+        return []  # an unreachable server just offers nothing; the command will say why
+    return [
+        app_commands.Choice(name=i[:MAX_CHOICE_LEN], value=i[:MAX_CHOICE_LEN])
+        for i in ids[:MAX_CHOICES]
+    ]
+
+
+async def deferred(
+    interaction: Interaction, server: str | None, *, ephemeral: bool = True
+) -> ServerServices:
+    """The named server's services, once the interaction is deferred (a round trip follows).
+
+    The server is resolved first, so an unknown name is the only (ephemeral) reply.
+    """
+    target = interaction.client.server(server)
+    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    return target
+
+
+async def audited_reply(
+    interaction: Interaction,
+    server: ServerServices | None,
+    action: str,
+    request: Mapping[str, object],
+    outcome: str,
+) -> None:
+    """Record the mutation, then tell the invoker its outcome (ephemeral follow-up)."""
+    await interaction.client.audit(interaction, server, action, request, outcome)
+    await interaction.followup.send(outcome[:2000], ephemeral=True)
+
+
+class InvokerView(discord.ui.View):
+    """A view only the user who ran the command may press; others get `refusal`.
+
+    Its errors end in :mod:`bot.errors_ui` like a command's.
+    """
+
+    refusal = "Only the person who ran the command can answer this."
+
+    def __init__(self, invoker_id: int, *, timeout: float) -> None:
+        super().__init__(timeout=timeout)
+        self.invoker_id = invoker_id
+
+    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
+        if interaction.user.id == self.invoker_id:
+            return True
+        await interaction.response.send_message(self.refusal, ephemeral=True)
+        return False
+
+    def disable_buttons(self) -> None:
+        for item in self.children:
+            if isinstance(item, discord.ui.Button):
+                item.disabled = True
+
+    async def edit_expired(
+        self, message: discord.Message | discord.WebhookMessage | None, **changes: Any
+    ) -> None:
+        """Show the disabled buttons on `message` after a timeout; failing to is only logged."""
+        if message is None:
+            return
+        try:
+            await message.edit(view=self, **changes)
+        except discord.HTTPException:
+            log.info("could not update the expired %s", type(self).__name__, exc_info=True)
+
+    async def on_error(  # type: ignore[override]
+        self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any]
+    ) -> None:
+        await errors_ui.report(interaction, error)
