@@ -142,19 +142,13 @@ async def _run(settings: Settings) -> int:
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
     from bot.installer import PackInstaller
-    from bot.rcon import RconClient
+    from bot.services import build_rcon
 
     failed = 0
     for server in settings.servers:
         if only is not None and server.name != only:
             continue
-        rcon = RconClient(
-            server.rcon_host,
-            server.rcon_port,
-            server.rcon_password.get_secret_value(),
-            timeout=settings.rcon_timeout,
-            name=server.name,
-        )
+        rcon = build_rcon(settings, server)
         try:
             report = await PackInstaller(rcon, server).install()
             print(f"{server.name}: {report.summary()}", file=out)

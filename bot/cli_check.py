@@ -17,9 +17,8 @@ from typing import TextIO
 from bot.config import ServerConfig, Settings
 from bot.errors import BotError
 from bot.installer import read_pack_version
-from bot.rcon import RconClient
 from bot.server_files import find_server_properties
-from bot.services import build_checker, checker_note
+from bot.services import build_checker, build_rcon, checker_note
 
 
 async def check_server(settings: Settings, server: ServerConfig, out: TextIO) -> bool:
@@ -29,13 +28,7 @@ async def check_server(settings: Settings, server: ServerConfig, out: TextIO) ->
         f"events {server.event_source}, world {server.world_dir or '(no file access)'}",
         file=out,
     )
-    rcon = RconClient(
-        server.rcon_host,
-        server.rcon_port,
-        server.rcon_password.get_secret_value(),
-        timeout=settings.rcon_timeout,
-        name=server.name,
-    )
+    rcon = build_rcon(settings, server)
     try:
         reply = await rcon.command("time query gametime")
         print(f"  RCON: reachable ({reply.strip()})", file=out)

@@ -20,6 +20,7 @@ __all__ = [
     "ServerServices",
     "Services",
     "build_checker",
+    "build_rcon",
     "build_server",
     "build_services",
     "checker_note",
@@ -185,19 +186,25 @@ def build_checker(
     return checker, version, properties
 
 
-def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
-    """The services of one server (nothing connects yet: RCON connects on first use)."""
-    from bot.installer import PackInstaller
-    from bot.pack_client import PackClient
+def build_rcon(settings: Settings, server: ServerConfig) -> RconClient:
+    """The RCON client of one configured server (it connects on first use)."""
     from bot.rcon import RconClient
 
-    rcon = RconClient(
+    return RconClient(
         server.rcon_host,
         server.rcon_port,
         server.rcon_password.get_secret_value(),
         timeout=settings.rcon_timeout,
         name=server.name,
     )
+
+
+def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
+    """The services of one server (nothing connects yet: RCON connects on first use)."""
+    from bot.installer import PackInstaller
+    from bot.pack_client import PackClient
+
+    rcon = build_rcon(settings, server)
     checker, version, properties = build_checker(settings, server)
     pack = PackClient(rcon, server, checker)
     events, kind = _event_source(server, settings, pack, store, properties)

@@ -292,3 +292,28 @@ async def test_full_server_commands_long_reply_and_restart(tmp_path: Path) -> No
     finally:
         await client.close()
         await asyncio.to_thread(server.stop)
+
+
+async def test_build_rcon_uses_the_server_config_and_settings(rcon_harness: RconHarness) -> None:
+    from bot.config import ServerConfig, Settings
+    from bot.services import build_rcon
+
+    def config(password: str) -> ServerConfig:
+        return ServerConfig(
+            name="survival",
+            rcon_port=rcon_harness.port,
+            rcon_password=password,  # type: ignore[arg-type]
+        )
+
+    settings = Settings(_env_file=None, rcon_timeout=1.5)  # type: ignore[call-arg]
+    client = build_rcon(settings, config(rcon_harness.password))
+    try:
+        assert client.timeout == 1.5
+        assert await client.command("time query gametime") == "echo:time query gametime"
+    finally:
+        await client.close()
+    wrong = build_rcon(settings, config("not-the-password"))
+    with pytest.raises(BadPassword) as info:
+        await wrong.command("list")
+    assert "'survival'" in str(info.value)  # errors name the configured server
+    await wrong.close()
