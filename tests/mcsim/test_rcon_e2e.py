@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,10 +67,10 @@ class MiniRcon:
 
 
 @pytest.fixture
-def rcon_server(world: Path) -> Server:
+def rcon_server(world: Path) -> Iterator[Server]:
     srv = Server(world, rcon_port=0, rcon_password="secret", frozen=True)
     srv.start()
-    yield srv  # type: ignore[misc]
+    yield srv
     srv.stop()
 
 
