@@ -8,7 +8,8 @@ are limited to configured namespaces; commands above `function-permission-level`
 because they would only fail when the task runs.
 
 Permission levels are read from the 1.21.11 decompile (`requires(...)` of each command:
-MODERATORS 1, GAMEMASTERS 2, ADMINS 3, OWNERS 4); a root not listed needs level 2.
+MODERATORS 1, GAMEMASTERS 2, ADMINS 3, OWNERS 4); a root not listed needs level 2, and a few
+nodes below a root have their own (NODE_LEVEL).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from bot.errors import CommandParseError, CommandRefused
 __all__ = [
     "ALIASES",
     "NEWEST_TREE",
+    "NODE_LEVEL",
     "REQUIRED_LEVEL",
     "CommandChecker",
     "required_level",
@@ -41,9 +43,10 @@ log = logging.getLogger(__name__)
 # Brigadier redirects: the alias is the same command, so a deny entry covers both spellings.
 ALIASES = {"tp": "teleport", "xp": "experience", "tell": "msg", "w": "msg", "tm": "teammsg"}
 
-# Roots whose requirement is not GAMEMASTERS (2). Level 3: server/dedicated/command/* and
-# Kick/Debug/Transfer (ADMINS_CHECK); level 4: OWNERS_CHECK (stop, save-*, perf, jfr, publish).
-# Level 0: no requires() at all.
+# Roots whose requirement is not GAMEMASTERS (2). Level 3 (ADMINS_CHECK): Tick, Debug, Kick and
+# server/dedicated/command/* (ban..whitelist); level 4 (OWNERS_CHECK): stop, save-*, perf, jfr,
+# publish. Level 0: no requires() at all. mcsim/permissions.py holds the same table (the tests
+# compare them): the bot does not import mcsim, which only stands in for a server in tests.
 REQUIRED_LEVEL: dict[str, int] = {
     "help": 0,
     "list": 0,
@@ -51,7 +54,7 @@ REQUIRED_LEVEL: dict[str, int] = {
     "msg": 0,
     "teammsg": 0,
     "trigger": 0,
-    "random": 0,  # `random value|roll`; reset and sequences need 2 (not modelled)
+    "random": 0,  # `random value|roll`; reset and sequences: NODE_LEVEL
     "ban": 3,
     "ban-ip": 3,
     "banlist": 3,
@@ -62,6 +65,7 @@ REQUIRED_LEVEL: dict[str, int] = {
     "pardon": 3,
     "pardon-ip": 3,
     "setidletimeout": 3,
+    "tick": 3,
     "transfer": 3,
     "whitelist": 3,
     "jfr": 4,
@@ -71,6 +75,14 @@ REQUIRED_LEVEL: dict[str, int] = {
     "save-off": 4,
     "save-on": 4,
     "stop": 4,
+}
+
+# Nodes below a root with their own requires(), by mecha identifier prefix: RandomCommand's
+# `reset` and the `sequence` argument of value/roll are GAMEMASTERS.
+NODE_LEVEL: dict[str, int] = {
+    "random:reset": 2,
+    "random:value:range:sequence": 2,
+    "random:roll:range:sequence": 2,
 }
 
 _FUNCTION_IDS = (
@@ -109,6 +121,16 @@ def tree_for_version(version: str) -> tuple[str, str | None]:
 
 def required_level(root: str) -> int:
     return REQUIRED_LEVEL.get(ALIASES.get(root, root), 2)
+
+
+def _node_gate(identifier: str) -> tuple[int, str] | None:
+    """The level a node below the root requires, and that node's usage text, if one does."""
+    for prefix, level in NODE_LEVEL.items():
+        if identifier == prefix or identifier.startswith(prefix + ":"):
+            root, *rest = prefix.split(":")
+            literals = {"reset", "value", "roll"}  # the rest are arguments
+            return level, " ".join([root, *(w if w in literals else f"<{w}>" for w in rest)])
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,9 +245,13 @@ class CommandChecker:
                         f"`{' '.join(entry)}` is on this server's deny-list{where}."
                     )
             level = required_level(words[0])
+            what = words[0]
+            gate = _node_gate(node.identifier)
+            if gate is not None and gate[0] > level:  # `random reset`: only the node is gated
+                level, what = gate
             if level > self.function_permission_level:
                 return CommandRefused(
-                    f"`{words[0]}` needs permission level {level}, but scheduled tasks run as "
+                    f"`{what}` needs permission level {level}, but scheduled tasks run as "
                     f"functions at level {self.function_permission_level} "
                     f"(function-permission-level), so it would fail when the task runs{where}."
                 )

@@ -6,7 +6,13 @@ import logging
 
 import pytest
 
-from bot.command_check import CommandChecker, required_level, tree_for_version
+from bot.command_check import (
+    NODE_LEVEL,
+    REQUIRED_LEVEL,
+    CommandChecker,
+    required_level,
+    tree_for_version,
+)
 from bot.config import DEFAULT_DENY
 from bot.errors import CommandParseError, CommandRefused
 
@@ -193,10 +199,57 @@ def test_version_trees_and_fallback(caplog: pytest.LogCaptureFixture) -> None:
     CHECKER.check("rotate @s 90 0")
 
 
-def test_levels_table() -> None:
-    assert required_level("say") == 2 and required_level("tp") == 2
-    assert required_level("kick") == 3 and required_level("stop") == 4
-    assert required_level("tell") == 0
+# (root, level) read from the 1.21.11 decompile's requires(...) (server/command/*Command.java,
+# server/dedicated/command/*Command.java); no requires() is 0, GAMEMASTERS_CHECK 2
+VANILLA_LEVELS = [
+    ("help", 0), ("list", 0), ("me", 0), ("msg", 0), ("tell", 0), ("w", 0), ("teammsg", 0),
+    ("tm", 0), ("trigger", 0), ("random", 0),
+    ("say", 2), ("tp", 2), ("teleport", 2), ("function", 2), ("schedule", 2), ("execute", 2),
+    ("data", 2), ("scoreboard", 2), ("reload", 2), ("gamerule", 2), ("tellraw", 2),
+    ("tick", 3), ("debug", 3), ("kick", 3), ("ban", 3), ("ban-ip", 3), ("banlist", 3),
+    ("deop", 3), ("op", 3), ("pardon", 3), ("pardon-ip", 3), ("setidletimeout", 3),
+    ("transfer", 3), ("whitelist", 3),
+    ("stop", 4), ("save-all", 4), ("save-off", 4), ("save-on", 4), ("perf", 4), ("jfr", 4),
+    ("publish", 4),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("root", "level"), VANILLA_LEVELS)
+def test_levels_table_matches_vanilla(root: str, level: int) -> None:
+    assert required_level(root) == level
+
+
+def test_levels_table_matches_mcsims() -> None:
+    """The checker refuses exactly what mcsim (the stand-in server) would fail to run."""
+    from mcsim.permissions import DEFAULT_LEVEL, NODE_LEVELS, ROOT_LEVELS
+
+    assert required_level("say") == DEFAULT_LEVEL
+    for root, level in ROOT_LEVELS.items():
+        assert required_level(root) == level, root
+    for root in REQUIRED_LEVEL:
+        assert ROOT_LEVELS.get(root, DEFAULT_LEVEL) == REQUIRED_LEVEL[root], root
+    assert NODE_LEVEL == NODE_LEVELS
+
+
+@pytest.mark.parametrize(
+    ("command", "level", "refused"),
+    [("tick freeze", 2, "`tick` needs permission level 3"),
+     ("execute as @a run tick rate 20", 2, "`tick` needs permission level 3"),
+     ("random reset *", 1, "`random reset` needs permission level 2"),
+     ("random value 1..6 minecraft:dice", 1,
+      "`random value <range> <sequence>` needs permission level 2"),
+     ("execute run random roll 1..6 minecraft:dice", 1, "`execute` needs permission level 2")],
+)  # fmt: skip
+def test_gated_commands_pass_from_their_level(command: str, level: int, refused: str) -> None:
+    with pytest.raises(CommandRefused) as info:
+        CommandChecker(deny=[], function_permission_level=level).check(command)
+    assert refused in info.value.reason
+    CommandChecker(deny=[], function_permission_level=level + 1).check(command)
+
+
+@pytest.mark.parametrize("command", ["random value 1..6", "random roll 1..20", "tell Steve hi"])
+def test_ungated_commands_pass_at_level_one(command: str) -> None:
+    CommandChecker(deny=[], function_permission_level=1).check(command)
 
 
 def test_results_are_cached_by_text() -> None:
