@@ -37,6 +37,9 @@ UNITS = [
     app_commands.Choice(name="gameday", value="game_day"),
 ]
 DYNAMIC_PREFIX = "discord-"
+RUN_HELP = "The Minecraft command to run (without the leading /)."
+RunText = app_commands.Range[str, 1, 1400]
+Delay = app_commands.Range[int, 0, MAX_INT]
 
 
 class ConfirmView(InvokerView):
@@ -118,7 +121,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
     @server_command(
         "Run a command after some game time.",
-        run="The Minecraft command to run (without the leading /).",
+        run=RUN_HELP,
         time="How long to wait, in `unit`s (leave out when you give `at`).",
         unit="The unit of `time` (default tick; gameday = 24000 ticks).",
         id="A name for the task, to cancel or pause it later (default: a generated one).",
@@ -132,8 +135,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     async def schedule(
         self,
         interaction: Interaction,
-        run: app_commands.Range[str, 1, 1400],
-        time: app_commands.Range[int, 0, MAX_INT] | None = None,
+        run: RunText,
+        time: Delay | None = None,
         unit: str = "tick",
         id: app_commands.Range[str, 1, 64] | None = None,
         retry: app_commands.Range[int, 0, 1000] = 0,
@@ -175,7 +178,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
     @server_command(
         "Run a command after some game time, under a new unique id.",
-        run="The Minecraft command to run (without the leading /).",
+        run=RUN_HELP,
         time="How long to wait, in `unit`s.",
         unit="The unit of `time` (default tick).",
         prefix="The start of the generated id.",
@@ -184,8 +187,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     async def schedule_dynamic(
         self,
         interaction: Interaction,
-        run: app_commands.Range[str, 1, 1400],
-        time: app_commands.Range[int, 0, MAX_INT],
+        run: RunText,
+        time: Delay,
         unit: str = "tick",
         prefix: app_commands.Range[str, 1, 32] = DYNAMIC_PREFIX,
         server: str | None = None,
