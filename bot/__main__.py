@@ -172,6 +172,13 @@ def _format_event(ev: Event) -> str:
     return f"[{ev.server}] seq={ev.seq} {ev.type} id={ev.task_id} t={ev.game_time}{extra}"
 
 
+async def _ready_or_failed(ready: asyncio.Event, pumps: list[asyncio.Task[None]]) -> None:
+    """Waits for `ready`, or for a pump to end first (its error is raised later, by the loop)."""
+    waiter = asyncio.ensure_future(ready.wait())
+    await asyncio.wait([waiter, *pumps], return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+
+
 async def _events(settings: Settings, only: str | None, out: TextIO) -> int:
     """Print every server's events as they come, until interrupted."""
     async with _services(settings) as services:
@@ -185,10 +192,15 @@ async def _events(settings: Settings, only: str | None, out: TextIO) -> int:
                 await queue.put(ev)
 
         names = [n for n in services.servers if only is None or n == only]
+        pumps = [asyncio.create_task(pump(n), name=f"events {n}") for n in names]
         for name in names:
+            # "following" only once the source has fixed where it starts: an event logged in
+            # between would otherwise be skipped by a tailer that starts at the end of the log
+            source = services.servers[name].events
+            if source is not None:
+                await _ready_or_failed(source.ready, pumps)
             kind = services.servers[name].event_kind
             print(f"[{name}] following events ({kind}); Ctrl-C to stop", file=out, flush=True)
-        pumps = [asyncio.create_task(pump(n), name=f"events {n}") for n in names]
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())

@@ -58,8 +58,9 @@ async def start_embedded(settings: Settings, *, rcon_timeout: float = 20.0) -> E
     world.mkdir(parents=True, exist_ok=True)
     # loopback only, whatever an edited server.properties says, no echo of RCON commands to
     # operators, and no empty-server pause (1.21.2+ stops ticking after 60 s with nobody online,
-    # and nobody ever joins the embedded world, so its tasks would never run); written to the file so `check` reads what the server uses (the port and the
-    # password are per run and stay out of it)
+    # and nobody ever joins the embedded world, so its tasks would never run); written to the
+    # file so `check` reads what the server uses (the port and the password are per run and stay
+    # out of it)
     properties = world / "server.properties"
     values = read_properties(properties)
     values.update(

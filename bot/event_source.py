@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 
 class EventSource(Protocol):
+    ready: asyncio.Event  # set once the source knows where it starts reading
+
     def events(self) -> AsyncGenerator[Event, None]: ...
 
 

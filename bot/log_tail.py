@@ -183,11 +183,15 @@ class LogTailer:
         self._own: tuple[int, str] | None = None  # (size, head hash) of the file just drained
         self.lines_read = 0  # counters for tests and benchmarks
         self.rotations = 0
+        # set once the start position is fixed: a caller that says "following" waits for it,
+        # or lines written before the tailer placed itself at the end would be skipped unseen
+        self.ready = asyncio.Event()
 
     # -- the iterator ------------------------------------------------------------------------
 
     async def events(self) -> AsyncGenerator[Event, None]:
         await self._resume()
+        self.ready.set()
         current: _Source | None = None
         try:
             while True:

@@ -16,7 +16,6 @@ from __future__ import annotations
 __all__ = [
     "Embedded",
     "EmbeddedStarter",
-    "EventSource",
     "ServerServices",
     "Services",
     "build_checker",
@@ -30,7 +29,7 @@ __all__ = [
 import asyncio
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -47,18 +46,12 @@ if TYPE_CHECKING:
     from bot.audit import AuditStore
     from bot.command_check import CommandChecker
     from bot.config import ServerConfig, Settings
-    from bot.events import Event
+    from bot.event_source import EventSource
     from bot.installer import PackInstaller
     from bot.pack_client import PackClient
     from bot.rcon import RconClient
 
 log = logging.getLogger(__name__)
-
-
-class EventSource(Protocol):
-    """A log tailer or a storage poller: ``async for ev in source.events()``."""
-
-    def events(self) -> AsyncIterator[Event]: ...
 
 
 class Embedded(Protocol):

@@ -61,6 +61,7 @@ class StoragePoller:
         self._last = -1
         self.polls = 0
         self.missed = 0  # events the ring buffer dropped before they were read
+        self.ready = asyncio.Event()  # set once the start seq is known (see LogTailer.ready)
 
     def warn_broadcast(self) -> bool:
         """Log once that polling spams operators; True if a warning was logged."""
@@ -87,6 +88,7 @@ class StoragePoller:
     async def events(self) -> AsyncGenerator[Event, None]:
         self.warn_broadcast()
         self._last = await self._load()
+        self.ready.set()
         try:
             async with aclosing(self._poll(self._last)) as polled:
                 async for ev in polled:

@@ -91,7 +91,7 @@ class AlertsCog(commands.Cog, name="Alerts"):
         assert server.events is not None
         while True:
             try:
-                async with contextlib.aclosing(server.events.events()) as stream:  # type: ignore[type-var]
+                async with contextlib.aclosing(server.events.events()) as stream:
                     async for event in stream:
                         await self.handle(server, event)
             except asyncio.CancelledError:
