@@ -110,7 +110,6 @@ class TasksCog(commands.Cog, name="Tasks"):
     @server_command(
         "List the tasks waiting in one list.",
         name="list",
-        server_help=None,  # as first published: the server option has no description
         which="queue (waiting), offline (player away) or paused.",
     )
     @app_commands.choices(which=LISTS)
