@@ -198,13 +198,8 @@ class LogTailer:
                 if self._backlog:  # archives to read in full before the live file
                     current = self._backlog[0]
                     while current.offset < current.size():
-                        for end, raw in current.lines(final=True):
-                            current.offset = end
-                            current.update_head()
-                            ev = self._parse(raw)
-                            if ev is not None:
-                                yield ev
-                                await self._save(current, force=True)
+                        async for ev in self._drain(current, current.lines(final=True)):
+                            yield ev
                         await asyncio.sleep(0)
                     self._backlog.pop(0)
                     await self._save(current, force=True)
@@ -234,13 +229,8 @@ class LogTailer:
                     current.offset = 0
                     current.update_head()
                 batch = current.lines(final=rolled)
-                for end, raw in batch:
-                    current.offset = end
-                    current.update_head()
-                    ev = self._parse(raw)
-                    if ev is not None:
-                        yield ev
-                        await self._save(current, force=True)
+                async for ev in self._drain(current, batch):
+                    yield ev
                 if batch:
                     await asyncio.sleep(0)
                     continue  # more may be waiting: read on before sleeping
@@ -261,6 +251,19 @@ class LogTailer:
                     src.close()
             self._backlog.clear()
             self._live = None
+
+    async def _drain(
+        self, src: _Source, batch: list[tuple[int, bytes]]
+    ) -> AsyncGenerator[Event, None]:
+        """The events of whole lines read from `src`; its place is saved after each one handed out
+        (once the consumer asks for the next, so an event counts as delivered only then)."""
+        for end, raw in batch:
+            src.offset = end
+            src.update_head()
+            ev = self._parse(raw)
+            if ev is not None:
+                yield ev
+                await self._save(src, force=True)
 
     # -- reading -----------------------------------------------------------------------------
 
