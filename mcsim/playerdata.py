@@ -92,6 +92,13 @@ def join_player(
         saved_dim = saved.get("Dimension")
         if saved_dim is not None:
             player.dimension = str(saved_dim)
+            if player.dimension not in sim.dimensions:
+                # PlayerManager.onPlayerConnect: a world that no longer exists (its pack is gone).
+                sim.log.warn(
+                    f"Unknown respawn dimension ResourceKey[minecraft:dimension / "
+                    f"{player.dimension}], defaulting to overworld"
+                )
+                player.dimension = "minecraft:overworld"
         player.apply_nbt(saved)
         player.data.pop("DataVersion", None)
         if fake:  # Carpet places a fake player where /player asked, whatever it saved

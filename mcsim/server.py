@@ -22,6 +22,7 @@ from nbtlib.tag import Compound
 
 import mcsim.commands  # noqa: F401  (registers every command family)
 from mcsim.context import FeedbackSink, Source, server_source
+from mcsim.dimensions import load_dimensions
 from mcsim.executor import Executor
 from mcsim.gameloop import GameLoop
 from mcsim.log import ServerLog
@@ -237,7 +238,10 @@ class Server:
             shutdown_players(self.sim, self.world)
             slog.info("Saving worlds")
             self._save_files()
-            log_save(slog, self._level.level_name, self._level_folder, flush=True)
+            log_save(
+                slog, self._level.level_name, self._level_folder, list(self.sim.dimensions),
+                flush=True,
+            )  # fmt: skip
             if self._rcon is not None:
                 self._rcon.stop()
                 self._rcon = None
@@ -388,6 +392,9 @@ class Server:
             self.log.info(f"Found new data pack {pid}, loading it automatically")
         sim.enabled_packs = enabled
         packs = [self._packs[p] for p in enabled if p in self._packs]
+        if startup:
+            # The dimension registry is read once: new dimensions need a restart, as vanilla.
+            sim.dimensions = load_dimensions(packs, self.log)
         sim.functions = FunctionLibrary.load(packs, ex.compile_function_line, self.log)
         if not startup:
             self.log.info("Loaded data packs")  # informational; vanilla logs per-registry lines
@@ -417,7 +424,7 @@ class Server:
             self._save_files()
             if flush and self.log is not None:
                 # saveAll(true, true, true): per-level lines suppressed, the flush lines kept.
-                log_flush_lines(self.log, self._level_folder)
+                log_flush_lines(self.log, self._level_folder, list(sim.dimensions))
 
     def _save_files(self) -> None:
         sim, _ = self._state()
@@ -456,6 +463,8 @@ class Server:
         p = (float(pos[0]), float(pos[1]), float(pos[2]))
         with self._lock:
             sim, _ = self._state()
+            if dimension not in sim.dimensions:
+                raise ValueError(f"unknown dimension {dimension}")
             return join_player(sim, self.world, name, pos=p, dimension=dimension).uuid
 
     def leave(self, name: str) -> None:

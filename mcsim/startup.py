@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from mcsim.dimensions import dimension_folder
 from mcsim.log import ServerLog
 from mcsim.world import GAME_VERSION
 
@@ -32,13 +33,6 @@ GAME_MODES = {"survival": 0, "creative": 1, "adventure": 2, "spectator": 3}
 # A new world's spawn. Vanilla searches the terrain near the origin (MinecraftServer.setupSpawn:
 # chunk start + (8, height, 8)); mcsim has no terrain, so it takes the origin at sea level + 1.
 NEW_WORLD_SPAWN = (0, 64, 0)
-
-# ServerWorld order (the overworld first, then the dimension registry) and each one's folder.
-_DIMENSIONS = (
-    ("minecraft:overworld", ""),
-    ("minecraft:the_nether", "DIM-1"),
-    ("minecraft:the_end", "DIM1"),
-)
 
 
 def game_mode(properties: dict[str, str]) -> str:
@@ -74,22 +68,26 @@ def log_setup(slog: ServerLog, properties: dict[str, str]) -> None:
         slog.warn('To change this, set "online-mode" to "true" in the server.properties file.')
 
 
-def log_save(slog: ServerLog, level_name: str, world_folder: str, *, flush: bool) -> None:
+def log_save(
+    slog: ServerLog, level_name: str, world_folder: str, dimensions: list[str], *, flush: bool
+) -> None:
     """MinecraftServer.save with logs on: one line per world, and the flush lines.
 
     `level_name` is level.dat's LevelName (ServerWorld.toString), `world_folder` the world's
-    directory name (the `level-name` property), which names the overworld's chunk storage.
+    directory name (the `level-name` property), which names the overworld's chunk storage;
+    `dimensions` in the server's world order (overworld, nether, end, then the packs').
     """
-    for dimension, _ in _DIMENSIONS:
+    for dimension in dimensions:
         slog.info(f"Saving chunks for level 'ServerLevel[{level_name}]'/{dimension}")
     if flush:
-        log_flush_lines(slog, world_folder)
+        log_flush_lines(slog, world_folder, dimensions)
 
 
-def log_flush_lines(slog: ServerLog, world_folder: str) -> None:
-    for _, folder in _DIMENSIONS:
+def log_flush_lines(slog: ServerLog, world_folder: str, dimensions: list[str]) -> None:
+    for dimension in dimensions:
         # ServerChunkLoadingManager.saveDir: the dimension folder's name.
-        slog.info(f"ThreadedAnvilChunkStorage ({folder or world_folder}): All chunks are saved")
+        folder = world_folder if dimension == "minecraft:overworld" else dimension_folder(dimension)
+        slog.info(f"ThreadedAnvilChunkStorage ({folder}): All chunks are saved")
     slog.info("ThreadedAnvilChunkStorage: All dimensions are saved")
 
 

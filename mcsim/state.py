@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbtlib.tag import Compound
 
+from mcsim.dimensions import VANILLA_DIMENSIONS
 from mcsim.scoreboard import Scoreboard
 
 if TYPE_CHECKING:
@@ -112,6 +113,8 @@ class SimState:
     # The world spawn (level.dat `spawn`): where the console, RCON and functions run from.
     spawn: tuple[int, int, int] = (0, 0, 0)
     spawn_dimension: str = "minecraft:overworld"
+    # Dimension id -> coordinate scale: vanilla's and those the packs defined at start-up.
+    dimensions: dict[str, float] = field(default_factory=lambda: dict(VANILLA_DIMENSIONS))
 
     def gamerule(self, name: str) -> int | bool:
         return self.gamerules.get(gamerule_name(name), GAMERULE_DEFAULTS.get(name, 0))

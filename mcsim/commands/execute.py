@@ -84,14 +84,13 @@ def rotated(call: Call, node: AstCommand) -> list[Source]:
 
 @modifier("execute:in:dimension:subcommand", forking=False)
 def in_(call: Call, node: AstCommand) -> list[Source]:
-    dim = _dimension(node.arguments[0])
-    if dim not in ("minecraft:overworld", "minecraft:the_nether", "minecraft:the_end"):
-        raise CommandError(f"Unknown dimension '{dim}'")
-    # Vanilla scales the position by the dimensions' coordinate scale (nether 8:1).
+    from mcsim.dimensions import require_dimension
+
+    sim = call.sim
+    dim = require_dimension(sim, _dimension(node.arguments[0]))
+    # Vanilla scales the position by the dimensions' coordinate scales (nether 8:1).
     x, y, z = call.source.pos
-    scale = {"minecraft:the_nether": 8.0}.get(call.source.dimension, 1.0) / {
-        "minecraft:the_nether": 8.0
-    }.get(dim, 1.0)
+    scale = sim.dimensions.get(call.source.dimension, 1.0) / sim.dimensions[dim]
     return [call.source.with_(dimension=dim, pos=(x * scale, y, z * scale))]
 
 
@@ -152,7 +151,10 @@ def condition_count(call: Call, node: AstCommand) -> int:
         obj = data_object(call.sim, call.source, parts[3], args[0])
         return NbtPath.from_mecha(args[1]).count(obj.get_nbt())
     if kind == "dimension":
-        return 1 if call.source.dimension == _dimension(args[0]) else 0
+        from mcsim.dimensions import require_dimension
+
+        wanted = require_dimension(call.sim, _dimension(args[0]))
+        return 1 if call.source.dimension == wanted else 0
     raise UnsupportedCommand(node.identifier)
 
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mcsim.dimensions import require_dimension
 from mcsim.entities import Entity
 from mcsim.errors import CommandError, CommandSyntaxError, UnsupportedCommand
 from mcsim.playerdata import join_player, leave_player
@@ -89,7 +90,9 @@ def _spawn(call: Call, name: str, rest: list[str]) -> int:
             tail = tail[3:]
             if tail[:1] == ["in"] and len(tail) >= 2:
                 node = _parse("command:argument:minecraft:dimension", tail[1])
-                dimension = f"{node.namespace or 'minecraft'}:{node.path}"
+                dimension = require_dimension(
+                    call.sim, f"{node.namespace or 'minecraft'}:{node.path}"
+                )
                 tail = tail[2:]
                 if tail[:1] == ["in"] and len(tail) == 2:
                     _gamemode(tail[1], call)
