@@ -18,6 +18,7 @@ execute unless data storage doom.schedule:data paused run data modify storage do
 execute unless data storage doom.schedule:data uuids run data modify storage doom.schedule:data uuids set value []
 execute unless data storage doom.schedule:data cfg.cap run data modify storage doom.schedule:data cfg.cap set value 100
 execute unless data storage doom.schedule:data cfg.log run data modify storage doom.schedule:data cfg.log set value 1b
+execute unless data storage doom.schedule:data cfg.admins run data modify storage doom.schedule:data cfg.admins set value 1b
 execute unless data storage doom.schedule:data cfg.events_max run data modify storage doom.schedule:data cfg.events_max set value 256
 execute unless data storage doom.schedule:data dyn run data modify storage doom.schedule:data dyn set value 0
 execute unless data storage doom.schedule:data stats run data modify storage doom.schedule:data stats set value {deferred:0,late:0}
