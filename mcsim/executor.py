@@ -39,6 +39,7 @@ __all__ = [
     "Executor",
     "Outcome",
     "ReturnSignal",
+    "context_failed",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,15 @@ class Budget:
         self.executed += 1
 
 
+def context_failed(src: Source, error: CommandError, forked: bool) -> None:
+    """A command failed in one context: its store callbacks get (False, 0); before any fork
+    the error aborts the whole command, after one it is silent for that context."""
+    for cb in src.callbacks:
+        cb(False, 0)
+    if not forked:
+        raise error
+
+
 class Compiled:
     """A parsed command, ready to run over a list of contexts."""
 
@@ -110,12 +120,9 @@ class Leaf(Compiled):
             budget.charge()
             try:
                 result = fn(Call(sim, src), node)
-            except CommandError:
-                for cb in src.callbacks:
-                    cb(False, 0)
-                if forked:
-                    continue
-                raise
+            except CommandError as e:
+                context_failed(src, e, forked)
+                continue
             for cb in src.callbacks:
                 cb(True, result)
 
@@ -175,12 +182,9 @@ class RawLeaf(Compiled):
             budget.charge()
             try:
                 result = self.raw(Call(sim, src), self.text)
-            except CommandError:
-                for cb in src.callbacks:
-                    cb(False, 0)
-                if forked:
-                    continue
-                raise
+            except CommandError as e:
+                context_failed(src, e, forked)
+                continue
             for cb in src.callbacks:
                 cb(True, result)
 

@@ -16,7 +16,7 @@ from nbtlib.tag import Compound
 
 from mcsim.context import Source
 from mcsim.errors import CommandError
-from mcsim.executor import CONTROL, Budget, Compiled, Executor, ReturnSignal
+from mcsim.executor import CONTROL, Budget, Compiled, Executor, ReturnSignal, context_failed
 
 if TYPE_CHECKING:
     from mcsim.functions import Function
@@ -110,12 +110,9 @@ class FunctionCall(Compiled):
                         raise CommandError(
                             f"Failed to instantiate function {fn.id}: {e.message}"
                         ) from e
-            except CommandError:
-                for cb in src.callbacks:
-                    cb(False, 0)
-                if forked:
-                    continue
-                raise
+            except CommandError as e:
+                context_failed(src, e, forked)
+                continue
             planned.append((src, bodies))
         for src, bodies in planned:
             self._run_bodies(src, bodies, budget)
