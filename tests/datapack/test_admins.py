@@ -12,7 +12,7 @@ PREFIX = "[doom.schedule] "
 
 
 def told(pack: Pack, player: str) -> list[str]:
-    """The pack's lines a player received by tellraw (the event `say` lines start with `[Server]`)."""
+    """The pack's tellraw lines a player received (`say` lines start with `[Server]`)."""
     return [line for line in pack.server.chat(player) if line.startswith(PREFIX)]
 
 
