@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from dpharness import Pack, mark
+from dpharness import PACK_DIR, Pack, mark
+
+from bot.installer import pack_version_of
 
 UNITS = {
     "t": 1, "tick": 1, "ticks": 1, "s": 20, "second": 20, "seconds": 20, "m": 1200, "minute": 1200,
@@ -141,10 +144,22 @@ def test_get_time_version_and_help(pack: Pack) -> None:
     result = pack.call("get_time")
     assert (result.success, result.result) == (True, 7)
     assert pack.out()["time"] == 7
-    assert pack.server.storage("doom.schedule:const")["version"] == "2.0.0"
+    assert pack.server.storage("doom.schedule:const")["version"] == pack_version()
     pack.server.join("Alex")
     assert pack.call("__help__", as_="Alex").success
     assert any("schedule_every" in line for line in pack.server.chat("Alex"))
+
+
+def pack_version() -> str:
+    """The version the pack's #load writes, read from its source (never spelled out in a test)."""
+    version = pack_version_of(PACK_DIR)
+    assert version is not None and re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    return version
+
+
+def test_the_readme_states_the_version_the_pack_writes() -> None:
+    readme = (PACK_DIR / "README.md").read_text(encoding="utf-8")
+    assert f'`version` (String, this release: `"{pack_version()}"`)' in readme
 
 
 def test_every_public_function_is_reachable_through_its_tag(pack: Pack) -> None:

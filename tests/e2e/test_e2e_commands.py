@@ -6,6 +6,7 @@ import asyncio
 
 from harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 
+from bot.installer import bundled_datapack, pack_version_of
 from bot.server_files import version_from_logs
 from mcsim.server import Server
 
@@ -163,7 +164,7 @@ async def test_status_and_setup(live: Harness, mc: Server) -> None:
     status = await live.run("status", ADMIN)
     fields = {f["name"]: f["value"] for f in status.embeds[0]["fields"]}
     assert fields["RCON"].startswith("ok") and fields["event source"] == "log"
-    assert fields["pack version"] == "2.0.0" and fields["queue"] == "0"
+    assert fields["pack version"] == pack_version_of(bundled_datapack()) and fields["queue"] == "0"
     # the checker's basis: the version the log reports, else the newest tree, said aloud
     reported = version_from_logs(mc.log_path)
     checked = fields["commands checked"]

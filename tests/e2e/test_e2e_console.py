@@ -8,6 +8,7 @@ from pathlib import Path
 from harness import make_settings
 
 from bot.console import main
+from bot.installer import bundled_datapack, pack_version_of
 
 
 def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:
@@ -29,5 +30,8 @@ def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:
     assert "== queue on embedded: 1 task(s) ==" in text
     assert "Remove every scheduled task on embedded?" in text
     assert "Removed 1 task(s) from embedded." in text
-    assert "== Status of embedded ==" in text and "pack version: 2.0.0" in text
+    assert (
+        "== Status of embedded ==" in text
+        and f"pack version: {pack_version_of(bundled_datapack())}" in text
+    )
     assert (tmp_path / "data" / "world" / "datapacks" / "doom.schedule").is_dir()
