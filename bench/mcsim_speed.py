@@ -1,17 +1,20 @@
 """How fast mcsim runs commands: prints commands per second for a plain and a macro workload.
 
-    python bench/mcsim_speed.py [--lines 1000] [--rounds 50]
+    python bench/mcsim_speed.py [--lines 1000] [--rounds 50] [--depth 400000]
 
 Plain: a function of `scoreboard players add` / `data modify storage` / `execute if score` lines.
 Macro-heavy: a caller running `function b:m {n: k}` with k cycling over 6 values (expansions
 cached) and a variant with 20 values (cache misses re-parse). Figures are budget units (commands)
 per second of wall time on one core; the goal for the plain workload is 50,000/s.
+Recursion: a function calling itself `--depth` levels deep (budget 2 units a level, as vanilla
+allows with maxCommandChainLength = 2 x depth): the depth reached, time and peak memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -38,6 +41,10 @@ def write_pack(world: Path, lines: int) -> None:
             ][i % 4]
         )
     (fdir / "plain.mcfunction").write_text("\n".join(plain))
+    (fdir / "deep.mcfunction").write_text(
+        "scoreboard players add #depth o 1\n"
+        "execute if score #depth o < #target o run function b:deep\n"
+    )
     (fdir / "m.mcfunction").write_text(
         "$scoreboard players add #m$(n) o 1\n$data modify storage b:s m$(n) set value $(n)\n"
     )
@@ -59,10 +66,26 @@ def measure(srv: Server, function: str, rounds: int) -> tuple[float, int]:
     return executed / (time.perf_counter() - began), executed
 
 
+def measure_recursion(srv: Server, depth: int) -> None:
+    srv.run(f"gamerule max_command_sequence_length {2 * depth}")
+    srv.run(f"scoreboard players set #target o {depth}")
+    srv.run("scoreboard players set #depth o 0")
+    began = time.perf_counter()
+    result = srv.run("function b:deep")
+    took = time.perf_counter() - began
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"recursion {srv.score('#depth', 'o'):,} of {depth:,} levels in {took:.2f} s "
+        f"(success {result.success}, peak RSS {peak:,.0f} MB)"
+    )
+    srv.run("gamerule max_command_sequence_length 2000000000")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--depth", type=int, default=400_000, help="recursion depth (0: skip)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         world = Path(tmp) / "world"
@@ -73,6 +96,8 @@ def main() -> None:
             for name in ("plain", "macro6", "macro20"):
                 rate, executed = measure(srv, f"b:{name}", args.rounds)
                 print(f"{name:8s} {rate:12,.0f} commands/s  ({executed:,} commands)")
+            if args.depth:
+                measure_recursion(srv, args.depth)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from mecha import DiagnosticError, Mecha
 from mecha.ast import AstCommand
 
 from mcsim.context import Source
+from mcsim.deepstack import ensure_recursion_limit
 from mcsim.errors import BudgetExceeded, CommandError, CommandSyntaxError, UnsupportedCommand
 from mcsim.permissions import Gate, clamp_level, command_gates
 from mcsim.registry import Call, CommandHandler, find_handler, find_modifier
@@ -45,9 +45,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _CACHE_LIMIT = 100_000
-
-# Deep function recursion is legal in vanilla (only the budget bounds it).
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
 
 
 class ReturnSignal(Exception):
@@ -330,6 +327,7 @@ class Executor:
         """One top-level call (console, RCON): own budget; errors go to the source's sink."""
         outcome = Outcome()
         budget = Budget(self.sim.budget_limit)
+        ensure_recursion_limit(budget.limit)
         src = source.with_(callbacks=(_Reached(outcome),))
         previous, self.current_budget = self.current_budget, budget
         try:
@@ -345,6 +343,8 @@ class Executor:
                     source.sink.send(line)
         except BudgetExceeded as e:
             self.sim.log.info(str(e))
+        except RecursionError:
+            _out_of_stack(self.sim, budget)
         finally:
             self.current_budget = previous
             outcome.ran_function = budget.ran_function
@@ -356,11 +356,14 @@ class Executor:
         if function.is_macro:
             return
         budget = Budget(self.sim.budget_limit)
+        ensure_recursion_limit(budget.limit)
         previous, self.current_budget = self.current_budget, budget
         try:
             self.call_function(function, function.lines, source, budget)
         except BudgetExceeded as e:
             self.sim.log.info(str(e))
+        except RecursionError:
+            _out_of_stack(self.sim, budget)
         finally:
             self.current_budget = previous
             self._count(budget)
@@ -402,6 +405,13 @@ def _parse(text: str, version: str) -> Any:
         if parser is None:
             parser = _parsers[version] = Mecha(version=version)
         return parser.parse(text, multiline=True)
+
+
+def _out_of_stack(sim: SimState, budget: Budget) -> None:
+    """Python ran out of recursion before the budget did (deeper than MAX_RECURSION_LIMIT
+    allows): the call ends as a budget overflow would, with the commands run so far."""
+    log.warning("recursion limit reached after %d commands; ending the call", budget.executed)
+    sim.log.info(str(BudgetExceeded(budget.executed)))
 
 
 def _noop(call: Call, node: AstCommand) -> int:

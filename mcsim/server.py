@@ -22,6 +22,7 @@ from nbtlib.tag import Compound
 
 import mcsim.commands  # noqa: F401  (registers every command family)
 from mcsim.context import FeedbackSink, Source, server_source
+from mcsim.deepstack import call_deep, start_deep_thread
 from mcsim.dimensions import load_dimensions
 from mcsim.executor import Executor
 from mcsim.gameloop import GameLoop
@@ -125,6 +126,10 @@ class Server:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self, *, realtime: bool = False) -> None:
+        # #load runs here: on a deep-stack thread, as every command (mcsim/deepstack.py).
+        call_deep(lambda: self._start(realtime))
+
+    def _start(self, realtime: bool) -> None:
         with self._lock:
             if self._running:
                 return
@@ -186,16 +191,7 @@ class Server:
                     # Vanilla logs and runs on without RCON (e.g. no rcon.password set).
                     slog.warn(str(e))
                     self._rcon = None
-            # Deep function recursion needs a big stack on the thread that runs RCON commands.
-            old = threading.stack_size()
-            threading.stack_size(256 * 1024 * 1024)
-            try:
-                self._thread = threading.Thread(
-                    target=self.loop.run, name="mcsim Server thread", daemon=True
-                )
-                self._thread.start()
-            finally:
-                threading.stack_size(old)
+            self._thread = start_deep_thread(self.loop.run, "mcsim Server thread")
 
     @property
     def _level_folder(self) -> str:
@@ -272,6 +268,11 @@ class Server:
 
     def run(self, command: str, *, as_player: str | None = None) -> CommandResult:
         """Run one command as the console (level 4), or as an online player."""
+        result = call_deep(lambda: self._run_locked(command, as_player))
+        self._maybe_stop()
+        return result
+
+    def _run_locked(self, command: str, as_player: str | None) -> CommandResult:
         text = command[1:] if command.startswith("/") else command
         with self._lock:
             sim, ex = self._state()
@@ -289,9 +290,7 @@ class Server:
                 sink = _ConsoleSink(self.log)
                 source = self._server_source("Server", sink)
             outcome = ex.run_top(text, source)
-            result = self._after_call(outcome, sink)
-        self._maybe_stop()
-        return result
+            return self._after_call(outcome, sink)
 
     def _run_rcon(self, text: str) -> str:
         with self._lock:
@@ -361,8 +360,12 @@ class Server:
     def step(self, ticks: int = 1) -> None:
         """Run full ticks now, frozen or not (the test's clock). Each counts toward the
         autosave; the empty-server pause does not apply (tests step with nobody online)."""
-        with self._lock:
-            self.loop.step(ticks)
+
+        def steps() -> None:
+            with self._lock:
+                self.loop.step(ticks)
+
+        call_deep(steps)
 
     # -- packs --------------------------------------------------------------------------------
 
