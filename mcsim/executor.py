@@ -48,12 +48,14 @@ _CACHE_LIMIT = 100_000
 
 
 class ReturnSignal(Exception):
-    """`return`: ends the current function with (success, value)."""
+    """`return`: ends the current function with (success, value); `discarded`: ends it with no
+    value at all (a `return run` whose inner chain failed before its command ran)."""
 
-    def __init__(self, success: bool, value: int) -> None:
+    def __init__(self, success: bool, value: int, *, discarded: bool = False) -> None:
         super().__init__(value)
         self.success = success
         self.value = value
+        self.discarded = discarded
 
 
 class Budget:
@@ -334,7 +336,8 @@ class Executor:
             compiled = self.compile_line(text, source.level)
             compiled.run([src], budget, False)
         except ReturnSignal as r:
-            outcome.record(r.success, r.value)
+            if not r.discarded:
+                outcome.record(r.success, r.value)
         except CommandError as e:
             outcome.error = True
             outcome.success, outcome.result = False, 0
@@ -383,7 +386,7 @@ class Executor:
             except CommandError:
                 continue
             except ReturnSignal as r:
-                return r.success, r.value
+                return None if r.discarded else (r.success, r.value)
         return None
 
     def _count(self, budget: Budget) -> None:

@@ -16,12 +16,20 @@ from nbtlib.tag import Compound
 
 from mcsim.context import Source
 from mcsim.errors import CommandError
-from mcsim.executor import CONTROL, Budget, Compiled, Executor, ReturnSignal, context_failed
+from mcsim.executor import (
+    CONTROL,
+    Budget,
+    Compiled,
+    ExecuteChain,
+    Executor,
+    ReturnSignal,
+    context_failed,
+)
 
 if TYPE_CHECKING:
     from mcsim.functions import Function
 
-__all__ = ["FunctionCall", "Return", "lookup_functions", "resource_id"]
+__all__ = ["FirstContext", "FunctionCall", "Return", "lookup_functions", "resource_id"]
 
 log = logging.getLogger(__name__)
 
@@ -159,8 +167,38 @@ def _feedback(src: Source, functions: list[Function]) -> None:
         src.sink.broadcast(f"Running functions {', '.join(f.id for f in functions)}")
 
 
+class FirstContext(Compiled):
+    """The command at the end of a `return run` chain runs in the first context that reaches it
+    (SingleCommandAction with insideReturnRun: `list = List.of(list.get(0))`). A `function`
+    there runs for the first context too: its return, or the fallthrough that fails the caller
+    when it has none, discards the rest of the frame (FunctionCommand.enqueueInReturnRun)."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Compiled) -> None:
+        super().__init__(inner.text)
+        self.inner = inner
+
+    def run(self, sources: list[Source], budget: Budget, forked: bool) -> None:
+        if sources:
+            self.inner.run(sources[:1], budget, forked)
+
+
+def _first_context_only(compiled: Compiled) -> Compiled:
+    """The chain with its terminal command limited to the first context; the `execute` stages
+    before it still run for every context (ReturnRunRedirector forwards the whole list)."""
+    if isinstance(compiled, ExecuteChain):
+        terminal = compiled.terminal
+        return ExecuteChain(
+            compiled.executor,
+            compiled.stages,
+            None if terminal is None else _first_context_only(terminal),
+        )
+    return FirstContext(compiled)
+
+
 class Return(Compiled):
-    """`return <value>`, `return fail`, `return run <command>` (first context only)."""
+    """`return <value>`, `return fail`, `return run <command>` (S/ReturnCommand.java)."""
 
     __slots__ = ("executor", "inner", "node")
 
@@ -173,16 +211,24 @@ class Return(Compiled):
         if ident == "return:run:subcommand":
             inner = node.arguments[0]
             assert isinstance(inner, AstCommand)
-            self.inner = executor.compile_node(inner)
+            self.inner = _first_context_only(executor.compile_node(inner))
 
     def run(self, sources: list[Source], budget: Budget, forked: bool) -> None:
         if not sources:
             return
         ident = self.node.identifier
         if ident == "return:fail":
+            # FailCommand, for every context: the source's own consumer (a store) hears it too.
+            for src in sources:
+                for cb in src.callbacks:
+                    cb(False, 0)
             raise ReturnSignal(False, 0)
         if ident == "return:value":
-            raise ReturnSignal(True, int(self.node.arguments[0].value))  # type: ignore[attr-defined]
+            value = int(self.node.arguments[0].value)  # type: ignore[attr-defined]
+            for src in sources:
+                for cb in src.callbacks:
+                    cb(True, value)
+            raise ReturnSignal(True, value)
         assert self.inner is not None
         captured: list[tuple[bool, int]] = []
 
@@ -190,13 +236,19 @@ class Return(Compiled):
             if not captured:
                 captured.append((success, result))
 
-        first = sources[0].with_(callbacks=(capture,))
+        # Every context goes on (with its own consumers chained to the function's), and the
+        # rest of this function is discarded whatever happens next.
+        chained = [src.with_(callbacks=(*src.callbacks, capture)) for src in sources]
         try:
-            self.inner.run([first], budget, forked)
+            self.inner.run(chained, budget, forked)
         except CommandError:
-            raise ReturnSignal(False, 0) from None
+            if not captured:
+                # A stage of the inner chain failed before any command ran: nothing is
+                # enqueued after the frame was discarded, so the function ends with no value.
+                raise ReturnSignal(False, 0, discarded=True) from None
         if captured:
             raise ReturnSignal(*captured[0])
+        # No context reached the command (FallthroughCommandAction): the function fails.
         raise ReturnSignal(False, 0)
 
 
