@@ -27,6 +27,7 @@ from mcsim.dimensions import load_dimensions
 from mcsim.executor import Executor
 from mcsim.gameloop import GameLoop
 from mcsim.log import ServerLog
+from mcsim.ops import op_level
 from mcsim.packs import FunctionLibrary, Pack, discover_packs
 from mcsim.startup import (
     GAME_MODES,
@@ -267,7 +268,8 @@ class Server:
     # -- commands -----------------------------------------------------------------------------
 
     def run(self, command: str, *, as_player: str | None = None) -> CommandResult:
-        """Run one command as the console (level 4), or as an online player."""
+        """Run one command as the console (level 4), or as an online player at their
+        operator level from ops.json (0 when not an operator)."""
         result = call_deep(lambda: self._run_locked(command, as_player))
         self._maybe_stop()
         return result
@@ -284,7 +286,8 @@ class Server:
                 sink = FeedbackSink()
                 source = Source(
                     entity=player, pos=player.pos, rot=player.rot, dimension=player.dimension,
-                    anchor="feet", level=4, name=player.name, silent=False, sink=sink,
+                    anchor="feet", level=op_level(self.world, player.uuid, player.name),
+                    name=player.name, silent=False, sink=sink,
                 )  # fmt: skip
             else:
                 sink = _ConsoleSink(self.log)

@@ -95,6 +95,7 @@ def test_macro_with_entity_and_as_player(make_server, pack: WritePack) -> None: 
     srv.run("function t:m with entity @e[tag=src,limit=1] data")
     assert srv.storage("t:s")["got"] == 42
     srv.join("Alex")
+    srv.run("op Alex")  # execute needs level 2: a player's commands run at their op level
     out = srv.run("execute store result storage t:s who int 1 run list", as_player="Alex")
     assert out.success
     assert srv.storage("t:s")["who"] == 1
