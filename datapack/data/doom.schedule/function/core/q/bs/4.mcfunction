@@ -1,7 +1,7 @@
-# Macro {c}: search step 4 (stride 16); see core/q/insert. Reads queue[c] (nothing past the end:
-# the next line checks c < #q.n before using it). Accepts c when c < #q.n and
-# queue[c].due <= #q.d, then goes on at c +/- 8. Changes: #q.c, #q.v, ctx q.
+# Macro {c}: search step 4 (stride 16); see core/q/bs_start. Reads queue[c] (always in
+# range) and goes on at c + 8 when queue[c].due <= #q.d, else at c - 8 (exactly one of
+# the two lines runs). Changes: #q.c, #q.v, ctx q.
 $execute store result score #q.v doom.schedule run data get storage doom.schedule:data queue[$(c)].due
-execute if score #q.c doom.schedule < #q.n doom.schedule if score #q.v doom.schedule <= #q.d doom.schedule run scoreboard players add #q.c doom.schedule 16
-execute store result storage doom.schedule:ctx q.c int 1 run scoreboard players remove #q.c doom.schedule 8
+execute if score #q.v doom.schedule <= #q.d doom.schedule store result storage doom.schedule:ctx q.c int 1 run scoreboard players add #q.c doom.schedule 8
+execute if score #q.v doom.schedule > #q.d doom.schedule store result storage doom.schedule:ctx q.c int 1 run scoreboard players remove #q.c doom.schedule 8
 function doom.schedule:core/q/bs/3 with storage doom.schedule:ctx q
