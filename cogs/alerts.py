@@ -25,8 +25,8 @@ ALERTS: dict[str, tuple[str, int]] = {
     "retry_exhausted": ("Task failed: no retries left", 0xED4245),
     "offline": ("Task waiting: its player went offline", 0xFEE75C),
     "restored": ("Task resumed: its player is back", 0x57F287),
-    "invalid": ("Task refused: invalid request", 0xED4245),
-    "dropped": ("Task dropped", 0xED4245),
+    "invalid": ("Task removed: its command does not parse", 0xED4245),
+    "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit
 MAX_LINES = 30  # in a summary of a large batch

@@ -110,6 +110,22 @@ async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path
     assert body.startswith("`t1` dropped on alpha at 1") and body.endswith("... and 10 more")
 
 
+async def test_invalid_and_dropped_are_alerts_of_their_own(tailed: Harness, tmp_path: Path) -> None:
+    log = await live_log(tailed, "alpha", tmp_path / "a")
+    log.info(said("invalid", "typo_task", 11, 300))
+    log.info(said("dropped", "marker_task", 12, 310, by="0-0-0-0-1"))
+    await tailed.discord.wait_for(lambda: len(tailed.posts(ALERT_CHANNEL)) >= 1)
+    log.close()
+    [post] = tailed.posts(ALERT_CHANNEL)
+    invalid, dropped = post.payload["embeds"]
+    assert invalid["title"] == "Task removed: its command does not parse"
+    assert dropped["title"] == "Task removed: the entity it runs as is gone"
+    assert {f["name"]: f["value"] for f in invalid["fields"]}["task"] == "`typo_task`"
+    fields = {f["name"]: f["value"] for f in dropped["fields"]}
+    assert fields["task"] == "`marker_task`" and fields["by"] == "`0-0-0-0-1`"
+    assert not post.payload.get("content")  # mentions are for exhaustion only
+
+
 async def test_several_servers_need_the_server_option(tailed: Harness) -> None:
     reply = await tailed.run("time", MOD)
     assert reply.ephemeral and "Several servers are configured" in reply.text
