@@ -6,12 +6,9 @@
 # Changes: ctx t.new.pos/rot, ctx p; kills @s.
 data modify storage doom.schedule:ctx t.new.pos set from entity @s Pos
 tp @s ~-1 ~-1 ~-1
-execute store result storage doom.schedule:ctx p.ix int 1 run data get entity @s Pos[0]
-execute store result storage doom.schedule:ctx p.iy int 1 run data get entity @s Pos[1]
-execute store result storage doom.schedule:ctx p.iz int 1 run data get entity @s Pos[2]
-execute store result storage doom.schedule:ctx p.nx int -1 run data get entity @s Pos[0]
-execute store result storage doom.schedule:ctx p.ny int -1 run data get entity @s Pos[1]
-execute store result storage doom.schedule:ctx p.nz int -1 run data get entity @s Pos[2]
+execute store result storage doom.schedule:ctx p.ix int 1 store result storage doom.schedule:ctx p.nx int -1 run data get entity @s Pos[0]
+execute store result storage doom.schedule:ctx p.iy int 1 store result storage doom.schedule:ctx p.ny int -1 run data get entity @s Pos[1]
+execute store result storage doom.schedule:ctx p.iz int 1 store result storage doom.schedule:ctx p.nz int -1 run data get entity @s Pos[2]
 function doom.schedule:core/ctx/shift with storage doom.schedule:ctx p
 data modify storage doom.schedule:ctx t.new.rot set from entity @s Rotation
 data modify storage doom.schedule:ctx p.fx set from entity @s Pos[0]
