@@ -1,178 +1,370 @@
-"""Model-based test: random sequences of schedule / cancel / pause / resume / join / leave / tick
-run against the pack in mcsim and against a small Python model of the scheduler; the tasks that
-ran, and the ticks they ran at, must match, and so must the lists left at the end."""
+"""Model-based test of the doom.schedule pack: a hypothesis state machine drives the pack in one
+mcsim world and the reference model (test_model_reference.py, which follows datapack/README.md)
+side by side, and after every step compares the runs (task, tick), the three lists (queue,
+offline, paused: ids, order, due ticks, remaining, attempts left, anchors), the events in the ring
+buffer (type, id, t, retry, by, consecutive seq) and the calls' results; at the end of each
+example also the event lines in latest.log.
+
+Steps: schedule (macro forms schedule / schedule_with_retry / schedule_every / schedule_at and the
+storage input, every unit, retry and retry_delay, interval, absolute tick; as the server, a
+player or a marker; commands that succeed, fail a few times, always fail or do not instantiate),
+cancel_one / cancel_all / count / clear / pause / resume (macro and storage forms), join / leave
+of two Carpet-style players, summon / kill of the marker, the per-tick cap, and tick(n).
+
+One world serves every example: each example starts by clearing the pack's lists, the test's
+records and the event ring, so ~150 examples of up to 40 steps run in seconds. derandomize and no
+example database keep CI deterministic. DSMODEL_PACK=<dir> runs it against another copy of the
+pack (used to check that the test bites; never point it at the repo's datapack/ to edit it).
+
+Bites (each bug put into a scratch copy of datapack/, the test run against it; found with the
+default settings, the failing step as hypothesis reports it):
+- resume doubles the remaining delay (core/op/resume adds `remaining` twice): caught by the
+  invariant after `resume` (paused task back in the queue with due + remaining*2).
+- cancel_one removes two (core/op/take also drops the next task of that id): caught at
+  `call_op(cancel_one)` (queue lost a task; with one match: the result differs).
+- retry count off by one (core/run/failed keeps retry_left instead of decrementing): caught in
+  `tick` (event retry carries retry=N instead of N-1; one run too many).
+- interval drifting by one tick (core/run/again adds 1 to the next boundary): caught in `tick`
+  (queue due of the interval task, then its run tick).
+- restore skipping a task (core/restore/each drops ctx r.l[1] before re-queueing): caught in the
+  `tick` after a `join` (offline list / queue / restored events differ).
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
-import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from dpharness import Pack, install, mark
-from hypothesis import HealthCheck, given, settings
+import pytest
+from dpharness import EVENT_LINE, PACK_DIR, Pack
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from test_model_reference import UNITS, Event, Executor, Model, Task
 
 from mcsim.server import Server
 
-PLAYER = "Bot"
+__all__ = ["PackMachine"]
 
-
-@dataclass
-class Task:
-    label: str
-    id: str
-    due: int
-    player: bool
-    interval: int = 0
-    anchor: int = 0
-    remaining: int = 0
-
-
-@dataclass
-class Model:
-    """What the README promises, for tasks whose commands always succeed."""
-
-    time: int = 0
-    online: bool = False
-    queue: list[Task] = field(default_factory=list)
-    offline: list[Task] = field(default_factory=list)
-    paused: list[Task] = field(default_factory=list)
-    runs: list[tuple[str, int]] = field(default_factory=list)
-
-    def insert(self, task: Task) -> None:
-        i = len(self.queue)
-        while i > 0 and self.queue[i - 1].due > task.due:
-            i -= 1
-        self.queue.insert(i, task)
-
-    def schedule(self, task: Task) -> None:
-        self.insert(task)
-
-    @staticmethod
-    def take(tasks: list[Task], task_id: str) -> Task | None:
-        for i, task in enumerate(tasks):
-            if task.id == task_id:
-                return tasks.pop(i)
-        return None
-
-    def cancel_one(self, task_id: str) -> bool:
-        return any(self.take(tasks, task_id) for tasks in (self.queue, self.offline, self.paused))
-
-    def cancel_all(self, task_id: str) -> int:
-        count = 0
-        for tasks in (self.queue, self.offline, self.paused):
-            kept = [t for t in tasks if t.id != task_id]
-            count += len(tasks) - len(kept)
-            tasks[:] = kept
-        return count
-
-    def pause(self, task_id: str) -> bool:
-        task = self.take(self.queue, task_id) or self.take(self.offline, task_id)
-        if task is None:
-            return False
-        task.remaining = max(task.due - self.time, 0)
-        self.paused.append(task)
-        return True
-
-    def resume(self, task_id: str) -> bool:
-        task = self.take(self.paused, task_id)
-        if task is None:
-            return False
-        task.due = task.anchor = self.time + task.remaining
-        self.insert(task)
-        return True
-
-    def tick(self) -> None:
-        now = self.time + 1
-        while self.queue and self.queue[0].due <= now:
-            task = self.queue.pop(0)
-            if task.player and not self.online:
-                self.offline.append(task)
-                continue
-            self.runs.append((task.label, now))
-            if task.interval:
-                k = (now - task.anchor) // task.interval + 1
-                task.due = task.anchor = task.anchor + k * task.interval
-                self.insert(task)
-        if self.online:  # restored in the same tick, after the due tasks, due at once
-            for task in [t for t in self.offline if t.player]:
-                self.offline.remove(task)
-                task.due = max(task.due, self.time)
-                self.insert(task)
-        self.time = now
-
-
+PLAYERS = ("Bot", "Alt")
+MARKER = "@e[type=minecraft:marker,tag=dsm,limit=1]"
 IDS = st.sampled_from(["a", "b", "c"])
-OPS = st.one_of(
-    st.tuples(
-        st.just("schedule"), IDS, st.integers(0, 8), st.booleans(), st.sampled_from([0, 0, 3, 7])
-    ),
-    st.tuples(st.sampled_from(["cancel_one", "cancel_all", "pause", "resume"]), IDS),
-    st.tuples(st.sampled_from(["join", "leave"])),
-    st.tuples(st.just("tick"), st.integers(1, 25)),
+FORMS = ["schedule", "schedule_with_retry", "schedule_every", "schedule_at", "submit"]
+WHO = st.sampled_from([None, None, "Bot", "Alt", "marker"])
+OPS = st.sampled_from(
+    ["cancel_one", "cancel_all", "count", "pause", "pause", "resume", "resume", "resume", "clear"]
+)
+# Mostly short steps; now and then a minute (tasks in m/s units come due) or an idle stretch.
+TICKS = st.integers(1, 24).map(lambda n: {23: 60, 24: 1201}.get(n, n))
+
+# The test pack: dsm:do {id,f} records (id, game time) and fails on its first f runs (per id).
+DSM_DO = (
+    '$data modify storage dsm:log runs append value {id:"$(id)"}\n'
+    "execute store result storage dsm:log runs[-1].t int 1 run time query gametime\n"
+    "$scoreboard players add $(id) dsm.tries 1\n"
+    "$execute if score $(id) dsm.tries matches ..$(f) run return fail\n"
 )
 
 
-def apply(pack: Pack, model: Model, op: tuple[Any, ...], serial: int) -> None:
-    kind = op[0]
-    if kind == "schedule":
-        _, task_id, delay, as_player, interval = op
-        as_player = as_player and model.online
-        label = f"{task_id}{serial}"
-        request: dict[str, Any] = {"run": mark(label), "id": task_id}
-        if interval:
-            request.update(interval=interval, time=delay)
-        else:
-            request.update(time=delay)
-        out = pack.submit(**request, as_=PLAYER if as_player else None)
-        assert out["ok"] == 1, out
-        due = model.time + delay
-        model.schedule(Task(label, task_id, due, as_player, interval, due))
-    elif kind in ("cancel_one", "cancel_all", "pause", "resume"):
-        result = pack.call(kind, {"id": op[1]})
-        expected = getattr(model, kind)(op[1])
-        assert result.result == int(expected), (op, pack.out())
-    elif kind == "join" and not model.online:
-        pack.run(f"player {PLAYER} spawn")
-        model.online = True
-    elif kind == "leave" and model.online:
-        pack.run(f"player {PLAYER} kill")
-        model.online = False
-    elif kind == "tick":
-        for _ in range(op[1]):
-            pack.step(1)
-            model.tick()
+def max_time(unit: str) -> int:
+    """Delays that can come due within an example (longer units: only 0)."""
+    return {1: 30, 20: 2, 1200: 1}.get(UNITS[unit], 0)
 
 
-def labels(tasks: list[Any]) -> list[str]:
-    return [t["run"] if isinstance(t, dict) else mark(t.label) for t in tasks]
+@dataclass(frozen=True)
+class Request:
+    form: str  # schedule, schedule_with_retry, schedule_every, schedule_at, submit
+    unit: str | None
+    time: int | None
+    interval: int | None
+    tick_offset: int | None  # absolute tick = game time + offset (clamped at 0)
+    retry: int | None
+    retry_delay: int | None
+    fails: int
+    invalid: bool
 
 
-@settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(ops=st.lists(OPS, min_size=1, max_size=30))
-def test_the_pack_behaves_like_the_model(ops: list[tuple[Any, ...]]) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="dsmodel"))
+@st.composite
+def requests(draw: st.DrawFn) -> Request:
+    form = draw(st.sampled_from(FORMS))
+    fails = draw(st.sampled_from([0, 0, 0, 1, 2, 99]))
+    invalid = draw(st.sampled_from([False] * 7 + [True]))
+    unit: str | None = draw(st.sampled_from(sorted(UNITS)))
+    time: int | None = None
+    interval: int | None = None
+    tick_offset = retry = retry_delay = None
+    if form in ("schedule_every",) or (form == "submit" and draw(st.integers(0, 3)) == 0):
+        unit = draw(st.sampled_from(["t", "t", "ticks", "s", "m"]))
+        interval = draw(st.integers(1, {"t": 9, "ticks": 9, "s": 2, "m": 1}[unit]))
+    if form == "schedule_at" or (form == "submit" and interval is None and draw(st.booleans())):
+        tick_offset = draw(st.integers(-4, 15))
+    elif form != "schedule_every":
+        assert unit is not None
+        time = draw(st.integers(0, max_time(unit)))
+    if form == "schedule_with_retry" or (form == "submit" and draw(st.booleans())):
+        retry = draw(st.integers(0, 3))
+        retry_delay = draw(st.integers(-1, 4))
+    if form == "submit":
+        if tick_offset is not None or (unit == "t" and draw(st.booleans())):
+            unit = None  # the storage input's default unit is t
+        if interval is not None and draw(st.booleans()):
+            time = None  # first run one interval from now
+    return Request(form, unit, time, interval, tick_offset, retry, retry_delay, fails, invalid)
+
+
+def install(world: Path, pack_dir: Path) -> None:
+    shutil.copytree(pack_dir, world / "datapacks" / "doom.schedule")
+    test = world / "datapacks" / "dsmodel"
+    (test / "data" / "dsm" / "function").mkdir(parents=True)
+    (test / "pack.mcmeta").write_text(
+        '{"pack":{"description":"t","pack_format":48,"supported_formats":[48,94],'
+        '"min_format":48,"max_format":94}}'
+    )
+    (test / "data" / "dsm" / "function" / "do.mcfunction").write_text(DSM_DO)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    world = tmp_path_factory.mktemp("model") / "world"
+    world.mkdir()
+    install(world, Path(os.environ.get("DSMODEL_PACK", PACK_DIR)))
+    server = Server(world, frozen=True)
+    server.start()
+    server.run("scoreboard objectives add dsm.tries dummy")
+    # Room for every event of one example (the ring is emptied between examples).
+    server.run("data modify storage doom.schedule:data cfg.events_max set value 100000")
     try:
-        install(folder)
-        server = Server(folder, frozen=True)
-        server.start()
-        try:
-            pack, model = Pack(server), Model()
-            for serial, op in enumerate([*ops, ("tick", 45)]):
-                apply(pack, model, op, serial)
-                assert pack.time == model.time
-            assert [(r.id, r.tick) for r in pack.runs()] == model.runs
-            assert labels(pack.queue()) == labels(model.queue)
-            assert labels(pack.offline()) == labels(model.offline)
-            assert labels(pack.paused()) == labels(model.paused)
-            assert [t["remaining"] for t in pack.paused()] == [t.remaining for t in model.paused]
-        finally:
-            server.stop()
+        yield server
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        server.stop()
+
+
+def run_text(label: str, fails: int, invalid: bool) -> str:
+    """A task's command: dsm:do, or (invalid) a command that does not parse, so the macro line
+    running it fails to instantiate (an unknown function would parse, and fail only when run)."""
+    return f'{"dsm_no_such_command" if invalid else "function dsm:do"} {{id:"{label}",f:{fails}}}'
+
+
+def task_view(t: dict[str, Any] | Task) -> tuple[Any, ...]:
+    """What is compared of a task in a list: its command (label), id, due, attempts left, and
+    the anchor of interval tasks."""
+    if isinstance(t, Task):
+        run = run_text(t.label, t.fails, t.invalid)
+        return (run, t.id, t.due, t.retry_left, t.interval, t.anchor if t.interval else None)
+    interval = t.get("interval", 0)
+    anchor = t.get("anchor") if interval else None
+    return (t["run"], t["id"], t["due"], t["retry_left"], interval, anchor)
+
+
+class PackMachine(RuleBasedStateMachine):
+    server: ClassVar[Server]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pack = Pack(self.server)
+        for name in PLAYERS:
+            if self.pack.run(f"execute if entity {name}").success:
+                self.pack.run(f"player {name} kill")
+        for command in (
+            "kill @e[type=minecraft:marker,tag=dsm]",
+            "function doom.schedule:clear",
+            "data modify storage doom.schedule:data cfg.cap set value 100",
+            "data modify storage doom.schedule:events entries set value []",
+            "data remove storage dsm:log runs",
+            "scoreboard players reset * dsm.tries",
+        ):
+            self.pack.run(command)
+        self.seq0 = int(self.server.storage("doom.schedule:events").get("seq", 0))  # type: ignore[call-overload]
+        self.log_pos = self.server.log_path.stat().st_size
+        self.log_lines: list[dict[str, str]] = []
+        self.model = Model(time=self.pack.time)
+        self.serial = 0
+        self.marker_gen = 0
+
+    # -- steps --------------------------------------------------------------------------------
+
+    @rule(req=requests(), task_id=IDS, who=WHO)
+    def schedule(self, req: Request, task_id: str, who: str | None) -> None:
+        """Schedules as `who` (a player joins first if offline, a marker is summoned if none)."""
+        model = self.model
+        executor: Executor = None
+        as_: str | None = None
+        if who == "marker":
+            if not model.markers:
+                self.toggle("marker")
+            executor, as_ = ("marker", self.marker_gen), MARKER
+        elif who is not None:
+            if who not in model.online:
+                self.toggle(who)
+            executor, as_ = who, who
+        self.serial += 1
+        label = f"{task_id}{self.serial}"
+        run = run_text(label, req.fails, req.invalid)
+        args: dict[str, Any] = {"run": run, "id": task_id}
+        mult = UNITS[req.unit or "t"]
+        if req.tick_offset is not None:
+            args["tick"] = due = max(model.time + req.tick_offset, 0)
+        else:
+            first = req.time if req.time is not None else req.interval
+            assert first is not None
+            due = model.time + first * mult
+            if req.time is not None:
+                args["time"] = req.time
+            if req.interval is not None:
+                args["interval"] = req.interval
+        if req.unit is not None and req.tick_offset is None:
+            args["unit"] = req.unit
+        if req.retry is not None:
+            args.update(retry=req.retry, retry_delay=req.retry_delay)
+        if req.form == "submit":
+            out = self.pack.submit(**args, as_=as_)
+        else:
+            result = self.pack.call(req.form, args, as_=as_)
+            out = self.pack.out()
+            assert result.success, (req, args, out)
+        assert out["ok"] == 1 and out["due"] == due, (req, args, out)
+        interval = (req.interval or 0) * mult
+        model.schedule(
+            Task(label, task_id, due, executor, req.fails, req.invalid, interval,
+                 retry=req.retry or 0, retry_delay=req.retry_delay or 1)
+        )  # fmt: skip
+
+    @rule(op=OPS, task_id=IDS, storage=st.booleans())
+    def call_op(self, op: str, task_id: str, storage: bool) -> None:
+        expected = self.model.clear() if op == "clear" else getattr(self.model, op)(task_id)
+        if storage:
+            result, out = self.pack.op(op, None if op == "clear" else task_id, req=self.serial)
+            assert out["req"] == self.serial, out
+        else:
+            args = None if op == "clear" else {"id": task_id}
+            result, out = self.pack.call(op, args), self.pack.out()
+        assert result.result == expected, (op, task_id, result, out)
+        assert out["ok"] == int(expected > 0 or op in ("count", "clear")), (op, out)
+        if op in ("cancel_all", "count", "clear"):
+            assert out["count"] == expected, (op, out)
+
+    @rule(who=st.sampled_from([*PLAYERS, "marker"]))
+    def toggle(self, who: str) -> None:
+        """An online player leaves (Carpet's kill), an offline one joins; the marker is killed,
+        or a new one (a new UUID) is summoned."""
+        if who in self.model.online:
+            assert self.pack.run(f"player {who} kill").success
+            self.model.online.remove(who)
+        elif who != "marker":
+            assert self.pack.run(f"player {who} spawn").success
+            self.model.online.append(who)
+        elif self.model.markers:
+            assert self.pack.run("kill @e[type=minecraft:marker,tag=dsm]").success
+            self.model.markers = set()
+        else:
+            assert self.pack.run("summon minecraft:marker 3 70 -5 {Tags:[dsm]}").success
+            self.marker_gen += 1
+            self.model.markers = {self.marker_gen}
+
+    @rule(player=st.sampled_from(PLAYERS), ticks=st.integers(1, 30))
+    def away(self, player: str, ticks: int) -> None:
+        """A player is offline for a while and comes back: their due tasks park, then return."""
+        if player in self.model.online:
+            self.toggle(player)
+        self.tick(ticks)
+        self.toggle(player)
+
+    # Rules are drawn about evenly: these give scheduling, calls and ticks more of the steps.
+    @rule(req=requests(), task_id=IDS, who=WHO)
+    def schedule_more(self, req: Request, task_id: str, who: str | None) -> None:
+        self.schedule(req, task_id, who)
+
+    @rule(req=requests(), task_id=IDS, who=WHO)
+    def schedule_again(self, req: Request, task_id: str, who: str | None) -> None:
+        self.schedule(req, task_id, who)
+
+    @rule(op=OPS, task_id=IDS, storage=st.booleans())
+    def call_more(self, op: str, task_id: str, storage: bool) -> None:
+        self.call_op(op, task_id, storage)
+
+    @rule(ticks=TICKS)
+    def tick_more(self, ticks: int) -> None:
+        self.tick(ticks)
+
+    @rule(cap=st.sampled_from([1, 2, 3, 100]))
+    def set_cap(self, cap: int) -> None:
+        self.pack.run(f"data modify storage doom.schedule:data cfg.cap set value {cap}")
+        self.model.cap = cap
+
+    @rule(ticks=TICKS)
+    def tick(self, ticks: int) -> None:
+        for _ in range(ticks):
+            self.pack.step(1)
+            self.model.tick()
+
+    # -- comparisons --------------------------------------------------------------------------
+
+    @invariant()
+    def same_state(self) -> None:
+        pack, model = self.pack, self.model
+        assert pack.time == model.time
+        runs = self.server.storage("dsm:log").get("runs", [])
+        assert [(r["id"], r["t"] + 1) for r in runs] == model.runs  # type: ignore[attr-defined]
+        data = pack.data()
+        for name in ("queue", "offline", "paused"):
+            got = [task_view(t) for t in data.get(name, [])]
+            want = [task_view(t) for t in getattr(model, name)]
+            assert got == want, name
+        remaining = [t["remaining"] for t in data.get("paused", [])]
+        assert remaining == [t.remaining for t in model.paused], "paused remaining"
+        entries = pack.events()
+        got_events = [Event(e["type"], e["id"], e["t"], e.get("retry"), "by" in e) for e in entries]
+        assert got_events == model.events, "events"
+        seq = self.seq0 + 1
+        assert [e["seq"] for e in entries] == list(range(seq, seq + len(entries))), "seq"
+
+    @invariant()
+    def same_log(self) -> None:
+        """The event lines said since the example began (read on from where the last check
+        stopped), against the model's events."""
+        with self.server.log_path.open("rb") as f:
+            f.seek(self.log_pos)
+            text = f.read().decode("utf-8")
+        complete = text[: text.rfind("\n") + 1]
+        self.log_pos += len(complete.encode("utf-8"))
+        for line in complete.splitlines():
+            m = EVENT_LINE.search(line)
+            if m:
+                assert m.group("who") == "Server", line
+                self.log_lines.append(dict(p.split("=", 1) for p in m.group("body").split(" ")))
+        want = [
+            {"event": e.type, "id": e.id, "seq": str(self.seq0 + 1 + i), "t": str(e.t)}
+            | ({"retry": str(e.retry)} if e.retry is not None else {})
+            for i, e in enumerate(self.model.events)
+        ]
+        assert [{k: v for k, v in d.items() if k != "by"} for d in self.log_lines] == want
+        assert ["by" in d for d in self.log_lines] == [e.by for e in self.model.events]
+
+
+def test_the_pack_behaves_like_the_model(server: Server) -> None:
+    PackMachine.server = server
+    run_state_machine_as_test(
+        PackMachine,
+        settings=settings(
+            max_examples=int(os.environ.get("DSMODEL_EXAMPLES", "150")),
+            stateful_step_count=40,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
+
+
+def test_the_command_records_are_exact(server: Server) -> None:
+    """The probe the model relies on: dsm:do fails exactly its first f runs, recorded each time."""
+    pack = Pack(server)
+    pack.run("scoreboard players reset probe dsm.tries")
+    pack.run("data remove storage dsm:log runs")
+    outcomes = [pack.run('function dsm:do {id:"probe",f:2}').success for _ in range(4)]
+    assert outcomes == [False, False, True, True]
+    assert [r["id"] for r in server.storage("dsm:log")["runs"]] == ["probe"] * 4  # type: ignore[attr-defined]
