@@ -34,6 +34,7 @@ class Task:
     retry_left: int = 0
     retry_delay: int = 1
     remaining: int = 0
+    late: int = 0  # ticks after due its last run (or parking) happened; kept until the next
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Model:
     runs: list[tuple[str, int]] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     tries: dict[str, int] = field(default_factory=dict)
+    deferred: int = 0  # ticks on which the cap left due tasks for the next tick
+    stats_late: int | None = None  # at the last such tick: how late the first waiting task was
 
     # README "queue": sorted by due, ties in scheduling order, i.e. after every task due at or
     # before it.
@@ -134,8 +137,10 @@ class Model:
         return executor[1] not in self.markers
 
     def _run(self, task: Task, now: int) -> None:
+        late = now - task.due
         if self._gone(task.executor):
             if isinstance(task.executor, str):
+                task.late = late
                 self.offline.append(task)
                 self._event("offline", task)
             else:
@@ -148,6 +153,7 @@ class Model:
         self.tries[task.label] = self.tries.get(task.label, 0) + 1
         if self.tries[task.label] > task.fails:
             if task.interval:  # next boundary strictly after now, anchored: no storm, no drift
+                task.late = late
                 k = (now - task.anchor) // task.interval + 1
                 task.due = task.anchor = task.anchor + k * task.interval
                 task.retry_left = task.retry
@@ -156,6 +162,7 @@ class Model:
             self._event("retry_exhausted", task, 0)
         else:
             task.retry_left -= 1
+            task.late = late
             task.due = now + task.retry_delay
             self.insert(task)
             self._event("retry", task, task.retry_left)
@@ -166,6 +173,9 @@ class Model:
         while self.queue and self.queue[0].due <= now and ran < self.cap:
             ran += 1
             self._run(self.queue.pop(0), now)
+        if self.queue and self.queue[0].due <= now:
+            self.deferred += 1
+            self.stats_late = now - self.queue[0].due
         # Restore, after the due tasks: each online player's parked tasks, in parking order, due
         # at once (the next tick) if overdue, one `restored` event each.
         for player in self.online:
@@ -217,7 +227,9 @@ def test_model_interval_skips_ahead_after_a_deferral() -> None:
         model.tick()
     # cap 1: x ran at 5, i at 6 (one late), then the next boundary after 6 is 8, not 6+3
     assert model.runs == [("x", 5), ("i", 6)]
-    assert model.queue[0].due == 8 and model.queue[0].anchor == 8
+    assert model.queue[0].due == 8 and model.queue[0].anchor == 8 and model.queue[0].late == 1
+    # the cap left i (due 5) waiting at tick 5, 0 ticks late then
+    assert model.deferred == 1 and model.stats_late == 0
 
 
 def test_model_retry_counts_and_exhaustion() -> None:
