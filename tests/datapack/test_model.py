@@ -1,33 +1,43 @@
 """Model-based test of the doom.schedule pack: a hypothesis state machine drives the pack in one
 mcsim world and the reference model (test_model_reference.py, which follows datapack/README.md)
 side by side, and after every step compares the runs (task, tick), the three lists (queue,
-offline, paused: ids, order, due ticks, remaining, attempts left, anchors), the events in the ring
-buffer (type, id, t, retry, by, consecutive seq) and the calls' results; at the end of each
-example also the event lines in latest.log.
+offline, paused: ids, order, due ticks, remaining, attempts left, late, anchors), stats.deferred
+and stats.late, the events in the ring buffer (type, id, t, retry, by, consecutive seq) and in
+latest.log (the `say` lines), and every call's result and outcome record.
 
 Steps: schedule (macro forms schedule / schedule_with_retry / schedule_every / schedule_at and the
 storage input, every unit, retry and retry_delay, interval, absolute tick; as the server, a
 player or a marker; commands that succeed, fail a few times, always fail or do not instantiate),
 cancel_one / cancel_all / count / clear / pause / resume (macro and storage forms), join / leave
-of two Carpet-style players, summon / kill of the marker, the per-tick cap, and tick(n).
+of two Carpet-style players (and "away": leave, n ticks, join), summon / kill of the marker, the
+per-tick cap (1, 2, 3, 100), and tick(n).
 
 One world serves every example: each example starts by clearing the pack's lists, the test's
-records and the event ring, so ~150 examples of up to 40 steps run in seconds. derandomize and no
-example database keep CI deterministic. DSMODEL_PACK=<dir> runs it against another copy of the
-pack (used to check that the test bites; never point it at the repo's datapack/ to edit it).
+records and the event ring, so 150 examples of 40 steps take 20-30 s on 2 cores. derandomize and
+no example database keep CI deterministic. DSMODEL_PACK=<dir> runs it against another copy of
+the pack (used to check that the test bites; never point it at the repo's datapack/ to edit it).
 
-Bites (each bug put into a scratch copy of datapack/, the test run against it; found with the
-default settings, the failing step as hypothesis reports it):
-- resume doubles the remaining delay (core/op/resume adds `remaining` twice): caught by the
-  invariant after `resume` (paused task back in the queue with due + remaining*2).
-- cancel_one removes two (core/op/take also drops the next task of that id): caught at
-  `call_op(cancel_one)` (queue lost a task; with one match: the result differs).
-- retry count off by one (core/run/failed keeps retry_left instead of decrementing): caught in
-  `tick` (event retry carries retry=N instead of N-1; one run too many).
-- interval drifting by one tick (core/run/again adds 1 to the next boundary): caught in `tick`
-  (queue due of the interval task, then its run tick).
-- restore skipping a task (core/restore/each drops ctx r.l[1] before re-queueing): caught in the
-  `tick` after a `join` (offline list / queue / restored events differ).
+Bites: each bug below was put into a scratch copy of datapack/ (never the repo's) and the test
+run against it with the default settings (DSMODEL_PACK=<copy>/datapack, no shrinking); every one
+fails, first detected as follows (step = the rule after which an invariant failed):
+- resume doubles the remaining delay (core/op/resume adds `remaining` twice): same_state "queue"
+  after step 28, call_op(resume): the resumed task's due is 2 ticks (its remaining) too late.
+- cancel_one removes two (core/op/cancel_one calls take_first twice): same_state "queue" after
+  step 22, call_more(cancel_one): a second task of that id is gone.
+- retry count off by one (check/retry starts retry_left at retry+1): same_state "queue" after
+  step 1, schedule_more(submit with retry): retry_left 3 for retry 2.
+- retries exhausted one attempt late (core/run/failed tests retry_left -1 instead of 0): same_log
+  after step 16, tick_more: event retry with retry=-1 where retry_exhausted was due.
+- interval drifting by one tick (core/run/again adds 1 to the next boundary): same_state runs
+  after step 18, tick_more: an interval task ran one tick late (47 for 46).
+- restore skipping a task (core/restore/each drops r.l[0] twice): same_log after step 37,
+  tick_more: a restored event missing (and the task lost from offline and queue).
+- cancel_all forgets the paused list (core/op/remove_all): call_more(cancel_all) after step 20:
+  result 0 (not_found) where the model removed 1.
+- cap off by one (core/due_loop runs cap+1 tasks per tick): same_state runs after step 24,
+  tick(1) with cap 1: a second task ran in the same tick.
+- pause remaining off by one (core/op/pause subtracts 1): same_state "paused remaining" after
+  step 12, call_more(pause): 2 for 3.
 """
 
 from __future__ import annotations
