@@ -171,17 +171,3 @@ def test_macro_lines_reject_hostile_ids() -> None:
     for bad in ['a"b', "a b", "@a", "é", "a\\b", "a'b", "{x:1}", "a]b", "", "a#b", "a,b"]:
         with pytest.raises(DiagnosticError):
             mecha("1.21").parse(template.replace("$(id)", bad), using="command")
-
-
-def test_mcdoc_describes_every_storage_the_pack_uses() -> None:
-    text = (PACK / "mcdoc" / "doom.schedule.mcdoc").read_text(encoding="utf-8")
-    assert "\\n" not in text and text.count("\n") > 50
-    assert text.count("{") == text.count("}") and text.count("[") == text.count("]")
-    used = set()
-    for path in function_files():
-        used.update(re.findall(r"storage (doom\.schedule:[a-z]+)", path.read_text()))
-    assert used == {f"doom.schedule:{s}" for s in ("in", "out", "data", "events", "const", "ctx")}
-    for storage in used:
-        assert f"dispatch minecraft:storage[{storage}] to struct" in text
-    for field in ("queue", "offline", "paused", "executor", "retry_left", "remaining", "entries"):
-        assert re.search(rf"^\t+{field}\??:", text, re.M), field
