@@ -71,3 +71,24 @@ def test_a_paused_interval_task_resumes_on_a_new_grid(pack: Pack) -> None:
     pack.call("resume", {"id": "p"})  # at 104, 6 ticks were left
     pack.step(30)
     assert ticks(pack, "p") == [110, 120, 130]
+
+
+def test_tick_with_interval_first_runs_at_the_tick_then_every_interval(pack: Pack) -> None:
+    out = pack.submit(run=mark("j"), tick=7, interval=1, unit="s", id="j")
+    assert out["ok"] and out["due"] == 7
+    assert pack.queue()[0]["interval"] == 20 and pack.queue()[0]["anchor"] == 7
+    pack.step(50)
+    assert ticks(pack, "j") == [7, 27, 47]
+
+
+def test_a_past_tick_with_interval_runs_once_then_keeps_its_grid(pack: Pack) -> None:
+    pack.step(33)
+    pack.submit(run=mark("k"), tick=5, interval=10, id="k")  # boundaries 5, 15, 25, 35, ...
+    pack.step(20)
+    assert ticks(pack, "k") == [34, 35, 45]
+
+
+def test_tick_with_a_bad_interval_or_unit_is_refused(pack: Pack) -> None:
+    assert pack.submit(run=mark("l"), tick=5, interval=0, id="l")["code"] == "bad_interval"
+    assert pack.submit(run=mark("l"), tick=5, interval=2, unit="x", id="l")["code"] == "bad_unit"
+    assert pack.queue() == []
