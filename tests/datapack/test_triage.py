@@ -70,6 +70,22 @@ def test_an_unparsable_command_is_removed_after_one_invalid_event(pack: Pack) ->
     assert_logged_like_storage(pack)
 
 
+def test_an_unknown_function_is_a_failure_retried_not_invalid(pack: Pack) -> None:
+    """Vanilla resolves a function id when the command runs, not when the line is parsed, so a
+    misspelt function parses, fails each time and is retried until retry_exhausted."""
+    pack.submit(run="function dstest:no_such_function", time=1, id="typo", retry=2)
+    pack.submit(run="function #dstest:no_such_tag", time=1, id="tag", retry=0)
+    pack.step(5)
+    assert kinds(pack) == [
+        ("retry", "typo"),
+        ("retry_exhausted", "tag"),
+        ("retry", "typo"),
+        ("retry_exhausted", "typo"),
+    ]
+    assert pack.queue() == []
+    assert_logged_like_storage(pack)
+
+
 def test_a_failing_task_does_not_stop_the_others(pack: Pack) -> None:
     pack.submit(run="function dstest:fail", time=1, id="a")
     pack.submit(run="definitely not a command", time=1, id="b")
