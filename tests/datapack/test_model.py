@@ -340,7 +340,10 @@ class PackMachine(RuleBasedStateMachine):
         remaining = [t["remaining"] for t in data.get("paused", [])]
         assert remaining == [t.remaining for t in model.paused], "paused remaining"
         entries = pack.events()
-        got_events = [Event(e["type"], e["id"], e["t"], e.get("retry"), "by" in e) for e in entries]
+        got_events = [
+            Event(e["type"], e["id"], e["t"], e.get("retry"), "by" in e, e.get("late"))
+            for e in entries
+        ]
         assert got_events == model.events, "events"
         seq = self.seq0 + 1
         assert [e["seq"] for e in entries] == list(range(seq, seq + len(entries))), "seq"
@@ -362,6 +365,7 @@ class PackMachine(RuleBasedStateMachine):
         want = [
             {"event": e.type, "id": e.id, "seq": str(self.seq0 + 1 + i), "t": str(e.t)}
             | ({"retry": str(e.retry)} if e.retry is not None else {})
+            | ({"late": str(e.late)} if e.late is not None else {})
             for i, e in enumerate(self.model.events)
         ]
         assert [{k: v for k, v in d.items() if k != "by"} for d in self.log_lines] == want

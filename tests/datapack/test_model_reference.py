@@ -44,6 +44,7 @@ class Event:
     t: int
     retry: int | None = None
     by: bool = False  # the task has an executor (the event then names it)
+    late: int | None = None  # run events: ticks after its due tick the run happened, when > 0
 
 
 @dataclass
@@ -126,8 +127,11 @@ class Model:
         self.insert(task)
         return 1
 
-    def _event(self, kind: str, task: Task, retry: int | None = None) -> None:
-        self.events.append(Event(kind, task.id, self.time, retry, task.executor is not None))
+    def _event(
+        self, kind: str, task: Task, retry: int | None = None, late: int | None = None
+    ) -> None:
+        by = task.executor is not None
+        self.events.append(Event(kind, task.id, self.time, retry, by, late or None))
 
     def _gone(self, executor: Executor) -> bool:
         if executor is None:
@@ -142,12 +146,12 @@ class Model:
             if isinstance(task.executor, str):
                 task.late = late
                 self.offline.append(task)
-                self._event("offline", task)
+                self._event("offline", task, late=late)
             else:
-                self._event("dropped", task)
+                self._event("dropped", task, late=late)
             return
         if task.invalid:
-            self._event("invalid", task)
+            self._event("invalid", task, late=late)
             return
         self.runs.append((task.label, now))
         self.tries[task.label] = self.tries.get(task.label, 0) + 1
@@ -159,13 +163,13 @@ class Model:
                 task.retry_left = task.retry
                 self.insert(task)
         elif task.retry_left == 0:
-            self._event("retry_exhausted", task, 0)
+            self._event("retry_exhausted", task, 0, late)
         else:
             task.retry_left -= 1
             task.late = late
             task.due = now + task.retry_delay
             self.insert(task)
-            self._event("retry", task, task.retry_left)
+            self._event("retry", task, task.retry_left, late)
 
     def tick(self) -> None:
         now = self.time + 1  # the time this tick advances to; events carry the time before

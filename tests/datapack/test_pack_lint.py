@@ -55,6 +55,7 @@ SAMPLES: dict[str, str] = {
     "pitch": "-10.0",
     "type": "retry",
     "seq": "12",
+    "late": "40",
     "t": "340",
     "by": UUID,
     **{f"b{k}": str(k * 17) for k in range(16)},

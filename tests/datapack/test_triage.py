@@ -22,6 +22,7 @@ def assert_logged_like_storage(pack: Pack) -> None:
         assert line.get("by") == entry.get("by")
         if "retry" in entry:
             assert int(line["retry"]) == entry["retry"]
+        assert line.get("late") == (str(entry["late"]) if "late" in entry else None)
 
 
 def test_retries_run_retry_plus_one_times_then_exhaust(pack: Pack) -> None:
@@ -215,6 +216,30 @@ def test_the_cap_defers_due_tasks_to_the_next_ticks_in_order(pack: Pack) -> None
     assert [r.tick for r in runs] == [1] * 4 + [2] * 4 + [3] * 2
     stats = pack.data()["stats"]
     assert stats["deferred"] == 2 and stats["late"] == 1
+
+
+def test_run_events_say_how_late_the_run_was(pack: Pack) -> None:
+    pack.run("data modify storage doom.schedule:data cfg.cap set value 1")
+    pack.submit(run="function dstest:fail", time=3, id="first")
+    pack.submit(run="function dstest:fail", time=3, id="second")
+    pack.submit(run="definitely not a command", time=3, id="third")
+    pack.step(5)
+    assert kinds(pack) == [
+        ("retry_exhausted", "first"),
+        ("retry_exhausted", "second"),
+        ("invalid", "third"),
+    ]
+    assert [e.get("late") for e in pack.events()] == [None, 1, 2]  # on time: no late
+    assert_logged_like_storage(pack)
+    pack.server.join("Steve")
+    pack.submit(run="function dstest:fail", time=1, id="parked", as_="Steve")
+    pack.server.leave("Steve")
+    pack.run('datapack disable "file/doom.schedule"')
+    pack.step(40)
+    pack.run('datapack enable "file/doom.schedule"')
+    pack.step(1)
+    assert pack.events()[-1]["type"] == "offline" and pack.events()[-1]["late"] == 40
+    assert_logged_like_storage(pack)
 
 
 def test_the_event_ring_keeps_the_newest_entries_with_monotonic_seq(pack: Pack) -> None:

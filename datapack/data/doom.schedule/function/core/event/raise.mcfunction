@@ -1,4 +1,4 @@
-# Appends event ctx e {type,id,by?,retry?} with the next seq and the game time to the ring buffer
+# Appends event ctx e {type,id,by?,retry?,late?} with the next seq and the game time to the ring buffer
 # (dropping the oldest beyond cfg.events_max), says it when cfg.log is 1b and tells the online
 # players tagged doom.schedule.admin when cfg.admins is 1b. Run as the server only.
 # Changes: events, ctx e.
