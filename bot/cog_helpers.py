@@ -87,10 +87,13 @@ def task_command(
     return decorator
 
 
+@is_moderator()  # discord.py runs the callback's own checks, not the command's, for autocomplete
 async def task_id_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Queued task ids starting with what the user typed, on the server the command names."""
+    """Queued task ids starting with what the user typed, on the server the command names.
+
+    Only for moderators: anyone else would read the queue (and cost a round trip per keystroke)."""
     try:
         server = interaction.client.server(getattr(interaction.namespace, "server", None))
         ids = await server.pack.task_ids(current, limit=MAX_CHOICES)

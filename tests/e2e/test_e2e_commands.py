@@ -69,6 +69,16 @@ async def test_autocomplete_offers_live_ids_at_most_25(live: Harness, mc: Server
     assert [c["value"] for c in servers] == ["main"]
 
 
+async def test_autocomplete_shows_no_task_to_a_user_without_the_role(live: Harness) -> None:
+    await live.run("schedule", MOD, run="say z", time=1000, id="secret_job")
+    rcon = live.bot.server(None).rcon
+    before = rcon.round_trips
+    assert await live.autocomplete("cancel", "id", NOBODY, id="secret") == []
+    assert rcon.round_trips == before  # refused before the server is asked
+    offered = await live.autocomplete("cancel", "id", MOD, id="secret")
+    assert [c["value"] for c in offered] == ["secret_job"]
+
+
 async def test_list_pages_and_shows_etas(live: Harness, mc: Server) -> None:
     for i in range(23):
         await live.run("schedule", MOD, run=f"say {i}", time=100 + i, id=f"p{i:02d}")
