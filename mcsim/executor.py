@@ -5,9 +5,15 @@ text, so running a cached line costs a few attribute lookups and the handler cal
 breadth-first per `execute` stage, as vanilla's context chains run: every context passes stage i
 before any reaches stage i+1. A called function runs to its end before the caller's next line.
 
-Budget: one `Budget` per top-level call; each command execution per context, each function entry
-and each non-forking execute stage costs 1; `function` and `return` cost 0. On overflow
-BudgetExceeded unwinds everything (pending store/return callbacks never fire).
+Budget, as the 1.21.11 decompile counts it (CommandExecutionContext.decrementCommandQuota has
+three callers): an ordinary command costs 1 per context it runs in (FixedCommandAction); a
+function entry costs 1 (CommandFunctionAction); every `execute` stage with a redirect modifier
+costs 1 once, whatever the number of contexts, even none (SingleCommandAction), except the
+Forkable ones (`if|unless function`, `return run`), which cost nothing themselves; `run`,
+`function` and `return` (ControlFlowAware) cost 0. The budget is checked before each queue entry
+(a function line, a command's run in one context, a function entry), so stage costs of one line
+may take it below 0 and the next entry stops. On overflow BudgetExceeded unwinds everything
+(pending store/return callbacks never fire).
 """
 
 from __future__ import annotations
@@ -71,10 +77,23 @@ class Budget:
         self.ran_function = False
 
     def charge(self) -> None:
+        """A queue entry that costs 1: a command in one context, a function entry."""
         if self.remaining <= 0:
             raise BudgetExceeded(self.limit)
         self.remaining -= 1
         self.executed += 1
+
+    def charge_stage(self) -> None:
+        """An `execute` stage: vanilla decrements inside the line's own queue entry, without
+        a check; the next entry sees the overdraft."""
+        self.remaining -= 1
+        self.executed += 1
+
+    def check(self) -> None:
+        """The check vanilla makes before every queue entry, free ones (`function`, `return`)
+        included."""
+        if self.remaining <= 0:
+            raise BudgetExceeded(self.limit)
 
 
 def context_failed(src: Source, error: CommandError, forked: bool) -> None:
@@ -143,9 +162,12 @@ class ExecuteChain(Compiled):
         sim = self.executor.sim
         fork_limit = int(sim.gamerules.get("max_command_forks", 65536))
         for node in self.stages:
+            if not node.identifier.startswith(_FORKABLE):
+                budget.charge_stage()
+            if not sources:
+                # Vanilla walks the rest of the chain with an empty list: each stage still costs.
+                continue
             spec = find_modifier(node.identifier)
-            if not spec.forking:
-                budget.charge()
             out: list[Source] = []
             for src in sources:
                 try:
@@ -158,11 +180,16 @@ class ExecuteChain(Compiled):
                 raise CommandError(f"Maximum number of contexts ({fork_limit}) reached")
             if spec.forking:
                 forked = True
-            if not out:
-                return
             sources = out
         if self.terminal is not None:
+            # Run even with no context: a nested `run execute ...` is the same flat chain to
+            # vanilla, its stages still cost; every other terminal does nothing for no context.
             self.terminal.run(sources, budget, forked)
+
+
+# Stages whose redirect modifier is a Forkable (ExecuteCommand.IfUnlessRedirector): they enqueue
+# their own actions (function entries, then the rest of the chain) and cost nothing themselves.
+_FORKABLE = ("execute:if:function:", "execute:unless:function:")
 
 
 class RawLeaf(Compiled):
@@ -334,20 +361,25 @@ class Executor:
         previous, self.current_budget = self.current_budget, budget
         try:
             compiled = self.compile_line(text, source.level)
+            budget.check()
             compiled.run([src], budget, False)
         except ReturnSignal as r:
             if not r.discarded:
                 outcome.record(r.success, r.value)
+            _spent_exactly(self.sim, budget)
         except CommandError as e:
             outcome.error = True
             outcome.success, outcome.result = False, 0
             if source.sink is not None and not source.silent:
                 for line in e.message.split("\n"):
                     source.sink.send(line)
+            _spent_exactly(self.sim, budget)
         except BudgetExceeded as e:
             self.sim.log.info(str(e))
         except RecursionError:
             _out_of_stack(self.sim, budget)
+        else:
+            _spent_exactly(self.sim, budget)
         finally:
             self.current_budget = previous
             outcome.ran_function = budget.ran_function
@@ -367,6 +399,8 @@ class Executor:
             self.sim.log.info(str(e))
         except RecursionError:
             _out_of_stack(self.sim, budget)
+        else:
+            _spent_exactly(self.sim, budget)
         finally:
             self.current_budget = previous
             self._count(budget)
@@ -381,6 +415,8 @@ class Executor:
         body_src = source.with_(silent=True, callbacks=())
         sources = [body_src]
         for line in lines:
+            if budget.remaining <= 0:
+                raise BudgetExceeded(budget.limit)
             try:
                 line.run(sources, budget, False)
             except CommandError:
@@ -415,6 +451,13 @@ def _out_of_stack(sim: SimState, budget: Budget) -> None:
     allows): the call ends as a budget overflow would, with the commands run so far."""
     log.warning("recursion limit reached after %d commands; ending the call", budget.executed)
     sim.log.info(str(BudgetExceeded(budget.executed)))
+
+
+def _spent_exactly(sim: SimState, budget: Budget) -> None:
+    """CommandExecutionContext.run checks the quota before polling the queue, so a call that
+    ends with the budget used up (or overdrawn by its last line's stages) still logs the line."""
+    if budget.remaining <= 0:
+        sim.log.info(str(BudgetExceeded(budget.limit)))
 
 
 def _noop(call: Call, node: AstCommand) -> int:
