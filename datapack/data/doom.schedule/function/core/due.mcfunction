@@ -4,4 +4,6 @@ scoreboard players add #now doom.schedule 1
 execute store result score #cap doom.schedule run data get storage doom.schedule:data cfg.cap
 scoreboard players set #ran doom.schedule 0
 function doom.schedule:core/due_loop
+scoreboard players operation #head1 doom.schedule = #head doom.schedule
+scoreboard players remove #head1 doom.schedule 1
 execute if score #now doom.schedule >= #head doom.schedule run function doom.schedule:core/deferred

@@ -1,6 +1,6 @@
 # #minecraft:tick: runs the due tasks, then restores the parked tasks of players who joined.
-# Idle cost, whatever the queue and parked lists hold: this entry, the time read, one comparison
-# with the head of the queue and one selector test (4 commands).
+# Idle cost, whatever the queue and parked lists hold: this entry, the time read (a store stage
+# and the query), one comparison with the head of the queue and one selector test (5 commands).
 # #now = game time here; core/due makes it game time + 1, the time this tick advances to (tasks
 # due at G+1 run in the tick that takes game time to G+1, as vanilla /schedule does).
 # #head1 = due tick of queue[0] minus 1. A player has doom.schedule.left >= 1 after a disconnect
