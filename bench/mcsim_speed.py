@@ -67,7 +67,8 @@ def measure(srv: Server, function: str, rounds: int) -> tuple[float, int]:
 
 
 def measure_recursion(srv: Server, depth: int) -> None:
-    srv.run(f"gamerule max_command_sequence_length {2 * depth}")
+    # entry, add and the `if score` stage: 3 a level (the stage costs even where it stops)
+    srv.run(f"gamerule max_command_sequence_length {3 * depth}")
     srv.run(f"scoreboard players set #target o {depth}")
     srv.run("scoreboard players set #depth o 0")
     began = time.perf_counter()

@@ -9,8 +9,8 @@ from dpharness import Pack
 
 from mcsim.server import Server
 
-# Schedules 250 tasks per call (inside the command budget: ~130 commands per goes-last enqueue) through the storage input, task i
-# due (#i / 100) + 10 ticks from now, in ascending due order.
+# Schedules 250 tasks per call (inside the command budget: ~130 commands per goes-last enqueue)
+# through the storage input, task i due (#i / 100) + 10 ticks from now, in ascending due order.
 BULK = """\
 scoreboard players operation #d dstest = #i dstest
 scoreboard players operation #d dstest /= #100 dstest
