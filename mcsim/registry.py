@@ -113,8 +113,8 @@ def registered() -> list[str]:
 
 # -- execute modifiers ------------------------------------------------------------------------
 # `execute` stages (identifiers ending in ":subcommand") map a context to the contexts that go
-# on. `forking` marks vanilla's fork-capable nodes: after one, later errors are silent per context
-# and the stage costs no budget.
+# on. `forking` marks vanilla's fork-capable nodes: after one, later errors are silent per context.
+# Budget: every stage costs 1 once, forking or not (see the executor and mcsim/README.md).
 
 Modifier = Callable[[Call, "AstCommand"], "list[Source]"]
 
