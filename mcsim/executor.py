@@ -176,7 +176,9 @@ class ExecuteChain(Compiled):
                     if forked:
                         continue
                     raise
-            if len(out) > fork_limit:
+            # SingleCommandAction: `list2.size() + collection.size() >= limit` is the error, so a
+            # stage may hand on at most limit - 1 contexts
+            if len(out) >= fork_limit:
                 raise CommandError(f"Maximum number of contexts ({fork_limit}) reached")
             if spec.forking:
                 forked = True

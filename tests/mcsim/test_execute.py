@@ -135,6 +135,12 @@ def test_fork_limit(srv: Server) -> None:
     srv.run("gamerule max_command_forks 2")
     out = srv.run("execute as @a run say hi")
     assert out.feedback == ["Maximum number of contexts (2) reached"]
+    # the limit itself is already too many (vanilla compares with >=)
+    srv.run("gamerule max_command_forks 3")
+    at_limit = srv.run("execute as @a run say hi")
+    assert at_limit.feedback == ["Maximum number of contexts (3) reached"]
+    srv.run("gamerule max_command_forks 4")
+    assert srv.run("execute as @a run say hi").success
 
 
 def test_execute_run_counts_budget(srv: Server) -> None:
