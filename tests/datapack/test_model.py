@@ -110,7 +110,8 @@ def requests(draw: st.DrawFn) -> Request:
     if form in ("schedule_every",) or (form == "submit" and draw(st.integers(0, 3)) == 0):
         unit = draw(st.sampled_from(["t", "t", "ticks", "s", "m"]))
         interval = draw(st.integers(1, {"t": 9, "ticks": 9, "s": 2, "m": 1}[unit]))
-    if form == "schedule_at" or (form == "submit" and interval is None and draw(st.booleans())):
+    # the storage input also takes `tick` with `interval`: first run at the tick, then the grid
+    if form == "schedule_at" or (form == "submit" and draw(st.booleans())):
         tick_offset = draw(st.integers(-4, 15))
     elif form != "schedule_every":
         assert unit is not None
@@ -119,7 +120,7 @@ def requests(draw: st.DrawFn) -> Request:
         retry = draw(st.integers(0, 3))
         retry_delay = draw(st.integers(-1, 4))
     if form == "submit":
-        if tick_offset is not None or (unit == "t" and draw(st.booleans())):
+        if (tick_offset is not None and interval is None) or (unit == "t" and draw(st.booleans())):
             unit = None  # the storage input's default unit is t
         if interval is not None and draw(st.booleans()):
             time = None  # first run one interval from now
@@ -227,6 +228,8 @@ class PackMachine(RuleBasedStateMachine):
         mult = UNITS[req.unit or "t"]
         if req.tick_offset is not None:
             args["tick"] = due = max(model.time + req.tick_offset, 0)
+            if req.interval is not None:
+                args["interval"] = req.interval
         else:
             first = req.time if req.time is not None else req.interval
             assert first is not None
@@ -235,7 +238,7 @@ class PackMachine(RuleBasedStateMachine):
                 args["time"] = req.time
             if req.interval is not None:
                 args["interval"] = req.interval
-        if req.unit is not None and req.tick_offset is None:
+        if req.unit is not None and (req.tick_offset is None or req.interval is not None):
             args["unit"] = req.unit
         if req.retry is not None:
             args.update(retry=req.retry, retry_delay=req.retry_delay)
