@@ -6,7 +6,8 @@
 
 Prints commands per second and p50/p99 round-trip times for each client, sequential (one caller)
 and, for ours, with 8 concurrent callers sharing the one locked connection, plus a reply long
-enough to need the sentinel (bare aiomcrcon cannot read that one whole, so it is not timed).
+enough to need the sentinel (bare aiomcrcon cannot read that one whole, so it is not timed), and
+the latency from a log line to its Event (bench/log_latency.py).
 Uses the full `mcsim.server.Server` when it is available, otherwise mcsim's RconServer with an
 echoing game loop (then the figures are the client and protocol cost alone).
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import aiomcrcon
+import log_latency  # a sibling in bench/ (run as `python bench/bot_rcon.py`)
 
 from bot.rcon import RconClient
 
@@ -175,6 +177,8 @@ async def run(n: int, command: str, *, echo: bool = False) -> None:
         ours = await bench_ours(target, password, command, n)
         for stats in [bare, *ours]:
             print(stats.line())
+    # the other half of a command's life: its event, from the log line to the bot's Event
+    print(await log_latency.measure(100, 0.05, 50))
 
 
 def main() -> None:

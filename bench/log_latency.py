@@ -20,7 +20,7 @@ from pathlib import Path
 from bot.log_tail import LogTailer
 from mcsim.log import ServerLog
 
-__all__ = ["main"]
+__all__ = ["main", "measure"]
 
 
 async def run(events: int, interval: float, rotate_every: int) -> list[float]:
@@ -49,20 +49,24 @@ async def run(events: int, interval: float, rotate_every: int) -> list[float]:
         return latencies
 
 
+async def measure(events: int, interval: float, rotate_every: int) -> str:
+    """One line of figures (bench/bot_rcon.py prints it too, as issue 4 asks)."""
+    ms = sorted(x * 1e3 for x in await run(events, interval, rotate_every))
+    return (
+        f"log line -> Event, poll interval {interval * 1e3:.0f} ms, {len(ms)} events "
+        f"(log rolled every {rotate_every}): mean {statistics.fmean(ms):.1f} ms, "
+        f"p50 {statistics.median(ms):.1f} ms, p99 {ms[int(len(ms) * 0.99) - 1]:.1f} ms, "
+        f"max {ms[-1]:.1f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=200)
     parser.add_argument("--interval", type=float, default=0.05)
     parser.add_argument("--rotate-every", type=int, default=50)
     args = parser.parse_args()
-    lat = sorted(asyncio.run(run(args.events, args.interval, args.rotate_every)))
-    ms = [x * 1e3 for x in lat]
-    print(
-        f"log line -> Event, poll interval {args.interval * 1e3:.0f} ms, {len(ms)} events "
-        f"(log rolled every {args.rotate_every}): mean {statistics.fmean(ms):.1f} ms, "
-        f"p50 {statistics.median(ms):.1f} ms, p99 {ms[int(len(ms) * 0.99) - 1]:.1f} ms, "
-        f"max {ms[-1]:.1f} ms"
-    )
+    print(asyncio.run(measure(args.events, args.interval, args.rotate_every)))
 
 
 if __name__ == "__main__":
