@@ -1,8 +1,4 @@
-# Macro {c}: search step 3 (stride 8); see core/q/bs_start. Reads queue[c] (always in
-# range) and goes on at c + 4 when queue[c].due <= #q.d, else at c - 4: adds 8 when it
-# is, then takes 4 off and stores the result (one conditional stage, one store: the cheapest
-# form under vanilla's budget). Changes: #q.c, #q.v, ctx q.
-$execute store result score #q.v doom.schedule run data get storage doom.schedule:data queue[$(c)].due
-execute if score #q.v doom.schedule <= #q.d doom.schedule run scoreboard players add #q.c doom.schedule 8
-execute store result storage doom.schedule:ctx q.c int 1 run scoreboard players remove #q.c doom.schedule 4
-function doom.schedule:core/q/bs/2 with storage doom.schedule:ctx q
+# Macro {c}: search step 3 (stride 8); see core/q/bs_start. Calls core/q/probe/3
+# with queue[c] itself as the macro arguments (c is always in range), so the probe reads
+# its due with no score read. Changes: see core/q/probe/3.
+$function doom.schedule:core/q/probe/3 with storage doom.schedule:data queue[$(c)]
