@@ -82,3 +82,35 @@ def test_the_probe_marker_is_gone_and_rotation_is_kept_to_a_thousandth(pack: Pac
     at = pack.queue()[0]["at"]
     yaw, pitch = (float(v) for v in at.split(" rotated ")[1].split())
     assert math.isclose(yaw, 123.456, abs_tol=1e-4) and math.isclose(pitch, -45.5, abs_tol=1e-4)
+
+
+def test_a_caller_at_the_same_place_again_gets_the_same_prefix_with_its_own_rotation(
+    pack: Pack,
+) -> None:
+    # core/ctx/probe reuses the Int/Double split for a position seen last time (ctx p.pos); a
+    # new rotation or dimension must still show, and another place must not reuse a stale split
+    places = [
+        "positioned 12345678.5 64.0 -0.0001 rotated 10.0 5.0",
+        "positioned 12345678.5 64.0 -0.0001 rotated -90.25 12.5",
+        "in minecraft:the_end positioned 12345678.5 64.0 -0.0001",
+        "positioned -7.75 70.0 3.5",
+        "positioned 12345678.5 64.0 -0.0001 rotated 10.0 5.0",
+    ]
+    for where in places:
+        submit_at(pack, where)
+    ats = [task["at"] for task in pack.queue()]
+    numbers = re.compile(r"-?\d+(?:\.\d+)?")
+    split = [[float(v) for v in numbers.findall(at)] for at in ats]
+    first = [12345677.0, 63.0, -2.0, 1.5, 1.0]
+    assert split[0][:5] == first and split[0][6:] == [10.0, 5.0]
+    assert split[1][:5] == first and split[1][6:] == [-90.25, 12.5]
+    assert split[2][:5] == first and ats[2].startswith("in minecraft:the_end ")
+    assert split[3][:6] == [-9.0, 69.0, 2.0, 1.25, 1.0, 1.5]
+    assert ats[0].startswith("in minecraft:overworld ") and ats[1].startswith("in minecraft:over")
+    assert ats[4] == ats[0]
+    assert pack.run("execute if entity @e[tag=doom.schedule.probe]").result == 0
+    pack.step(1)
+    assert pack.events() == []
+    assert pack.run("execute in minecraft:the_end if entity @e[tag=spot,distance=0..]").result == 1
+    assert pack.run("execute if entity @e[tag=spot,distance=0..]").result == 4
+    assert pack.run("execute positioned -7.75 70.0 3.5 if entity @e[tag=spot,distance=..0.001]")

@@ -3,8 +3,12 @@
 # prints as 1.2345678E7 from 10^7 up and as 1.0E-4 below 10^-3, and commands cannot parse that):
 # ix/iy/iz = floor(coordinate) - 1 (Ints) and fx/fy/fz = coordinate - that, a Double in [1, 2)
 # computed exactly by teleporting the marker by the Int offset; yaw/pitch to 0.001 degree.
+# ctx p.pos keeps the position these were computed for: a caller at the same place again (a
+# command block, the console at the spawn) reuses them (core/ctx/same_pos) and skips the teleports.
 # Changes: ctx t.new.pos/rot, ctx p; kills @s.
-data modify storage doom.schedule:ctx t.new.pos set from entity @s Pos
+execute store success score #chk doom.schedule run data modify storage doom.schedule:ctx p.pos set from entity @s Pos
+execute if score #chk doom.schedule matches 0 run return run function doom.schedule:core/ctx/same_pos
+data modify storage doom.schedule:ctx t.new.pos set from storage doom.schedule:ctx p.pos
 tp @s ~-1 ~-1 ~-1
 execute store result storage doom.schedule:ctx p.ix int 1 store result storage doom.schedule:ctx p.nx int -1 run data get entity @s Pos[0]
 execute store result storage doom.schedule:ctx p.iy int 1 store result storage doom.schedule:ctx p.ny int -1 run data get entity @s Pos[1]
