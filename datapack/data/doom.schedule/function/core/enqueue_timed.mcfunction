@@ -19,11 +19,9 @@ scoreboard players operation #lim doom.schedule /= #mult doom.schedule
 execute if data storage doom.schedule:ctx t.interval unless function doom.schedule:core/check/interval run return run function doom.schedule:core/err {code:"bad_interval",message:"interval must be an Int of at least 1 whose ticks fit in an Int"}
 execute if data storage doom.schedule:ctx t.tick run return run function doom.schedule:core/enqueue_at
 execute unless data storage doom.schedule:ctx t.time run data modify storage doom.schedule:ctx t.time set value 0
-data modify storage doom.schedule:ctx v set from storage doom.schedule:ctx t.time
-execute unless function doom.schedule:core/check/int run return run function doom.schedule:core/err {code:"bad_time",message:"time must be an Int of at least 0"}
-execute unless score #v doom.schedule matches 0.. run return run function doom.schedule:core/err {code:"bad_time",message:"time must be an Int of at least 0"}
-execute if score #v doom.schedule > #lim doom.schedule run return run function doom.schedule:core/err {code:"too_late",message:"the due tick would be past game time 2147483647"}
-scoreboard players operation #v doom.schedule *= #mult doom.schedule
-scoreboard players operation #v doom.schedule += #g doom.schedule
-scoreboard players operation #q.d doom.schedule = #v doom.schedule
+execute unless function doom.schedule:core/check/time run return run function doom.schedule:core/err {code:"bad_time",message:"time must be an Int of at least 0"}
+execute unless score #q.d doom.schedule matches 0.. run return run function doom.schedule:core/err {code:"bad_time",message:"time must be an Int of at least 0"}
+execute if score #q.d doom.schedule > #lim doom.schedule run return run function doom.schedule:core/err {code:"too_late",message:"the due tick would be past game time 2147483647"}
+scoreboard players operation #q.d doom.schedule *= #mult doom.schedule
+scoreboard players operation #q.d doom.schedule += #g doom.schedule
 return run function doom.schedule:core/enqueue_new
