@@ -1,0 +1,11 @@
+# Macro {due} = queue[65536].due: the first search step of core/q/bs_start at stride 65536, the largest
+# power of two <= n - 2 (n = #q.n). The last task due at or before #q.d has an index j in
+# [0, n - 2]. If queue[65536] is due at or before #q.d (j >= 65536), j is in [n - 1 - 65536, n - 2],
+# else in [0, 65535]: either way a range of 65536 indices whose base plus strides 32768 .. 1 stays
+# in range. Goes on at base + 32768 (ctx q.c is set to 32768 and overwritten only when the base
+# moves). Changes: #q.c, #q.n, ctx q.
+scoreboard players set #q.c doom.schedule 32768
+data modify storage doom.schedule:ctx q.c set value 32768
+$execute if score #q.d doom.schedule matches $(due).. run scoreboard players remove #q.n doom.schedule 65537
+$execute if score #q.d doom.schedule matches $(due).. store result storage doom.schedule:ctx q.c int 1 run scoreboard players operation #q.c doom.schedule += #q.n doom.schedule
+function doom.schedule:core/q/bs/15 with storage doom.schedule:ctx q
