@@ -7,4 +7,5 @@ data modify storage doom.schedule:ctx t set from storage doom.schedule:in task
 data remove storage doom.schedule:in task
 execute unless data storage doom.schedule:ctx t.unit run data modify storage doom.schedule:ctx t.unit set value "t"
 execute unless data storage doom.schedule:ctx t.time unless data storage doom.schedule:ctx t.interval run data modify storage doom.schedule:ctx t.time set value 0
+execute if data storage doom.schedule:ctx t.prefix run return run function doom.schedule:core/enqueue_prefixed
 return run function doom.schedule:core/enqueue
