@@ -1,10 +1,10 @@
 # As the probe marker, at a caller whose position is ctx p.pos, for which ctx p already holds
 # ix/iy/iz and fx/fy/fz (see core/ctx/probe): records the position and the caller's rotation
-# (the marker takes it by a teleport in place; yaw/pitch to 0.001 degree).
-# Changes: ctx t.new.pos/rot, ctx p.yaw/pitch; kills @s.
+# (the marker takes it by a teleport in place); yaw/pitch are recomputed (core/ctx/turn) only
+# when the rotation is not ctx p.rot. Changes: ctx t.new.pos/rot, ctx p.rot/yaw/pitch; kills @s.
 data modify storage doom.schedule:ctx t.new.pos set from storage doom.schedule:ctx p.pos
 tp @s ~ ~ ~ ~ ~
-data modify storage doom.schedule:ctx t.new.rot set from entity @s Rotation
-execute store result storage doom.schedule:ctx p.yaw float 0.001 run data get entity @s Rotation[0] 1000
-execute store result storage doom.schedule:ctx p.pitch float 0.001 run data get entity @s Rotation[1] 1000
+execute store success score #chk doom.schedule run data modify storage doom.schedule:ctx p.rot set from entity @s Rotation
+execute if score #chk doom.schedule matches 1 run function doom.schedule:core/ctx/turn
+data modify storage doom.schedule:ctx t.new.rot set from storage doom.schedule:ctx p.rot
 kill @s
