@@ -5,7 +5,7 @@
 # computed exactly by teleporting the marker by the Int offset; yaw/pitch to 0.001 degree.
 # ctx p.pos/rot keep the position and rotation these were computed for: a caller at the same place again (a
 # command block, the console at the spawn) reuses them (core/ctx/same_pos) and skips the teleports.
-# Changes: ctx t.new.pos/rot, ctx p; kills @s.
+# Changes: ctx t.new.pos/rot, ctx p; kills @s. Ends the capture: ctx p.dimension and t.new.at (core/ctx/at), returns 1.
 execute store success score #chk doom.schedule run data modify storage doom.schedule:ctx p.pos set from entity @s Pos
 execute if score #chk doom.schedule matches 0 run return run function doom.schedule:core/ctx/same_pos
 data modify storage doom.schedule:ctx t.new.pos set from storage doom.schedule:ctx p.pos
@@ -22,3 +22,6 @@ data modify storage doom.schedule:ctx p.fz set from entity @s Pos[2]
 execute store result storage doom.schedule:ctx p.yaw float 0.001 run data get entity @s Rotation[0] 1000
 execute store result storage doom.schedule:ctx p.pitch float 0.001 run data get entity @s Rotation[1] 1000
 kill @s
+data modify storage doom.schedule:ctx p.dimension set from storage doom.schedule:ctx t.new.dimension
+function doom.schedule:core/ctx/at with storage doom.schedule:ctx p
+return 1
