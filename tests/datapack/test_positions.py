@@ -114,3 +114,20 @@ def test_a_caller_at_the_same_place_again_gets_the_same_prefix_with_its_own_rota
     assert pack.run("execute in minecraft:the_end if entity @e[tag=spot,distance=0..]").result == 1
     assert pack.run("execute if entity @e[tag=spot,distance=0..]").result == 4
     assert pack.run("execute positioned -7.75 70.0 3.5 if entity @e[tag=spot,distance=..0.001]")
+
+
+def test_where_no_marker_can_be_summoned_the_task_runs_at_the_origin_and_the_cache_is_dropped(
+    pack: Pack,
+) -> None:
+    # summon refuses a place beyond 30,000,000 (vanilla's spawnable bounds): core/ctx/origin
+    submit_at(pack, "positioned 5.5 70.0 5.5")
+    submit_at(pack, "positioned 40000000.0 64.0 0.0 rotated 30.0 0.0")
+    submit_at(pack, "positioned 5.5 70.0 5.5 rotated 45.0 0.0")  # same place again after origin
+    first, far, again = pack.queue()
+    assert far["pos"] == [0.0, 0.0, 0.0] and far["rot"] == [0.0, 0.0]
+    numbers = re.compile(r"-?\d+(?:\.\d+)?")
+    assert [float(v) for v in numbers.findall(far["at"])] == [-1, -1, -1, 1, 1, 1, 0, 0]
+    assert again["pos"] == first["pos"] == [5.5, 70.0, 5.5]
+    assert again["at"].split(" rotated ")[0] == first["at"].split(" rotated ")[0]
+    assert [float(v) for v in again["at"].split(" rotated ")[1].split()] == [45.0, 0.0]
+    assert pack.run("execute if entity @e[tag=doom.schedule.probe]").result == 0
