@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import random
 import uuid as uuidlib
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ __all__ = [
     "offline_uuid",
     "random_uuid",
     "uuid_to_int_array",
+    "wrap_degrees",
 ]
 
 log = logging.getLogger(__name__)
@@ -199,3 +201,13 @@ class Entities:
 
     def __len__(self) -> int:
         return len(self._all)
+
+
+def wrap_degrees(v: float) -> float:
+    """Vanilla's MathHelper.wrapDegrees: an angle in [-180, 180)."""
+    v = math.fmod(v, 360.0)
+    if v >= 180.0:
+        v -= 360.0
+    if v < -180.0:
+        v += 360.0
+    return v

@@ -12,7 +12,6 @@ Read from `command/EntitySelector.java`, `EntitySelectorReader.java` and
 
 from __future__ import annotations
 
-import math
 import random
 import uuid as uuidlib
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from mecha.ast import (
     AstWord,
 )
 
-from mcsim.entities import Entities, Entity
+from mcsim.entities import Entities, Entity, wrap_degrees
 from mcsim.errors import CommandError, UnsupportedCommand
 
 if TYPE_CHECKING:
@@ -114,15 +113,6 @@ _SORTERS: dict[str, Sorter] = {
     "furthest": _furthest,
     "random": _random,
 }
-
-
-def _wrap_degrees(v: float) -> float:
-    v = math.fmod(v, 360.0)
-    if v >= 180.0:
-        v -= 360.0
-    if v < -180.0:
-        v += 360.0
-    return v
 
 
 def _in_range(rng: AstRange, value: float) -> bool:
@@ -321,12 +311,12 @@ def _apply_argument(sel: CompiledSelector, key: str, inverted: bool, value: Any)
         rng = value
         add(lambda e: e.is_player() and _in_range(rng, 0))
     elif key in ("x_rotation", "y_rotation"):
-        lo = _wrap_degrees(float(value.min if value.min is not None else 0.0))
-        hi = _wrap_degrees(float(value.max if value.max is not None else 359.0))
+        lo = wrap_degrees(float(value.min if value.min is not None else 0.0))
+        hi = wrap_degrees(float(value.max if value.max is not None else 359.0))
         index = 1 if key == "x_rotation" else 0
 
         def in_rotation(e: Entity, lo: float = lo, hi: float = hi, i: int = index) -> bool:
-            h = _wrap_degrees(e.rot[i])
+            h = wrap_degrees(e.rot[i])
             return (h >= lo or h <= hi) if lo > hi else lo <= h <= hi
 
         add(in_rotation)

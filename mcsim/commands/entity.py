@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from mecha.ast import AstCommand, AstCoordinate, AstNbtCompound, AstVector2, AstVector3
 
-from mcsim.entities import SUMMONABLE, Entity, random_uuid
+from mcsim.entities import SUMMONABLE, Entity, random_uuid, wrap_degrees
 from mcsim.errors import CommandError, UnsupportedCommand
 from mcsim.registry import Call, handler
 from mcsim.selectors import select_entities, select_one_entity
@@ -79,15 +79,6 @@ def resolve_rotation(node: AstVector2, source: Source) -> tuple[float, float]:
     yaw = float(node.x.value) + (source.rot[0] if node.x.type == "relative" else 0.0)
     pitch = float(node.y.value) + (source.rot[1] if node.y.type == "relative" else 0.0)
     return (yaw, pitch)
-
-
-def _wrap_degrees(v: float) -> float:
-    v = math.fmod(v, 360.0)
-    if v >= 180.0:
-        v -= 360.0
-    if v < -180.0:
-        v += 360.0
-    return v
 
 
 def _check_valid(pos: tuple[float, ...], message: str) -> None:
@@ -207,7 +198,7 @@ def _teleport(entity: Entity, pos: tuple[float, ...], dimension: str,
     entity.pos = (pos[0], pos[1], pos[2])
     entity.dimension = dimension
     if rot is not None:
-        entity.rot = (_wrap_degrees(rot[0]), _wrap_degrees(rot[1]))
+        entity.rot = (wrap_degrees(rot[0]), wrap_degrees(rot[1]))
 
 
 @handler("tp:", "teleport:")
