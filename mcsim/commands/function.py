@@ -130,15 +130,12 @@ class FunctionCall(Compiled):
     ) -> None:
         ex = self.executor
         budget.ran_function = True
-        report = not src.silent and src.sink is not None
         if len(bodies) == 1 or not src.callbacks:
             for fn, lines in bodies:
                 returned = ex.call_function(fn, lines, src, budget)
                 if returned is None:
                     continue
-                if report:
-                    assert src.sink is not None
-                    src.sink.broadcast(f"Function {fn.id} returned {returned[1]}")
+                _report_return(src, fn.id, returned[1])
                 for cb in src.callbacks:
                     cb(*returned)
             return
@@ -148,9 +145,7 @@ class FunctionCall(Compiled):
             returned = ex.call_function(fn, lines, src, budget)
             if returned is None:
                 continue
-            if report:
-                assert src.sink is not None
-                src.sink.broadcast(f"Function {fn.id} returned {returned[1]}")
+            _report_return(src, fn.id, returned[1])
             any_returned = True
             total += returned[1]
         if any_returned:
@@ -254,3 +249,9 @@ class Return(Compiled):
 
 CONTROL["function"] = FunctionCall
 CONTROL["return"] = Return
+
+
+def _report_return(src: Source, function_id: object, value: int) -> None:
+    """Vanilla's "Function %s returned %s" feedback, to a source that hears feedback."""
+    if not src.silent and src.sink is not None:
+        src.sink.broadcast(f"Function {function_id} returned {value}")
