@@ -18,10 +18,11 @@ may take it below 0 and the next entry stops. On overflow BudgetExceeded unwinds
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -354,28 +355,14 @@ class Executor:
 
     # -- running ------------------------------------------------------------------------------
 
-    def run_top(self, text: str, source: Source) -> Outcome:
-        """One top-level call (console, RCON): own budget; errors go to the source's sink."""
-        outcome = Outcome()
-        budget = Budget(self.sim.budget_limit)
+    @contextlib.contextmanager
+    def _top_level(self, budget: Budget) -> Iterator[None]:
+        """One top-level call's budget: overflow and stack exhaustion end the call the way
+        vanilla ends a call out of budget (the log line; pending callbacks never fire)."""
         ensure_recursion_limit(budget.limit)
-        src = source.with_(callbacks=(_Reached(outcome),))
         previous, self.current_budget = self.current_budget, budget
         try:
-            compiled = self.compile_line(text, source.level)
-            budget.check()
-            compiled.run([src], budget, False)
-        except ReturnSignal as r:
-            if not r.discarded:
-                outcome.record(r.success, r.value)
-            _spent_exactly(self.sim, budget)
-        except CommandError as e:
-            outcome.error = True
-            outcome.success, outcome.result = False, 0
-            if source.sink is not None and not source.silent:
-                for line in e.message.split("\n"):
-                    source.sink.send(line)
-            _spent_exactly(self.sim, budget)
+            yield
         except BudgetExceeded as e:
             self.sim.log.info(str(e))
         except RecursionError:
@@ -384,8 +371,28 @@ class Executor:
             _spent_exactly(self.sim, budget)
         finally:
             self.current_budget = previous
-            outcome.ran_function = budget.ran_function
             self._count(budget)
+
+    def run_top(self, text: str, source: Source) -> Outcome:
+        """One top-level call (console, RCON): own budget; errors go to the source's sink."""
+        outcome = Outcome()
+        budget = Budget(self.sim.budget_limit)
+        src = source.with_(callbacks=(_Reached(outcome),))
+        with self._top_level(budget):
+            try:
+                compiled = self.compile_line(text, source.level)
+                budget.check()
+                compiled.run([src], budget, False)
+            except ReturnSignal as r:
+                if not r.discarded:
+                    outcome.record(r.success, r.value)
+            except CommandError as e:
+                outcome.error = True
+                outcome.success, outcome.result = False, 0
+                if source.sink is not None and not source.silent:
+                    for line in e.message.split("\n"):
+                        source.sink.send(line)
+        outcome.ran_function = budget.ran_function
         return outcome
 
     def run_function_top(self, function: Function, source: Source) -> None:
@@ -393,19 +400,8 @@ class Executor:
         if function.is_macro:
             return
         budget = Budget(self.sim.budget_limit)
-        ensure_recursion_limit(budget.limit)
-        previous, self.current_budget = self.current_budget, budget
-        try:
+        with self._top_level(budget):
             self.call_function(function, function.lines, source, budget)
-        except BudgetExceeded as e:
-            self.sim.log.info(str(e))
-        except RecursionError:
-            _out_of_stack(self.sim, budget)
-        else:
-            _spent_exactly(self.sim, budget)
-        finally:
-            self.current_budget = previous
-            self._count(budget)
 
     def call_function(
         self, function: Function, lines: list[Any], source: Source, budget: Budget
