@@ -1,8 +1,8 @@
 """Build hook: an installed (not editable) bot carries the data pack as `bot/_datapack`.
 
-Everything else about the build is in pyproject.toml. `bot.installer.bundled_datapack` looks for
-the checkout's `datapack/` first (source tree, editable install) and then for `bot/_datapack`, the
-copy this hook puts into the wheel.
+Everything else about the build is in pyproject.toml. `bot.minecraft.installer.bundled_datapack`
+looks for the checkout's `datapack/` first (source tree, editable install) and then for
+`bot/_datapack`, the copy this hook puts into the wheel.
 """
 
 from __future__ import annotations

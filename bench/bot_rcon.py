@@ -32,7 +32,7 @@ from typing import Any
 import aiomcrcon
 import log_latency  # a sibling in bench/ (run as `python bench/bot_rcon.py`)
 
-from bot.rcon import RconClient
+from bot.minecraft.rcon import RconClient
 
 __all__ = ["Stats", "Target", "bench_bare", "bench_ours", "main", "serve", "timed"]
 

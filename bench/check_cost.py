@@ -10,8 +10,8 @@ import argparse
 import statistics
 import time
 
-from bot.command_check import CommandChecker
 from bot.config import DEFAULT_DENY
+from bot.minecraft.command_check import CommandChecker
 
 __all__ = ["main"]
 

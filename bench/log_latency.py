@@ -17,7 +17,7 @@ import time
 from contextlib import aclosing, suppress
 from pathlib import Path
 
-from bot.log_tail import LogTailer
+from bot.events.log_tail import LogTailer
 from mcsim.log import ServerLog
 
 __all__ = ["main", "measure"]

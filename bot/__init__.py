@@ -1,6 +1,6 @@
 """doom.schedule's Discord bot: core services (config, RCON, pack, events, audit) and cogs' host.
 
-Nothing under `bot/` imports discord except `bot/app.py` and `bot/console.py`, so the core is
+Nothing under `bot/` imports discord except `bot/app.py` and `bot/slash/console.py`, so the core is
 usable and testable without Discord.
 """
 

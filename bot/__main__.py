@@ -1,8 +1,8 @@
 """`python -m bot [run|console|install-datapack|check|events]`: the bot's launcher.
 
 With no command: `run` when a Discord token is set, else `console`. With no Minecraft server
-configured, every command uses an embedded mcsim world in `<data_dir>/world` (bot.embedded),
-started before the command and stopped after it.
+configured, every command uses an embedded mcsim world in `<data_dir>/world`
+(bot.minecraft.embedded), started before the command and stopped after it.
 
 Exit codes: 0 done, 1 a check or an install failed (or a bot error), 2 bad settings or usage,
 130 interrupted while starting. Ctrl-C ends `run`, `console` and `events` cleanly (exit 0).
@@ -23,8 +23,8 @@ from bot.config import Settings, load_settings
 from bot.errors import BotError, ConfigError
 
 if TYPE_CHECKING:
-    from bot.embedded import EmbeddedServer
-    from bot.events import Event
+    from bot.events.event import Event
+    from bot.minecraft.embedded import EmbeddedServer
     from bot.services import Services
 
 __all__ = ["COMMANDS", "main"]
@@ -98,14 +98,14 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
 
 
 async def _start_embedded(settings: Settings) -> EmbeddedServer:
-    from bot.embedded import start_embedded
+    from bot.minecraft.embedded import start_embedded
 
     return await start_embedded(settings)
 
 
 def _dispatch(command: str, settings: Settings, only: str | None, out: TextIO) -> int:
     if command == "console":
-        from bot import console
+        from bot.slash import console
 
         return console.main(settings)
     runners: dict[str, Callable[[], int]] = {
@@ -141,7 +141,7 @@ async def _run(settings: Settings) -> int:
 
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
-    from bot.installer import PackInstaller
+    from bot.minecraft.installer import PackInstaller
     from bot.services import build_rcon
 
     failed = 0

@@ -17,7 +17,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import errors, errors_ui
+from bot import errors
+from bot.slash import errors_ui
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -29,7 +30,7 @@ MAX_AUTOCOMPLETE = 25
 
 
 class DoomTree(app_commands.CommandTree["DoomBot"]):
-    """The command tree; every error a command raises ends in :mod:`bot.errors_ui`."""
+    """The command tree; every error a command raises ends in :mod:`bot.slash.errors_ui`."""
 
     async def on_error(
         self, interaction: discord.Interaction[DoomBot], error: app_commands.AppCommandError

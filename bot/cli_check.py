@@ -16,8 +16,8 @@ from typing import TextIO
 
 from bot.config import ServerConfig, Settings
 from bot.errors import BotError
-from bot.installer import read_pack_version
-from bot.server_files import find_server_properties
+from bot.minecraft.installer import read_pack_version
+from bot.minecraft.server_files import find_server_properties
 from bot.services import build_checker, build_rcon, checker_note
 
 

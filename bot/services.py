@@ -1,14 +1,14 @@
 """The services the bot holds, built once from the settings by the launcher.
 
 One :class:`ServerServices` per configured Minecraft server (RCON client, pack client, command
-checker, event source, installer) and one :class:`~bot.audit.AuditStore` for all. Cogs reach them
-through ``bot.services`` and never build them themselves, so tests and the console can hand the
-bot services pointed at an mcsim.
+checker, event source, installer) and one :class:`~bot.store.audit.AuditStore` for all. Cogs reach
+them through ``bot.services`` and never build them themselves, so tests and the console can hand
+the bot services pointed at an mcsim.
 
 With no server configured, :func:`build_services` asks its ``embedded`` hook for one;
-:func:`start_embedded_mcsim` (mcsim via :mod:`bot.embedded`) is the default. The launcher starts
-the embedded server itself and passes its servers in the settings, so this matters to callers
-such as ``bot.console.main`` used directly.
+:func:`start_embedded_mcsim` (mcsim via :mod:`bot.minecraft.embedded`) is the default. The
+launcher starts the embedded server itself and passes its servers in the settings, so this
+matters to callers such as ``bot.slash.console.main`` used directly.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from bot.server_files import (
+from bot.minecraft.server_files import (
     NO_PROPERTIES,
     UNKNOWN_VERSION,
     MinecraftVersion,
@@ -43,13 +43,13 @@ from bot.server_files import (
 )
 
 if TYPE_CHECKING:
-    from bot.audit import AuditStore
-    from bot.command_check import CommandChecker
     from bot.config import ServerConfig, Settings
-    from bot.event_source import EventSource
-    from bot.installer import PackInstaller
-    from bot.pack_client import PackClient
-    from bot.rcon import RconClient
+    from bot.events.source import EventSource
+    from bot.minecraft.command_check import CommandChecker
+    from bot.minecraft.installer import PackInstaller
+    from bot.minecraft.pack_client import PackClient
+    from bot.minecraft.rcon import RconClient
+    from bot.store.audit import AuditStore
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +123,8 @@ def _event_source(
     store: AuditStore,
     properties: ServerProperties,
 ) -> tuple[EventSource, str]:
-    from bot.event_source import build_event_source
-    from bot.log_tail import LogTailer
+    from bot.events.log_tail import LogTailer
+    from bot.events.source import build_event_source
 
     source = build_event_source(
         server,
@@ -154,7 +154,7 @@ def build_checker(
 ) -> tuple[CommandChecker, MinecraftVersion, ServerProperties]:
     """The server's command checker, built for the version it reports and the permission level
     its functions get, with what it was built from."""
-    from bot.command_check import NEWEST_TREE, CommandChecker
+    from bot.minecraft.command_check import NEWEST_TREE, CommandChecker
 
     properties = read_server_properties(server)
     version = minecraft_version(server.log_path, server.minecraft_version)
@@ -181,7 +181,7 @@ def build_checker(
 
 def build_rcon(settings: Settings, server: ServerConfig) -> RconClient:
     """The RCON client of one configured server (it connects on first use)."""
-    from bot.rcon import RconClient
+    from bot.minecraft.rcon import RconClient
 
     return RconClient(
         server.rcon_host,
@@ -194,8 +194,8 @@ def build_rcon(settings: Settings, server: ServerConfig) -> RconClient:
 
 def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
     """The services of one server (nothing connects yet: RCON connects on first use)."""
-    from bot.installer import PackInstaller
-    from bot.pack_client import PackClient
+    from bot.minecraft.installer import PackInstaller
+    from bot.minecraft.pack_client import PackClient
 
     rcon = build_rcon(settings, server)
     checker, version, properties = build_checker(settings, server)
@@ -210,7 +210,7 @@ async def build_services(
     settings: Settings, *, embedded: EmbeddedStarter | None = None
 ) -> Services:
     """Build every service from the settings; with no server configured, start an embedded one."""
-    from bot.audit import AuditStore
+    from bot.store.audit import AuditStore
 
     started: Embedded | None = None
     if not settings.servers:
@@ -224,7 +224,7 @@ async def build_services(
 
 
 async def start_embedded_mcsim(settings: Settings) -> Embedded:
-    """The default hook: :func:`bot.embedded.start_embedded` (mcsim with the pack verified)."""
-    from bot.embedded import start_embedded
+    """The default hook: :func:`bot.minecraft.embedded.start_embedded` (mcsim, pack verified)."""
+    from bot.minecraft.embedded import start_embedded
 
     return await start_embedded(settings)

@@ -12,8 +12,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.cog_helpers import audited_reply, server_command
-from bot.permissions import is_admin
+from bot.slash.cog_helpers import audited_reply, server_command
+from bot.slash.permissions import is_admin
 
 if TYPE_CHECKING:
     from bot.app import DoomBot

@@ -15,7 +15,7 @@ from discord.ext import commands
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
-    from bot.events import Event
+    from bot.events.event import Event
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.cog_helpers import (
+from bot.slash.cog_helpers import (
     InvokerView,
     TaskId,
     audited_reply,
@@ -24,8 +24,8 @@ from bot.cog_helpers import (
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
+    from bot.minecraft.tasks import Task
     from bot.services import ServerServices
-    from bot.tasks import Task
 
 log = logging.getLogger(__name__)
 

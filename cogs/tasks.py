@@ -13,12 +13,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
+    from bot.minecraft.tasks import Task
     from bot.services import ServerServices
-    from bot.tasks import Task
 
 log = logging.getLogger(__name__)
 

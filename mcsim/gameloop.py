@@ -11,13 +11,17 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import queue
+import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from mcsim.server import Server
+    from mcsim.context import Source
+    from mcsim.executor import Executor
+    from mcsim.log import ServerLog
+    from mcsim.state import SimState
 
-__all__ = ["MAX_PENDING_STEPS_PER_CALL", "GameLoop"]
+__all__ = ["MAX_PENDING_STEPS_PER_CALL", "GameLoop", "LoopHost"]
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +37,29 @@ def _int_property(properties: dict[str, str], key: str, default: int) -> int:
         return default
 
 
+class LoopHost(Protocol):
+    """What the loop needs of its server (mcsim.server.Server), so the loop does not import it."""
+
+    realtime: bool
+    properties: dict[str, str]
+    lock: threading.RLock
+
+    @property
+    def sim(self) -> SimState | None: ...
+    @property
+    def log(self) -> ServerLog | None: ...
+    def world_state(self) -> tuple[SimState, Executor]: ...
+    def scheduled_source(self) -> Source: ...
+    def run_rcon_command(self, text: str) -> str: ...
+    def maybe_stop(self) -> None: ...
+    def save(self) -> None: ...
+
+
 class GameLoop:
     """Owned by one Server; every method but `submit` runs on the server thread or under the
     server's lock."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: LoopHost) -> None:
         self.server = server
         self.jobs: queue.Queue[Job | None] = queue.Queue()
         self.idle_ticks = 0  # server ticks with nobody online (pause-when-empty-seconds)
@@ -80,11 +102,11 @@ class GameLoop:
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                future.set_result(srv._run_rcon(command))
+                future.set_result(srv.run_rcon_command(command))
             except BaseException as e:  # a bug in mcsim: answer, log, keep serving
                 log.exception("RCON command %r crashed", command)
                 future.set_exception(e)
-            srv._maybe_stop()
+            srv.maybe_stop()
 
     def drain_after_stop(self) -> None:
         while True:
@@ -110,7 +132,7 @@ class GameLoop:
             assert sim is not None
             now = time.monotonic()
             if now >= next_tick:
-                with srv._lock:
+                with srv.lock:
                     self.server_tick()
                 next_tick = max(next_tick + 1.0 / sim.tick_rate, now - 1.0)
             if not self.serve_jobs(next_tick):
@@ -120,7 +142,7 @@ class GameLoop:
         """MinecraftServer.tick in realtime mode: pause when empty, the world tick unless
         frozen (or stepping), then the autosave countdown, which runs frozen or not."""
         srv = self.server
-        sim, _ = srv._state()
+        sim, _ = srv.world_state()
         pause = _int_property(srv.properties, "pause-when-empty-seconds", 60) * 20
         if pause > 0:
             self.idle_ticks = 0 if sim.entities.players() else self.idle_ticks + 1
@@ -140,7 +162,7 @@ class GameLoop:
     def run_pending_steps(self) -> None:
         """Manual mode: the ticks a `tick step` asked for run right after that command."""
         srv = self.server
-        sim, _ = srv._state()
+        sim, _ = srv.world_state()
         if not srv.realtime and sim.pending_steps > 0:
             steps = min(sim.pending_steps, MAX_PENDING_STEPS_PER_CALL)
             sim.pending_steps = 0
@@ -161,14 +183,14 @@ class GameLoop:
 
     def autosave(self) -> None:
         """MinecraftServer.runAutosave: saveAll with logs suppressed, every 300 s of ticks."""
-        sim, _ = self.server._state()
+        sim, _ = self.server.world_state()
         self.ticks_until_autosave = max(100, int(sim.tick_rate * 300))
         self.server.save()
 
     def tick(self) -> None:
         """One full tick: pending #load (after reload), #tick functions, then time +1."""
         srv = self.server
-        sim, ex = srv._state()
+        sim, ex = srv.world_state()
         began = time.perf_counter_ns()
         sim.counters.current_tick = 0
         lib = sim.functions
@@ -176,7 +198,7 @@ class GameLoop:
             for fid in lib.tags.get("minecraft:tick", []):
                 fn = lib.functions.get(fid)
                 if fn is not None:
-                    ex.run_function_top(fn, srv._scheduled_source())
+                    ex.run_function_top(fn, srv.scheduled_source())
         sim.game_time += 1
         if sim.gamerules.get("advance_time", True):
             sim.day_time += 1
@@ -188,7 +210,7 @@ class GameLoop:
     def fire_schedules(self) -> None:
         """Scheduled functions due by the new game time, each its own top-level call."""
         srv = self.server
-        sim, ex = srv._state()
+        sim, ex = srv.world_state()
         lib = sim.functions
         while True:
             due = [e for e in sim.schedules if e.due <= sim.game_time]
@@ -202,4 +224,4 @@ class GameLoop:
             for fid in ids:
                 fn = lib.functions.get(fid)
                 if fn is not None:
-                    ex.run_function_top(fn, srv._scheduled_source())
+                    ex.run_function_top(fn, srv.scheduled_source())

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LEAVE_GAME",
+    "disconnect_fake",
     "join_player",
     "leave_player",
     "player_data_path",
@@ -128,6 +129,13 @@ def leave_player(sim: SimState, world: Path, name: str, *, reason: str = "Discon
     _remove(sim, world, player)
     sim.scoreboard.bump_criteria(LEAVE_GAME, player.name)
     return player
+
+
+def disconnect_fake(sim: SimState, player: Entity, reason: str) -> None:
+    """A fake player's disconnect (Carpet): the lines and statistic of a normal disconnect."""
+    if sim.world is None:
+        raise CommandError("mcsim: this server has no world folder for player data")
+    leave_player(sim, sim.world, player.name, reason=reason)
 
 
 def _remove(sim: SimState, world: Path, player: Entity) -> None:

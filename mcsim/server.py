@@ -109,7 +109,7 @@ class Server:
         self._frozen_at_start = frozen
         self._noop = frozenset(noop_commands)
         self._log_timestamp = cast(Literal["time", "datetime"], log_timestamp)
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._stop_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._running = False
@@ -131,7 +131,7 @@ class Server:
         call_deep(lambda: self._start(realtime))
 
     def _start(self, realtime: bool) -> None:
-        with self._lock:
+        with self.lock:
             if self._running:
                 return
             began = time.monotonic()
@@ -218,14 +218,14 @@ class Server:
             self._stop_locked()
 
     def _stop_locked(self) -> None:
-        with self._lock:
+        with self.lock:
             if not self._running or self._stopping:
                 return
             self._stopping = True
         self.loop.request_exit()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(10)
-        with self._lock:
+        with self.lock:
             slog = self.log
             assert slog is not None and self.sim is not None
             # MinecraftServer.shutdown, then MinecraftDedicatedServer.exit stops RCON.
@@ -271,13 +271,13 @@ class Server:
         """Run one command as the console (level 4), or as an online player at their
         operator level from ops.json (0 when not an operator)."""
         result = call_deep(lambda: self._run_locked(command, as_player))
-        self._maybe_stop()
+        self.maybe_stop()
         return result
 
     def _run_locked(self, command: str, as_player: str | None) -> CommandResult:
         text = command[1:] if command.startswith("/") else command
-        with self._lock:
-            sim, ex = self._state()
+        with self.lock:
+            sim, ex = self.world_state()
             assert self.log is not None
             if as_player is not None:
                 player = sim.entities.player(as_player)
@@ -295,9 +295,9 @@ class Server:
             outcome = ex.run_top(text, source)
             return self._after_call(outcome, sink)
 
-    def _run_rcon(self, text: str) -> str:
-        with self._lock:
-            _, ex = self._state()
+    def run_rcon_command(self, text: str) -> str:
+        with self.lock:
+            _, ex = self.world_state()
             sink = FeedbackSink(on_broadcast=self._rcon_broadcast)
             outcome = ex.run_top(text, self._server_source("Rcon", sink))
             self._after_call(outcome, sink)
@@ -309,14 +309,14 @@ class Server:
         """The console (MinecraftServer.getCommandSource) or RCON (RconCommandOutput) source:
         level 4 at the world spawn's block position, rotation 0 0. The console is in the
         spawn's dimension, RCON always in the overworld."""
-        sim, _ = self._state()
+        sim, _ = self.world_state()
         x, y, z = sim.spawn
         dimension = sim.spawn_dimension if name == "Server" else "minecraft:overworld"
         return server_source(name, sink).with_(
             pos=(float(x), float(y), float(z)), dimension=dimension
         )
 
-    def _scheduled_source(self) -> Source:
+    def scheduled_source(self) -> Source:
         """CommandFunctionManager.getScheduledCommandSource (#tick, #load, schedule): the
         console source at level 2 (GAMEMASTERS), silent."""
         return self._server_source("Server", None).with_(level=2, silent=True)
@@ -347,7 +347,7 @@ class Server:
         """RconServer's `submit`: queue for the server thread (mcsim.gameloop)."""
         return self.loop.submit(command)
 
-    def _maybe_stop(self) -> None:
+    def maybe_stop(self) -> None:
         if self._stop_requested.is_set() and self._running and not self._stopping:
             if threading.current_thread() is self._thread:
                 # The server thread cannot join itself: hand the shutdown to a helper, which
@@ -365,7 +365,7 @@ class Server:
         autosave; the empty-server pause does not apply (tests step with nobody online)."""
 
         def steps() -> None:
-            with self._lock:
+            with self.lock:
                 self.loop.step(ticks)
 
         call_deep(steps)
@@ -382,7 +382,7 @@ class Server:
         self._stop_requested.set()
 
     def _load_packs(self, *, startup: bool) -> None:
-        sim, ex = self._state()
+        sim, ex = self.world_state()
         assert self.log is not None
         self._packs = discover_packs(self.world / "datapacks", self.log)
         enabled = [p for p in sim.enabled_packs if p == "vanilla" or p in self._packs]
@@ -406,14 +406,14 @@ class Server:
             self.log.info("Loaded data packs")  # informational; vanilla logs per-registry lines
 
     def _run_load(self) -> None:
-        sim, ex = self._state()
+        sim, ex = self.world_state()
         lib = sim.functions
         if lib is None:
             return
         for fid in lib.tags.get("minecraft:load", []):
             fn = lib.functions.get(fid)
             if fn is not None:
-                ex.run_function_top(fn, self._scheduled_source())
+                ex.run_function_top(fn, self.scheduled_source())
 
     # -- world data ---------------------------------------------------------------------------
 
@@ -422,10 +422,10 @@ class Server:
 
         `flush` (save-all flush) also logs the chunk storage lines, as vanilla's save does.
         """
-        with self._lock:
+        with self.lock:
             from mcsim.playerdata import save_all_players
 
-            sim, _ = self._state()
+            sim, _ = self.world_state()
             save_all_players(sim, self.world)
             self._save_files()
             if flush and self.log is not None:
@@ -433,7 +433,7 @@ class Server:
                 log_flush_lines(self.log, self._level_folder, list(sim.dimensions))
 
     def _save_files(self) -> None:
-        sim, _ = self._state()
+        sim, _ = self.world_state()
         level = self._level
         level.time, level.day_time = sim.game_time, sim.day_time
         level.gamerules = dict(sim.gamerules)
@@ -447,14 +447,14 @@ class Server:
 
     # -- the Python API -----------------------------------------------------------------------
 
-    def _state(self) -> tuple[SimState, Executor]:
+    def world_state(self) -> tuple[SimState, Executor]:
         if self.sim is None or self.executor is None:
             raise RuntimeError("the server is not started")
         return self.sim, self.executor
 
     def _locked(self, fn: Callable[[SimState], T]) -> T:
-        with self._lock:
-            sim, _ = self._state()
+        with self.lock:
+            sim, _ = self.world_state()
             return fn(sim)
 
     def join(
@@ -467,8 +467,8 @@ class Server:
         from mcsim.playerdata import join_player
 
         p = (float(pos[0]), float(pos[1]), float(pos[2]))
-        with self._lock:
-            sim, _ = self._state()
+        with self.lock:
+            sim, _ = self.world_state()
             if dimension not in sim.dimensions:
                 raise ValueError(f"unknown dimension {dimension}")
             return join_player(sim, self.world, name, pos=p, dimension=dimension).uuid
@@ -476,8 +476,8 @@ class Server:
     def leave(self, name: str) -> None:
         from mcsim.playerdata import leave_player
 
-        with self._lock:
-            sim, _ = self._state()
+        with self.lock:
+            sim, _ = self.world_state()
             leave_player(sim, self.world, name)
 
     def storage(self, id: str) -> dict[str, object]:
@@ -513,6 +513,6 @@ class Server:
         return self.world / "logs" / "latest.log"
 
     def rotate_log(self) -> None:
-        with self._lock:
+        with self.lock:
             assert self.log is not None
             self.log.rotate()

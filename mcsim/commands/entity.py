@@ -1,4 +1,4 @@
-"""Entity commands: list, kill, summon (marker, zombie), tp/teleport; coordinate helpers.
+"""Entity commands: list, kill, summon (marker, zombie), tp/teleport.
 
 Texts and rules from server/command/{List,Kill,Summon,Teleport}Command.java (1.21.11) and
 en_us.json. Vec3 arguments center absolute integer x/z on the block (`1` -> 1.5), as vanilla's
@@ -11,74 +11,26 @@ import logging
 import math
 from typing import TYPE_CHECKING, Any, cast
 
-from mecha.ast import AstCommand, AstCoordinate, AstNbtCompound, AstVector2, AstVector3
+from mecha.ast import AstCommand, AstNbtCompound, AstVector2, AstVector3
 
+from mcsim.coordinates import resolve_rotation, resolve_vec3
 from mcsim.entities import SUMMONABLE, Entity, random_uuid, wrap_degrees
 from mcsim.errors import CommandError, UnsupportedCommand
+from mcsim.playerdata import disconnect_fake
 from mcsim.registry import Call, handler
 from mcsim.selectors import select_entities, select_one_entity
 
 if TYPE_CHECKING:
-    from mcsim.context import Source
+    pass
 
-__all__ = ["ENTITY_REQUIRED", "kill_entities", "resolve_rotation", "resolve_vec3"]
+__all__ = ["ENTITY_REQUIRED", "kill_entities"]
 
 log = logging.getLogger(__name__)
 
 ENTITY_REQUIRED = "An entity is required to run this command here"
-_EYE_HEIGHT = {"minecraft:player": 1.62, "minecraft:zombie": 1.74, "minecraft:marker": 0.0}
 # World.isValid: |x|,|z| < 30,000,000 and y within the build limit (-20,000,000..20,000,000).
 _HORIZONTAL_LIMIT = 30_000_000
 _VERTICAL_LIMIT = 20_000_000
-
-
-def _anchor_pos(source: Source) -> tuple[float, float, float]:
-    x, y, z = source.pos
-    if source.anchor == "eyes" and source.entity is not None:
-        y += _EYE_HEIGHT.get(source.entity.type, 0.0)
-    return (x, y, z)
-
-
-def resolve_vec3(node: AstVector3, source: Source, *, center: bool = True) -> tuple[float, ...]:
-    """Vec3ArgumentType.getPos: absolute, `~` relative or `^` local coordinates."""
-    coords: list[AstCoordinate] = [node.x, node.y, node.z]
-    if coords[0].type == "local":
-        left, up, forwards = (float(c.value) for c in coords)
-        yaw, pitch = source.rot
-        rad = math.pi / 180.0
-        f = math.cos((yaw + 90.0) * rad)
-        g = math.sin((yaw + 90.0) * rad)
-        h = math.cos(-pitch * rad)
-        i = math.sin(-pitch * rad)
-        j = math.cos((-pitch + 90.0) * rad)
-        k = math.sin((-pitch + 90.0) * rad)
-        fwd = (f * h, i, g * h)
-        upv = (f * j, k, g * j)
-        # left = -(fwd x up)
-        lft = (
-            -(fwd[1] * upv[2] - fwd[2] * upv[1]),
-            -(fwd[2] * upv[0] - fwd[0] * upv[2]),
-            -(fwd[0] * upv[1] - fwd[1] * upv[0]),
-        )
-        base = _anchor_pos(source)
-        return tuple(base[a] + fwd[a] * forwards + upv[a] * up + lft[a] * left for a in range(3))
-    out: list[float] = []
-    for axis, coord in enumerate(coords):
-        value = float(coord.value)
-        if coord.type == "relative":
-            out.append(source.pos[axis] + value)
-        elif center and axis != 1 and isinstance(coord.value, int):
-            out.append(value + 0.5)
-        else:
-            out.append(value)
-    return tuple(out)
-
-
-def resolve_rotation(node: AstVector2, source: Source) -> tuple[float, float]:
-    """RotationArgumentType: (yaw, pitch); `~` is relative to the source's rotation."""
-    yaw = float(node.x.value) + (source.rot[0] if node.x.type == "relative" else 0.0)
-    pitch = float(node.y.value) + (source.rot[1] if node.y.type == "relative" else 0.0)
-    return (yaw, pitch)
 
 
 def _check_valid(pos: tuple[float, ...], message: str) -> None:
@@ -137,9 +89,7 @@ def kill_entities(call: Call, targets: list[Entity]) -> None:
             call.broadcast_to_players(message)
         if target.fake:
             # Carpet: a fake player that dies is disconnected with the reason "Killed"
-            from mcsim.commands.player import disconnect_fake
-
-            disconnect_fake(call, target, "Killed")
+            disconnect_fake(sim, target, "Killed")
         # A real player respawns at once where they stood (mcsim: no respawn screen).
 
 

@@ -34,7 +34,7 @@ def _dimension(node: Any) -> str:
 
 
 def _vec3(node: Any, source: Source) -> tuple[float, float, float]:
-    from mcsim.commands.entity import resolve_vec3
+    from mcsim.coordinates import resolve_vec3
 
     x, y, z = resolve_vec3(node, source)
     return (x, y, z)

@@ -19,14 +19,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mcsim.commands.entity import kill_entities
+from mcsim.coordinates import resolve_rotation, resolve_vec3
 from mcsim.dimensions import require_dimension
-from mcsim.entities import Entity
 from mcsim.errors import CommandError, CommandSyntaxError, UnsupportedCommand
-from mcsim.playerdata import join_player, leave_player
+from mcsim.playerdata import join_player
 from mcsim.rawcommands import raw_handler
 from mcsim.registry import Call
 
-__all__ = ["MAX_NAME", "disconnect_fake", "player_command"]
+__all__ = ["MAX_NAME", "player_command"]
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +56,6 @@ def _world(call: Call) -> Path:
     return world
 
 
-def disconnect_fake(call: Call, player: Entity, reason: str) -> None:
-    """A fake player's disconnect: same lines and statistic as a client's normal disconnect."""
-    leave_player(call.sim, _world(call), player.name, reason=reason)
-
-
 @raw_handler("player")
 def player_command(call: Call, line: str) -> int:
     words = (line[1:] if line.startswith("/") else line).split()
@@ -74,8 +70,6 @@ def player_command(call: Call, line: str) -> int:
 
 
 def _spawn(call: Call, name: str, rest: list[str]) -> int:
-    from mcsim.commands.entity import resolve_rotation, resolve_vec3
-
     source = call.source
     pos: tuple[float, ...] = source.pos
     rot = source.rot
@@ -131,8 +125,6 @@ def _gamemode(mode: str, call: Call) -> None:
 
 
 def _kill(call: Call, name: str) -> int:
-    from mcsim.commands.entity import kill_entities
-
     player = call.sim.entities.player(name)
     if player is None:
         call.feedback("Can only manipulate existing players")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
-from bot.command_check import CommandChecker
 from bot.config import DEFAULT_DENY, ServerConfig
-from bot.pack_client import CommandCheck, PackClient
-from bot.rcon import RconClient
+from bot.minecraft.command_check import CommandChecker
+from bot.minecraft.pack_client import CommandCheck, PackClient
+from bot.minecraft.rcon import RconClient
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from pack_sim import AcceptAll, PackSim, running_sim
 
-from bot.audit import AuditStore
-from bot.events import Event
-from bot.storage_poll import StoragePoller
+from bot.events.event import Event
+from bot.events.storage_poll import StoragePoller
+from bot.store.audit import AuditStore
 
 __all__: list[str] = []
 

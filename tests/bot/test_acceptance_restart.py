@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from bot.errors import ServerUnavailable
-from bot.rcon import RconClient
+from bot.minecraft.rcon import RconClient
 from mcsim.server import Server
 
 __all__: list[str] = []

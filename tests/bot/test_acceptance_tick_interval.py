@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pack_sim import PackSim, running_sim
 
-from bot.pack_client import PackClient
+from bot.minecraft.pack_client import PackClient
 
 __all__: list[str] = []
 

@@ -1,4 +1,4 @@
-"""bot.audit.AuditStore: mutations and event cursors in SQLite (WAL), used from asyncio."""
+"""bot.store.audit.AuditStore: mutations and event cursors in SQLite (WAL), used from asyncio."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.audit import AuditStore
+from bot.store.audit import AuditStore
 
 
 async def test_schema_created_on_open_in_wal_mode(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pack_sim import PASSWORD, REPO, PackSim, running_sim
 
-from bot.installer import pack_version_of
+from bot.minecraft.installer import pack_version_of
 from mcsim.server import Server
 
 VERSION = pack_version_of(REPO / "datapack")

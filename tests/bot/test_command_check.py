@@ -6,15 +6,15 @@ import logging
 
 import pytest
 
-from bot.command_check import (
+from bot.config import DEFAULT_DENY
+from bot.errors import CommandParseError, CommandRefused
+from bot.minecraft.command_check import (
     NODE_LEVEL,
     REQUIRED_LEVEL,
     CommandChecker,
     required_level,
     tree_for_version,
 )
-from bot.config import DEFAULT_DENY
-from bot.errors import CommandParseError, CommandRefused
 
 CHECKER = CommandChecker(deny=DEFAULT_DENY)
 

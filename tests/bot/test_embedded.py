@@ -1,15 +1,16 @@
-"""bot.embedded: with no server configured, an mcsim world in data_dir with the pack installed."""
+"""bot.minecraft.embedded: with no server configured, an mcsim world in data_dir with the pack
+installed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bot.command_check import CommandChecker
 from bot.config import DEFAULT_DENY, Settings
-from bot.embedded import EMBEDDED_NAME, start_embedded
-from bot.installer import pack_version_of
-from bot.pack_client import PackClient
-from bot.rcon import RconClient
+from bot.minecraft.command_check import CommandChecker
+from bot.minecraft.embedded import EMBEDDED_NAME, start_embedded
+from bot.minecraft.installer import pack_version_of
+from bot.minecraft.pack_client import PackClient
+from bot.minecraft.rcon import RconClient
 
 REPO = Path(__file__).resolve().parents[2]
 

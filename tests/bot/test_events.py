@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.events import Event, SeqDedup, event_from_fields, parse_event_text, parse_log_line
+from bot.events.event import Event, SeqDedup, event_from_fields, parse_event_text, parse_log_line
 
 LINE = (
     "[Not Secure] [Server] [doom.schedule] event=retry id=backup seq=42 t=123456 retry=2 by=Steve"

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot.event_source import build_event_source, log_readable, merge, read_broadcast_setting
-from bot.events import Event
-from bot.log_tail import LogTailer
-from bot.storage_poll import StoragePoller
+from bot.events.event import Event
+from bot.events.log_tail import LogTailer
+from bot.events.source import build_event_source, log_readable, merge, read_broadcast_setting
+from bot.events.storage_poll import StoragePoller
 from mcsim.log import ServerLog
 
 WAIT = 10.0

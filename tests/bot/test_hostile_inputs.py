@@ -19,7 +19,7 @@ from bot.errors import (
     PackError,
     ValidationError,
 )
-from bot.pack_client import PackClient
+from bot.minecraft.pack_client import PackClient
 
 BIG = 2**31
 

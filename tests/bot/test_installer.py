@@ -1,4 +1,5 @@
-"""bot.installer: copying the pack into a world, reload, enable, and verifying what the server says.
+"""bot.minecraft.installer: copying the pack into a world, reload, enable, and verifying what the
+server says.
 
 The RCON side runs over real TCP against mcsim's RconServer. The game behind it is a small
 stand-in defined here that answers `reload`, `datapack list|enable` and `data get storage` from
@@ -20,7 +21,7 @@ import pytest
 
 from bot.config import ServerConfig
 from bot.errors import ServerUnavailable
-from bot.installer import (
+from bot.minecraft.installer import (
     PACK_ID,
     InstallError,
     PackInstaller,
@@ -29,7 +30,7 @@ from bot.installer import (
     pack_version_of,
     read_pack_version,
 )
-from bot.rcon import RconClient
+from bot.minecraft.rcon import RconClient
 
 if TYPE_CHECKING:
     from conftest import RconHarness

@@ -1,4 +1,5 @@
-"""bot.pack_client against the real pack in mcsim over TCP RCON: every call, outcome, error."""
+"""bot.minecraft.pack_client against the real pack in mcsim over TCP RCON: every call, outcome,
+error."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pytest
 from pack_sim import REPO, PackSim, running_sim
 
 from bot.errors import PackError
-from bot.installer import pack_version_of
-from bot.pack_client import PackClient
-from bot.pack_input import snbt_string
+from bot.minecraft.installer import pack_version_of
+from bot.minecraft.pack_client import PackClient
+from bot.minecraft.pack_input import snbt_string
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pack_sim import PASSWORD, PackSim, bulk_queue, running_sim, start_sim
 
-from bot.rcon import MAX_COMMAND_BYTES
+from bot.minecraft.rcon import MAX_COMMAND_BYTES
 from mcsim.server import Server
 
 COUNT = 10_000

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pack_sim import AcceptAll, PackSim, running_sim
 
-from bot.pack_input import check_run_text, snbt_string
-from bot.snbt_text import SnbtSyntaxError, parse_printed_snbt
+from bot.minecraft.pack_input import check_run_text, snbt_string
+from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from mcsim.nbt import format_snbt, from_python, to_python
 
 # Everything a one-line command can carry: no control characters, no line or paragraph

@@ -10,7 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from bot.installer import pack_version_of
+from bot.minecraft.installer import pack_version_of
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
@@ -53,7 +53,7 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(site)  # before the checkout's editable install on sys.path
     found = subprocess.run(
-        [sys.executable, "-c", "import bot.installer as i; print(i.__file__); "
+        [sys.executable, "-c", "import bot.minecraft.installer as i; print(i.__file__); "
          "p = i.bundled_datapack(); print(p); print(i.pack_version_of(p))"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip

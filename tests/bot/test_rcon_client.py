@@ -1,4 +1,5 @@
-"""bot.rcon.RconClient against mcsim's RCON server over real TCP: replies, limits and faults."""
+"""bot.minecraft.rcon.RconClient against mcsim's RCON server over real TCP: replies, limits and
+faults."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from bot.errors import BadPassword, CommandTooLong, RconTimeout, ServerUnavailable
-from bot.rcon import FRAGMENT_UNITS, MAX_COMMAND_BYTES, RconClient
+from bot.minecraft.rcon import FRAGMENT_UNITS, MAX_COMMAND_BYTES, RconClient
 from mcsim.rcon import split_reply
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ import pytest
 
 from bot.config import ServerConfig, load_settings
 from bot.errors import BotError
-from bot.installer import PackInstaller
-from bot.rcon import RconClient
+from bot.minecraft.installer import PackInstaller
+from bot.minecraft.rcon import RconClient
 
 if TYPE_CHECKING:
     from conftest import RconHarness

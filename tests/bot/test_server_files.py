@@ -1,4 +1,4 @@
-"""bot.server_files and the checker the services build from them: the version the server
+"""bot.minecraft.server_files and the checker the services build from them: the version the server
 reports, server.properties beside the world, function-permission-level."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.audit import AuditStore
 from bot.config import ServerConfig, Settings
 from bot.errors import CommandParseError, CommandRefused
-from bot.server_files import (
+from bot.minecraft.server_files import (
     find_server_properties,
     minecraft_version,
     read_server_properties,
     version_from_logs,
 )
 from bot.services import build_checker, build_server
+from bot.store.audit import AuditStore
 
 START = "[12:00:01] [Server thread/INFO]: Starting minecraft server version {}\n"
 OTHER = '[12:00:02] [Server thread/INFO]: Preparing level "world"\n'

@@ -14,8 +14,8 @@ from contextlib import aclosing
 import pytest
 
 from bot.errors import ServerUnavailable
-from bot.events import Event
-from bot.storage_poll import StoragePoller
+from bot.events.event import Event
+from bot.events.storage_poll import StoragePoller
 
 WAIT = 10.0
 

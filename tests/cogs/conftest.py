@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from harness import Harness, make_settings
 
-from bot.audit import AuditStore
 from bot.services import Services
+from bot.store.audit import AuditStore
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ import pytest
 from discord.http import Route
 from harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 
-from bot.audit import AuditStore
 from bot.config import ServerConfig
-from bot.log_tail import LogTailer
-from bot.rcon import RconClient
+from bot.events.log_tail import LogTailer
+from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
+from bot.store.audit import AuditStore
 from mcsim.log import ServerLog
 
 OWN_CHANNEL = 6101

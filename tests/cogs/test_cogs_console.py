@@ -7,8 +7,8 @@ import io
 import pytest
 from harness import ADMIN, Harness
 
-from bot.console import parse_line, run_console
-from bot.local_discord import render
+from bot.slash.console import parse_line, run_console
+from bot.slash.local_discord import render
 
 
 async def test_parse_line_splits_options_on_known_names(bare: Harness) -> None:

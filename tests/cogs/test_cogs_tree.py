@@ -12,7 +12,7 @@ EXPECTED = {
     "time", "list", "show", "help", "setup", "status", "reload",
 }  # fmt: skip
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
-# (cogs/ -> bot/cog_helpers.py): refactoring must not change a name, option or description
+# (cogs/ -> bot/slash/cog_helpers.py): refactoring must not change a name, option or description
 GOLDEN = Path(__file__).with_name("command_tree.json")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dpharness import PACK_DIR, Pack, mark
 
-from bot.installer import pack_version_of
+from bot.minecraft.installer import pack_version_of
 
 UNITS = {
     "t": 1, "tick": 1, "ticks": 1, "s": 20, "second": 20, "seconds": 20, "m": 1200, "minute": 1200,

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness import ALERT_CHANNEL, Harness
 
-from bot.events import Event
+from bot.events.event import Event
 from mcsim.server import Server
 
 __all__: list[str] = []

@@ -7,7 +7,7 @@ from typing import Any
 
 from harness import ALERT_CHANNEL, AUDIT_CHANNEL, MENTION_ROLE, MOD, Harness
 
-from bot.events import Event
+from bot.events.event import Event
 from mcsim.server import Server
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from harness import make_settings
 
-from bot.console import main
-from bot.installer import bundled_datapack, pack_version_of
+from bot.minecraft.installer import bundled_datapack, pack_version_of
+from bot.slash.console import main
 
 
 def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 Lines typed in the terminal (``/schedule run:say hi time:5 unit:second``) become the interaction
 payloads Discord would send and run through the bot's own CommandTree and cogs on a
-:class:`~bot.local_discord.LocalDiscord`; replies, embeds and alerts print as text, and buttons
-are answered by typing ``yes``, ``no`` or a label. One code path with Discord, no second UI.
+:class:`~bot.slash.local_discord.LocalDiscord`; replies, embeds and alerts print as text, and
+buttons are answered by typing ``yes``, ``no`` or a label. One code path with Discord, no second UI.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import discord
 from discord import app_commands
 
-from bot.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
+from bot.slash.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
 
 if TYPE_CHECKING:
     from bot.app import DoomBot

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from bot.events import CursorStore, Event, SeqDedup, load_cursor, parse_log_line, save_cursor
+from bot.events.event import CursorStore, Event, SeqDedup, load_cursor, parse_log_line, save_cursor
 
 __all__ = ["LogTailer", "TailCursor"]
 

@@ -23,7 +23,7 @@ from typing import Literal
 
 from bot.config import ServerConfig
 from bot.errors import BotError
-from bot.rcon import RconClient
+from bot.minecraft.rcon import RconClient
 
 __all__ = [
     "PACK_DIR_NAME",
@@ -88,8 +88,8 @@ def bundled_datapack() -> Path:
     """The pack shipped with the bot: the checkout's `datapack/` (source or editable install), or
     `bot/_datapack/` inside an installed wheel (pyproject maps the package `bot._datapack` to the
     `datapack` folder)."""
-    here = Path(__file__).resolve().parent
-    candidates = (here.parent / "datapack", here / "_datapack")
+    package = Path(__file__).resolve().parent.parent  # bot/
+    candidates = (package.parent / "datapack", package / "_datapack")
     for candidate in candidates:
         if (candidate / "pack.mcmeta").is_file():
             return candidate

@@ -16,10 +16,10 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Literal, Protocol
 
-from bot.events import CursorStore, Event, SeqDedup
-from bot.log_tail import LogTailer
-from bot.server_files import read_properties
-from bot.storage_poll import EventsReader, StoragePoller
+from bot.events.event import CursorStore, Event, SeqDedup
+from bot.events.log_tail import LogTailer
+from bot.events.storage_poll import EventsReader, StoragePoller
+from bot.minecraft.server_files import read_properties
 
 __all__ = [
     "EventSource",

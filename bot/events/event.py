@@ -184,8 +184,8 @@ class SeqDedup:
 
 
 class CursorStore(Protocol):
-    """Where event sources keep their place (bot.audit.AuditStore). Either sync or async methods
-    are accepted, so the sources do not depend on how the store talks to SQLite."""
+    """Where event sources keep their place (bot.store.audit.AuditStore). Either sync or async
+    methods are accepted, so the sources do not depend on how the store talks to SQLite."""
 
     def get_cursor(self, key: str) -> str | Awaitable[str | None] | None: ...
 

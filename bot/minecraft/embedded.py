@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from bot.config import ServerConfig, Settings
-from bot.installer import InstallError, InstallReport, PackInstaller
-from bot.rcon import RconClient
+from bot.minecraft.installer import InstallError, InstallReport, PackInstaller
+from bot.minecraft.rcon import RconClient
 
 if TYPE_CHECKING:
     from mcsim.server import Server

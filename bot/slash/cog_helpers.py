@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot import errors, errors_ui
+from bot import errors
 from bot.app import DoomBot, server_autocomplete
-from bot.permissions import is_moderator
+from bot.slash import errors_ui
+from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
     from bot.services import ServerServices
@@ -132,7 +133,7 @@ async def audited_reply(
 class InvokerView(discord.ui.View):
     """A view only the user who ran the command may press; others get `refusal`.
 
-    Its errors end in :mod:`bot.errors_ui` like a command's.
+    Its errors end in :mod:`bot.slash.errors_ui` like a command's.
     """
 
     refusal = "Only the person who ran the command can answer this."

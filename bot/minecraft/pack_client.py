@@ -29,8 +29,8 @@ from typing import Final, Protocol
 
 from bot.config import ServerConfig
 from bot.errors import PackError, ValidationError
-from bot.events import Event, event_from_fields
-from bot.pack_input import (
+from bot.events.event import Event, event_from_fields
+from bot.minecraft.pack_input import (
     MAX_INT,
     check_id,
     check_player,
@@ -41,9 +41,9 @@ from bot.pack_input import (
     snbt_compound,
     task_input_command,
 )
-from bot.rcon import RconClient
-from bot.snbt_text import SnbtSyntaxError, parse_printed_snbt
-from bot.tasks import TASK_LISTS, Task, TaskList, task_from_storage
+from bot.minecraft.rcon import RconClient
+from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
+from bot.minecraft.tasks import TASK_LISTS, Task, TaskList, task_from_storage
 
 __all__ = ["NOMINAL_TPS", "CommandCheck", "PackClient", "Task"]
 
@@ -63,7 +63,7 @@ _COUNT: Final = re.compile(r"^Test passed(?:, count: |\. Count: )(\d+)")
 
 
 class CommandCheck(Protocol):
-    """bot.command_check.CommandChecker, as far as the pack client uses it."""
+    """bot.minecraft.command_check.CommandChecker, as far as the pack client uses it."""
 
     def check(self, command: str) -> None: ...
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from bot.errors import CommandTooLong, ValidationError
-from bot.rcon import MAX_COMMAND_BYTES
+from bot.minecraft.rcon import MAX_COMMAND_BYTES
 
 __all__ = [
     "MAX_INT",

@@ -16,7 +16,7 @@ from contextlib import aclosing
 from typing import Protocol
 
 from bot.errors import BotError
-from bot.events import CursorStore, Event, SeqDedup, load_cursor, save_cursor
+from bot.events.event import CursorStore, Event, SeqDedup, load_cursor, save_cursor
 
 __all__ = ["EventsReader", "StoragePoller"]
 
@@ -26,7 +26,7 @@ _MAX_BACKOFF = 60.0
 
 
 class EventsReader(Protocol):
-    """What the poller needs from bot.pack_client.PackClient."""
+    """What the poller needs from bot.minecraft.pack_client.PackClient."""
 
     async def events_after(self, seq: int) -> list[Event]: ...
 
