@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from bot.minecraft.pack_client import PackClient
     from bot.minecraft.rcon import RconClient
     from bot.store.audit import AuditStore
+    from bot.store.db import Database
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,11 @@ class Services:
     audit: AuditStore
     embedded: Embedded | None = None
     _closed: bool = field(default=False, repr=False)
+
+    @property
+    def db(self) -> Database:
+        """The bot's database; every store keeps its tables there (bot.store.db)."""
+        return self.audit.db
 
     async def close(self) -> None:
         """Close every RCON connection and the audit store; stop an embedded server."""
@@ -211,6 +217,7 @@ async def build_services(
 ) -> Services:
     """Build every service from the settings; with no server configured, start an embedded one."""
     from bot.store.audit import AuditStore
+    from bot.store.db import open_in
 
     started: Embedded | None = None
     if not settings.servers:
@@ -218,7 +225,7 @@ async def build_services(
         started = await starter(settings)
         settings = settings.model_copy(update={"servers": list(started.servers)})
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    store = AuditStore(settings.data_dir / "audit.sqlite3")
+    store = AuditStore(open_in(settings.data_dir))
     servers = {s.name: build_server(settings, s, store) for s in settings.servers}
     return Services(settings, servers, store, started)
 

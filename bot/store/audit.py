@@ -1,22 +1,20 @@
 """Audit store: every mutation the bot made (who, when, where, what, outcome) and event cursors.
 
-SQLite from the standard library, in WAL mode so readers never block the writer. sqlite3 calls
-block, so each one runs in a worker thread (asyncio.to_thread); one connection is shared behind a
-threading lock, because sqlite3 connections must not be used by two threads at once.
+Its tables are the ``audit`` component of the bot's database (bot.store.db).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import sqlite3
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
+
+from bot.store.db import Database
 
 __all__ = ["AuditStore", "Mutation"]
 
@@ -24,7 +22,9 @@ log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-_SCHEMA = """
+# Version 1 is the schema from before migrations, hence IF NOT EXISTS: a legacy database has it.
+_MIGRATIONS = [
+    """
 CREATE TABLE IF NOT EXISTS mutations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     time TEXT NOT NULL,          -- ISO 8601, UTC
@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS cursors (
     value TEXT NOT NULL,         -- JSON
     updated TEXT NOT NULL
 );
-"""
+""",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +60,16 @@ class Mutation:
 
 
 class AuditStore:
-    """The bot's SQLite database. Open it with `await AuditStore.open(path)` or use it directly
-    (the schema is created on first use)."""
+    """The audit log and event cursors. `AuditStore(path)` opens a database of its own (tests);
+    the services pass the shared :class:`~bot.store.db.Database`."""
 
-    def __init__(self, path: Path | str, *, clock: Callable[[], datetime] | None = None) -> None:
-        self.path = Path(path)
+    def __init__(
+        self, db: Database | Path | str, *, clock: Callable[[], datetime] | None = None
+    ) -> None:
+        self.db = db if isinstance(db, Database) else Database(db)
+        self.path = self.db.path
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        self._migrated = False
 
     @classmethod
     async def open(cls, path: Path | str) -> AuditStore:
@@ -74,37 +77,17 @@ class AuditStore:
         await store._run(lambda db: None)
         return store
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is None:
-            if str(self.path) != ":memory:":
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=5000")
-            db.executescript(_SCHEMA)
-            self._db = db
-        return self._db
-
     async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        def locked() -> _T:
-            with self._lock:
-                return work(self._connect())
-
-        return await asyncio.to_thread(locked)
+        if not self._migrated:
+            await self.db.migrate("audit", _MIGRATIONS)
+            self._migrated = True
+        return await self.db.run(work)
 
     async def close(self) -> None:
-        def shut() -> None:
-            with self._lock:
-                if self._db is not None:
-                    self._db.close()
-                    self._db = None
-
-        await asyncio.to_thread(shut)
+        await self.db.close()
 
     async def journal_mode(self) -> str:
-        row = await self._run(lambda db: db.execute("PRAGMA journal_mode").fetchone())
-        return str(row[0])
+        return await self.db.journal_mode()
 
     # -- mutations ---------------------------------------------------------------------------
 
