@@ -28,7 +28,8 @@ def _server(call: Call) -> Any:
 
 def pack_text(pack_id: str) -> str:
     """ResourcePackProfile.getInformationText: `[id (source)]`."""
-    source = "built-in" if pack_id == "vanilla" else "world"
+    # Built-in packs have no `file/` prefix: vanilla's, and Paper's `paper`.
+    source = "world" if pack_id.startswith("file/") else "built-in"
     return f"[{pack_id} ({source})]"
 
 

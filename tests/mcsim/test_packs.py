@@ -45,11 +45,31 @@ def test_mcmeta_refused(pack: dict[str, object]) -> None:
         pack_range({"pack": pack})
 
 
-def test_old_only_pack_is_not_enabled(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
-    pack({"t:f": "say hi"}, meta={"pack": {"description": "old", "pack_format": 48}})
+@pytest.mark.parametrize("fmt", [48, 57, 71, 80])
+def test_pack_made_for_an_older_version_is_enabled_at_start_up(  # type: ignore[no-untyped-def]
+    make_server, pack: WritePack, fmt: int
+) -> None:
+    # Vanilla notes, "Data pack format": a dedicated server enables every new pack it finds,
+    # whatever its pack_format; a 1.21.0 pack (48) runs on 1.21.11 (94.1).
+    pack({"t:f": "return 7"}, meta={"pack": {"description": "old", "pack_format": fmt}})
+    srv: Server = make_server()
+    assert srv.run("function t:f").result == 7
+    log = srv.log_path.read_text()
+    assert "Found new data pack file/testpack, loading it automatically" in log
+    assert "not compatible" not in log
+    assert "[file/testpack (world)]" in srv.run("datapack list enabled").feedback[0]
+
+
+def test_a_pack_that_fails_to_parse_is_still_kept_out(  # type: ignore[no-untyped-def]
+    make_server, world: Path
+) -> None:
+    root = world / "datapacks" / "broken"
+    (root / "data" / "t" / "function").mkdir(parents=True)
+    (root / "pack.mcmeta").write_text("{not json", encoding="utf-8")
+    (root / "data" / "t" / "function" / "f.mcfunction").write_text("return 1", encoding="utf-8")
     srv: Server = make_server()
     assert srv.run("function t:f").feedback == ["Unknown function t:f"]
-    assert "not compatible" in srv.log_path.read_text()
+    assert "Failed to load pack file/broken" in srv.log_path.read_text()
 
 
 def test_zip_pack_and_tags(make_server, world: Path) -> None:  # type: ignore[no-untyped-def]
