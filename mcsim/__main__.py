@@ -44,9 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         flavour=args.flavour,
     )
     server.start(realtime=True)
-    print(
-        f"mcsim ({args.flavour}) running on {args.world} (log: {server.log_path})", flush=True
-    )
+    print(f"mcsim ({args.flavour}) running on {args.world} (log: {server.log_path})", flush=True)
     if server.rcon_port is not None:
         print(f"RCON on 127.0.0.1:{server.rcon_port}", flush=True)
 

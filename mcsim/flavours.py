@@ -318,4 +318,3 @@ def get_flavour(name: str) -> Flavour:
         raise ValueError(
             f"unknown mcsim flavour {name!r}; choose one of {', '.join(FLAVOURS)}"
         ) from None
-

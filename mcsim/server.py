@@ -431,7 +431,7 @@ class Server:
         for i, pid in enumerate(builtin):
             if pid not in enabled:
                 enabled.insert(i, pid)
-        for pid, pack in self._packs.items():
+        for pid in self._packs:
             if pid in enabled or pid in sim.disabled_packs:
                 continue
             # Whatever its pack_format says (MinecraftServer: only missing feature flags hold a
