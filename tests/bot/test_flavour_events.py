@@ -61,7 +61,8 @@ async def _invalid_tasks(sim: PackSim, ids: list[str]) -> None:
 
 
 def _file_order(log: Path) -> list[int]:
-    return [int(m.group(1)) for m in re.finditer(r"event=invalid id=b\d+ seq=(\d+)", log.read_text())]
+    found = re.finditer(r"event=invalid id=b\d+ seq=(\d+)", log.read_text())
+    return [int(m.group(1)) for m in found]
 
 
 async def test_log_tailer_delivers_in_seq_order_on_every_flavour(sim: PackSim) -> None:
