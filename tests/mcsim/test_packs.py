@@ -19,13 +19,32 @@ from tests.mcsim.conftest import PACK_META, WritePack
         {"pack_format": 48, "supported_formats": [48, 94], "min_format": 48, "max_format": 94},
         {"min_format": 94, "max_format": 94, "description": "x"},
         {"min_format": [88, 0], "max_format": [94, 1]},
-        {"pack_format": 48, "min_format": 48, "max_format": [94, 1]},
+        {"pack_format": 48, "supported_formats": [48, 81], "min_format": 48, "max_format": 94},
+        {"min_format": 88, "max_format": 94, "pack_format": 90},
     ],
 )
 def test_mcmeta_accepted_and_compatible(pack: dict[str, object]) -> None:
     pack.setdefault("description", "d")
     lo, hi = pack_range({"pack": pack})
     assert lo <= (94, 1) <= hi
+
+
+@pytest.mark.parametrize(
+    ("pack", "span"),
+    [
+        ({"pack_format": 48}, ((48, 0), (48, 0))),
+        ({"pack_format": 71, "supported_formats": [48, 80]}, ((48, 0), (80, 0))),
+        ({"pack_format": 61, "supported_formats": {"min_inclusive": 57, "max_inclusive": 61}},
+         ((57, 0), (61, 0))),
+    ],
+)  # fmt: skip
+def test_older_formats_parse_to_their_own_range(
+    pack: dict[str, object], span: tuple[tuple[int, int], tuple[int, int]]
+) -> None:
+    # resource/PackVersion.java: a lone pack_format up to 81 is that format; supported_formats
+    # up to 81 is that span (minor 0 at both ends). Such packs still load (see below).
+    pack.setdefault("description", "d")
+    assert pack_range({"pack": pack}) == span
 
 
 @pytest.mark.parametrize(
@@ -37,6 +56,14 @@ def test_mcmeta_accepted_and_compatible(pack: dict[str, object]) -> None:
         {"min_format": 50, "max_format": 49},
         {"pack_format": "48"},
         {"min_format": 48, "max_format": 94},  # older servers need pack_format too
+        # read in resource/PackVersion.java (1.21.11), Format.validate / validateVersions:
+        {"pack_format": 48, "min_format": 48, "max_format": [94, 1]},  # no supported_formats
+        {"min_format": 94, "max_format": 94, "supported_formats": [94, 94]},  # deprecated key
+        {"min_format": 88, "max_format": 94, "pack_format": 80},  # main format outside
+        {"pack_format": 48, "supported_formats": [48, 60], "min_format": 48, "max_format": 94},
+        {"pack_format": 10, "supported_formats": [10, 20]},  # multi-version below 15
+        {"min_format": -1, "max_format": 94},
+        {"description": "d"},  # no format at all
     ],
 )
 def test_mcmeta_refused(pack: dict[str, object]) -> None:
