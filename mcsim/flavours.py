@@ -38,6 +38,7 @@ __all__ = [
     "flavour_names",
     "get_flavour",
     "strip_colours",
+    "version_lines",
 ]
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,33 @@ def strip_colours(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+# What vanilla's `version` command prints for a game version (server/command/VersionCommand.java:
+# a header, then id, name, data, series, protocol, build_time, pack_resource, pack_data, stable).
+# 1.21.11's values as a 1.21.11 server printed them (a published transcript found with the search
+# tool; the build time's zone is ours); 1.21.6's data/protocol/resource numbers are inferred.
+VERSION_INFO: dict[str, tuple[int, int, str, str, str]] = {
+    "1.21.11": (4671, 774, "Tue Dec 09 12:20:42 UTC 2025", "75.0", "94.1"),
+    "1.21.6": (4435, 771, "Tue Jun 17 10:00:00 UTC 2025", "63", "80"),
+}
+
+
+def version_lines(game_version: str) -> list[str]:
+    """The messages of vanilla's `version` (over RCON they arrive run together)."""
+    data, protocol, built, resource, pack = VERSION_INFO[game_version]
+    return [
+        "Server version info:",
+        f"id = {game_version}",
+        f"name = {game_version}",
+        f"data = {data}",
+        "series = main",
+        f"protocol = {protocol} ({hex(protocol)})",
+        f"build_time = {built}",
+        f"pack_resource = {resource}",
+        f"pack_data = {pack}",
+        "stable = yes",
+    ]
 
 
 @dataclass(frozen=True, slots=True)

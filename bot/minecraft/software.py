@@ -4,9 +4,9 @@ Fabric (with or without Carpet), and what that changes for the bot (../shared/no
 Detected from the start-up lines in latest.log when the bot can read it, else by harmless RCON
 probes: `minecraft:time query gametime` exists only on Bukkit-family servers (Bukkit registers
 a `minecraft:` alias of every vanilla command; vanilla and Fabric have no namespaced names), then
-`version` (Bukkit's, which names the software; Paper's first answer is only "Checking version,
-please wait...") or `carpet` (only with Carpet). Vanilla and Fabric without Carpet answer RCON
-alike, so over RCON alone they are reported together.
+`paper` (only on Paper and its forks) or `carpet` (only with Carpet), and vanilla's `version`
+for the Minecraft version. Vanilla and Fabric without Carpet answer RCON alike, so over RCON
+alone they are reported together.
 
 What it changes: the reload. On the Bukkit family plain `reload` can be Bukkit's plugin reload
 (Paper up to 1.21.6 asks for `confirm`, Spigot reloads every plugin at once), so the bot sends
@@ -58,9 +58,8 @@ _RUNNING: Final = re.compile(
 )
 _FABRIC: Final = re.compile(r"^Loading Minecraft (\S+) with Fabric Loader (\S+)")
 _MOD: Final = re.compile(r"^\s+- (\S+) (\S+)")
-_API_MC: Final = re.compile(r"^(\d+\.\d+(?:\.\d+)?)-R\d")
-_MC: Final = re.compile(r"\(MC: ([^)]+)\)")
 _UNKNOWN_COMMAND: Final = "Unknown or incomplete command"
+_VERSION_ID: Final = re.compile(r"^Server version info:\s*id = (\S+?)\s*name = ")
 
 
 def strip_colours(text: str) -> str:
@@ -175,28 +174,31 @@ class _Rcon(Protocol):
     async def command(self, text: str) -> str: ...
 
 
-async def probe_over_rcon(rcon: _Rcon, *, version_wait: float = 1.0) -> ServerSoftware:
-    """Detection by commands that change nothing (see the module docstring)."""
+async def probe_over_rcon(rcon: _Rcon) -> ServerSoftware:
+    """Detection by commands that change nothing and answer at once (see the module docstring).
+
+    Bukkit's own `version` is not used: Paper answers it "Checking version, please wait..." and
+    sends the version later, from another thread, to the same sender, where it could end up in
+    the reply to a later command. `paper` (Paper and its forks only) and vanilla's `version`
+    (`minecraft:version` on Bukkit) answer synchronously."""
     bukkit = strip_colours(await rcon.command("minecraft:time query gametime"))
     if bukkit.startswith("The time is"):
-        name, build, version = "Bukkit family", None, None
-        for attempt in range(3):
-            reply = strip_colours(await rcon.command("version"))
-            m = _RUNNING.search(reply)
-            if m is not None:
-                soft, build = m.group(1), m.group(2).strip()
-                name = "Spigot" if soft == "CraftBukkit" and "Spigot" in build else soft
-                mc = _MC.search(build) or _API_MC.match(m.group(3))
-                version = mc.group(1) if mc else None
-                break
-            if "please wait" not in reply or attempt == 2:
-                break
-            await asyncio.sleep(version_wait)  # Paper looks its version up asynchronously
-        return ServerSoftware("bukkit", name, version, build, source="rcon")
+        paper = strip_colours(await rcon.command("paper"))
+        name = "Spigot" if paper.startswith(_UNKNOWN_COMMAND) else "Paper"
+        version = _version_id(await rcon.command("minecraft:version"))
+        return ServerSoftware("bukkit", name, version, source="rcon")
+    version = _version_id(await rcon.command("version"))
     carpet = strip_colours(await rcon.command("carpet"))
     if not carpet.startswith(_UNKNOWN_COMMAND):
-        return ServerSoftware("fabric", "Fabric", carpet=True, source="rcon")
-    return ServerSoftware("vanilla", "vanilla or Fabric", source="rcon")
+        return ServerSoftware("fabric", "Fabric", version, carpet=True, source="rcon")
+    return ServerSoftware("vanilla", "vanilla or Fabric", version, source="rcon")
+
+
+def _version_id(reply: str) -> str | None:
+    """The game version in vanilla's `version` reply (`Server version info:id = 1.21.11name = ...`,
+    run together or `\n`-separated); None where the command does not exist (before 1.21.6)."""
+    m = _VERSION_ID.search(strip_colours(reply))
+    return m.group(1) if m else None
 
 
 async def detect_software(rcon: _Rcon, log_path: Path | None) -> ServerSoftware:

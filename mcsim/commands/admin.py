@@ -123,6 +123,16 @@ def datapack_disable(call: Call, node: AstCommand) -> int:
     return len(sim.enabled_packs)
 
 
+@handler("version")
+def version(call: Call, node: AstCommand) -> int:
+    """VersionCommand: sendMessage of each line (not broadcast to operators)."""
+    from mcsim.flavours import version_lines
+
+    for line in version_lines(_server(call).flavour.game_version):
+        call.feedback(line, broadcast=False)
+    return 1
+
+
 @handler("save-all", "save-all:flush")
 def save_all(call: Call, node: AstCommand) -> int:
     # SaveAllCommand: the first line is not broadcast, the second is; saveAll(true, flush, true)

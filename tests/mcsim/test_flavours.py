@@ -199,3 +199,23 @@ def test_command_line_takes_the_flavour(tmp_path: Path, capsys: pytest.CaptureFi
     with pytest.raises(SystemExit):
         main(["--world", str(tmp_path / "w"), "--flavour", "forge"])
     assert "invalid choice: 'forge'" in capsys.readouterr().err
+
+
+def test_vanillas_version_command_and_bukkits_minecraft_version(world: Path) -> None:
+    # server/command/VersionCommand.java: a header and nine lines, run together over RCON.
+    srv = started(world, "vanilla")
+    try:
+        reply = srv.run_rcon_command("version")
+        assert reply.startswith("Server version info:id = 1.21.11name = 1.21.11data = 4671")
+        assert reply.endswith("pack_data = 94.1stable = yes")
+        assert srv.run("version").feedback[3] == "data = 4671"
+        assert srv.run("minecraft:version").feedback[0].startswith("Unknown or incomplete")
+    finally:
+        srv.stop()
+    srv = started(world, "paper-1.21.6")
+    try:
+        assert srv.run_rcon_command("minecraft:version").startswith(
+            "Server version info:id = 1.21.6name = 1.21.6"
+        )
+    finally:
+        srv.stop()
