@@ -73,6 +73,13 @@ async def test_rcon_probes_tell_bukkit_from_the_rest(tmp_path: Path, flavour: st
     assert srv.flavour_state.version_known is False
 
 
+def test_itzg_log_layout_with_dates(tmp_path: Path) -> None:
+    # itzg/minecraft-server's files/log4j2.xml: `[%d{yyyy-MM-dd HH:mm:ss}] [%t/%level]: %msg`
+    with Server(tmp_path / "w", frozen=True, flavour="paper", log_timestamp="datetime") as srv:
+        found = detect_from_log(srv.log_path)
+    assert found is not None and (found.family, found.name) == ("bukkit", "Paper")
+
+
 def test_real_world_shapes() -> None:
     purpur = [
         "[10:00:00] [main/INFO]: [bootstrap] Loading Purpur 1.21.4-2416-HEAD@7d0e4b1 (2025-01-"
