@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
+from bot.slash.fit import clip, pack_embeds, pages
+
 if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.events.event import Event
@@ -28,8 +30,9 @@ ALERTS: dict[str, tuple[str, int]] = {
     "invalid": ("Task removed: its command does not parse", 0xED4245),
     "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
 }
-MAX_EMBEDS = 10  # per message, Discord's limit
-MAX_LINES = 30  # in a summary of a large batch
+MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
+FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.discord_limits)
+SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6,000 in all
 
 
 def alert_embed(event: Event) -> discord.Embed:
@@ -39,24 +42,43 @@ def alert_embed(event: Event) -> discord.Embed:
     embed.add_field(name="server", value=event.server)
     embed.add_field(name="game time", value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
-        embed.add_field(name=key[:256], value=f"`{value[:1000]}`")
+        embed.add_field(name=key[:256], value=f"`{clip(value, 1000)}`")
     embed.set_footer(text=f"event {event.seq}")
     return embed
 
 
-def _summary(events: list[Event]) -> discord.Embed:
+def _line(event: Event) -> str:
+    return f"`{clip(event.task_id, 64)}` {event.type} on {event.server} at {event.game_time}"
+
+
+def _summaries(events: list[Event]) -> list[discord.Embed]:
+    """Every event of a large batch as one line, in order, over as many messages as it takes
+    (each within Discord's 6,000 characters): a flood is told completely, never "and N more"."""
     counts = Counter(e.type for e in events)
     worst = "retry_exhausted" if "retry_exhausted" in counts else events[0].type
-    embed = discord.Embed(
-        title=f"{len(events)} task events",
-        colour=ALERTS[worst][1],
-        description=", ".join(f"{n} {kind}" for kind, n in counts.most_common()),
-    )
-    lines = [f"`{e.task_id[:60]}` {e.type} on {e.server} at {e.game_time}" for e in events]
-    more = len(lines) - MAX_LINES
-    body = "\n".join(lines[:MAX_LINES]) + (f"\n... and {more} more" if more > 0 else "")
-    embed.add_field(name="events", value=body[:1024], inline=False)
-    return embed
+    chunks = pages((_line(e) for e in events), FIELD_VALUE)
+    parts: list[list[str]] = [[]]
+    room = SUMMARY_BUDGET
+    for chunk in chunks:
+        if parts[-1] and len(chunk) + len("events") > room:
+            parts.append([])
+            room = SUMMARY_BUDGET
+        parts[-1].append(chunk)
+        room -= len(chunk) + len("events")
+    embeds = []
+    for number, part in enumerate(parts, 1):
+        title = f"{len(events)} task events"
+        if len(parts) > 1:
+            title += f" ({number} of {len(parts)})"
+        embed = discord.Embed(
+            title=title,
+            colour=ALERTS[worst][1],
+            description=", ".join(f"{n} {kind}" for kind, n in counts.most_common()),
+        )
+        for chunk in part:
+            embed.add_field(name="events", value=chunk, inline=False)
+        embeds.append(embed)
+    return embeds
 
 
 class AlertsCog(commands.Cog, name="Alerts"):
@@ -127,17 +149,22 @@ class AlertsCog(commands.Cog, name="Alerts"):
         events = self._pending.pop(channel_id, [])
         if not events:
             return
-        embeds = [alert_embed(e) for e in events] if len(events) <= MAX_EMBEDS else [
-            _summary(events)
-        ]  # fmt: skip
+        if len(events) <= MAX_EMBEDS:
+            messages = pack_embeds([alert_embed(e) for e in events])
+        else:
+            messages = [[embed] for embed in _summaries(events)]
         content = None
         mentions = discord.AllowedMentions.none()
         role_ids = self.bot.settings.alert_mention_role_ids
         if role_ids and any(e.type == "retry_exhausted" for e in events):
             content = " ".join(f"<@&{r}>" for r in role_ids)
             mentions = discord.AllowedMentions(roles=[discord.Object(r) for r in role_ids])
-        await self.bot.post(channel_id, content=content, embeds=embeds, allowed_mentions=mentions)
-        self.posted += 1
+        for embeds in messages:  # in order, one after the other: discord.py paces them
+            await self.bot.post(
+                channel_id, content=content, embeds=embeds, allowed_mentions=mentions
+            )
+            content, mentions = None, discord.AllowedMentions.none()  # the first one pings
+            self.posted += 1
 
 
 async def setup(bot: DoomBot) -> None:

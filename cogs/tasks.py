@@ -49,10 +49,12 @@ class PageView(InvokerView):
         self.next.disabled = self.page >= self.pages - 1
 
     async def _turn(self, interaction: Interaction, page: int) -> None:
+        # acknowledged before the round trip: a slow server must not cost the 3-second deadline
+        await interaction.response.defer()
         self.page = max(0, min(page, self.pages - 1))
         self._sync()
         embed = await self.fetch(self.page)
-        await interaction.response.edit_message(embed=embed, view=self)
+        await interaction.edit_original_response(embed=embed, view=self)
 
     @discord.ui.button(label="Previous", style=discord.ButtonStyle.secondary)
     async def previous(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:

@@ -19,7 +19,9 @@ __all__ = [
     "task_id_autocomplete",
 ]
 
+import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -44,6 +46,9 @@ SERVER_HELP = "Which Minecraft server."
 TASK_ID_HELP = "The task's id."
 MAX_CHOICES = 25  # Discord's limit on autocomplete choices
 MAX_CHOICE_LEN = 100
+# Discord drops an autocomplete answer after 3 s and autocomplete cannot be deferred: past this
+# budget the ids the server gave last time are offered instead of waiting for a slow server
+AUTOCOMPLETE_BUDGET = 2.0
 TaskId = app_commands.Range[str, 1, 64]  # the pack's limit on a task id
 
 
@@ -88,21 +93,62 @@ def task_command(
     return decorator
 
 
+class _IdCache:
+    """Task ids a server gave lately, and the one lookup in flight per server.
+
+    One lookup at a time per server: keystrokes on a slow server share it instead of piling up
+    round trips; past the budget the answer comes from the ids seen before, and the lookup's
+    answer still arrives and refreshes them for the next keystroke.
+    """
+
+    def __init__(self) -> None:
+        self.recent: dict[str, list[str]] = {}
+        self.inflight: dict[str, tuple[str, asyncio.Task[list[str]]]] = {}
+
+    def _remember(self, server: str, done: asyncio.Task[list[str]]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            self.recent[server] = sorted({*self.recent.get(server, []), *done.result()})[-500:]
+
+    async def lookup(self, server: ServerServices, current: str) -> list[str]:
+        low = current.lower()
+        prefix, task = self.inflight.get(server.name, (current, None))
+        if task is None or task.done():
+            prefix = current
+            task = asyncio.ensure_future(server.pack.task_ids(current, limit=MAX_CHOICES))
+            task.add_done_callback(lambda done: self._remember(server.name, done))
+            self.inflight[server.name] = (prefix, task)
+        try:
+            ids = await asyncio.wait_for(asyncio.shield(task), AUTOCOMPLETE_BUDGET)
+        except TimeoutError:
+            return [i for i in self.recent.get(server.name, []) if i.lower().startswith(low)]
+        # a lookup started for another keystroke: keep what also fits this one
+        return ids if prefix == current else [i for i in ids if low in i.lower()]
+
+
+_id_caches: weakref.WeakKeyDictionary[DoomBot, _IdCache] = weakref.WeakKeyDictionary()
+
+
 @is_moderator()  # discord.py runs the callback's own checks, not the command's, for autocomplete
 async def task_id_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Queued task ids starting with what the user typed, on the server the command names.
 
-    Only for moderators: anyone else would read the queue (and cost a round trip per keystroke)."""
+    Only for moderators: anyone else would read the queue (and cost a round trip per keystroke).
+    A server slower than :data:`AUTOCOMPLETE_BUDGET` gets the ids it gave last time (see
+    :class:`_IdCache`)."""
     try:
         server = interaction.client.server(getattr(interaction.namespace, "server", None))
-        ids = await server.pack.task_ids(current, limit=MAX_CHOICES)
+    except errors.BotError:
+        return []  # an unknown server just offers nothing; the command will say why
+    cache = _id_caches.setdefault(interaction.client, _IdCache())
+    try:
+        ids = await cache.lookup(server, current)
     except errors.BotError:
         return []  # an unreachable server just offers nothing; the command will say why
-    return [
-        app_commands.Choice(name=i[:MAX_CHOICE_LEN], value=i[:MAX_CHOICE_LEN])
-        for i in ids[:MAX_CHOICES]
+    # a choice's name and value are 1-100 characters (bot.slash.discord_limits); ids are <= 64
+    return [app_commands.Choice(name=i, value=i) for i in ids if 0 < len(i) <= MAX_CHOICE_LEN][
+        :MAX_CHOICES
     ]
 
 

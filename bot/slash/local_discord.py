@@ -4,19 +4,28 @@
 builds interaction payloads exactly as Discord sends them (slash commands, autocomplete, button
 presses), hands them to discord.py's own dispatch (``ConnectionState.parse_interaction_create`` ->
 ``CommandTree`` / ``ViewStore``), and answers the HTTP requests discord.py makes back (interaction
-callbacks, webhook follow-ups and edits, channel messages) by recording them. The test harness and
-the console both use it, so a line typed in the terminal runs the same code path as a Discord user.
+callbacks, webhook follow-ups and edits, channel messages, the command sync) by recording them.
+The test harness and the console both use it, so a line typed in the terminal runs the same code
+path as a Discord user.
+
+It holds the bot to Discord's rules, the way Discord does (issue 15): every request goes through
+discord.py's own HTTP handling down to the aiohttp session (:mod:`bot.slash.local_http`), every
+body is checked against Discord's documented limits (:mod:`bot.slash.discord_limits`) and refused
+with Discord's status and JSON error, the command tree is synced (and checked) at start, an
+interaction's first response must come within 3 seconds of the injected ``clock`` (else 10062 and
+the user sees the failure), only once (40060), follow-ups work for 15 minutes, and channel posts
+meet per-route rate-limit buckets with 429s. Every refusal is kept in :attr:`LocalDiscord.refused`.
 """
 
 from __future__ import annotations
 
-__all__ = ["Exchange", "LocalDiscord", "Sent", "buttons", "render"]
+__all__ = ["Exchange", "LocalDiscord", "Refusal", "Sent", "VirtualClock", "buttons", "render"]
 
 import asyncio
 import itertools
-import json
 import logging
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.http import Route
-from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+from bot.slash import discord_limits as limits
+from bot.slash.local_http import RateLimits, Request, Response, Session
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -65,6 +75,40 @@ class Sent:
 
 
 @dataclass(slots=True)
+class Refusal:
+    """A request LocalDiscord answered with an error, as Discord would have."""
+
+    method: str
+    path: str
+    status: int
+    error: dict[str, Any]  # Discord's JSON error body
+    body: Any  # what the bot sent
+    token: str | None = None
+
+    @property
+    def code(self) -> int:
+        return int(self.error.get("code", 0))
+
+
+class VirtualClock:
+    """A clock that moves only when told to: interaction deadlines without real waiting."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+# what the Discord client shows when an interaction got no (timely) response
+_FAILURE = {2: "The application did not respond", 3: "This interaction failed",
+            4: "Loading options failed", 5: "Something went wrong. Try again."}  # fmt: skip
+
+
+@dataclass(slots=True)
 class Exchange:
     """What one interaction sent back: its response, follow-ups and edits, in order."""
 
@@ -72,6 +116,9 @@ class Exchange:
     user_id: int
     sent: list[Sent] = field(default_factory=list)
     task: asyncio.Task[Any] | None = None
+    type: int = 2
+    acknowledged: bool = False  # an initial response was accepted in time
+    refused: list[Refusal] = field(default_factory=list)
 
     async def done(self, limit: float = 10.0) -> Exchange:
         if self.task is not None:
@@ -101,14 +148,10 @@ class Exchange:
         auto = [s for s in self.sent if s.kind == "autocomplete"]
         return list(auto[-1].data.get("choices", [])) if auto else []
 
-
-class _Adapter(AsyncWebhookAdapter):
-    def __init__(self, owner: LocalDiscord) -> None:
-        super().__init__()
-        self.owner = owner
-
-    async def request(self, route: Route, session: Any, **kwargs: Any) -> Any:
-        return self.owner._answer(route, kwargs.get("payload"), kwargs.get("multipart"), kwargs)
+    @property
+    def failure(self) -> str | None:
+        """What the Discord client shows instead of a reply, or None when the bot answered."""
+        return None if self.acknowledged else _FAILURE.get(self.type, _FAILURE[2])
 
 
 class LocalDiscord:
@@ -121,8 +164,16 @@ class LocalDiscord:
         roles: Mapping[int, str] | None = None,
         guild_id: int = GUILD_ID,
         channel_id: int = CHANNEL_ID,
+        clock: Callable[[], float] = time.monotonic,
+        rate_limits: RateLimits | None = None,
+        sync: bool = True,
     ) -> None:
         self.bot = bot
+        self.clock = clock  # interaction deadlines (3 s, 15 min) are measured on it
+        self.rate_limits = rate_limits or RateLimits()
+        self.sync = sync  # sync (and so check) the command tree at start, as a bot would
+        self.refused: list[Refusal] = []
+        self.synced: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global)
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.roles = dict(roles or {})
@@ -134,7 +185,8 @@ class LocalDiscord:
         self._original: dict[str, int] = {}  # interaction token -> original response message id
         self._component_message: dict[int, int] = {}  # component interaction id -> its message
         self._loading: set[str] = set()  # tokens whose response is still "thinking..."
-        self._adapter = _Adapter(self)
+        self._born: dict[str, float] = {}  # token -> clock() when the interaction was sent
+        self._session = Session(self._handle)
         self._changed = asyncio.Event()
         self.bot_user = {"id": str(APPLICATION_ID), "username": "doom", "discriminator": "0",
                          "global_name": "doom.schedule", "avatar": None, "bot": True}  # fmt: skip
@@ -151,6 +203,10 @@ class LocalDiscord:
         state.application_id = APPLICATION_ID
         state._add_guild_from_data(self.guild_payload())  # type: ignore[arg-type]
         await bot.setup_hook()
+        if self.sync and not bot.sync_commands:
+            # what a bot does once with Discord; here every start checks the tree against
+            # Discord's rules (CommandSyncFailure names the command and field that broke one)
+            await bot.tree.sync()
 
     async def close(self) -> None:
         self._install()
@@ -164,10 +220,13 @@ class LocalDiscord:
         await self.close()
 
     def _install(self) -> None:
-        # discord.py looks the webhook adapter up in a context variable, so setting it here covers
-        # every task this one starts (command invokers, views, cog loops)
-        async_context.set(self._adapter)
-        self.bot.http.request = self._http_request  # type: ignore[method-assign]
+        # the session static_login would have made: discord.py's HTTPClient (channel messages,
+        # sync, with its rate-limit buckets) and every Interaction/webhook request use it
+        http = self.bot.http
+        http._HTTPClient__session = self._session  # type: ignore[attr-defined]
+        if not isinstance(http._global_over, asyncio.Event):
+            http._global_over = asyncio.Event()
+            http._global_over.set()
 
     # -- payloads as Discord sends them ------------------------------------------------------------
 
@@ -281,7 +340,9 @@ class LocalDiscord:
     async def _dispatch(self, payload: dict[str, Any]) -> Exchange:
         self._install()
         exchange = Exchange(payload["token"], int(payload["member"]["user"]["id"]))
+        exchange.type = int(payload["type"])
         self.exchanges[exchange.token] = exchange
+        self._born[exchange.token] = self.clock()
         before = asyncio.all_tasks()
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
         spawned = [
@@ -329,22 +390,71 @@ class LocalDiscord:
             listener(sent)
         self._changed.set()
 
-    def _answer(self, route: Route, payload: Any, multipart: Any, kwargs: Mapping[str, Any]) -> Any:
-        body, files = _body(payload, multipart, kwargs.get("files"))
-        token = str(route.webhook_token) if route.webhook_token else None
-        if token is None:
-            return None
-        if route.path.endswith("/callback"):
-            return self._callback(route, token, body, files)
-        return self._webhook(route, token, body, files)
+    async def _handle(self, request: Request) -> Response:
+        """Every request discord.py sends, answered as Discord would (see the module docstring)."""
+        interaction = request.path.startswith(("/interactions/", "/webhooks/"))
+        headers, limited = self.rate_limits.take(request, interaction=interaction)
+        if limited is not None:
+            return limited
+        answer = self._route(request)
+        if isinstance(answer, limits.DiscordError):
+            token = request.param("webhook_token")
+            refusal = Refusal(request.method, request.path, answer.status, answer.body,
+                              request.body, token)  # fmt: skip
+            self.refused.append(refusal)
+            if token in self.exchanges:
+                self.exchanges[token].refused.append(refusal)
+            log.info("refused %s %s: %s", request.method, request.path, answer.body)
+            self._changed.set()
+            return Response(answer.status, answer.body, headers)
+        return Response(200 if answer is not None else 204, answer, headers)
 
-    def _callback(
-        self, route: Route, token: str, body: dict[str, Any], files: list[tuple[str, bytes]]
-    ) -> Any:
-        """POST /interactions/{id}/{token}/callback: the first response to an interaction."""
+    def _route(self, request: Request) -> Any:
+        token = request.param("webhook_token")
+        if request.path.startswith("/interactions/") and token is not None:
+            return self._callback(request, token)
+        if request.path.startswith("/webhooks/") and token is not None:
+            return self._webhook(request, token)
+        if request.path.startswith("/applications/"):
+            return self._commands(request)
+        body = request.body if isinstance(request.body, dict) else {}
+        channel_id = _int(request.param("channel_id"))
+        mid = _int(request.param("message_id"))
+        if request.key == "POST /channels/{channel_id}/messages":
+            error = limits.check_message(body, request.files)
+            if error is not None:
+                return error
+            message = self._message(channel_id or 0, body)
+            self._record(Sent("POST", request.path, "channel", body, None, int(message["id"]),
+                              channel_id, request.files))  # fmt: skip
+            return message
+        if request.key == "PATCH /channels/{channel_id}/messages/{message_id}":
+            error = limits.check_message(body, request.files, creating=False)
+            if error is not None:
+                return error
+            message = self._message(channel_id or 0, body, mid)
+            self._record(Sent("PATCH", request.path, "channel_edit", body, None, mid, channel_id))
+            return message
+        self._record(Sent(request.method, request.path, "other", body, channel_id=channel_id))
+        return {}
+
+    def _callback(self, request: Request, token: str) -> Any:
+        """POST /interactions/{id}/{token}/callback: the one initial response to an interaction."""
+        body = request.body if isinstance(request.body, dict) else {}
+        exchange = self.exchanges.get(token)
+        if exchange is not None and exchange.acknowledged:
+            return limits.ALREADY_ACKNOWLEDGED
+        born = self._born.get(token)
+        if born is None or self.clock() - born > limits.LIMITS["response.window"]:
+            return limits.UNKNOWN_INTERACTION  # the token was invalidated at 3 s
+        error = limits.check_callback(body, request.files)
+        if error is not None:
+            return error
+        if exchange is not None:
+            exchange.acknowledged = True
         kind = "autocomplete" if body.get("type") == 8 else "response"
-        sent = Sent(route.method, route.path, kind, body, token, files=files)
-        answer: dict[str, Any] = {"id": str(route.webhook_id), "type": 2}
+        sent = Sent(request.method, request.path, kind, body, token, files=request.files)
+        answer: dict[str, Any] = {"id": request.param("interaction_id"), "type": 2}
         if body.get("type") in (4, 5):  # a message (or a "thinking..." one) is created
             message = self._message(self.channel_id, body.get("data") or {})
             self._original[token] = sent.message_id = int(message["id"])
@@ -356,7 +466,7 @@ class LocalDiscord:
             resource = {"type": body["type"], "message": message}
             return {"interaction": answer, "resource": resource}
         if body.get("type") in (6, 7):  # update the message the button sits on
-            mid = self._component_message.get(int(route.webhook_id or 0))
+            mid = self._component_message.get(_int(request.param("interaction_id")) or 0)
             if mid is not None:
                 self._original[token] = mid
                 if body.get("type") == 7:
@@ -365,18 +475,31 @@ class LocalDiscord:
         self._record(sent)
         return {"interaction": answer}
 
-    def _webhook(
-        self, route: Route, token: str, body: dict[str, Any], files: list[tuple[str, bytes]]
-    ) -> Any:
+    def _webhook(self, request: Request, token: str) -> Any:
         """/webhooks/{app}/{token}[/messages/...]: follow-ups, edits, fetches, deletes."""
-        mid: int | None = None
-        if "/messages/" in route.path:
-            tail = str(route.url).rsplit("/", 1)[-1]
-            mid = self._original.get(token) if tail == "@original" else _int(tail)
-        kind = {"POST": "followup", "PATCH": "edit", "DELETE": "delete"}.get(route.method, "other")
+        born = self._born.get(token)
+        exchange = self.exchanges.get(token)
+        if born is None or exchange is None:
+            return limits.UNKNOWN_WEBHOOK
+        if self.clock() - born > limits.LIMITS["followup.window"]:
+            return limits.INVALID_WEBHOOK_TOKEN
+        if not exchange.acknowledged:
+            return limits.UNKNOWN_WEBHOOK  # no initial response in time: the token is void
+        body = request.body if isinstance(request.body, dict) else {}
+        tail = request.param("message_id")
+        mid = self._original.get(token) if tail == "@original" else _int(tail)
+        kind = {"POST": "followup", "PATCH": "edit", "DELETE": "delete"}.get(
+            request.method, "other"
+        )
         if kind == "other":
-            return self.messages.get(mid or 0)
-        sent = Sent(route.method, route.path, kind, body, token, mid, self.channel_id, files)
+            found = self.messages.get(mid or 0)
+            return found if found is not None else limits.UNKNOWN_MESSAGE
+        if kind != "delete":
+            error = limits.check_message(body, request.files, creating=kind == "followup")
+            if error is not None:
+                return error
+        sent = Sent(request.method, request.path, kind, body, token, mid, self.channel_id,
+                    request.files)  # fmt: skip
         if kind == "delete":
             self._record(sent)
             return None
@@ -390,21 +513,22 @@ class LocalDiscord:
         self._record(sent)
         return message
 
-    async def _http_request(self, route: Route, **kwargs: Any) -> Any:
-        body, files = _body(kwargs.get("json"), kwargs.get("form"), kwargs.get("files"))
-        channel_id = _int(route.channel_id)
-        if route.method == "POST" and route.path == "/channels/{channel_id}/messages":
-            message = self._message(channel_id or 0, body)
-            self._record(Sent("POST", route.path, "channel", body, None, int(message["id"]),
-                              channel_id, files))  # fmt: skip
-            return message
-        if route.method == "PATCH" and route.path.startswith("/channels/{channel_id}/messages/"):
-            mid = _int(str(route.url).rsplit("/", 1)[-1])
-            message = self._message(channel_id or 0, body, mid)
-            self._record(Sent("PATCH", route.path, "channel_edit", body, None, mid, channel_id))
-            return message
-        self._record(Sent(route.method, route.path, "other", body, channel_id=channel_id))
-        return {}
+    def _commands(self, request: Request) -> Any:
+        """PUT (bulk overwrite) and GET of the global or a guild's commands."""
+        guild_id = _int(request.param("guild_id"))
+        if request.method == "PUT":
+            commands = request.body if isinstance(request.body, list) else []
+            error = limits.check_commands(commands)
+            if error is not None:
+                return error
+            self.synced[guild_id] = [
+                {**c, "id": str(self.next_id()), "application_id": str(APPLICATION_ID),
+                 "version": str(self.next_id()), "type": c.get("type", 1),
+                 **({"guild_id": str(guild_id)} if guild_id else {})}
+                for c in commands
+            ]  # fmt: skip
+            self._record(Sent("PUT", request.path, "sync", {"commands": commands}))
+        return self.synced.get(guild_id, [])
 
     # -- reading what was sent ---------------------------------------------------------------------
 
@@ -417,21 +541,6 @@ def _int(value: object) -> int | None:
         return int(str(value))
     except ValueError:
         return None
-
-
-def _body(
-    payload: Any, multipart: Any, files: Any
-) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
-    """The JSON body and attached files of a request, however discord.py packed it."""
-    body: dict[str, Any] = dict(payload) if isinstance(payload, Mapping) else {}
-    for part in multipart or []:
-        if part.get("name") == "payload_json":
-            body = json.loads(part["value"])
-    out: list[tuple[str, bytes]] = []
-    for f in files or []:
-        f.reset()
-        out.append((f.filename or "file", f.fp.read()))
-    return body, out
 
 
 def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -87,6 +87,12 @@ class Harness:
 
     async def close(self) -> None:
         await self.discord.close()
+        # every test is also a test of Discord's rules: a request Discord would refuse fails it
+        # (a test that provokes refusals on purpose clears discord.refused after checking them)
+        refused = self.discord.refused
+        assert not refused, "Discord would refuse: " + "; ".join(
+            f"{r.method} {r.path} -> {r.status} {r.error}" for r in refused
+        )
 
     async def run(self, name: str, user: User = MOD, /, **options: object) -> Exchange:
         return await self.discord.invoke(name, user.id, user.roles, **options)

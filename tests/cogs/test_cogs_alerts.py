@@ -106,8 +106,10 @@ async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path
     [summary] = post.payload["embeds"]
     assert summary["title"] == "40 task events"
     assert summary["description"] == "20 dropped, 20 invalid"
-    body = summary["fields"][0]["value"]
-    assert body.startswith("`t1` dropped on alpha at 1") and body.endswith("... and 10 more")
+    lines = "\n".join(f["value"] for f in summary["fields"]).split("\n")
+    kinds = ["dropped" if seq % 2 else "invalid" for seq in range(1, 41)]
+    # every event, in order (issue 15: a flood is told completely, not "... and 10 more")
+    assert lines == [f"`t{seq}` {kinds[seq - 1]} on alpha at {seq}" for seq in range(1, 41)]
 
 
 async def test_invalid_and_dropped_are_alerts_of_their_own(tailed: Harness, tmp_path: Path) -> None:
