@@ -114,6 +114,12 @@ def test_check_fails_when_rcon_is_unreachable(tmp_path: Path, live: PackSim) -> 
 
 def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
     world = tmp_path / "bare"
+    # as the README asks (no RCON echo, no empty-server pause): the selftest that ends the
+    # install then passes
+    world.mkdir()
+    (world / "server.properties").write_text(
+        "broadcast-rcon-to-ops=false\npause-when-empty-seconds=0\n"
+    )
     server = Server(world, rcon_port=0, rcon_password=PASSWORD)
     server.start(realtime=True)  # writes level.dat, as vanilla does at start-up
     try:
@@ -122,6 +128,7 @@ def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
         proc = bot(tmp_path, "install-datapack", env=env_for(tmp_path, [entry]))
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert f"doom.schedule {VERSION} installed on server 'bare'" in proc.stdout
+        assert "PASS marker task" in proc.stdout and "selftest of 'bare' passed" in proc.stdout
         assert server.storage("doom.schedule:const")["version"] == VERSION
         again = bot(
             tmp_path, "install-datapack", "--server", "bare", env=env_for(tmp_path, [entry])
@@ -188,3 +195,26 @@ async def test_events_prints_events_as_they_come_and_stops_on_ctrl_c(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+def test_selftest_on_the_embedded_world(tmp_path: Path) -> None:
+    proc = bot(tmp_path, "selftest", env=env_for(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert all(line.split(" ", 1)[0] in ("PASS", "WARN") for line in lines[:-1]), proc.stdout
+    assert "PASS event source" in proc.stdout and "PASS retry counts" in proc.stdout
+    assert lines[-1].startswith("selftest of 'embedded' passed in ")
+
+
+def test_selftest_exits_1_and_says_what_to_do_when_a_check_fails(
+    tmp_path: Path, live: PackSim
+) -> None:
+    live.server.run("tick freeze")
+    proc = bot(tmp_path, "selftest", "--server", "sim", env=env_for(tmp_path, [server_entry(live)]))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL game time: frozen (`tick freeze`)" in proc.stdout
+    assert "tick unfreeze" in proc.stdout
+    unknown = bot(
+        tmp_path, "selftest", "--server", "x", env=env_for(tmp_path, [server_entry(live)])
+    )
+    assert unknown.returncode == 2 and "no server 'x'" in unknown.stderr
