@@ -218,3 +218,31 @@ def test_selftest_exits_1_and_says_what_to_do_when_a_check_fails(
         tmp_path, "selftest", "--server", "x", env=env_for(tmp_path, [server_entry(live)])
     )
     assert unknown.returncode == 2 and "no server 'x'" in unknown.stderr
+
+
+async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
+    tmp_path: Path, live: PackSim
+) -> None:
+    def selftest_tasks() -> list[str]:
+        return [i for which in ("queue", "paused") for i in live.ids(which) if "selftest" in i]
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "selftest",
+        cwd=tmp_path, env=env_for(tmp_path, [server_entry(live)]),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        async with asyncio.timeout(60):
+            while not selftest_tasks():  # its marker is queued: it is in the middle
+                assert proc.returncode is None, await proc.communicate()
+                await asyncio.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(proc.wait(), 30) == 130
+        assert selftest_tasks() == []
+        assert not live.server.storage("doom.selftest:run")
+        objectives = live.server.run("scoreboard objectives list").feedback
+        assert not any("doom.selftest" in line for line in objectives)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
