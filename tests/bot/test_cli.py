@@ -246,3 +246,15 @@ async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+def test_selftest_with_a_wrong_password_fails_at_rcon_and_changes_nothing(
+    tmp_path: Path, live: PackSim
+) -> None:
+    before = live.server.storage("doom.schedule:data")
+    entry = server_entry(live, rcon_password="wrong-password")
+    proc = bot(tmp_path, "selftest", env=env_for(tmp_path, [entry]))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL rcon: " in proc.stdout and "rcon_password" in proc.stdout
+    assert "wrong-password" not in proc.stdout + proc.stderr
+    assert live.server.storage("doom.schedule:data") == before

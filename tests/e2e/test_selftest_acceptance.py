@@ -197,3 +197,22 @@ async def test_a_killed_runs_leftovers_are_removed_by_the_next_run(tmp_path: Pat
         result = await run_selftest(live.main)
         assert result.ok, result.text()
         assert_clean(live)
+
+
+async def test_command_budget_too_small_for_the_cap_warns_and_far_too_small_fails(
+    tmp_path: Path,
+) -> None:
+    async with live_server(tmp_path) as live:
+        live.server.run("gamerule max_command_sequence_length 1000")
+        result = await run_selftest(live.main)
+        [budget] = [c for c in result.checks if c.name == "command budget"]
+        assert budget.status == "WARN" and "cfg.cap" in budget.detail, result.text()
+        assert result.ok and statuses(result)["marker task"] == "PASS"
+        live.server.run("gamerule max_command_sequence_length 20")
+        result = await run_selftest(live.main)
+        assert statuses(result)["command budget"] == "FAIL", result.text()
+        assert result.exit_status == 1
+        live.server.run("gamerule max_command_sequence_length 65536")
+        # whatever the small budget kept it from removing, the next run removes
+        assert (await run_selftest(live.main)).ok
+        assert_clean(live)

@@ -172,28 +172,36 @@ class Selftest(PackChecks, TimedChecks):
         await self.rcon.command(f"scoreboard objectives add {OBJECTIVE} dummy")
 
     async def _cleanup(self) -> None:
+        """Each step on its own, so one that fails does not keep the others from running."""
         if self.probe is not None:
             await self.probe.stop()
         if not self.touched:
             return
-        left: list[str] = []
-        try:
-            for task_id in self.ids.values() if self.queued else ():
+        problems: list[str] = []
+        for task_id in self.ids.values() if self.queued else ():
+            try:
                 await self.pack.cancel_all(task_id)
                 if await self.pack.count(task_id):
-                    left.append(task_id)
-            await self.rcon.command(f"scoreboard objectives remove {OBJECTIVE}")
-            await self.rcon.command(f"data remove storage {STORAGE} got")
-            await self.rcon.command(f"data remove storage {STORAGE} token")
-        except BotError as exc:
+                    problems.append(f"task {task_id} is still queued")
+            except BotError as exc:
+                problems.append(f"cancelling {task_id}: {exc}")
+        commands = [
+            f"scoreboard objectives remove {OBJECTIVE}",
+            f"data remove storage {STORAGE} got",
+        ]
+        if not problems:  # else the token stays, so the next run knows which tasks to cancel
+            commands.append(f"data remove storage {STORAGE} token")
+        for command in commands:
+            try:
+                await self.rcon.command(command)
+            except BotError as exc:
+                problems.append(f"`{command}`: {exc}")
+        if problems:
             self._add(
                 "FAIL",
                 "cleanup",
-                f"{exc}; the next selftest removes what is left (tasks {SELFTEST_PREFIX}"
-                f"{self.token}.*, objective {OBJECTIVE})",
+                f"{'; '.join(problems)}; the next selftest removes what is left (tasks "
+                f"{SELFTEST_PREFIX}{self.token}.*, objective {OBJECTIVE})",
             )
-            return
-        if left:
-            self._add("FAIL", "cleanup", f"tasks still queued: {', '.join(left)}")
         else:
             self._add("PASS", "cleanup", "its tasks, objective and storage are removed")
