@@ -103,13 +103,14 @@ class PackChecks(Base):
         else:
             self._add("PASS", "function tags", f"all {len(names)} public tags present")
 
-    async def _check_budget(self) -> None:
+    async def _check_budget(self) -> bool:
+        """False when the budget is too small for the pack to run at all."""
         rule = await facts.command_budget(self.rcon)
         cap = await facts.storage_int(self.rcon, "doom.schedule:data", "cfg.cap") or 100
         need = cap * PER_DUE_TASK + 100
         if rule is None:
             self._add("WARN", "command budget", "the server answered neither gamerule name")
-            return
+            return True
         name, value = rule
         if value < MIN_BUDGET:
             self._add(
@@ -118,6 +119,7 @@ class PackChecks(Base):
                 f"gamerule {name} is {value}: not even one task fits in a tick; set it back "
                 f"with `gamerule {name} 65536`",
             )
+            return False
         elif value < need:
             self._add(
                 "WARN",
@@ -127,6 +129,7 @@ class PackChecks(Base):
             )
         else:
             self._add("PASS", "command budget", f"gamerule {name} = {value} (cfg.cap {cap})")
+        return True
 
     async def _check_cancel_all(self) -> None:
         task_id = self.ids["many"]
@@ -192,4 +195,5 @@ class PackChecks(Base):
                 "which echoes every RCON command to operators)",
             )
         else:
-            self._add("PASS", name, f"false in {props.path} (the log was not readable)")
+            why = "the log was not readable" if lines is None else "nothing reached the log"
+            self._add("PASS", name, f"false in {props.path} ({why} during the run)")

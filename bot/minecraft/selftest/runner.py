@@ -112,7 +112,13 @@ class Selftest(PackChecks, TimedChecks):
         window = facts.LogWindow(config.log_path)
         await self.rcon.command(f"scoreboard players set #echo.{self.token} {OBJECTIVE} 1")
         self.stage = "command budget"
-        await self._check_budget()
+        budget_ok = await self._check_budget()
+        unusable = (
+            "not checked: the pack is not usable (see above)"
+            if not pack_ok
+            else "not checked: the command budget is too small (see command budget)"
+        )
+        pack_ok = pack_ok and budget_ok
         marker: Task | None = None
         if pack_ok:
             self.stage = "event source"
@@ -148,7 +154,7 @@ class Selftest(PackChecks, TimedChecks):
                 self._add("WARN", name, why)
             self._add("WARN", "retry counts", why)
         else:
-            why = "not checked: the pack is not usable (see above)"
+            why = unusable
             for name in ("marker task", "event source", "retry counts", "pause/resume"):
                 self._add("WARN", name, why)
             self._add("WARN", "cancel_all counts", why)
