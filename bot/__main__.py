@@ -1,11 +1,12 @@
-"""`python -m bot [run|console|install-datapack|check|events]`: the bot's launcher.
+"""`python -m bot [run|console|install-datapack|check|events|selftest]`: the bot's launcher.
 
 With no command: `run` when a Discord token is set, else `console`. With no Minecraft server
 configured, every command uses an embedded mcsim world in `<data_dir>/world`
 (bot.minecraft.embedded), started before the command and stopped after it.
 
-Exit codes: 0 done, 1 a check or an install failed (or a bot error), 2 bad settings or usage,
-130 interrupted while starting. Ctrl-C ends `run`, `console` and `events` cleanly (exit 0).
+Exit codes: 0 done, 1 a check, an install or a selftest check failed (or a bot error), 2 bad
+settings or usage, 130 interrupted while starting. Ctrl-C ends `run`, `console` and `events`
+cleanly (exit 0).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ __all__ = ["COMMANDS", "main"]
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("run", "console", "install-datapack", "check", "events")
+COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,7 +47,9 @@ def _parser() -> argparse.ArgumentParser:
         help="default: run when DOOM_DISCORD_TOKEN is set, else console",
     )
     parser.add_argument("--env-file", type=Path, default=Path(".env"), help="default: .env")
-    parser.add_argument("--server", help="only this configured server (install-datapack, events)")
+    parser.add_argument(
+        "--server", help="only this configured server (install-datapack, events, selftest)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
     return parser
 
@@ -113,6 +116,7 @@ def _dispatch(command: str, settings: Settings, only: str | None, out: TextIO) -
         "install-datapack": lambda: asyncio.run(_install(settings, only, out)),
         "check": lambda: asyncio.run(_check(settings, out)),
         "events": lambda: asyncio.run(_events(settings, only, out)),
+        "selftest": lambda: asyncio.run(_selftest(settings, only, out)),
     }
     return runners[command]()
 
@@ -158,6 +162,25 @@ async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
             failed += 1
         finally:
             await rcon.close()
+    if failed:
+        return 1
+    # the pack is in place: prove it works there, as /setup does
+    return await _selftest(settings, only, out)
+
+
+async def _selftest(settings: Settings, only: str | None, out: TextIO) -> int:
+    """Run the selftest on every (or the named) server through the bot's own services."""
+    from bot.minecraft.selftest import run_selftest
+
+    failed = False
+    async with _services(settings) as services:
+        for name, server in services.servers.items():
+            if only is not None and name != only:
+                continue
+            result = await run_selftest(server)
+            for line in result.lines():
+                print(line, file=out, flush=True)
+            failed = failed or not result.ok
     return 1 if failed else 0
 
 

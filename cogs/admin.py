@@ -1,4 +1,5 @@
-"""Admin commands: install the pack, see how every server is doing, reload a cog."""
+"""Admin commands: install the pack, prove it works (selftest), see how every server is doing,
+reload a cog."""
 
 from __future__ import annotations
 
@@ -12,17 +13,33 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.minecraft.selftest import run_selftest
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.permissions import is_admin
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
+    from bot.minecraft.selftest import SelftestResult
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
 LISTS = ("queue", "offline", "paused")
+MAX_MESSAGE = 2000  # Discord's limit on a message's content
+
+
+def selftest_message(result: SelftestResult) -> str:
+    """The selftest's lines as one code block that fits a message: the details of passed
+    checks go first when it is too long, then the tail is cut."""
+    lines = result.lines()
+    body = "\n".join(lines)
+    if len(body) > MAX_MESSAGE - 8:
+        short = [c.line() if c.status != "PASS" else f"PASS {c.name}" for c in result.checks]
+        body = "\n".join([*short, lines[-1]])
+    if len(body) > MAX_MESSAGE - 8:
+        body = body[: MAX_MESSAGE - 9] + "…"
+    return f"```\n{body}\n```"
 
 
 class AdminCog(commands.Cog, name="Admin"):
@@ -98,6 +115,21 @@ class AdminCog(commands.Cog, name="Admin"):
         await self.bot.audit(interaction, target, "setup", {}, outcome)
         prefix = "" if report.ok else "Not verified. "
         await interaction.followup.send((prefix + outcome)[:2000], ephemeral=True)
+        if report.ok:  # the pack is in place: prove it works there
+            result = await run_selftest(target)
+            await interaction.followup.send(selftest_message(result), ephemeral=True)
+
+    @server_command(
+        "Prove the pack works on the server: live checks, one line each (about 5 s).",
+        check=is_admin,
+    )
+    async def selftest(self, interaction: Interaction, server: str | None = None) -> None:
+        target = self.bot.server(server)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        result = await run_selftest(target)
+        outcome = result.lines()[-1]
+        await self.bot.audit(interaction, target, "selftest", {}, outcome)
+        await interaction.followup.send(selftest_message(result), ephemeral=True)
 
     @server_command(
         "RCON, pack version, event source, TPS and queue sizes.",

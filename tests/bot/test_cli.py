@@ -114,6 +114,12 @@ def test_check_fails_when_rcon_is_unreachable(tmp_path: Path, live: PackSim) -> 
 
 def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
     world = tmp_path / "bare"
+    # as the README asks (no RCON echo, no empty-server pause): the selftest that ends the
+    # install then passes
+    world.mkdir()
+    (world / "server.properties").write_text(
+        "broadcast-rcon-to-ops=false\npause-when-empty-seconds=0\n"
+    )
     server = Server(world, rcon_port=0, rcon_password=PASSWORD)
     server.start(realtime=True)  # writes level.dat, as vanilla does at start-up
     try:
@@ -122,6 +128,7 @@ def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
         proc = bot(tmp_path, "install-datapack", env=env_for(tmp_path, [entry]))
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert f"doom.schedule {VERSION} installed on server 'bare'" in proc.stdout
+        assert "PASS marker task" in proc.stdout and "selftest of 'bare' passed" in proc.stdout
         assert server.storage("doom.schedule:const")["version"] == VERSION
         again = bot(
             tmp_path, "install-datapack", "--server", "bare", env=env_for(tmp_path, [entry])
@@ -188,3 +195,66 @@ async def test_events_prints_events_as_they_come_and_stops_on_ctrl_c(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+def test_selftest_on_the_embedded_world(tmp_path: Path) -> None:
+    proc = bot(tmp_path, "selftest", env=env_for(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert all(line.split(" ", 1)[0] in ("PASS", "WARN") for line in lines[:-1]), proc.stdout
+    assert "PASS event source" in proc.stdout and "PASS retry counts" in proc.stdout
+    assert lines[-1].startswith("selftest of 'embedded' passed in ")
+
+
+def test_selftest_exits_1_and_says_what_to_do_when_a_check_fails(
+    tmp_path: Path, live: PackSim
+) -> None:
+    live.server.run("tick freeze")
+    proc = bot(tmp_path, "selftest", "--server", "sim", env=env_for(tmp_path, [server_entry(live)]))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL game time: frozen (`tick freeze`)" in proc.stdout
+    assert "tick unfreeze" in proc.stdout
+    unknown = bot(
+        tmp_path, "selftest", "--server", "x", env=env_for(tmp_path, [server_entry(live)])
+    )
+    assert unknown.returncode == 2 and "no server 'x'" in unknown.stderr
+
+
+async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
+    tmp_path: Path, live: PackSim
+) -> None:
+    def selftest_tasks() -> list[str]:
+        return [i for which in ("queue", "paused") for i in live.ids(which) if "selftest" in i]
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "selftest",
+        cwd=tmp_path, env=env_for(tmp_path, [server_entry(live)]),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        async with asyncio.timeout(60):
+            while not selftest_tasks():  # its marker is queued: it is in the middle
+                assert proc.returncode is None, await proc.communicate()
+                await asyncio.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(proc.wait(), 30) == 130
+        assert selftest_tasks() == []
+        assert not live.server.storage("doom.selftest:run")
+        objectives = live.server.run("scoreboard objectives list").feedback
+        assert not any("doom.selftest" in line for line in objectives)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+def test_selftest_with_a_wrong_password_fails_at_rcon_and_changes_nothing(
+    tmp_path: Path, live: PackSim
+) -> None:
+    before = live.server.storage("doom.schedule:data")
+    entry = server_entry(live, rcon_password="wrong-password")
+    proc = bot(tmp_path, "selftest", env=env_for(tmp_path, [entry]))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL rcon: " in proc.stdout and "rcon_password" in proc.stdout
+    assert "wrong-password" not in proc.stdout + proc.stderr
+    assert live.server.storage("doom.schedule:data") == before

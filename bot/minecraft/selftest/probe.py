@@ -1,0 +1,125 @@
+"""A second reader of the event source the bot uses, for the selftest's own events.
+
+The selftest must see its marker's events arrive the way the bot's alerts do, but it must not
+move the bot's saved place: a selftest run while the bot is down would otherwise mark the
+alerts logged in the meantime as delivered. So the probe is a new source of the same class
+with the same path or pack client, keeping its cursor in memory: a log tailer starts at the
+end of the live log, a storage poller after the newest event in the ring buffer.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EventProbe", "MemoryCursors", "probe_for"]
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from contextlib import aclosing
+
+from bot.events.event import Event
+from bot.events.log_tail import LogTailer
+from bot.events.storage_poll import StoragePoller
+
+log = logging.getLogger(__name__)
+
+_MAX_LOG_POLL = 0.25  # s: the probe need not wait as long between looks as the bot does
+_MAX_RCON_POLL = 0.5
+
+
+class MemoryCursors:
+    """A cursor store that forgets everything when the selftest ends."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def get_cursor(self, key: str) -> str | None:
+        return self.values.get(key)
+
+    def set_cursor(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+
+def probe_for(source: object) -> LogTailer | StoragePoller | None:
+    """A fresh source like `source` (same file or pack client), with a memory cursor."""
+    if isinstance(source, LogTailer):
+        return LogTailer(
+            source.path,
+            source.server,
+            MemoryCursors(),
+            poll_interval=min(source.poll_interval, _MAX_LOG_POLL),
+            cursor_key="selftest",
+        )
+    if isinstance(source, StoragePoller):
+        poller = StoragePoller(
+            source.pack,
+            source.server,
+            MemoryCursors(),
+            poll_interval=min(source.poll_interval, _MAX_RCON_POLL),
+            broadcast_rcon_to_ops=False,  # the bot's own poller already says so; not twice
+            cursor_key="selftest",
+        )
+        return poller
+    return None
+
+
+class EventProbe:
+    """Collects the events whose task id passes `keep`, from a started probe source."""
+
+    def __init__(self, source: LogTailer | StoragePoller, keep: Callable[[str], bool]) -> None:
+        self.source = source
+        self.keep = keep
+        self.events: list[Event] = []
+        self.error: BaseException | None = None
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def kind(self) -> str:
+        if isinstance(self.source, LogTailer):
+            return f"the log {self.source.path}"
+        return "the pack's ring buffer over RCON"
+
+    async def start(self, limit: float = 5.0) -> bool:
+        """Start reading; True once the source knows where it starts (a poller: after its
+        first poll, which only fixes the starting seq)."""
+        self._task = asyncio.create_task(self._pump(), name="selftest event probe")
+        try:
+            async with asyncio.timeout(limit):
+                await self.source.ready.wait()
+                while isinstance(self.source, StoragePoller):  # polls has no event of its own
+                    if self.source.polls >= 1 or self._task.done():
+                        break
+                    await asyncio.sleep(0.02)
+        except TimeoutError:
+            return False
+        return not self._task.done()
+
+    async def _pump(self) -> None:
+        try:
+            async with aclosing(self.source.events()) as stream:
+                async for event in stream:
+                    if self.keep(event.task_id):
+                        self.events.append(event)
+                        self._changed.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # reported by the check that waits for the events
+            log.warning("the selftest's event probe failed: %s", exc)
+            self.error = exc
+            self._changed.set()
+
+    async def wait_changed(self, limit: float) -> None:
+        """Until a new event (or a failure) arrives, or `limit` seconds pass."""
+        self._changed.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(limit, 0.0)):
+                await self._changed.wait()
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task
+        self._task = None

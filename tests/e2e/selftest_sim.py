@@ -1,0 +1,139 @@
+"""A realtime (20 TPS) mcsim with the pack, and the bot's own services on it, for the selftest.
+
+The selftest measures the real thing (ticks pass on the server's clock), so unlike the other
+end-to-end tests the server runs its own game loop here. Faults are planted in the world, the
+pack copy or the server's settings before the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import shutil
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import make_settings
+
+from bot.config import ServerConfig
+from bot.minecraft.selftest import OBJECTIVE, SELFTEST_PREFIX, STORAGE, SelftestResult
+from bot.services import Services, build_services
+from mcsim.server import Server
+from mcsim.world import read_properties, write_properties
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PASSWORD = "selftest-rcon-Pw"
+LINE = re.compile(r"^(PASS|FAIL|WARN) ([a-zA-Z_/ -]+?)(?:: (.+))?$")
+# every check the issue asks for, by the name the selftest prints
+CHECKS = (
+    "server software", "rcon", "pack enabled", "pack version", "function tags",
+    "command budget", "cancel_all counts", "game time", "pause when empty", "pause/resume",
+    "hostile run text", "marker task", "event source", "retry counts", "measured TPS",
+    "broadcast-rcon-to-ops", "cleanup",
+)  # fmt: skip
+
+
+@dataclass
+class Live:
+    server: Server
+    world: Path
+    services: Services
+    tmp: Path
+
+    @property
+    def main(self) -> Any:
+        return self.services.servers["main"]
+
+    def lists(self) -> tuple[object, object, object]:
+        data = self.server.storage("doom.schedule:data")
+        return data.get("queue"), data.get("offline"), data.get("paused")
+
+
+def copy_pack(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
+    """A copy of the bundled pack in the test's tmp dir, changed by `edit`."""
+    pack = tmp / "pack-copy"
+    shutil.copytree(ROOT / "datapack", pack, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    if edit is not None:
+        edit(pack)
+    return pack
+
+
+@contextlib.asynccontextmanager
+async def live_server(
+    tmp: Path,
+    *,
+    pack: Path | None = None,
+    properties: dict[str, str] | None = None,
+    event_source: str = "log",
+    log_path: Path | None = None,
+    flavour: str | None = None,
+    before_services: Callable[[Server], None] | None = None,
+) -> AsyncIterator[Live]:
+    """An mcsim at 20 TPS with `pack` (default: the bundled one) installed, and the services
+    the bot would build for it. Defaults: no RCON echo, no empty-server pause."""
+    world = tmp / "world"
+    (world / "datapacks").mkdir(parents=True)
+    shutil.copytree(pack or ROOT / "datapack", world / "datapacks" / "doom.schedule")
+    values = read_properties(world / "server.properties")
+    values.update({"broadcast-rcon-to-ops": "false", "pause-when-empty-seconds": "0"})
+    values.update(properties or {})
+    write_properties(world / "server.properties", values)
+    options: dict[str, Any] = {"flavour": flavour} if flavour else {}
+    server = Server(world, rcon_port=0, rcon_password=PASSWORD, **options)
+    server.start(realtime=True)
+    try:
+        if before_services is not None:
+            before_services(server)
+        assert server.rcon_port is not None
+        config = ServerConfig(
+            name="main",
+            rcon_port=server.rcon_port,
+            rcon_password=PASSWORD,  # type: ignore[arg-type]
+            world_dir=world,
+            log_path=log_path or server.log_path,
+            event_source=event_source,  # type: ignore[arg-type]
+        )
+        settings = make_settings(tmp, [config], log_poll_interval=0.1, rcon_poll_interval=0.5)
+        services = await build_services(settings)
+        try:
+            yield Live(server, world, services, tmp)
+        finally:
+            await services.close()
+    finally:
+        server.stop()
+
+
+async def until(condition: Callable[[], bool], limit: float = 10.0) -> bool:
+    """Poll `condition` (server state has no event to wait on) until true or `limit` s pass."""
+    deadline = time.monotonic() + limit
+    while True:
+        if condition():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+
+
+def statuses(result: SelftestResult) -> dict[str, str]:
+    """check name -> status, from the printed lines (so the format is tested too)."""
+    found: dict[str, str] = {}
+    for line in result.lines()[:-1]:
+        m = LINE.match(line)
+        assert m is not None, line
+        assert m.group(2) not in found, f"{m.group(2)} reported twice"
+        found[m.group(2)] = m.group(1)
+    return found
+
+
+def assert_clean(live: Live) -> None:
+    """Nothing of the selftest is left: no task, no objective, no scratch storage."""
+    for tasks in live.lists():
+        assert isinstance(tasks, list | None)
+        assert not [t for t in tasks or [] if str(t["id"]).startswith(SELFTEST_PREFIX)]
+    assert not live.server.storage(STORAGE)
+    reply = live.server.run("scoreboard objectives list").feedback
+    assert not any(OBJECTIVE in line for line in reply), reply

@@ -1,0 +1,81 @@
+"""/selftest and the selftest at the end of /setup, through discord.py's own CommandTree (the
+harness), on the bot's services over TCP RCON to mcsim at 20 TPS."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from harness import ADMIN, ALERT_CHANNEL, AUDIT_CHANNEL, MOD, NOBODY, Harness
+from selftest_sim import Live, assert_clean, live_server
+
+from bot.minecraft.selftest import SelftestResult
+from bot.minecraft.selftest.result import Check
+from cogs.admin import MAX_MESSAGE, selftest_message
+
+
+@pytest.fixture
+async def bot_on_live(tmp_path: Path) -> AsyncIterator[tuple[Harness, Live]]:
+    async with live_server(tmp_path) as live:
+        harness = await Harness(live.services.settings, live.services).start()
+        alerts = harness.bot.get_cog("Alerts")
+        assert alerts is not None
+        alerts.batch_window = 0.1  # type: ignore[attr-defined]
+        try:
+            yield harness, live
+        finally:
+            await harness.discord.close()
+
+
+async def test_selftest_command_shows_every_line_to_the_admin(
+    bot_on_live: tuple[Harness, Live],
+) -> None:
+    harness, live = bot_on_live
+    reply = await harness.run("selftest", ADMIN)
+    assert reply.ephemeral
+    text = reply.text
+    for check in ("pack version", "marker task", "event source", "retry counts", "cleanup"):
+        assert f"PASS {check}" in text, text
+    assert "selftest of 'main' passed in " in text and "FAIL" not in text
+    assert_clean(live)
+    # its own retry_exhausted event is not an alert; the run is in the audit log
+    assert harness.posts(ALERT_CHANNEL) == []
+    rows = await live.services.audit.mutations(server="main")
+    assert [r.action for r in rows] == ["selftest"]
+    assert [p.payload["embeds"][0]["title"] for p in harness.posts(AUDIT_CHANNEL)] == ["/selftest"]
+
+
+@pytest.mark.parametrize("user", [MOD, NOBODY], ids=["moderator", "nobody"])
+async def test_selftest_is_for_admins_only(bot_on_live: tuple[Harness, Live], user: object) -> None:
+    harness, live = bot_on_live
+    before = live.server.counters.total
+    reply = await harness.run("selftest", user)  # type: ignore[arg-type]
+    assert reply.text == "You need the admin role to use /selftest."
+    assert live.server.counters.total == before  # nothing was sent to the server
+
+
+async def test_setup_ends_with_the_selftest(bot_on_live: tuple[Harness, Live]) -> None:
+    harness, live = bot_on_live
+    reply = await harness.run("setup", ADMIN)
+    text = reply.text
+    assert "reinstalled" in text and "Not verified" not in text
+    assert "PASS pack version" in text and "selftest of 'main' passed" in text
+    assert_clean(live)
+
+
+async def test_a_failing_selftest_is_said_in_discord(bot_on_live: tuple[Harness, Live]) -> None:
+    harness, live = bot_on_live
+    live.server.run("tick freeze")
+    reply = await harness.run("selftest", ADMIN)
+    assert "FAIL game time: frozen" in reply.text and "FAILED" in reply.text
+
+
+def test_a_long_report_still_fits_one_message() -> None:
+    result = SelftestResult("main", duration=3.0)
+    for i in range(40):
+        result.checks.append(Check("PASS", f"check {i}", "x" * 80))
+    result.checks.append(Check("FAIL", "game time", "frozen: run `tick unfreeze`"))
+    message = selftest_message(result)
+    assert len(message) <= MAX_MESSAGE
+    assert "FAIL game time: frozen: run `tick unfreeze`" in message and "PASS check 39" in message
