@@ -30,8 +30,8 @@ def at(text: str, now: datetime = NOW, tz: str = "Europe/Berlin") -> datetime:
     return parse_when(text, now, ZoneInfo(tz))
 
 
-def berlin(*args: int) -> datetime:
-    return datetime(*args, tzinfo=BERLIN).astimezone(UTC)  # type: ignore[misc]
+def berlin(year: int, month: int, day: int, hour: int, minute: int, second: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=BERLIN).astimezone(UTC)
 
 
 @pytest.mark.parametrize(
@@ -193,7 +193,8 @@ async def test_a_good_input_is_stored_and_a_duplicate_id_refused(
     scheduler: Scheduler, tmp_path: Path
 ) -> None:
     row = await scheduler.create(server="sim", command="say hi", task_id="t", created_by=MOD,
-                                 when="fri 20:00", timezone="Europe/Berlin", announce="5m,10s")  # fmt: skip
+                                 when="fri 20:00", timezone="Europe/Berlin",
+                                 announce="5m,10s")  # fmt: skip
     assert row.next_due == berlin(2026, 12, 4, 20, 0)
     assert row.announce == (300, 10) and row.state == "active" and row.kind == "at"
     assert row.created_by == MOD and row.missed == "once"

@@ -8,23 +8,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bot"))
 
-from pack_sim import PASSWORD, PackSim, start_sim  # noqa: E402
+from pack_sim import PASSWORD, PackSim, start_sim
 
-from bot.config import DEFAULT_DENY, ServerConfig  # noqa: E402
-from bot.minecraft.command_check import CommandChecker  # noqa: E402
-from bot.minecraft.pack_client import PackClient  # noqa: E402
-from bot.minecraft.rcon import RconClient  # noqa: E402
-from bot.services import ServerServices  # noqa: E402
-from bot.store.db import Database  # noqa: E402
-from bot.store.schedules import Creator, ScheduleStore  # noqa: E402
-from bot.wallclock.clock import ManualClock  # noqa: E402
-from bot.wallclock.scheduler import Scheduler  # noqa: E402
+from bot.config import DEFAULT_DENY, ServerConfig
+from bot.minecraft.command_check import CommandChecker
+from bot.minecraft.pack_client import PackClient
+from bot.minecraft.rcon import RconClient
+from bot.services import ServerServices
+from bot.store.db import Database
+from bot.store.schedules import Creator, ScheduleStore
+from bot.wallclock.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 
 __all__ = [
     "MOD",
