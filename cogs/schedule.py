@@ -22,7 +22,7 @@ from bot.slash.cog_helpers import (
     server_command,
     task_command,
 )
-from bot.slash.planned_ui import planned_embed
+from bot.slash.planned_ui import planned_embed, timezone_autocomplete
 from bot.store.schedules import Creator
 
 if TYPE_CHECKING:
@@ -141,6 +141,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
     )
     @app_commands.choices(unit=UNITS)
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def schedule(
         self,
         interaction: Interaction,

@@ -108,6 +108,8 @@ async def task_id_autocomplete(
         ids += [i for i in await server.pack.task_ids(current, limit=MAX_CHOICES) if i not in ids]
     except errors.BotError:
         pass  # an unreachable server offers only the planned ids; the command will say why
+    low = current.lower()
+    ids.sort(key=lambda i: not i.lower().startswith(low))  # stable: prefix matches first
     return [
         app_commands.Choice(name=i[:MAX_CHOICE_LEN], value=i[:MAX_CHOICE_LEN])
         for i in ids[:MAX_CHOICES]

@@ -3,12 +3,22 @@
 
 from __future__ import annotations
 
-__all__ = ["WALLCLOCK_OPTIONS", "planned_embed", "planned_line", "stamp", "when_text"]
+__all__ = [
+    "WALLCLOCK_OPTIONS",
+    "planned_embed",
+    "planned_line",
+    "stamp",
+    "timezone_autocomplete",
+    "when_text",
+]
 
+import functools
+import zoneinfo
 from collections.abc import Sequence
 from datetime import datetime
 
 import discord
+from discord import app_commands
 
 from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import human
@@ -76,3 +86,19 @@ def planned_embed(
         embed.add_field(name="last runs", value="\n".join(lines), inline=False)
     embed.set_footer(text=f"planned #{row.id} by {row.created_by.name}")
     return embed
+
+
+@functools.cache
+def _zones() -> tuple[str, ...]:
+    return tuple(sorted(zoneinfo.available_timezones()))
+
+
+async def timezone_autocomplete(
+    interaction: discord.Interaction[discord.Client], current: str
+) -> list[app_commands.Choice[str]]:
+    """IANA zone names starting with (then containing) what the user typed (no round trip)."""
+    low = current.lower().replace(" ", "_")
+    zones = _zones()
+    ranked = [z for z in zones if z.lower().startswith(low)]
+    ranked += [z for z in zones if low in z.lower() and z not in ranked]
+    return [app_commands.Choice(name=z, value=z) for z in ranked[:25]]
