@@ -44,8 +44,14 @@ async def test_when_in_5s_runs_on_time_while_a_game_time_task_waits(
         await asyncio.sleep(0.05)
     await asyncio.to_thread(paused.run, "scoreboard objectives add wc dummy")
     paused_at = paused.game_time
-    config = ServerConfig(name="main", rcon_port=paused.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-                          world_dir=paused.world, log_path=paused.log_path, event_source="log")  # fmt: skip
+    config = ServerConfig(
+        name="main",
+        rcon_port=paused.rcon_port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=paused.world,
+        log_path=paused.log_path,
+        event_source="log",
+    )
     settings = make_settings(tmp_path, [config], log_poll_interval=0.05)
     harness = await Harness(settings, await build_services(settings)).start()
     try:
