@@ -29,7 +29,9 @@ __all__ = [
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from bot.config import ServerConfig
@@ -44,13 +46,20 @@ _PASSED = re.compile(r"^Test passed")
 Where = Literal["ran", "queue", "offline", "paused"]
 
 
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True, slots=True)
 class HandOver:
-    """What the pack did with a handed-over task: `ran` (gone from every list after the run),
-    or the list it still waits in (queue: retrying or capped; offline: its player left)."""
+    """What the pack did with a handed-over task: `ran` (gone from the lists after the run),
+    or the list it still waits in (queue: retrying or capped; offline: its player left); when
+    the pack acknowledged it, and when the call it ran in returned."""
 
     serial: int | None
     where: Where
+    handed_at: datetime
+    ran_at: datetime
 
 
 def _key(key: str) -> str:
@@ -82,8 +91,9 @@ async def run_due_now(pack: PackClient) -> None:
 
 
 async def _where(pack: PackClient, serial: int) -> Where:
+    # a task just run cannot be paused (only a command could do that), so two lists suffice
     which: Where
-    for which in ("queue", "offline", "paused"):
+    for which in ("offline", "queue"):
         reply = await pack.rcon.command(
             f"execute if data storage doom.schedule:data {which}[{{n:{serial}}}]"
         )
@@ -102,9 +112,10 @@ async def hand_over(
     retry_delay: int = 1,
     as_player: str | None = None,
     skip_submit: bool = False,
+    now: Callable[[], datetime] = _utcnow,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
-    server already has it (a retry after a drop)."""
+    server already has it (a retry after a drop). `now` is the caller's clock."""
     serial: int | None = None
     if not skip_submit:
         task = await pack.schedule(
@@ -112,10 +123,11 @@ async def hand_over(
             as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
         )  # fmt: skip
         serial = task.n if task is not None else None
+    handed = now()
     await run_due_now(pack)
-    if serial is None:
-        return HandOver(None, "ran")
-    return HandOver(serial, await _where(pack, serial))
+    ran = now()
+    where: Where = "ran" if serial is None else await _where(pack, serial)
+    return HandOver(serial, where, handed, ran)
 
 
 def announcement(task_id: str, seconds: int) -> str:

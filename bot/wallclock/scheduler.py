@@ -398,7 +398,7 @@ class Scheduler:
                 result = await handover.hand_over(
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
-                    skip_submit=known,
+                    skip_submit=known, now=self.clock.now,
                 )  # fmt: skip
             except PackError as e:
                 if e.code == "player_offline":
@@ -425,13 +425,12 @@ class Scheduler:
                 await self._sleep(min(delay, (deadline - now).total_seconds()))
                 continue
             break
-        handed = self.clock.now()
-        late = (handed - due).total_seconds()
+        late = (result.handed_at - due).total_seconds()
         outcome = {"ran": "ran", "queue": "queued", "offline": "waiting_player",
                    "paused": "paused"}[result.where]  # fmt: skip
         await self.store.finish_run(
-            run_id, outcome, handed_over=handed,
-            ran_in_game=handed if result.where == "ran" else None, lateness=late,
+            run_id, outcome, handed_over=result.handed_at,
+            ran_in_game=result.ran_at if result.where == "ran" else None, lateness=late,
         )  # fmt: skip
         self.handed_over += 1
         if timedelta(seconds=late) > self.grace:
