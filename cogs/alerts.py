@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.events.event import Event
     from bot.services import ServerServices
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,12 @@ ALERTS: dict[str, tuple[str, int]] = {
     "restored": ("Task resumed: its player is back", 0x57F287),
     "invalid": ("Task removed: its command does not parse", 0xED4245),
     "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
+    # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
+    "wallclock_missed": ("Planned task missed", 0xED4245),
+    "wallclock_skipped": ("Planned runs skipped", 0xFEE75C),
+    "wallclock_late": ("Planned task ran late", 0xFEE75C),
+    "wallclock_failed": ("Planned task refused by the server", 0xED4245),
+    "wallclock_waiting": ("Planned task waiting: its player is offline", 0xFEE75C),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
 FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.discord_limits)
@@ -41,7 +48,8 @@ def alert_embed(event: Event) -> discord.Embed:
     embed = discord.Embed(title=title, colour=colour)
     embed.add_field(name="task", value=f"`{event.task_id[:100]}`")
     embed.add_field(name="server", value=event.server)
-    embed.add_field(name="game time", value=str(event.game_time))
+    if event.game_time >= 0:
+        embed.add_field(name="game time", value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
         embed.add_field(name=key[:256], value=f"`{clip(value, 1000)}`")
     embed.set_footer(text=f"event {event.seq}")
@@ -49,7 +57,8 @@ def alert_embed(event: Event) -> discord.Embed:
 
 
 def _line(event: Event) -> str:
-    return f"`{clip(event.task_id, 64)}` {event.type} on {event.server} at {event.game_time}"
+    at = f" at {event.game_time}" if event.game_time >= 0 else ""  # wall-clock events have none
+    return f"`{clip(event.task_id, 64)}` {event.type} on {event.server}{at}"
 
 
 def _summaries(events: list[Event]) -> list[discord.Embed]:
@@ -100,6 +109,10 @@ class AlertsCog(commands.Cog, name="Alerts"):
             if server.events is not None:
                 task = asyncio.create_task(self._consume(server), name=f"alerts-{server.name}")
                 self._consumers.append(task)
+        scheduler = self.bot.services.scheduler
+        if scheduler is not None:
+            task = asyncio.create_task(self._consume_planned(scheduler), name="alerts-wallclock")
+            self._consumers.append(task)
 
     async def cog_unload(self) -> None:
         for task in self._consumers:
@@ -122,6 +135,13 @@ class AlertsCog(commands.Cog, name="Alerts"):
             except Exception:  # a broken source is restarted, not given up on
                 log.exception("event source of %s failed; restarting it", server.name)
                 await asyncio.sleep(5)
+
+    async def _consume_planned(self, scheduler: Scheduler) -> None:
+        async with contextlib.aclosing(scheduler.events()) as stream:
+            async for event in stream:
+                server = self.bot.services.servers.get(event.server)
+                if server is not None:
+                    await self.handle(server, event)
 
     async def handle(self, server: ServerServices, event: Event) -> None:
         """Queue one event for its server's alert channel (non-alert types are ignored)."""

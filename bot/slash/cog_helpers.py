@@ -132,7 +132,8 @@ _id_caches: weakref.WeakKeyDictionary[DoomBot, _IdCache] = weakref.WeakKeyDictio
 async def task_id_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Queued task ids starting with what the user typed, on the server the command names.
+    """Task ids starting with what the user typed, on the server the command names: planned
+    (wall-clock) rows first, then the pack's lists.
 
     Only for moderators: anyone else would read the queue (and cost a round trip per keystroke).
     A server slower than :data:`AUTOCOMPLETE_BUDGET` gets the ids it gave last time (see
@@ -141,11 +142,17 @@ async def task_id_autocomplete(
         server = interaction.client.server(getattr(interaction.namespace, "server", None))
     except errors.BotError:
         return []  # an unknown server just offers nothing; the command will say why
+    ids: list[str] = []
+    scheduler = interaction.client.services.scheduler
+    if scheduler is not None:  # planned rows come from the bot's own database: no round trip
+        ids = await scheduler.task_ids(server.name, current, MAX_CHOICES)
     cache = _id_caches.setdefault(interaction.client, _IdCache())
     try:
-        ids = await cache.lookup(server, current)
+        ids += [i for i in await cache.lookup(server, current) if i not in ids]
     except errors.BotError:
-        return []  # an unreachable server just offers nothing; the command will say why
+        pass  # an unreachable server offers only the planned ids; the command will say why
+    low = current.lower()
+    ids.sort(key=lambda i: not i.lower().startswith(low))  # stable: prefix matches first
     # a choice's name and value are 1-100 characters (bot.slash.discord_limits); ids are <= 64
     return [app_commands.Choice(name=i, value=i) for i in ids if 0 < len(i) <= MAX_CHOICE_LEN][
         :MAX_CHOICES
