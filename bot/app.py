@@ -58,6 +58,7 @@ class DoomBot(commands.Bot):
         self.failed_extensions: dict[str, BaseException] = {}
 
     async def setup_hook(self) -> None:
+        await self.services.start()  # background work (crash guards) runs with the bot
         for name in self.settings.extensions:
             try:
                 await self.load_extension(name)

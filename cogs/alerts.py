@@ -27,6 +27,7 @@ ALERTS: dict[str, tuple[str, int]] = {
     "restored": ("Task resumed: its player is back", 0x57F287),
     "invalid": ("Task removed: its command does not parse", 0xED4245),
     "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
+    "restored_after_crash": ("Server came back from its last save: tasks restored", 0xFEE75C),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit
 MAX_LINES = 30  # in a summary of a large batch
