@@ -118,7 +118,7 @@ class CrashGuard:
         self.last_report: RestoreReport | None = None
         self._partial: RestoreReport | None = None  # of a restore that was interrupted
         self.idle = asyncio.Event()  # set while nothing is left to check (tests wait on it)
-        ledger.on_rollback.append(self._notice)
+        ledger.on_suspect.append(self.notice_reconnect)
 
     # -- triggers -----------------------------------------------------------------------------
 
@@ -205,11 +205,12 @@ class CrashGuard:
         self._full = self._marks = False
         self.checks += 1
         try:
-            _, _, pending = await self.ledger.marks()
+            before = await self.ledger.marks()
+            pending = before[2]
             if pending is None and (marks or full):
                 game_time = await self.pack.get_time()
                 serial = await self.pack.serial()
-                if not await self.ledger.saw(game_time, serial) and full:
+                if not await self.ledger.saw(game_time, serial, before) and full:
                     await self.ledger.begin_restore("the server started again")
                 _, _, pending = await self.ledger.marks()
             if pending is None:

@@ -387,7 +387,8 @@ class PackClient:
 
     async def get_time(self) -> int:
         """The game time, through the pack's `get_time` (one round trip)."""
-        reply = await self.rcon.command("function doom.schedule:get_time")
+        async with self._lock:  # get_time rewrites doom.schedule:out: not inside an exchange
+            reply = await self.rcon.command("function doom.schedule:get_time")
         error = self._call_failed("doom.schedule:get_time", reply)
         if error is not None:
             raise error

@@ -141,8 +141,8 @@ class Ledger:
         self.retain = retain
         self._migrated = False
         self._seen = -1  # the highest game time read since the last write (see saw_time)
-        # called when an acknowledgement shows the game time or the serial went backwards
-        self.on_rollback: list[Callable[[], None]] = []
+        # called when an acknowledgement shows a game time or serial below the marks
+        self.on_suspect: list[Callable[[], None]] = []
 
     async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         if not self._migrated:
@@ -172,28 +172,22 @@ class Ledger:
         self, db: sqlite3.Connection, game_time: int, serial: int, *, new_task: bool = False
     ) -> bool:
         """Raise the marks to what the server showed: a game time, and the serial counter (or
-        the serial of a task just made, `new_task`); True when either went backwards (a
-        rollback), which starts a pending restore instead."""
+        the serial of a task just made, `new_task`). True when either is below the marks: a
+        hint only (a concurrent call may have written newer marks after this one read the
+        server), so the guard is asked to look (CrashGuard.check compares safely)."""
         last_time, last_serial, pending = self._server_row(db)
         if pending is not None:
-            return False
+            return False  # the marks are the pre-crash ones until the restore ends
         last_time = max(last_time, self._seen)
         serial_back = serial <= last_serial if new_task else 0 <= serial < last_serial
-        if (0 <= game_time < last_time) or (last_serial > 0 and serial_back):
-            why = (
-                "its game time went back"
-                if 0 <= game_time < last_time
-                else "its task serial went back"
-            )
-            self._set_pending(db, Pending(last_time, last_serial, why, self._top_key(db)))
-            return True
+        lower = (0 <= game_time < last_time) or (last_serial > 0 and serial_back)
         db.execute(
             "INSERT INTO ledger_servers (server, last_time, last_serial) VALUES (?, ?, ?)"
             " ON CONFLICT(server) DO UPDATE SET last_time = max(last_time, excluded.last_time),"
             " last_serial = max(last_serial, excluded.last_serial)",
             (self.server, max(game_time, last_time, -1), max(serial, 0)),
         )
-        return False
+        return lower
 
     @staticmethod
     def _top_key(db: sqlite3.Connection) -> int:
@@ -225,16 +219,33 @@ class Ledger:
         result: tuple[int, int, Pending | None] = await self._run(self._marks)
         return result
 
-    async def saw(self, game_time: int, serial: int = 0) -> bool:
-        """A game time (and serial) read from the server; True if it shows a rollback."""
+    async def saw(
+        self, game_time: int, serial: int, before: tuple[int, int, Pending | None]
+    ) -> bool:
+        """The server's game time and serial counter, read after the marks `before` were
+        taken: below them means the server came back from an older save, and a restore is
+        made pending (True); else the marks rise. Marks written by other calls since `before`
+        do not count, as those calls may have read the server before this one did."""
+        last_time, last_serial, _ = before
 
         def work(db: sqlite3.Connection) -> bool:
             with db:
-                return self._see(db, game_time, serial)
+                _, _, pending = self._server_row(db)
+                if pending is not None:
+                    return True
+                if 0 <= game_time < last_time or 0 <= serial < last_serial:
+                    why = (
+                        "its game time went back"
+                        if 0 <= game_time < last_time
+                        else "its task serial went back"
+                    )
+                    now_time, now_serial, _ = self._marks(db)
+                    self._set_pending(db, Pending(now_time, now_serial, why, self._top_key(db)))
+                    return True
+                self._see(db, game_time, serial)
+                return False
 
         rolled: bool = await self._run(work)
-        if rolled:
-            self._rolled_back()
         return rolled
 
     async def begin_restore(self, reason: str) -> Pending:
@@ -271,8 +282,8 @@ class Ledger:
 
         await self._run(work)
 
-    def _rolled_back(self) -> None:
-        for listener in self.on_rollback:
+    def _suspect(self) -> None:
+        for listener in self.on_suspect:
             listener()
 
     # -- PackRecorder -------------------------------------------------------------------------
@@ -300,7 +311,7 @@ class Ledger:
                 return rolled
 
         if await self._run(work):
-            self._rolled_back()
+            self._suspect()
 
     @staticmethod
     def _interval_ticks(request: Mapping[str, object]) -> int | None:
@@ -339,7 +350,7 @@ class Ledger:
                 return rolled
 
         if await self._run(work):
-            self._rolled_back()
+            self._suspect()
 
     def _apply(self, db: sqlite3.Connection, task: Task, state: str, op: str, now: int) -> None:
         remaining: int | None = None
