@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from bot.config import ServerConfig, Settings
     from bot.events.source import EventSource
     from bot.minecraft.command_check import CommandChecker
+    from bot.minecraft.crash_guard import CrashGuard
     from bot.minecraft.installer import PackInstaller
     from bot.minecraft.pack_client import PackClient
     from bot.minecraft.rcon import RconClient
@@ -83,6 +84,8 @@ class ServerServices:
     minecraft: MinecraftVersion = UNKNOWN_VERSION
     properties: ServerProperties = NO_PROPERTIES
     software: ServerSoftware = UNKNOWN_SOFTWARE  # filled by ensure_software()
+    # the record of what the bot put into the pack, and the restore after a crash (issue 10)
+    guard: CrashGuard | None = None
 
     @property
     def name(self) -> str:
@@ -118,6 +121,14 @@ class Services:
         """The bot's database; every store keeps its tables there (bot.store.db)."""
         return self.audit.db
 
+    async def start(self) -> None:
+        """Start the background work: the wall-clock scheduler and every server's crash guard."""
+        if self.scheduler is not None:
+            await self.scheduler.start()
+        for server in self.servers.values():
+            if server.guard is not None:
+                server.guard.start()
+
     async def close(self) -> None:
         """Close every RCON connection and the audit store; stop an embedded server."""
         if self._closed:
@@ -125,6 +136,9 @@ class Services:
         self._closed = True
         if self.scheduler is not None:
             await self.scheduler.stop()
+        for server in self.servers.values():
+            if server.guard is not None:
+                await server.guard.stop()
         for server in self.servers.values():
             try:
                 await server.rcon.close()
@@ -226,7 +240,34 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
     events, kind = _event_source(server, settings, pack, store, properties)
     # installing copies files into the world: only possible when the bot can see it
     installer = PackInstaller(rcon, server) if server.world_dir is not None else None
-    return ServerServices(server, rcon, pack, checker, events, installer, kind, version, properties)
+    guard = _crash_guard(rcon, pack, events, store)
+    guarded = _guarded(events, guard)
+    return ServerServices(
+        server, rcon, pack, checker, guarded, installer, kind, version, properties, guard
+    )
+
+
+def _crash_guard(
+    rcon: RconClient, pack: PackClient, events: EventSource, store: AuditStore
+) -> CrashGuard:
+    """The server's ledger (fed by the pack client) and the guard that restores from it."""
+    from bot.events.log_tail import LogTailer
+    from bot.minecraft.crash_guard import CrashGuard
+    from bot.store.ledger import Ledger
+
+    ledger = Ledger(store.db, pack.server.name)
+    pack.recorder = ledger
+    guard = CrashGuard(ledger, pack)
+    rcon.on_reconnect.append(guard.notice_reconnect)
+    if isinstance(events, LogTailer):
+        events.on_server_started.append(guard.notice_start)
+    return guard
+
+
+def _guarded(events: EventSource, guard: CrashGuard) -> EventSource:
+    from bot.events.guarded import GuardedEvents
+
+    return GuardedEvents(events, guard)
 
 
 async def build_services(

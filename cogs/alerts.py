@@ -37,6 +37,7 @@ ALERTS: dict[str, tuple[str, int]] = {
     "wallclock_late": ("Planned task ran late", 0xFEE75C),
     "wallclock_failed": ("Planned task refused by the server", 0xED4245),
     "wallclock_waiting": ("Planned task waiting: its player is offline", 0xFEE75C),
+    "restored_after_crash": ("Server came back from its last save: tasks restored", 0xFEE75C),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
 FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.discord_limits)

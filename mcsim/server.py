@@ -263,6 +263,28 @@ class Server:
             self._running = False
             self._stopping = False
 
+    def crash(self) -> None:
+        """What a crash or SIGKILL leaves (tests): the server gone with nothing saved and no
+        shutdown lines, so the world on disk is that of the last save (autosave, `save-all`,
+        stop) and a new Server on it starts from there, as vanilla does after a crash."""
+        with self._stop_lock:
+            with self.lock:
+                if not self._running or self._stopping:
+                    return
+                self._stopping = True
+            self.loop.request_exit()
+            if self._thread is not None and self._thread is not threading.current_thread():
+                self._thread.join(10)
+            with self.lock:
+                if self._rcon is not None:
+                    self._rcon.stop()
+                    self._rcon = None
+                self.loop.drain_after_stop()
+                if self.log is not None:
+                    self.log.close()
+                self._running = False
+                self._stopping = False
+
     def __enter__(self) -> Server:
         self.start()
         return self

@@ -30,12 +30,20 @@ import os
 import re
 import time
 import zlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from bot.events.event import CursorStore, Event, SeqDedup, load_cursor, parse_log_line, save_cursor
+from bot.events.event import (
+    CursorStore,
+    Event,
+    SeqDedup,
+    load_cursor,
+    log_message,
+    parse_log_line,
+    save_cursor,
+)
 
 __all__ = ["LogTailer", "TailCursor"]
 
@@ -46,6 +54,9 @@ _HEAD = 4096  # bytes of a file's start that identify it
 _ARCHIVE = re.compile(r"(\d{4}-\d{2}-\d{2})-(\d+)\.log(\.gz)?")
 _MAX_ARCHIVES = 64  # newest archives searched for the file a cursor points into
 _SAVE_EVERY = 5.0  # seconds between saves of progress that carried no event
+# The dedicated server's "started" line (MinecraftDedicatedServer.setupServer; RCON opens
+# right after it): a server that logs it has just (re)started from its last save.
+_STARTED = re.compile(r'^Done \(\d+(?:[.,]\d+)?s\)! For help, type "help"')
 
 
 def _hash(data: bytes) -> str:
@@ -192,6 +203,8 @@ class LogTailer:
         self._known: set[tuple[str, int]] = set()  # archives that existed or were read
         self._own: tuple[int, str] | None = None  # (size, head hash) of the file just drained
         self.lines_read = 0  # counters for tests and benchmarks
+        # called for each start-up line read (bot.minecraft.crash_guard listens)
+        self.on_server_started: list[Callable[[], None]] = []
         self.rotations = 0
         # set once the start position is fixed: a caller that says "following" waits for it,
         # or lines written before the tailer placed itself at the end would be skipped unseen
@@ -319,6 +332,11 @@ class LogTailer:
         self.lines_read += 1
         line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
         ev = parse_log_line(self.server, line)
+        if ev is None and self.on_server_started and "Done (" in line:
+            message = log_message(line)
+            if message is not None and _STARTED.match(message):
+                for listener in self.on_server_started:
+                    listener()
         if ev is None or not self._dedup.is_new(ev):
             return None
         return ev

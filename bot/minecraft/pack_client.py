@@ -44,9 +44,9 @@ from bot.minecraft.pack_input import (
 from bot.minecraft.rcon import RconClient
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from bot.minecraft.software import strip_colours
-from bot.minecraft.tasks import TASK_LISTS, Task, TaskList, task_from_storage
+from bot.minecraft.tasks import TASK_LISTS, PackRecorder, Task, TaskList, task_from_storage
 
-__all__ = ["NOMINAL_TPS", "CommandCheck", "PackClient", "Task"]
+__all__ = ["NOMINAL_TPS", "CommandCheck", "PackClient", "PackRecorder", "Task"]
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ _RETURNED: Final = re.compile(r"Function \S+ returned (-?\d+)")
 _TIME: Final = re.compile(r"^The time is (-?\d+)")
 _COUNT: Final = re.compile(r"^Test passed(?:, count: |\. Count: )(\d+)")
 _LEADING_COLOURS: Final = re.compile("^(?:§.)+", re.S)
+_SCORE: Final = re.compile(r"^\S+ has (-?\d+) \[")
 
 
 class CommandCheck(Protocol):
@@ -107,6 +108,7 @@ class PackClient:
         self._lock = asyncio.Lock()  # one storage-input exchange at a time (in -> call -> out)
         self._samples: deque[tuple[float, int]] = deque(maxlen=64)  # (monotonic s, game time)
         self._tps: float | None = None
+        self.recorder: PackRecorder | None = None  # the crash record (bot.store.ledger)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -270,6 +272,7 @@ class PackClient:
             command, "doom.schedule:submit", req, as_player=player, then=then
         )
         self._raise_unless_ok(out)
+        await self._record_schedule({"run": text, **fields, "as_player": player}, out)
         serial = out.get("n")
         if not isinstance(serial, int):
             return None
@@ -287,6 +290,9 @@ class PackClient:
         )
         out = await self._exchange(command, "doom.schedule:submit", req)
         self._raise_unless_ok(out)
+        await self._record_schedule(
+            {"run": text, "prefix": prefix, "time": delay, "unit": unit}, out
+        )
         new_id = out.get("id")
         if not isinstance(new_id, str):
             raise PackError("bad_reply", "The pack scheduled the task but did not say its id.")
@@ -303,16 +309,20 @@ class PackClient:
 
     async def cancel_one(self, id: str) -> bool:
         """Remove the first task with this id (queue, offline, paused); False if none."""
-        return self._raise_unless_ok(
-            await self._op("cancel_one", check_id(id)), tolerate="not_found"
-        )
+        affected = await self._before_op("cancel_one", check_id(id))
+        done = self._raise_unless_ok(await self._op("cancel_one", id), tolerate="not_found")
+        await self._record_op("cancel_one", id, affected, int(done))
+        return done
 
     async def cancel_all(self, id: str) -> int:
         """Remove every task with this id; how many were removed."""
-        out = await self._op("cancel_all", check_id(id))
+        affected = await self._before_op("cancel_all", check_id(id))
+        out = await self._op("cancel_all", id)
         if not self._raise_unless_ok(out, tolerate="not_found"):
             return 0
-        return _as_int(out.get("count"))
+        count = _as_int(out.get("count"))
+        await self._record_op("cancel_all", id, affected, count)
+        return count
 
     async def count(self, id: str) -> int:
         """How many tasks `cancel_all(id)` would remove."""
@@ -325,17 +335,92 @@ class PackClient:
         """Remove every task; how many were removed."""
         out = await self._op("clear")
         self._raise_unless_ok(out, tolerate="not_found")
-        return _as_int(out.get("count"))
+        count = _as_int(out.get("count"))
+        await self._record_op("clear", None, [], count)
+        return count
 
     async def pause(self, id: str) -> bool:
-        return self._raise_unless_ok(await self._op("pause", check_id(id)), tolerate="not_found")
+        affected = await self._before_op("pause", check_id(id))
+        done = self._raise_unless_ok(await self._op("pause", id), tolerate="not_found")
+        await self._record_op("pause", id, affected, int(done))
+        return done
 
     async def resume(self, id: str) -> bool:
-        return self._raise_unless_ok(await self._op("resume", check_id(id)), tolerate="not_found")
+        affected = await self._before_op("resume", check_id(id))
+        done = self._raise_unless_ok(await self._op("resume", id), tolerate="not_found")
+        await self._record_op("resume", id, affected, int(done))
+        return done
+
+    # -- the crash record -----------------------------------------------------------------------
+
+    async def serial(self) -> int:
+        """The pack's task serial counter (score holder #serial): the `n` of the newest task.
+        A crash rolls it back with the storage, so it tells which tasks the server forgot."""
+        reply = await self.rcon.command("scoreboard players get #serial doom.schedule")
+        m = _SCORE.match(reply)
+        if m:
+            return int(m.group(1))
+        if reply.startswith("Can't get value of"):
+            return 0  # no task was ever scheduled on this world
+        raise PackError("bad_reply", f"Unexpected answer to reading #serial: {reply[:200]}")
+
+    async def instances(self, id: str) -> list[Task]:
+        """Every task with this id, in the order the pack's ops search them (queue, offline,
+        paused; each list in its order)."""
+        check_id(id)
+        found: list[Task] = []
+        for which in TASK_LISTS:
+            if await self._count(f'{which}[{{id:"{id}"}}]') == 0:
+                continue
+            async with self._lock:
+                await self.rcon.command("data modify storage doom.bot:view t set value []")
+                await self.rcon.command(
+                    "data modify storage doom.bot:view t append from storage "
+                    f'doom.schedule:data {which}[{{id:"{id}"}}]'
+                )
+                value = await self._read("t", "doom.bot:view")
+                await self.rcon.command("data remove storage doom.bot:view t")
+            if isinstance(value, list):
+                found.extend(task_from_storage(t, which) for t in value if isinstance(t, dict))
+        return found
+
+    async def _before_op(self, op: str, id: str) -> list[Task]:
+        """The tasks `op` will act on, read first (only when a recorder wants them)."""
+        if self.recorder is None:
+            return []
+        try:
+            tasks = await self.instances(id)
+        except PackError:
+            return []
+        if op == "cancel_all":
+            return tasks
+        # the first match in the lists the pack's op searches (datapack/README.md, Public API)
+        lists = {"cancel_one": TASK_LISTS, "pause": ("queue", "offline"), "resume": ("paused",)}
+        first = next((t for t in tasks if t.list in lists[op]), None)
+        return [] if first is None else [first]
+
+    async def _record_schedule(self, request: dict[str, object], out: Mapping[str, object]) -> None:
+        if self.recorder is None:
+            return
+        try:
+            await self.recorder.scheduled({k: v for k, v in request.items() if v is not None}, out)
+        except Exception:  # the task is queued: a record that failed must not say otherwise
+            log.exception("%s: could not record the scheduled task", self.server.name)
+
+    async def _record_op(self, op: str, id: str | None, affected: list[Task], count: int) -> None:
+        if self.recorder is None or count == 0:
+            return
+        try:
+            game_time = await self.get_time()
+            serial = await self.serial()
+            await self.recorder.operated(op, id, affected, count, game_time, serial)
+        except Exception:
+            log.exception("%s: could not record %s %s", self.server.name, op, id or "")
 
     async def get_time(self) -> int:
         """The game time, through the pack's `get_time` (one round trip)."""
-        reply = await self.rcon.command("function doom.schedule:get_time")
+        async with self._lock:  # get_time rewrites doom.schedule:out: not inside an exchange
+            reply = await self.rcon.command("function doom.schedule:get_time")
         error = self._call_failed("doom.schedule:get_time", reply)
         if error is not None:
             raise error
@@ -519,6 +604,8 @@ class PackClient:
 
     def _sample_at(self, mono: float, game_time: int) -> None:
         self._samples.append((mono, game_time))
+        if self.recorder is not None:
+            self.recorder.saw_time(game_time)
 
     def _recent_sample(self) -> bool:
         return bool(self._samples) and time.monotonic() - self._samples[-1][0] < _TPS_WINDOW
@@ -529,7 +616,7 @@ class PackClient:
         if not m:
             raise PackError("bad_reply", f"Unexpected answer to `time query gametime`: {reply}")
         sample = (time.monotonic(), int(m.group(1)))
-        self._samples.append(sample)
+        self._sample_at(*sample)
         return sample
 
     async def tps(self) -> float:

@@ -28,6 +28,7 @@ import itertools
 import logging
 import socket
 import struct
+from collections.abc import Callable
 from typing import Final
 
 import aiomcrcon
@@ -144,6 +145,8 @@ class RconClient:
         self.round_trips = 0  # commands written to the server (counted when sent)
         self.sentinels = 0  # extra sentinel packets sent to find the end of long replies
         self.reconnects = 0  # successful connections after the first
+        # called after each reconnect (the crash guard checks whether the server restarted)
+        self.on_reconnect: list[Callable[[], None]] = []
         self._lock = asyncio.Lock()
         self._conn: _Connection | None = None
         self._ids = itertools.count(1)
@@ -295,6 +298,8 @@ class RconClient:
             if self._connected_before:
                 self.reconnects += 1
                 log.info("Reconnected to %s over RCON", self.label)
+                for listener in self.on_reconnect:
+                    listener()
             self._connected_before = True
             self._conn = conn
             return conn

@@ -6,11 +6,11 @@ Built from the task compound the pack keeps in `doom.schedule:data <list>` (data
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
-__all__ = ["TASK_LISTS", "Task", "TaskList", "task_from_storage"]
+__all__ = ["TASK_LISTS", "PackRecorder", "Task", "TaskList", "task_from_storage"]
 
 TaskList = Literal["queue", "offline", "paused"]
 TASK_LISTS: Final[tuple[TaskList, ...]] = ("queue", "offline", "paused")
@@ -69,3 +69,25 @@ def task_from_storage(value: Mapping[str, object], which: TaskList) -> Task:
         retry=_int(value.get("retry")),
         late=_int(value.get("late")),
     )
+
+
+class PackRecorder(Protocol):
+    """Told of every change the server acknowledged (bot.store.ledger.Ledger keeps the record
+    a crash is repaired from). Called after the pack's answer; an error here is logged, never
+    raised: the change was made whatever the record does."""
+
+    def saw_time(self, game_time: int) -> None:
+        """A game time the pack client read (the highest one is the mark a rollback is told
+        by)."""
+
+    async def scheduled(self, request: Mapping[str, object], out: Mapping[str, object]) -> None:
+        """`request` is what was sent (run, id or prefix, time/tick, unit, interval, retry,
+        retry_delay, as_player); `out` the pack's outcome record (id, n, due, time)."""
+
+    async def operated(
+        self, op: str, id: str | None, affected: Sequence[Task], count: int, game_time: int,
+        serial: int,
+    ) -> None:  # fmt: skip
+        """cancel_one/cancel_all/pause/resume/clear done: the tasks it acted on (read just
+        before; empty for clear), how many the pack counted, the game time and the pack's
+        task serial counter just after."""

@@ -1,0 +1,68 @@
+"""A server's event source with its crash guard on it (bot.minecraft.crash_guard).
+
+The guard's record follows the pack's events as they pass, and the guard's one alert per
+restore (an Event of type ``restored_after_crash``) joins the stream, so the alerts cog posts
+it as it posts every other event: no channel logic of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from bot.events.event import Event
+
+if TYPE_CHECKING:
+    from bot.events.source import EventSource
+    from bot.minecraft.crash_guard import CrashGuard
+
+__all__ = ["GuardedEvents"]
+
+log = logging.getLogger(__name__)
+
+
+class GuardedEvents:
+    """Wraps an EventSource (same `ready` and `events()`); `inner` is the wrapped one."""
+
+    def __init__(self, inner: EventSource, guard: CrashGuard) -> None:
+        self.inner = inner
+        self.guard = guard
+        self.ready = inner.ready
+
+    def __getattr__(self, name: str) -> object:
+        # counters of the wrapped source (lines_read, ...) for /status and tests
+        return getattr(self.inner, name)
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        queue: asyncio.Queue[Event | BaseException] = asyncio.Queue()
+        alerts: asyncio.Queue[Event] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async with aclosing(self.inner.events()) as stream:
+                    async for event in stream:
+                        await self.guard.saw_event(event)
+                        queue.put_nowait(event)
+            except Exception as e:  # handed to the consumer, which restarts the source
+                queue.put_nowait(e)
+
+        async def relay() -> None:
+            while True:
+                queue.put_nowait(await alerts.get())
+
+        self.guard.subscribe(alerts)
+        tasks = [asyncio.create_task(pump()), asyncio.create_task(relay())]
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self.guard.unsubscribe(alerts)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,479 @@
+"""The crash guard: sees a server come back from a crash or restart and redoes what it lost.
+
+A crash brings the server back with the storage, the scoreboard and the game time of its last
+save (vanilla saves every 6000 ticks, on `save-all` and on stop), so the tasks the bot put in
+since, and its cancels and pauses since, are gone or undone. The guard compares the pack's
+lists with the bot's record (bot.store.ledger) and makes them agree again:
+
+- a task of the record that the server forgot (its serial is past the pack's serial counter,
+  or another task now holds that serial) goes in again at its own due tick, so it runs after
+  `due - restored time` ticks, as it would have; a repeating one at its next boundary;
+- a cancel, pause or resume the server undid is done again, on that very task: the pack's ops
+  act on the first task with an id, so a change is only redone when that task is the first
+  (else it is listed as not restored); a lost `clear` removes again what it removed;
+- a task that already ran before the crash (its due tick is at or before the last game time
+  the bot saw) is not put in again, and a saved copy of it is taken out, so nothing runs twice;
+- tasks made in game, which the bot never touched, are left alone.
+
+Then it posts ONE alert listing what it restored: an Event of type ``restored_after_crash``,
+handed to the alerts cog through the server's event source (bot.events.guarded).
+
+When: the log tailer reads the server's start-up line (``Done (...)! For help``), or RCON
+reconnects to a server whose game time or task serial went back, or the pack answers a
+schedule with a game time or serial below what the bot saw. A restore that fails half way
+(RCON drops) is pending in the database and is resumed, without doubling: a task put in again
+whose answer was lost is found by its id, command and due tick and adopted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Final
+
+from bot.errors import BotError, PackError
+from bot.events.event import Event
+from bot.minecraft.pack_client import MAX_PAGE, PackClient
+from bot.minecraft.tasks import TASK_LISTS, Task
+from bot.store.ledger import Entry, Ledger, Pending
+
+__all__ = ["ALERT_TYPE", "CrashGuard", "RestoreReport"]
+
+log = logging.getLogger(__name__)
+
+ALERT_TYPE: Final = "restored_after_crash"
+_LABELS: Final = {
+    "rescheduled": "scheduled again",
+    "cancelled": "cancelled again",
+    "paused": "paused again",
+    "resumed": "resumed again",
+    "not_rerun": "ran before the crash, kept from running again",
+    "failed": "could not be restored",
+}
+
+
+@dataclass
+class RestoreReport:
+    """What one restore did, by kind (keys of _LABELS), as `id (detail)` strings."""
+
+    game_time: int = 0
+    reason: str = ""
+    done: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, kind: str, text: str) -> None:
+        items = self.done.setdefault(kind, [])
+        if text not in items:  # a restore resumed after a drop says each thing once
+            items.append(text)
+
+    def discard(self, kind: str, text: str) -> None:
+        if text in self.done.get(kind, []):
+            self.done[kind].remove(text)
+
+    def __bool__(self) -> bool:
+        return any(self.done.values())
+
+    def event(self, server: str, seq: int) -> Event:
+        details = {
+            _LABELS[kind]: ", ".join(items)[:1000] for kind, items in self.done.items() if items
+        }
+        details["why"] = self.reason
+        total = sum(len(v) for v in self.done.values())
+        return Event(server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time,
+                     MappingProxyType(details))  # fmt: skip
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class CrashGuard:
+    """One per server; started and stopped with the bot (bot.services)."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        pack: PackClient,
+        *,
+        sleep: Sleep = asyncio.sleep,
+        retry_initial: float = 1.0,
+        retry_max: float = 30.0,
+    ) -> None:
+        self.ledger = ledger
+        self.pack = pack
+        self.server = ledger.server
+        self._sleep = sleep
+        self.retry_initial = retry_initial
+        self.retry_max = retry_max
+        self._wake = asyncio.Event()
+        self._full = False  # a start-up line was read: compare even with no sign of a rollback
+        self._marks = True  # compare the server's game time and serial with the marks
+        self._task: asyncio.Task[None] | None = None
+        self._sinks: list[asyncio.Queue[Event]] = []
+        self._unsent: list[Event] = []
+        self.restores = 0  # restores that changed something (the alerts' seq)
+        self.checks = 0
+        self.last_report: RestoreReport | None = None
+        self._partial: RestoreReport | None = None  # of a restore that was interrupted
+        self.idle = asyncio.Event()  # set while nothing is left to check (tests wait on it)
+        ledger.on_suspect.append(self.notice_reconnect)
+
+    # -- triggers -----------------------------------------------------------------------------
+
+    def notice_start(self) -> None:
+        """The server logged its start-up line: it came back from its last save."""
+        self._full = True
+        self._notice()
+
+    def notice_reconnect(self) -> None:
+        self._marks = True
+        self._notice()
+
+    def _notice(self) -> None:
+        self.idle.clear()
+        self._wake.set()
+
+    # -- the alert's way out ------------------------------------------------------------------
+
+    def subscribe(self, sink: asyncio.Queue[Event]) -> None:
+        """An event source wrapper (bot.events.guarded) takes the alerts from here."""
+        self._sinks.append(sink)
+        for event in self._unsent:
+            sink.put_nowait(event)
+        self._unsent.clear()
+
+    def unsubscribe(self, sink: asyncio.Queue[Event]) -> None:
+        with contextlib.suppress(ValueError):
+            self._sinks.remove(sink)
+
+    def _emit(self, event: Event) -> None:
+        if not self._sinks:
+            self._unsent.append(event)  # posted once the alerts cog reads the source
+        for sink in self._sinks:
+            sink.put_nowait(event)
+
+    async def saw_event(self, event: Event) -> None:
+        """A pack event passing to the alerts: the record follows it."""
+        try:
+            await self.ledger.apply_event(event)
+        except Exception:
+            log.exception("%s: could not record event %s", self.server, event.type)
+
+    # -- running ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._task is None or self._task.done():
+            self._notice()
+            self._task = asyncio.create_task(self._loop(), name=f"crash-guard-{self.server}")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _loop(self) -> None:
+        delay = self.retry_initial
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.check()
+                delay = self.retry_initial
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the server is not back yet, or dropped mid-restore
+                quiet = isinstance(e, BotError)
+                log.log(
+                    logging.INFO if quiet else logging.ERROR,
+                    "%s: crash check failed (%s); again in %.0f s", self.server, e, delay,
+                    exc_info=not quiet,
+                )  # fmt: skip
+                await self._sleep(delay)
+                delay = min(delay * 2, self.retry_max)
+                self._wake.set()
+                continue
+            if not self._wake.is_set():
+                self.idle.set()
+
+    async def check(self) -> RestoreReport | None:
+        """Look at the server once; restore if it came back with less than the record."""
+        full, marks = self._full, self._marks
+        self._full = self._marks = False
+        self.checks += 1
+        try:
+            before = await self.ledger.marks()
+            pending = before[2]
+            if pending is None and (marks or full):
+                game_time = await self.pack.get_time()
+                serial = await self.pack.serial()
+                if not await self.ledger.saw(game_time, serial, before) and full:
+                    await self.ledger.begin_restore("the server started again")
+                _, _, pending = await self.ledger.marks()
+            if pending is None:
+                return None
+            return await self.restore(pending)
+        except BaseException:
+            self._full, self._marks = self._full or full, self._marks or marks
+            raise
+
+    # -- the restore --------------------------------------------------------------------------
+
+    async def _read_all(self) -> list[Task]:
+        tasks: list[Task] = []
+        for which in TASK_LISTS:
+            offset = 0
+            while True:
+                page, total = await self.pack.list_tasks(which, offset=offset, limit=MAX_PAGE)
+                tasks.extend(page)
+                offset += len(page)
+                if not page or offset >= total:
+                    break
+        return tasks
+
+    async def restore(self, pending: Pending) -> RestoreReport:
+        now = await self.pack.get_time()
+        serial = await self.pack.serial()
+        present = await self._read_all()
+        rows = await self.ledger.entries()
+        report = self._partial or RestoreReport()
+        report.game_time, report.reason = now, self._reason(pending, now)
+        self._partial = report
+        seen = pending.last_time  # the last game time the bot saw before the restart
+        plan = _Plan(present)
+        newer = {e.key: e for e in rows if e.key > pending.first_key}
+        for entry in rows:
+            self._compare(entry, plan, now, serial, seen, newer)
+        for clear_time, clear_serial in await self.ledger.unsettled_clears():
+            for i, task in enumerate(present):
+                if i not in plan.claimed and task.n <= clear_serial:
+                    plan.remove(i, "cancelled", f"clear at {clear_time}")
+        for entry in plan.finished:
+            await self.ledger.set_state(entry.key, "done", now)
+        for entry in plan.replaced:
+            await self.ledger.set_state(entry.key, "replaced", now)
+        await self._apply_removals(plan, report)
+        await self._apply_moves(plan, report)
+        await self._apply_adds(plan, report, now)
+        await self.ledger.end_restore(await self.pack.get_time(), await self.pack.serial())
+        self._partial = None
+        if report:
+            self.restores += 1
+            self.last_report = report
+            log.warning("%s came back from its last save: %s", self.server, report.done)
+            self._emit(report.event(self.server, self.restores))
+        return report
+
+    @staticmethod
+    def _reason(pending: Pending, now: int) -> str:
+        if now < pending.last_time:
+            return (
+                f"{pending.reason}: it came back at game time {now} after the bot had seen "
+                f"{pending.last_time}"
+            )
+        return pending.reason
+
+    def _compare(
+        self, e: Entry, plan: _Plan, now: int, serial: int, seen: int, newer: dict[int, Entry]
+    ) -> None:
+        i = plan.find(e)
+        task = plan.present[i] if i is not None else None
+        reused = any(t.n == e.n and not e.same_task(t) for t in plan.present)
+        lost = task is None and (e.n > serial or reused)
+        ran_before = e.interval is None and e.due <= seen
+        if e.state == "cancelled":
+            if i is not None:
+                plan.remove(i, "cancelled", e.last_op)
+        elif e.state in ("done", "replaced"):
+            if i is not None and e.own and e.state == "done" and _would_rerun(e, now, seen):
+                plan.remove(i, "not_rerun", f"due {e.due}")
+        elif e.state in ("queue", "offline"):
+            if task is not None and i is not None:
+                if task.list == "paused" and e.last_op == "resume":
+                    plan.resumes.append(i)
+                elif task.list == "queue" and _would_rerun(e, now, seen, task.due):
+                    plan.remove(i, "not_rerun", f"due {task.due}")
+            elif lost and e.own and ran_before and e.state == "queue":
+                plan.finished.append(e)  # it ran before the crash; the record says so now
+            elif lost and e.own:
+                twin = self._twin(e, plan, newer)
+                if twin is not None:
+                    plan.replaced.append(e)
+                else:
+                    target = _next_due(e, now, seen)
+                    plan.adds.append((e, target, False))
+            elif task is None:
+                plan.finished.append(e)  # ran, or was removed in game
+        elif e.state == "paused":
+            if task is not None and i is not None:
+                if task.list != "paused" and e.last_op == "pause":
+                    plan.pauses.append(i)
+            elif lost and e.own:
+                if self._twin(e, plan, newer) is not None:
+                    plan.replaced.append(e)
+                else:
+                    plan.adds.append((e, now + (e.remaining or 0), True))
+            else:
+                plan.finished.append(e)
+
+    @staticmethod
+    def _twin(e: Entry, plan: _Plan, newer: dict[int, Entry]) -> Entry | None:
+        """A row made since the restart for the same task (a restore that put it in again,
+        then was interrupted before it could mark this row)."""
+        for other in newer.values():
+            if (
+                other.key != e.key and other.own and other.task_id == e.task_id
+                and other.run == e.run and other.state in ("queue", "offline", "paused")
+                and plan.find(other, claimed_ok=True) is not None
+            ):  # fmt: skip
+                return other
+        return None
+
+    async def _apply_removals(self, plan: _Plan, report: RestoreReport) -> None:
+        gone: set[int] = set()
+        for task_id in dict.fromkeys(plan.present[i].id for i in plan.removals):
+            instances = [i for i, t in enumerate(plan.present) if t.id == task_id]
+            targets = [i for i in instances if i in plan.removals]
+            if len(targets) == len(instances):
+                removed = await self.pack.cancel_all(task_id)
+                done = targets if removed >= len(targets) else targets[:removed]
+            else:
+                done = []
+                for i in instances:
+                    if i not in plan.removals or not await self.pack.cancel_one(task_id):
+                        break
+                    done.append(i)
+            for i in targets:
+                kind, why = plan.removals[i]
+                label = f"{task_id} ({why})"
+                if i in done:
+                    gone.add(i)
+                    report.add(kind, label)
+                else:
+                    report.add("failed", f"{task_id}: another task with this id comes first")
+        plan.gone = gone
+
+    async def _apply_moves(self, plan: _Plan, report: RestoreReport) -> None:
+        for indexes, lists, kind, op in (
+            (plan.pauses, ("queue", "offline"), "paused", self.pack.pause),
+            (plan.resumes, ("paused",), "resumed", self.pack.resume),
+        ):
+            for i in indexes:
+                task = plan.present[i]
+                first = plan.first(task.id, lists)
+                if first != i:
+                    report.add("failed", f"{task.id}: another task with this id comes first")
+                elif await op(task.id):
+                    report.add(kind, task.id)
+                    plan.present[i] = replace(task, list="paused" if kind == "paused" else "queue")
+                else:
+                    report.add("failed", f"{task.id}: the pack no longer has it")
+
+    async def _apply_adds(self, plan: _Plan, report: RestoreReport, now: int) -> None:
+        for entry, target, paused in plan.adds:
+            adopted = plan.unclaimed_like(entry, target)
+            if adopted is not None:
+                await self.ledger.adopt(entry.key, adopted, now)
+                report.add("rescheduled", f"{entry.task_id} (due {adopted.due})")
+                continue
+            label = f"{entry.task_id} (due {target}, in {target - now} ticks)"
+            if not paused:
+                report.add("rescheduled", label)  # before sending: the answer may be lost
+            try:
+                await self._schedule_again(entry, target)
+            except BotError as e:
+                if not _retryable(e):
+                    report.discard("rescheduled", label)
+                    report.add("failed", f"{entry.task_id}: {e}")
+                    await self.ledger.set_state(entry.key, "done", now)
+                    continue
+                raise
+            await self.ledger.set_state(entry.key, "replaced", now)
+            if paused:
+                instances = await self.pack.instances(entry.task_id)
+                waiting = [t for t in instances if t.list != "paused"]
+                if waiting and waiting[0].due == target and await self.pack.pause(entry.task_id):
+                    report.add("rescheduled", f"{entry.task_id} (paused, {target - now} left)")
+                    continue
+                report.add("failed", f"{entry.task_id}: put in again but could not be paused")
+
+    async def _schedule_again(self, entry: Entry, target: int) -> None:
+        request = entry.request
+        retry = request.get("retry", 0)
+        retry_delay = request.get("retry_delay", 1)
+        await self.pack.schedule(
+            entry.run, 0, "t", entry.task_id,
+            retry=retry if isinstance(retry, int) else 0,
+            retry_delay=retry_delay if isinstance(retry_delay, int) else 1,
+            interval=entry.interval, at_tick=max(target, 0), as_player=entry.as_player,
+        )  # fmt: skip
+
+
+def _retryable(error: BotError) -> bool:
+    """A dropped connection is tried again; a refusal (player offline, ...) is reported."""
+    return not isinstance(error, PackError) or error.code in ("no_answer", "bad_reply")
+
+
+def _would_rerun(e: Entry, now: int, seen: int, due: int | None = None) -> bool:
+    """A one-off task whose due tick the bot saw pass (so it ran) and that the rolled-back
+    game time has not reached yet: left in, it would run a second time."""
+    tick = e.due if due is None else due
+    return e.interval is None and now < tick <= seen
+
+
+def _next_due(e: Entry, now: int, seen: int) -> int:
+    if e.state == "offline":
+        return now + 1  # it was parked for its player: due at once, parked again if away
+    if e.interval is None or e.due > seen:
+        return e.due
+    # repeating: the boundaries up to what the bot saw ran before the crash
+    passed = (seen - e.due) // e.interval + 1
+    return e.due + passed * e.interval
+
+
+class _Plan:
+    """The pack's lists as read, which of them the record claims, and what to change."""
+
+    def __init__(self, present: list[Task]) -> None:
+        self.present = present
+        self.claimed: set[int] = set()
+        self.removals: dict[int, tuple[str, str]] = {}
+        self.pauses: list[int] = []
+        self.resumes: list[int] = []
+        self.adds: list[tuple[Entry, int, bool]] = []
+        self.finished: list[Entry] = []
+        self.replaced: list[Entry] = []
+        self.gone: set[int] = set()
+        self._by_n: dict[int, list[int]] = {}
+        for i, task in enumerate(present):
+            self._by_n.setdefault(task.n, []).append(i)
+
+    def find(self, e: Entry, *, claimed_ok: bool = False) -> int | None:
+        for i in self._by_n.get(e.n, []):
+            if e.same_task(self.present[i]) and (claimed_ok or i not in self.claimed):
+                if not claimed_ok:
+                    self.claimed.add(i)
+                return i
+        return None
+
+    def remove(self, i: int, kind: str, why: str) -> None:
+        self.removals.setdefault(i, (kind, why))
+
+    def first(self, task_id: str, lists: tuple[str, ...]) -> int | None:
+        for i, task in enumerate(self.present):
+            if i not in self.gone and task.id == task_id and task.list in lists:
+                return i
+        return None
+
+    def unclaimed_like(self, e: Entry, due: int) -> Task | None:
+        for i, task in enumerate(self.present):
+            if (
+                i not in self.claimed and i not in self.gone and task.id == e.task_id
+                and task.run == e.run and task.due == due
+            ):  # fmt: skip
+                self.claimed.add(i)
+                return task
+        return None

@@ -1,0 +1,498 @@
+"""The ledger: every task the bot put into a server's pack, and every change it made to one.
+
+A crash brings a Minecraft server back with the storage and game time of its last save, so
+what the bot did since is gone from the pack although the server acknowledged it. The ledger
+is the bot's own copy (the ``ledger`` component of the bot's database, bot.store.db) that the
+crash guard (bot.minecraft.crash_guard) repairs the pack from. It is fed by the pack client
+(:class:`bot.minecraft.tasks.PackRecorder`: each acknowledged schedule, schedule_dynamic,
+cancel_one, cancel_all, clear, pause, resume, whoever called it: a cog, the console, the
+wall-clock scheduler) and by the pack's events.
+
+A row is one task instance, named as the pack names it: its serial ``n`` with its id and run
+text (serials are reused after a rollback, so ``n`` alone is not enough). ``own`` rows are
+tasks the bot scheduled; the others are tasks made in game that the bot cancelled, paused or
+resumed (so that change can be redone too). ``state`` is what the bot last made of it:
+``queue``, ``offline`` (parked for its player), ``paused``, ``cancelled``, ``done`` (ran or was
+removed by the pack), ``replaced`` (the crash guard put it in again as a new row).
+
+Success is not an event, so a one-off task counts as run once the game time the bot saw has
+passed its due tick (the pack runs a task in the tick that takes game time to its due tick).
+Rows are deleted ``retain`` ticks of game time after they stopped mattering: more than one
+autosave interval (6000 ticks), so a crash can never roll back to before a row that is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bot.events.event import Event
+from bot.minecraft.tasks import Task
+from bot.store.db import Database
+
+__all__ = ["LIVE", "RETAIN_TICKS", "Entry", "Ledger", "Pending"]
+
+log = logging.getLogger(__name__)
+
+RETAIN_TICKS: Final = 12_000  # two autosave intervals of game time
+LIVE: Final = ("queue", "offline", "paused")
+
+_MIGRATIONS = [
+    """
+CREATE TABLE ledger_tasks (
+    key INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    n INTEGER NOT NULL,           -- the pack's serial of this instance
+    run TEXT NOT NULL,
+    request TEXT NOT NULL,        -- JSON: what was sent ({} for tasks made in game)
+    acked_at INTEGER NOT NULL,    -- game time when the server acknowledged it
+    due INTEGER NOT NULL,         -- due tick (paused: when paused)
+    interval INTEGER,             -- ticks, repeating tasks only
+    as_player TEXT,
+    own INTEGER NOT NULL,         -- 1: the bot scheduled it; 0: made in game, changed by the bot
+    state TEXT NOT NULL,          -- queue | offline | paused | cancelled | done | replaced
+    last_op TEXT NOT NULL,        -- schedule | cancel_one | cancel_all | clear | pause | resume
+    remaining INTEGER,            -- paused: ticks left
+    changed_at INTEGER NOT NULL   -- game time of the last change
+);
+CREATE INDEX ledger_tasks_server ON ledger_tasks (server, state);
+CREATE TABLE ledger_ops (
+    key INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    op TEXT NOT NULL,
+    task_id TEXT,
+    game_time INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    serial INTEGER NOT NULL,      -- the pack's serial counter just after
+    settled INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX ledger_ops_server ON ledger_ops (server, key);
+CREATE TABLE ledger_servers (
+    server TEXT PRIMARY KEY,
+    last_time INTEGER NOT NULL,   -- the highest game time the bot saw
+    last_serial INTEGER NOT NULL, -- the highest task serial the bot saw
+    pending TEXT                  -- JSON: a restore that has not finished
+);
+""",
+]
+
+_COLUMNS = (
+    "key, task_id, n, run, request, acked_at, due, interval, as_player, own, state, last_op,"
+    " remaining, changed_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One ledger row."""
+
+    key: int
+    task_id: str
+    n: int
+    run: str
+    request: Mapping[str, Any]
+    acked_at: int
+    due: int
+    interval: int | None
+    as_player: str | None
+    own: bool
+    state: str
+    last_op: str
+    remaining: int | None
+    changed_at: int
+
+    def same_task(self, task: Task) -> bool:
+        return task.n == self.n and task.id == self.task_id and task.run == self.run
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A restart being repaired: what the bot had seen before it."""
+
+    last_time: int
+    last_serial: int
+    reason: str
+    first_key: int  # rows with a greater key were made after the restart
+
+
+def _entry(row: Sequence[Any]) -> Entry:
+    return Entry(
+        key=row[0], task_id=row[1], n=row[2], run=row[3], request=json.loads(row[4]),
+        acked_at=row[5], due=row[6], interval=row[7], as_player=row[8], own=bool(row[9]),
+        state=row[10], last_op=row[11], remaining=row[12], changed_at=row[13],
+    )  # fmt: skip
+
+
+def _int(value: object, default: int = -1) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+class Ledger:
+    """The record of one server (a :class:`~bot.minecraft.tasks.PackRecorder`)."""
+
+    def __init__(self, db: Database, server: str, *, retain: int = RETAIN_TICKS) -> None:
+        self.db = db
+        self.server = server
+        self.retain = retain
+        self._migrated = False
+        self._seen = -1  # the highest game time read since the last write (see saw_time)
+        # called when an acknowledgement shows a game time or serial below the marks
+        self.on_suspect: list[Callable[[], None]] = []
+
+    async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        if not self._migrated:
+            await self.db.migrate("ledger", _MIGRATIONS)
+            self._migrated = True
+        return await self.db.run(work)
+
+    # -- what the bot saw ---------------------------------------------------------------------
+
+    def _server_row(self, db: sqlite3.Connection) -> tuple[int, int, Pending | None]:
+        row = db.execute(
+            "SELECT last_time, last_serial, pending FROM ledger_servers WHERE server = ?",
+            (self.server,),
+        ).fetchone()
+        if row is None:
+            return -1, 0, None
+        pending = None
+        if row[2]:
+            data = json.loads(row[2])
+            pending = Pending(
+                int(data["last_time"]), int(data["last_serial"]), str(data["reason"]),
+                int(data["first_key"]),
+            )  # fmt: skip
+        return int(row[0]), int(row[1]), pending
+
+    def _see(
+        self, db: sqlite3.Connection, game_time: int, serial: int, *, new_task: bool = False
+    ) -> bool:
+        """Raise the marks to what the server showed: a game time, and the serial counter (or
+        the serial of a task just made, `new_task`). True when either is below the marks: a
+        hint only (a concurrent call may have written newer marks after this one read the
+        server), so the guard is asked to look (CrashGuard.check compares safely)."""
+        last_time, last_serial, pending = self._server_row(db)
+        if pending is not None:
+            return False  # the marks are the pre-crash ones until the restore ends
+        last_time = max(last_time, self._seen)
+        serial_back = serial <= last_serial if new_task else 0 <= serial < last_serial
+        lower = (0 <= game_time < last_time) or (last_serial > 0 and serial_back)
+        db.execute(
+            "INSERT INTO ledger_servers (server, last_time, last_serial) VALUES (?, ?, ?)"
+            " ON CONFLICT(server) DO UPDATE SET last_time = max(last_time, excluded.last_time),"
+            " last_serial = max(last_serial, excluded.last_serial)",
+            (self.server, max(game_time, last_time, -1), max(serial, 0)),
+        )
+        return lower
+
+    @staticmethod
+    def _top_key(db: sqlite3.Connection) -> int:
+        row = db.execute("SELECT max(key) FROM ledger_tasks").fetchone()
+        return int(row[0] or 0)
+
+    def _set_pending(self, db: sqlite3.Connection, pending: Pending | None) -> None:
+        text = None if pending is None else json.dumps(
+            {"last_time": pending.last_time, "last_serial": pending.last_serial,
+             "reason": pending.reason, "first_key": pending.first_key}
+        )  # fmt: skip
+        db.execute(
+            "INSERT INTO ledger_servers (server, last_time, last_serial, pending)"
+            " VALUES (?, -1, 0, ?) ON CONFLICT(server) DO UPDATE SET pending = excluded.pending",
+            (self.server, text),
+        )
+
+    def saw_time(self, game_time: int) -> None:
+        """Every game time the pack client reads (kept in memory; written with the next
+        change, so reads cost no database write)."""
+        self._seen = max(self._seen, game_time)
+
+    def _marks(self, db: sqlite3.Connection) -> tuple[int, int, Pending | None]:
+        last_time, last_serial, pending = self._server_row(db)
+        return max(last_time, self._seen) if pending is None else last_time, last_serial, pending
+
+    async def marks(self) -> tuple[int, int, Pending | None]:
+        """(last game time seen, last serial seen, the pending restore or None)."""
+        result: tuple[int, int, Pending | None] = await self._run(self._marks)
+        return result
+
+    async def saw(
+        self, game_time: int, serial: int, before: tuple[int, int, Pending | None]
+    ) -> bool:
+        """The server's game time and serial counter, read after the marks `before` were
+        taken: below them means the server came back from an older save, and a restore is
+        made pending (True); else the marks rise. Marks written by other calls since `before`
+        do not count, as those calls may have read the server before this one did."""
+        last_time, last_serial, _ = before
+
+        def work(db: sqlite3.Connection) -> bool:
+            with db:
+                _, _, pending = self._server_row(db)
+                if pending is not None:
+                    return True
+                if 0 <= game_time < last_time or 0 <= serial < last_serial:
+                    why = (
+                        "its game time went back"
+                        if 0 <= game_time < last_time
+                        else "its task serial went back"
+                    )
+                    now_time, now_serial, _ = self._marks(db)
+                    self._set_pending(db, Pending(now_time, now_serial, why, self._top_key(db)))
+                    return True
+                self._see(db, game_time, serial)
+                return False
+
+        rolled: bool = await self._run(work)
+        return rolled
+
+    async def begin_restore(self, reason: str) -> Pending:
+        """Mark a restore as pending (kept if one is already); returns it."""
+
+        def work(db: sqlite3.Connection) -> Pending:
+            with db:
+                last_time, last_serial, pending = self._marks(db)
+                if pending is None:
+                    pending = Pending(last_time, last_serial, reason, self._top_key(db))
+                    self._set_pending(db, pending)
+                return pending
+
+        result: Pending = await self._run(work)
+        return result
+
+    async def end_restore(self, game_time: int, serial: int) -> None:
+        """The pack matches the record again: the marks restart from the server's values and
+        ops whose effect was redone row by row are settled."""
+
+        self._seen = game_time
+
+        def work(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute(
+                    "UPDATE ledger_servers SET last_time = ?, last_serial = ?, pending = NULL"
+                    " WHERE server = ?",
+                    (game_time, serial, self.server),
+                )
+                db.execute(
+                    "UPDATE ledger_ops SET settled = 1 WHERE server = ? AND op = 'clear'",
+                    (self.server,),
+                )
+
+        await self._run(work)
+
+    def _suspect(self) -> None:
+        for listener in self.on_suspect:
+            listener()
+
+    # -- PackRecorder -------------------------------------------------------------------------
+
+    async def scheduled(self, request: Mapping[str, object], out: Mapping[str, object]) -> None:
+        n, due, acked = _int(out.get("n")), _int(out.get("due")), _int(out.get("time"))
+        task_id = out.get("id")
+        if n < 0 or not isinstance(task_id, str):
+            log.warning("%s: the pack's answer has no task serial; not recorded", self.server)
+            return
+        interval = self._interval_ticks(request)
+        player = request.get("as_player")
+
+        def work(db: sqlite3.Connection) -> bool:
+            with db:
+                rolled = self._see(db, acked, n, new_task=True)
+                db.execute(
+                    f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '')}) VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'queue', 'schedule', NULL, ?)",
+                    (self.server, task_id, n, str(request.get("run", "")),
+                     json.dumps(dict(request)), acked, due, interval,
+                     player if isinstance(player, str) else None, acked),
+                )  # fmt: skip
+                self._prune(db)
+                return rolled
+
+        if await self._run(work):
+            self._suspect()
+
+    @staticmethod
+    def _interval_ticks(request: Mapping[str, object]) -> int | None:
+        from bot.minecraft.pack_input import check_unit
+
+        interval = request.get("interval")
+        if not isinstance(interval, int) or interval <= 0:
+            return None
+        return interval * check_unit(str(request.get("unit", "t")))
+
+    async def operated(
+        self, op: str, id: str | None, affected: Sequence[Task], count: int, game_time: int,
+        serial: int,
+    ) -> None:  # fmt: skip
+        state = {"cancel_one": "cancelled", "cancel_all": "cancelled", "clear": "cancelled",
+                 "pause": "paused", "resume": "queue"}[op]  # fmt: skip
+
+        def work(db: sqlite3.Connection) -> bool:
+            with db:
+                rolled = self._see(db, game_time, serial)
+                db.execute(
+                    "INSERT INTO ledger_ops (server, op, task_id, game_time, count, serial)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (self.server, op, id, game_time, count, serial),
+                )
+                if op == "clear":
+                    db.execute(
+                        "UPDATE ledger_tasks SET state = 'cancelled', last_op = 'clear',"
+                        " changed_at = ? WHERE server = ? AND state IN ('queue', 'offline',"
+                        " 'paused')",
+                        (game_time, self.server),
+                    )
+                for task in affected:
+                    self._apply(db, task, state, op, game_time)
+                self._prune(db)
+                return rolled
+
+        if await self._run(work):
+            self._suspect()
+
+    def _apply(self, db: sqlite3.Connection, task: Task, state: str, op: str, now: int) -> None:
+        remaining: int | None = None
+        due: int | None = None
+        if op == "pause":  # the pack keeps the ticks that were left (README: pause)
+            remaining = max(task.due - now, 0)
+        elif op == "resume" and task.remaining is not None:
+            due = now + task.remaining
+        updated = db.execute(
+            "UPDATE ledger_tasks SET state = ?, last_op = ?, changed_at = ?,"
+            " remaining = ?, due = coalesce(?, due) WHERE key = (SELECT key FROM ledger_tasks"
+            " WHERE server = ? AND n = ? AND task_id = ? AND run = ? AND state NOT IN"
+            " ('replaced') ORDER BY key DESC LIMIT 1)",
+            (state, op, now, remaining, due, self.server, task.n, task.id, task.run),
+        ).rowcount
+        if updated:
+            return
+        # made in game: remembered so that this change can be redone after a crash too
+        db.execute(
+            f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '')}) VALUES"
+            " (?, ?, ?, ?, '{}', ?, ?, ?, NULL, 0, ?, ?, ?, ?)",
+            (self.server, task.id, task.n, task.run, now, due if due is not None else task.due,
+             task.interval, state, op, remaining, now),
+        )  # fmt: skip
+
+    # -- events -------------------------------------------------------------------------------
+
+    async def apply_event(self, event: Event) -> None:
+        """What a pack event says about an own task (success is no event: see the module)."""
+        changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
+                   "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
+                   "dropped": ("queue", "done"), "invalid": ("queue", "done")}  # fmt: skip
+        if event.type not in changes:
+            return
+        before, after = changes[event.type]
+        t = event.game_time
+
+        def work(db: sqlite3.Connection) -> None:
+            with db:
+                row = db.execute(
+                    f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND task_id = ? AND"
+                    " state = ? AND (state = 'offline' OR due <= ?) ORDER BY due, key LIMIT 1",
+                    (self.server, event.task_id, before, t + 1),
+                ).fetchone()
+                if row is None:
+                    return
+                entry = _entry(row)
+                due = entry.due
+                if event.type == "restored":
+                    due = t + 1
+                elif event.type == "retry":
+                    delay = entry.request.get("retry_delay", 1)
+                    due = t + 1 + (delay if isinstance(delay, int) and delay > 0 else 1)
+                db.execute(
+                    "UPDATE ledger_tasks SET state = ?, due = ?, changed_at = ? WHERE key = ?",
+                    (after, due, t, entry.key),
+                )
+
+        await self._run(work)
+
+    # -- what the crash guard reads and writes ------------------------------------------------
+
+    async def entries(self, states: Iterable[str] | None = None) -> list[Entry]:
+        wanted = tuple(states) if states is not None else None
+
+        def work(db: sqlite3.Connection) -> list[Entry]:
+            sql = f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ?"
+            args: list[object] = [self.server]
+            if wanted is not None:
+                sql += f" AND state IN ({', '.join('?' * len(wanted))})"
+                args.extend(wanted)
+            return [_entry(r) for r in db.execute(sql + " ORDER BY key", args).fetchall()]
+
+        result: list[Entry] = await self._run(work)
+        return result
+
+    async def unsettled_clears(self) -> list[tuple[int, int]]:
+        """(game time, serial counter) of each clear not yet settled by a restore."""
+        rows = await self._run(
+            lambda db: db.execute(
+                "SELECT game_time, serial FROM ledger_ops WHERE server = ? AND op = 'clear'"
+                " AND settled = 0 ORDER BY key",
+                (self.server,),
+            ).fetchall()
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    async def set_state(self, key: int, state: str, game_time: int) -> None:
+        await self._run(
+            lambda db: db.execute(
+                "UPDATE ledger_tasks SET state = ?, changed_at = ? WHERE key = ?",
+                (state, game_time, key),
+            )
+        )
+
+    async def adopt(self, key: int, task: Task, game_time: int) -> None:
+        """The row's task is in the pack under another serial (put in again by a restore
+        whose answer was lost): the row follows it."""
+        await self._run(
+            lambda db: db.execute(
+                "UPDATE ledger_tasks SET n = ?, due = ?, changed_at = ?, state = ? WHERE key = ?",
+                (
+                    task.n,
+                    task.due,
+                    game_time,
+                    "paused" if task.list == "paused" else task.list,
+                    key,
+                ),
+            )
+        )
+
+    async def count(self) -> int:
+        row = await self._run(
+            lambda db: db.execute(
+                "SELECT count(*) FROM ledger_tasks WHERE server = ?", (self.server,)
+            ).fetchone()
+        )
+        return int(row[0])
+
+    async def prune(self) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            with db:
+                return self._prune(db)
+
+        result: int = await self._run(work)
+        return result
+
+    def _prune(self, db: sqlite3.Connection) -> int:
+        """Forget rows that can no longer matter: finished, or one-offs whose due tick the
+        game passed, more than `retain` ticks of game time ago. Nothing is pruned while a
+        restore is pending (the marks are then the pre-crash ones)."""
+        last_time, _, pending = self._server_row(db)
+        if pending is not None or last_time < 0:
+            return 0
+        horizon = last_time - self.retain
+        removed = db.execute(
+            "DELETE FROM ledger_tasks WHERE server = ? AND ("
+            "(state IN ('done', 'cancelled', 'replaced') AND changed_at <= ?)"
+            " OR (state = 'queue' AND interval IS NULL AND due <= ?))",
+            (self.server, horizon, horizon),
+        ).rowcount
+        db.execute(
+            "DELETE FROM ledger_ops WHERE server = ? AND game_time <= ?", (self.server, horizon)
+        )
+        return int(removed)

@@ -1,0 +1,287 @@
+"""The ledger (bot.store.ledger) and the crash guard (bot.minecraft.crash_guard) on mcsim with
+the real pack over TCP RCON. A crash is mcsim's Server.crash(): the world on disk is that of the
+last save, as after a SIGKILL (tests/mcsim/test_crash.py); the server is started again on it."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pack_sim import PASSWORD, AcceptAll, make_world
+
+from bot.config import ServerConfig
+from bot.errors import ServerUnavailable
+from bot.minecraft.crash_guard import ALERT_TYPE, CrashGuard
+from bot.minecraft.pack_client import PackClient
+from bot.minecraft.rcon import RconClient
+from bot.store.db import Database
+from bot.store.ledger import Ledger
+from mcsim.server import Server
+
+WAIT = 30.0
+
+
+@dataclass
+class Rig:
+    world: Path
+    server: Server
+    port: int
+    db: Database
+    ledger: Ledger
+    pack: PackClient
+    guard: CrashGuard
+
+    def restart(self, *, crash: bool) -> None:
+        """Crash (nothing saved since the last save) or stop, then start on the same port."""
+        if crash:
+            self.server.crash()
+        else:
+            self.server.stop()
+        self.server = Server(self.world, rcon_port=self.port, rcon_password=PASSWORD)
+        self.server.start()
+
+    def queue(self, which: str = "queue") -> list[tuple[str, int]]:
+        tasks = self.server.storage("doom.schedule:data").get(which)
+        assert isinstance(tasks, list)
+        return sorted((str(t["id"]), int(t["due"])) for t in tasks)
+
+    def runs(self, word: str) -> int:
+        """How often `say <word>` ran, in latest.log and every rolled log."""
+        total = 0
+        for path in (self.world / "logs").iterdir():
+            text = (
+                gzip.decompress(path.read_bytes()).decode()
+                if path.suffix == ".gz"
+                else path.read_text()
+            )
+            total += text.count(f"[Not Secure] [Server] {word}\n")
+        return total
+
+
+async def make_rig(tmp_path: Path, *, retain: int = 12_000) -> Rig:
+    world = make_world(tmp_path / "world")
+    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
+    server.start()
+    port = server.rcon_port
+    assert port is not None
+    config = ServerConfig(name="sim", rcon_port=port, rcon_password=PASSWORD)  # type: ignore[arg-type]
+    rcon = RconClient("127.0.0.1", port, PASSWORD, timeout=10, backoff_initial=0.01)
+    pack = PackClient(rcon, config, AcceptAll())
+    db = Database(tmp_path / "bot.sqlite3")
+    ledger = Ledger(db, "sim", retain=retain)
+    pack.recorder = ledger
+
+    async def no_wait(_: float) -> None:
+        await asyncio.sleep(0)
+
+    guard = CrashGuard(ledger, pack, sleep=no_wait)
+    return Rig(world, server, port, db, ledger, pack, guard)
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    r = await make_rig(tmp_path)
+    try:
+        yield r
+    finally:
+        await r.guard.stop()
+        await r.pack.rcon.close()
+        await r.db.close()
+        r.server.stop()
+
+
+async def test_every_acknowledged_change_is_in_the_record(rig: Rig) -> None:
+    rig.server.step(10)
+    await rig.pack.schedule("say a", 100, "t", "a", retry=2, retry_delay=5)
+    await rig.pack.schedule("say b", 1, "s", "b", interval=2)
+    dyn = await rig.pack.schedule_dynamic("say d", 50, "t", "dyn")
+    rig.server.step(5)
+    assert await rig.pack.pause("a")
+    assert not await rig.pack.cancel_one("nothing-has-this-id")  # not acknowledged: no row
+    rig.server.run('function doom.schedule:schedule {run:"say g",time:300,unit:"t",id:"g"}')
+    assert await rig.pack.cancel_one("g")  # a task made in game, cancelled by the bot
+    entries = {e.task_id: e for e in await rig.ledger.entries()}
+    assert set(entries) == {"a", "b", dyn, "g"}
+    a = entries["a"]
+    assert (a.state, a.last_op, a.acked_at, a.remaining, a.own) == ("paused", "pause", 10, 95, True)
+    assert a.request["retry"] == 2 and a.request["retry_delay"] == 5 and a.request["run"] == "say a"
+    assert (entries["b"].interval, entries["b"].due) == (40, 30)
+    assert entries[dyn].request["prefix"] == "dyn" and entries[dyn].due == 60
+    assert (entries["g"].state, entries["g"].own) == ("cancelled", False)
+    assert await rig.pack.resume("a")
+    a = next(e for e in await rig.ledger.entries() if e.task_id == "a")
+    assert (a.state, a.due) == ("queue", 15 + 95)
+    assert await rig.pack.clear() == 3
+    assert {e.state for e in await rig.ledger.entries()} == {"cancelled"}
+    assert await rig.ledger.unsettled_clears() == [(15, 4)]
+
+
+async def test_a_crash_is_repaired_and_one_alert_lists_it(rig: Rig) -> None:
+    s = rig.server
+    s.step(100)
+    # before the save: kept by the world
+    for task_id, delay in (("keep", 400), ("tocancel", 400), ("topause", 400), ("ranbefore", 20)):
+        await rig.pack.schedule(f"say {task_id}", delay, "t", task_id)
+    await rig.pack.schedule("say toresume", 400, "t", "toresume")
+    assert await rig.pack.pause("toresume")
+    s.run('function doom.schedule:schedule {run:"say ingame",time:400,unit:"t",id:"ingame"}')
+    s.run("save-all")  # game time 100
+    # after the save: what the crash will take away (the first two at the save's own tick)
+    await rig.pack.schedule("say lost1", 300, "t", "lost1")
+    await rig.pack.schedule("say lost2", 250, "t", "lost2")
+    s.step(10)
+    await rig.pack.schedule("say lostsoon", 5, "t", "lostsoon")  # runs before the crash
+    assert await rig.pack.cancel_one("tocancel")
+    assert await rig.pack.pause("topause")
+    assert await rig.pack.resume("toresume")
+    s.step(30)  # game time 140: ranbefore (due 120) and lostsoon (due 115) ran
+    assert rig.runs("ranbefore") == 1 and rig.runs("lostsoon") == 1
+    assert await rig.pack.get_time() == 140
+
+    rig.restart(crash=True)
+    assert s is not rig.server and rig.server.game_time == 100
+    assert ("tocancel", 500) in rig.queue() and ("lost1", 400) not in rig.queue()
+    sink: asyncio.Queue[object] = asyncio.Queue()
+    rig.guard.subscribe(sink)  # type: ignore[arg-type]
+    rig.guard.notice_start()  # what the log tailer calls on the start-up line
+    report = await rig.guard.check()
+    assert report is not None
+
+    # toresume was paused at 100 with 400 left: resumed again at 100, due at 500
+    assert rig.queue() == sorted(
+        [("keep", 500), ("lost1", 400), ("lost2", 350), ("toresume", 500), ("ingame", 500)]
+    )
+    assert [t for t, _ in rig.queue("paused")] == ["topause"]
+    assert report.done["rescheduled"] == [
+        "lost1 (due 400, in 300 ticks)",
+        "lost2 (due 350, in 250 ticks)",
+    ]
+    assert report.done["cancelled"] == ["tocancel (cancel_one)"]
+    assert report.done["paused"] == ["topause"] and report.done["resumed"] == ["toresume"]
+    assert report.done["not_rerun"] == ["ranbefore (due 120)"]
+    assert "failed" not in report.done
+    alert = sink.get_nowait()
+    assert sink.empty()  # one alert
+    assert alert.type == ALERT_TYPE and alert.server == "sim"  # type: ignore[attr-defined]
+    assert "lost1 (due 400" in alert.details["scheduled again"]  # type: ignore[attr-defined]
+
+    # a second look finds nothing to do: nothing is added twice
+    rig.guard.notice_start()
+    again = await rig.guard.check()
+    assert again is not None and not again
+    rig.server.step(500)
+    for word in ("keep", "lost1", "lost2", "toresume", "ingame", "ranbefore", "lostsoon"):
+        assert rig.runs(word) == 1, word
+    assert rig.runs("tocancel") == 0 and rig.runs("topause") == 0
+
+
+async def test_a_normal_restart_restores_nothing_and_posts_nothing(rig: Rig) -> None:
+    rig.server.step(20)
+    await rig.pack.schedule("say a", 300, "t", "a")
+    await rig.pack.schedule("say b", 300, "t", "b")
+    assert await rig.pack.pause("b")
+    rig.server.step(10)
+    rig.restart(crash=False)  # stop saves everything
+    sink: asyncio.Queue[object] = asyncio.Queue()
+    rig.guard.subscribe(sink)  # type: ignore[arg-type]
+    rig.guard.notice_start()
+    report = await rig.guard.check()
+    assert report is not None and not report
+    assert sink.empty()
+    assert rig.queue() == [("a", 320)] and [t for t, _ in rig.queue("paused")] == ["b"]
+    _, _, pending = await rig.ledger.marks()
+    assert pending is None
+
+
+async def test_tasks_made_in_game_are_left_alone(rig: Rig) -> None:
+    rig.server.run('function doom.schedule:schedule {run:"say g1",time:200,unit:"t",id:"g1"}')
+    rig.server.run("save-all")
+    await rig.pack.schedule("say mine", 200, "t", "mine")
+    rig.server.run('function doom.schedule:schedule {run:"say g2",time:200,unit:"t",id:"g2"}')
+    rig.server.step(5)
+    rig.restart(crash=True)
+    # made in game after the restart, before the bot looks: reuses the lost serial of `mine`
+    rig.server.run('function doom.schedule:schedule {run:"say g3",time:90,unit:"t",id:"g3"}')
+    rig.guard.notice_start()
+    report = await rig.guard.check()
+    assert report is not None and report.done == {"rescheduled": ["mine (due 200, in 200 ticks)"]}
+    # g2 was made in game after the save: the crash took it and the bot does not invent it
+    assert rig.queue() == [("g1", 200), ("g3", 90), ("mine", 200)]
+
+
+async def test_rcon_reconnecting_to_a_server_whose_time_went_back_restores(rig: Rig) -> None:
+    rig.pack.rcon.on_reconnect.append(rig.guard.notice_reconnect)
+    rig.guard.start()
+    await asyncio.wait_for(rig.guard.idle.wait(), WAIT)
+    rig.server.step(50)
+    rig.server.run("save-all")
+    rig.server.step(50)
+    await rig.pack.schedule("say late", 100, "t", "late")  # the bot saw game time 100
+    rig.restart(crash=True)
+    rig.guard.idle.clear()
+    # the bot's next command finds the old connection dead, the one after reconnects
+    with pytest.raises(ServerUnavailable):
+        await rig.pack.get_time()
+    assert await rig.pack.get_time() == 50  # reconnected: the guard looks
+    await asyncio.wait_for(rig.guard.idle.wait(), WAIT)
+    assert rig.guard.last_report is not None
+    assert "its game time went back" in rig.guard.last_report.reason
+    assert rig.queue() == [("late", 200)]
+
+
+async def test_an_interrupted_restore_resumes_without_doubling(rig: Rig) -> None:
+    rig.server.run("save-all")
+    for name in ("x", "y", "z"):
+        await rig.pack.schedule(f"say {name}", 200, "t", name)
+    rig.server.step(3)
+    rig.restart(crash=True)
+    rcon = rig.pack.rcon
+    real = rcon.command
+    dropped: list[str] = []
+
+    async def drop_after_submit(text: str) -> str:
+        reply = await real(text)
+        if text == "function doom.schedule:submit" and len(dropped) < 2:
+            # the server ran it; the answer is lost with the connection (reply discarded)
+            dropped.append(text)
+            rcon._drop("test: the connection dropped")
+            raise ServerUnavailable("The connection dropped; the command may or may not have run.")
+        return reply
+
+    rcon.command = drop_after_submit  # type: ignore[method-assign]
+    rig.guard.notice_start()
+    with pytest.raises(ServerUnavailable):
+        await rig.guard.check()
+    assert len(dropped) == 1 and rig.queue() == [("x", 200)]
+    _, _, pending = await rig.ledger.marks()
+    assert pending is not None  # still to finish
+    with pytest.raises(ServerUnavailable):
+        await rig.guard.check()
+    assert rig.queue() == [("x", 200), ("y", 200)]
+    report = await rig.guard.check()
+    assert report is not None
+    assert rig.queue() == [("x", 200), ("y", 200), ("z", 200)]  # each once
+    assert sorted(report.done["rescheduled"])[0].startswith("x (due 200")
+    assert len(report.done["rescheduled"]) == 3
+    rig.server.step(300)
+    assert [rig.runs(w) for w in "xyz"] == [1, 1, 1]
+
+
+async def test_the_record_stays_bounded(tmp_path: Path) -> None:
+    rig = await make_rig(tmp_path, retain=100)
+    try:
+        for i in range(30):
+            await rig.pack.schedule(f"say t{i}", 5, "t", f"t{i}")
+        await rig.pack.schedule("say long", 10_000, "t", "long")
+        assert await rig.ledger.count() == 31
+        rig.server.step(200)
+        await rig.pack.schedule("say next", 10_000, "t", "next")  # a write prunes
+        assert {e.task_id for e in await rig.ledger.entries()} == {"long", "next"}
+    finally:
+        await rig.pack.rcon.close()
+        await rig.db.close()
+        rig.server.stop()
