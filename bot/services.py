@@ -44,6 +44,7 @@ from bot.minecraft.server_files import (
 
 if TYPE_CHECKING:
     from bot.config import ServerConfig, Settings
+    from bot.events.bus import EventBus
     from bot.events.source import EventSource
     from bot.minecraft.command_check import CommandChecker
     from bot.minecraft.installer import PackInstaller
@@ -96,6 +97,8 @@ class Services:
     servers: dict[str, ServerServices]
     audit: AuditStore
     embedded: Embedded | None = None
+    # every face reads events through the bus (one reader per source); see bot/events/bus.py
+    bus: EventBus = field(default_factory=lambda: _new_bus())
     _closed: bool = field(default=False, repr=False)
 
     @property
@@ -108,6 +111,7 @@ class Services:
         if self._closed:
             return
         self._closed = True
+        await self.bus.close()
         for server in self.servers.values():
             try:
                 await server.rcon.close()
@@ -120,6 +124,12 @@ class Services:
                 await result
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
+
+
+def _new_bus() -> EventBus:
+    from bot.events.bus import EventBus
+
+    return EventBus()
 
 
 def _event_source(

@@ -136,6 +136,9 @@ class LocalDiscord:
         self._loading: set[str] = set()  # tokens whose response is still "thinking..."
         self._adapter = _Adapter(self)
         self._changed = asyncio.Event()
+        # guild members' current roles, as Discord would answer GET .../members/{id}: set by
+        # every interaction a user sends, changed by set_roles (a role taken away in Discord)
+        self.members: dict[int, list[int]] = {}
         self.bot_user = {"id": str(APPLICATION_ID), "username": "doom", "discriminator": "0",
                          "global_name": "doom.schedule", "avatar": None, "bot": True}  # fmt: skip
 
@@ -202,9 +205,17 @@ class LocalDiscord:
             "avatar": None, "permissions": str(discord.Permissions.general().value),
         }  # fmt: skip
 
+    def set_roles(self, user_id: int, role_ids: Sequence[int] | None) -> None:
+        """Give a member these roles now (None: the user left the guild)."""
+        if role_ids is None:
+            self.members.pop(user_id, None)
+        else:
+            self.members[user_id] = list(role_ids)
+
     def interaction_payload(
         self, type_: int, data: dict[str, Any], user_id: int, role_ids: Sequence[int]
     ) -> dict[str, Any]:
+        self.members[user_id] = list(role_ids)
         return {
             "id": str(self.next_id()), "application_id": str(APPLICATION_ID), "type": type_,
             "token": f"tok-{self.next_id()}", "version": 1, "guild_id": str(self.guild_id),
@@ -403,6 +414,12 @@ class LocalDiscord:
             message = self._message(channel_id or 0, body, mid)
             self._record(Sent("PATCH", route.path, "channel_edit", body, None, mid, channel_id))
             return message
+        if route.method == "GET" and route.path == "/guilds/{guild_id}/members/{member_id}":
+            member_id = _int(str(route.url).rsplit("/", 1)[-1]) or 0
+            self._record(Sent("GET", route.path, "other", body))
+            if member_id not in self.members:
+                raise discord.NotFound(_NotFound(), {"message": "Unknown Member", "code": 10007})
+            return self.member_payload(member_id, self.members[member_id])
         self._record(Sent(route.method, route.path, "other", body, channel_id=channel_id))
         return {}
 
@@ -410,6 +427,13 @@ class LocalDiscord:
 
     def channel_posts(self, channel_id: int) -> list[Sent]:
         return [s for s in self.sent if s.kind == "channel" and s.channel_id == channel_id]
+
+
+class _NotFound:
+    """The parts of an HTTP response discord.HTTPException reads."""
+
+    status = 404
+    reason = "Not Found"
 
 
 def _int(value: object) -> int | None:
