@@ -102,7 +102,8 @@ class WebServer:
                 except TimeoutError:
                     self._task.cancel()
         if self._socket is not None:
-            self._socket.close()
+            with contextlib.suppress(OSError):  # Hypercorn owns the descriptor and closed it
+                self._socket.close()
 
 
 async def start_web(services: Services, bot: HostBot) -> WebServer | None:

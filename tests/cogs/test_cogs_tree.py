@@ -10,6 +10,7 @@ from harness import ADMIN, MOD, NOBODY, Harness
 EXPECTED = {
     "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume",
     "time", "list", "show", "help", "setup", "status", "reload",
+    "dashboard",
 }  # fmt: skip
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
 # (cogs/ -> bot/slash/cog_helpers.py): refactoring must not change a name, option or description
