@@ -121,17 +121,23 @@ async def _following(harness: Harness, server: Server) -> None:
 
 
 @pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    """Debian's chromium under Playwright; never skipped: missing, it fails and says why."""
+def chromium() -> Path:
+    """Debian's chromium; never skipped: when it is missing the test fails and says why."""
     if not CHROMIUM.exists():
         pytest.fail(
             "Debian's chromium is not installed at /usr/bin/chromium: install it with "
             "`apt-get update && apt-get install -y chromium` (.ci/run does)."
         )
+    return CHROMIUM
+
+
+@pytest.fixture
+async def browser(chromium: Path) -> AsyncIterator[Any]:
+    """Debian's chromium under Playwright (its own browser download is not reachable here)."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        found = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        found = await pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         try:
             yield found
         finally:
