@@ -13,7 +13,7 @@ __all__ = ["HostBot", "WebError", "WebState", "WebUser", "state"]
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,9 +37,12 @@ class HostBot(Protocol):
     """What the dashboard uses of the bot (bot.app.DoomBot)."""
 
     http: Any
-    extensions: Any
-    cogs: Any
     failed_extensions: dict[str, BaseException]
+
+    @property
+    def extensions(self) -> Mapping[str, Any]: ...
+    @property
+    def cogs(self) -> Mapping[str, Any]: ...
 
     async def reload_extension(self, name: str) -> None: ...
     async def load_extension(self, name: str) -> None: ...
