@@ -57,9 +57,10 @@ async def test_every_subscriber_gets_every_event_from_one_reader() -> None:
 
 async def test_a_bounded_subscriber_drops_its_oldest_and_holds_nobody_up() -> None:
     bus, source = EventBus(), Source()
-    async with bus.subscribe("main", source) as full, bus.subscribe(
-        "main", source, maxsize=2
-    ) as tab:
+    async with (
+        bus.subscribe("main", source) as full,
+        bus.subscribe("main", source, maxsize=2) as tab,
+    ):
         await asyncio.wait_for(source.ready.wait(), 5)
         for seq in range(1, 6):
             source.queue.put_nowait(ev(seq))
