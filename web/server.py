@@ -78,6 +78,7 @@ class WebServer:
         config = Config()
         config.bind = [f"fd://{sock.fileno()}"]
         config.accesslog = None
+        config.errorlog = logging.getLogger("hypercorn.error")  # through the bot's logging only
         config.graceful_timeout = 1.0
         config.include_server_header = False
         self.state.base_url = self.base_url

@@ -35,7 +35,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
 ARTIFACTS = ROOT / "test-artifacts" / "web"
-LINK = re.compile(r"(http://\S+/login\?t=\S+)")
+LINK = re.compile(r"(http://\S+/login\?t=[\w.\-]+)")
 
 
 class Clock:
