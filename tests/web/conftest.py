@@ -1,17 +1,11 @@
-"""The dashboard against the real thing: the bot's services over TCP RCON to an in-process
-mcsim running the pack, the Discord side on the local Discord (bot/slash/local_discord.py), the
-app served by Hypercorn on 127.0.0.1 port 0, and (for the browser tests) Debian's chromium
-driven by Playwright. Time-based login expiry runs on an injected clock.
-"""
+"""Fixtures of the dashboard tests; see webdash.py for what they run against."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import shutil
 import sys
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,56 +13,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
 
-from harness import ADMIN, MOD, Harness, User, make_settings
+from harness import Harness, make_settings
+from webdash import ARTIFACTS, BOT_TOKEN, CHROMIUM, CHROMIUM_ARGS, PASSWORD, ROOT, Clock, Dash
 
 from bot.config import ServerConfig
 from bot.services import build_services
 from mcsim.server import Server
 from web.server import WebServer
-
-ROOT = Path(__file__).resolve().parent.parent.parent
-PASSWORD = "web-rcon-Secret-4711"
-BOT_TOKEN = "MTAx.web-test-bot-token.Zm9vYmFy"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
-ARTIFACTS = ROOT / "test-artifacts" / "web"
-LINK = re.compile(r"(http://\S+/login\?t=[\w.\-]+)")
-
-
-class Clock:
-    """Epoch seconds that move only when a test says so."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-@dataclass
-class Dash:
-    harness: Harness
-    web: WebServer
-    mc: Server
-    clock: Clock
-
-    @property
-    def url(self) -> str:
-        return self.web.base_url
-
-    async def link(self, user: User = MOD) -> str:
-        """A login link as /dashboard gives it in Discord (ephemeral)."""
-        reply = await self.harness.run("dashboard", user)
-        assert reply.ephemeral, reply.text
-        found = LINK.search(reply.text)
-        assert found, reply.text
-        return found.group(1)
 
 
 @pytest.fixture
@@ -151,6 +102,3 @@ def shots(request: pytest.FixtureRequest) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
-
-
-__all__ = ["ADMIN", "MOD", "Clock", "Dash"]

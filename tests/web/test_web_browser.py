@@ -8,8 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from conftest import Dash
 from harness import ADMIN, MOD
+from webdash import Dash
 
 from web.auth import LINK_TTL
 

@@ -13,8 +13,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from conftest import LINK
 from harness import make_settings
+from webdash import LINK
 
 from bot.slash.console import main
 

@@ -9,10 +9,10 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from conftest import Dash
 from harness import ADMIN, MOD
 from prometheus_client.parser import text_string_to_metric_families
 from webclient import Client
+from webdash import Dash
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
-from conftest import BOT_TOKEN, PASSWORD, Dash
 from harness import ADMIN, MOD, OTHER_ROLE
 from webclient import Client
+from webdash import BOT_TOKEN, PASSWORD, Dash
 
 READS = [
     "/servers", "/servers/main/queue", "/servers/main/paused", "/servers/main/tasks/keep",

@@ -6,8 +6,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import aiohttp
-from conftest import Dash
 from harness import MOD, User
+from webdash import Dash
 
 
 class Client:
