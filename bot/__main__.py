@@ -18,7 +18,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.config import Settings, load_settings
 from bot.errors import BotError, ConfigError
@@ -140,8 +140,27 @@ async def _run(settings: Settings) -> int:
     services = await build_services(settings)
     bot = DoomBot(settings, services, sync_commands=True)
     async with bot:  # closing the bot closes the services
-        await bot.start(settings.discord_token.get_secret_value())
+        bot.web = await start_dashboard(services, bot)
+        try:
+            await bot.start(settings.discord_token.get_secret_value())
+        finally:
+            if bot.web is not None:
+                await bot.web.stop()
     return 0
+
+
+async def start_dashboard(services: Services, bot: Any) -> Any:
+    """The web dashboard (web.server.WebServer), started, when DOOM_WEB_PORT is set."""
+    if services.settings.web_port is None:
+        return None
+    try:
+        from web.server import start_web
+    except ImportError as exc:
+        raise ConfigError(
+            f"DOOM_WEB_PORT is set but the dashboard cannot load ({exc}): install the [web] "
+            "extra, e.g. pip install -e '.[web]'."
+        ) from None
+    return await start_web(services, bot)
 
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:

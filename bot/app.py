@@ -56,6 +56,7 @@ class DoomBot(commands.Bot):
         self.services = services
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
+        self.web: Any = None  # the dashboard (web.server.WebServer) when DOOM_WEB_PORT is set
 
     async def setup_hook(self) -> None:
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it

@@ -178,7 +178,9 @@ class Settings(BaseSettings):
     deny_commands: StrList = Field(default_factory=lambda: list(DEFAULT_DENY))
     servers: list[ServerConfig] = []
     data_dir: Path = Path("data")
-    extensions: StrList = ["cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin"]
+    extensions: StrList = [
+        "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.dashboard",
+    ]  # fmt: skip
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)
@@ -186,6 +188,19 @@ class Settings(BaseSettings):
     # and how late (seconds) a run may still start after the bot or the server was away
     timezone: str = "UTC"
     max_late: float = Field(default=600.0, gt=0)
+    # --- the web dashboard (issue 13; web/): served only when web_port is set ---
+    web_port: int | None = Field(default=None, ge=0, le=65535)
+    web_host: str = "127.0.0.1"
+    web_url: str | None = None  # the public base URL for login links; default http://host:port
+
+    @field_validator("web_url")
+    @classmethod
+    def _web_url(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", v):
+            raise ValueError("must be an http:// or https:// URL, e.g. https://dash.example.org")
+        return v.rstrip("/")
 
     @field_validator(
         "guild_ids",

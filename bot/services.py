@@ -46,6 +46,7 @@ from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_soft
 
 if TYPE_CHECKING:
     from bot.config import ServerConfig, Settings
+    from bot.events.bus import EventBus
     from bot.events.source import EventSource
     from bot.minecraft.command_check import CommandChecker
     from bot.minecraft.crash_guard import CrashGuard
@@ -113,6 +114,8 @@ class Services:
     servers: dict[str, ServerServices]
     audit: AuditStore
     embedded: Embedded | None = None
+    # every face reads events through the bus (one reader per source); see bot/events/bus.py
+    bus: EventBus = field(default_factory=lambda: _new_bus())
     _closed: bool = field(default=False, repr=False)
     scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
 
@@ -139,6 +142,7 @@ class Services:
         for server in self.servers.values():
             if server.guard is not None:
                 await server.guard.stop()
+        await self.bus.close()
         for server in self.servers.values():
             try:
                 await server.rcon.close()
@@ -151,6 +155,12 @@ class Services:
                 await result
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
+
+
+def _new_bus() -> EventBus:
+    from bot.events.bus import EventBus
+
+    return EventBus()
 
 
 def _event_source(

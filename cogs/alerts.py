@@ -125,17 +125,15 @@ class AlertsCog(commands.Cog, name="Alerts"):
             await self.flush(channel_id)  # what arrived is still said before going away
 
     async def _consume(self, server: ServerServices) -> None:
+        # through the bus: the dashboard reads the same stream (bot/events/bus.py restarts a
+        # broken source)
         assert server.events is not None
-        while True:
-            try:
-                async with contextlib.aclosing(server.events.events()) as stream:
-                    async for event in stream:
-                        await self.handle(server, event)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a broken source is restarted, not given up on
-                log.exception("event source of %s failed; restarting it", server.name)
-                await asyncio.sleep(5)
+        async with self.bot.services.bus.subscribe(server.name, server.events) as stream:
+            async for event in stream:
+                try:
+                    await self.handle(server, event)
+                except Exception:  # one bad event must not stop the alerts
+                    log.exception("alert for %s %s failed", server.name, event.type)
 
     async def _consume_planned(self, scheduler: Scheduler) -> None:
         async with contextlib.aclosing(scheduler.events()) as stream:

@@ -196,6 +196,7 @@ class CommandChecker:
     ) -> None:
         self.deny = tuple(sorted({w for e in deny if (w := _normalize(e))}))
         self.function_permission_level = function_permission_level
+        self.refusals: dict[str, int] = {}  # "parse" / "refused" -> commands refused (/metrics)
         self.function_namespaces = (
             None if function_namespaces is None else frozenset(function_namespaces)
         )
@@ -221,6 +222,8 @@ class CommandChecker:
             if len(self._verdicts) > _CACHE_SIZE:
                 self._verdicts.popitem(last=False)
         if verdict is not None:
+            kind = "parse" if isinstance(verdict, CommandParseError) else "refused"
+            self.refusals[kind] = self.refusals.get(kind, 0) + 1
             raise verdict
 
     # -- the checks --------------------------------------------------------------------------

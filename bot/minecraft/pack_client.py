@@ -535,6 +535,33 @@ class PackClient:
                 return task_from_storage(value, which)
         return None
 
+    async def find(
+        self, which: str, id: str, *, offset: int = 0, limit: int = 20
+    ) -> tuple[list[Task], int]:
+        """One page of the tasks of one list with exactly this id, and how many there are
+        (the dashboard's search). The list is scanned once, by the copy; then 3 round trips
+        plus one per task on the page."""
+        name = self._check_list(which)
+        check_id(id)
+        if offset < 0 or not 1 <= limit <= MAX_PAGE:
+            raise ValidationError(f"A page holds 1 to {MAX_PAGE} tasks from offset 0 on.")
+        found: list[Task] = []
+        async with self._lock:
+            await self.rcon.command("data modify storage doom.bot:view f set value []")
+            await self.rcon.command(
+                "data modify storage doom.bot:view f append from storage "
+                f'doom.schedule:data {name}[{{id:"{id}"}}]'
+            )
+            reply = await self.rcon.command("execute if data storage doom.bot:view f[]")
+            counted = _COUNT.match(reply)
+            total = int(counted.group(1)) if counted else 0
+            for index in range(offset, min(total, offset + limit)):
+                value = await self._read(f"f[{index}]", "doom.bot:view")
+                if isinstance(value, dict):
+                    found.append(task_from_storage(value, name))
+            await self.rcon.command("data remove storage doom.bot:view f")
+        return found, total
+
     async def task_ids(self, prefix: str = "", limit: int = 25) -> list[str]:
         """Distinct task ids starting with `prefix` (then containing it), for autocomplete."""
         starts: list[str] = []

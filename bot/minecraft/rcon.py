@@ -28,6 +28,7 @@ import itertools
 import logging
 import socket
 import struct
+import time
 from collections.abc import Callable
 from typing import Final
 
@@ -147,6 +148,8 @@ class RconClient:
         self.reconnects = 0  # successful connections after the first
         # called after each reconnect (the crash guard checks whether the server restarted)
         self.on_reconnect: list[Callable[[], None]] = []
+        # called with the seconds each answered command took (the dashboard's /metrics)
+        self.round_trip_observers: list[Callable[[float], None]] = []
         self._lock = asyncio.Lock()
         self._conn: _Connection | None = None
         self._ids = itertools.count(1)
@@ -191,8 +194,12 @@ class RconClient:
             conn = await self._ensure_connected()
             self.round_trips += 1
             try:
+                started = time.monotonic()
                 async with asyncio.timeout(self.timeout):
-                    return await self._exchange(conn, text)
+                    reply = await self._exchange(conn, text)
+                for observe in self.round_trip_observers:
+                    observe(time.monotonic() - started)
+                return reply
             except TimeoutError:
                 self._drop("timeout")
                 raise RconTimeout(

@@ -175,6 +175,17 @@ async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
     )
     services = await build_services(settings)
     bot = DoomBot(settings, services)
+    from bot.__main__ import start_dashboard
+
     async with LocalDiscord(bot) as local:
-        await run_console(local, stdin, stdout)
+        bot.web = await start_dashboard(services, bot)
+        try:
+            if bot.web is not None:
+                link = bot.web.login_link(CONSOLE_USER_ID, local.guild_id, "console")
+                print(f"Web dashboard: {bot.web.base_url} (log in, once, within 5 minutes: "
+                      f"{link})", file=stdout, flush=True)  # fmt: skip
+            await run_console(local, stdin, stdout)
+        finally:
+            if bot.web is not None:
+                await bot.web.stop()
     return 0

@@ -188,6 +188,9 @@ class LocalDiscord:
         self._born: dict[str, float] = {}  # token -> clock() when the interaction was sent
         self._session = Session(self._handle)
         self._changed = asyncio.Event()
+        # guild members' current roles, as Discord would answer GET .../members/{id}: set by
+        # every interaction a user sends, changed by set_roles (a role taken away in Discord)
+        self.members: dict[int, list[int]] = {}
         self.bot_user = {"id": str(APPLICATION_ID), "username": "doom", "discriminator": "0",
                          "global_name": "doom.schedule", "avatar": None, "bot": True}  # fmt: skip
 
@@ -261,9 +264,17 @@ class LocalDiscord:
             "avatar": None, "permissions": str(discord.Permissions.general().value),
         }  # fmt: skip
 
+    def set_roles(self, user_id: int, role_ids: Sequence[int] | None) -> None:
+        """Give a member these roles now (None: the user left the guild)."""
+        if role_ids is None:
+            self.members.pop(user_id, None)
+        else:
+            self.members[user_id] = list(role_ids)
+
     def interaction_payload(
         self, type_: int, data: dict[str, Any], user_id: int, role_ids: Sequence[int]
     ) -> dict[str, Any]:
+        self.members[user_id] = list(role_ids)
         return {
             "id": str(self.next_id()), "application_id": str(APPLICATION_ID), "type": type_,
             "token": f"tok-{self.next_id()}", "version": 1, "guild_id": str(self.guild_id),
@@ -435,6 +446,13 @@ class LocalDiscord:
             message = self._message(channel_id or 0, body, mid)
             self._record(Sent("PATCH", request.path, "channel_edit", body, None, mid, channel_id))
             return message
+        if request.key == "GET /guilds/{guild_id}/members/{member_id}":
+            # a member's current roles (the dashboard re-checks them on every action)
+            member_id = _int(request.param("member_id")) or 0
+            self._record(Sent("GET", request.path, "other", body))
+            if member_id not in self.members:
+                return limits.DiscordError.json(404, 10007, "Unknown Member")
+            return self.member_payload(member_id, self.members[member_id])
         self._record(Sent(request.method, request.path, "other", body, channel_id=channel_id))
         return {}
 
@@ -534,6 +552,13 @@ class LocalDiscord:
 
     def channel_posts(self, channel_id: int) -> list[Sent]:
         return [s for s in self.sent if s.kind == "channel" and s.channel_id == channel_id]
+
+
+class _NotFound:
+    """The parts of an HTTP response discord.HTTPException reads."""
+
+    status = 404
+    reason = "Not Found"
 
 
 def _int(value: object) -> int | None:

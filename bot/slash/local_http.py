@@ -47,6 +47,7 @@ _ROUTES: list[tuple[str, str]] = [
     ("*", "/channels/{channel_id}/messages/{message_id}"),
     ("*", "/applications/{application_id}/commands"),
     ("*", "/applications/{application_id}/guilds/{guild_id}/commands"),
+    ("GET", "/guilds/{guild_id}/members/{member_id}"),
 ]
 _PATTERNS = [
     (method, path, re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path) + "$"))

@@ -7,11 +7,11 @@ each call (a settings reload takes effect without re-syncing the command tree).
 
 from __future__ import annotations
 
-__all__ = ["NotPermitted", "Rank", "is_admin", "is_moderator", "rank_of"]
+__all__ = ["NotPermitted", "Rank", "is_admin", "is_moderator", "rank_for", "rank_of"]
 
 import enum
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
@@ -45,9 +45,15 @@ def _settings(interaction: discord.Interaction[Any]) -> Settings:
 def rank_of(user: discord.abc.User, settings: Settings) -> Rank:
     """The rank the settings give this user (roles count only for guild members)."""
     role_ids = {r.id for r in user.roles} if isinstance(user, discord.Member) else set()
-    if user.id in settings.admin_user_ids or role_ids & set(settings.admin_role_ids):
+    return rank_for(user.id, role_ids, settings)
+
+
+def rank_for(user_id: int, role_ids: Iterable[int], settings: Settings) -> Rank:
+    """The rank of a user id holding these role ids (the web face asks Discord for them)."""
+    roles = set(role_ids)
+    if user_id in settings.admin_user_ids or roles & set(settings.admin_role_ids):
         return Rank.ADMIN
-    if user.id in settings.moderator_user_ids or role_ids & set(settings.moderator_role_ids):
+    if user_id in settings.moderator_user_ids or roles & set(settings.moderator_role_ids):
         return Rank.MODERATOR
     return Rank.NONE
 

@@ -121,10 +121,14 @@ class AuditStore:
         user_id: int | None = None,
         limit: int = 50,
         before_id: int | None = None,
+        action: str | None = None,
     ) -> list[Mutation]:
         """Newest first; `before_id` pages backwards."""
         where: list[str] = []
         args: list[object] = []
+        if action is not None:
+            where.append("action = ?")
+            args.append(action)
         if server is not None:
             where.append("server = ?")
             args.append(server)

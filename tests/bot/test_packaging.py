@@ -14,7 +14,7 @@ from bot.minecraft.installer import pack_version_of
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
-PACKAGES = ("bot", "cogs", "mcsim", "datapack")
+PACKAGES = ("bot", "cogs", "mcsim", "datapack", "web")
 JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 
 
@@ -45,6 +45,10 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     with zipfile.ZipFile(wheel) as zf:
         shipped = {n.removeprefix("bot/_datapack/") for n in zf.namelist()
                    if n.startswith("bot/_datapack/")}  # fmt: skip
+        # the dashboard's templates and static files travel with it
+        assert {"web/templates/base.html", "web/static/app.css", "web/static/app.js"} <= set(
+            zf.namelist()
+        )
         zf.extractall(tmp_path / "site")  # what `pip install` puts in site-packages
     assert shipped == pack_files(REPO / "datapack")
     assert {"pack.mcmeta", "data/doom.schedule/function/core/tick.mcfunction"} <= shipped

@@ -1,0 +1,123 @@
+"""An in-process fan-out of each server's event source, so that several faces read one stream.
+
+A source (a log tailer, a ring-buffer poller) can be read by one consumer only: two readers
+would each see part of it and save each other's cursor. The bus reads each server's source once,
+while anyone listens, and hands every event to every subscriber: the alerts cog, and the web
+dashboard's live feed and metrics. When the last subscriber of a server leaves, its source is
+closed (it saves its cursor), as it was when the alerts cog read it directly.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EventBus", "Subscription"]
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.events.event import Event
+    from bot.events.source import EventSource
+
+log = logging.getLogger(__name__)
+
+RESTART_DELAY = 5.0  # seconds before a failed source is read again
+HISTORY = 200  # recent events kept for a page that opens late
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One subscriber's queue. `maxsize=0` never drops (alerts); a bounded one (a browser tab)
+    drops its oldest event rather than hold the bus up, and counts what it dropped."""
+
+    server: str
+    queue: asyncio.Queue[Event]
+    dropped: int = 0
+
+    def offer(self, event: Event) -> None:
+        if self.queue.maxsize and self.queue.full():
+            self.queue.get_nowait()
+            self.dropped += 1
+        self.queue.put_nowait(event)
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._iter()
+
+    async def _iter(self) -> AsyncIterator[Event]:
+        while True:
+            yield await self.queue.get()
+
+
+@dataclass(eq=False)
+class _Pump:
+    task: asyncio.Task[None]
+    subscribers: list[Subscription] = field(default_factory=list)
+
+
+class EventBus:
+    """Per server, one reader of its source and any number of subscribers."""
+
+    restart_delay: float = RESTART_DELAY
+
+    def __init__(self) -> None:
+        self._pumps: dict[str, _Pump] = {}
+        self.history: deque[Event] = deque(maxlen=HISTORY)
+        self.counts: dict[tuple[str, str], int] = {}  # (server, type) -> events seen
+
+    @contextlib.asynccontextmanager
+    async def subscribe(
+        self, server: str, source: EventSource, *, maxsize: int = 0
+    ) -> AsyncIterator[Subscription]:
+        """Receive every event of `server` from now on, for as long as the block runs."""
+        sub = Subscription(server, asyncio.Queue(maxsize))
+        pump = self._pumps.get(server)
+        if pump is None or pump.task.done():
+            task = asyncio.create_task(self._pump(server, source), name=f"event-bus-{server}")
+            pump = self._pumps[server] = _Pump(task)
+        pump.subscribers.append(sub)
+        try:
+            yield sub
+        finally:
+            pump.subscribers.remove(sub)
+            if not pump.subscribers and self._pumps.get(server) is pump:
+                del self._pumps[server]
+                pump.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pump.task
+
+    def reading(self, server: str) -> bool:
+        """Whether the bus is reading this server's source now."""
+        pump = self._pumps.get(server)
+        return pump is not None and not pump.task.done()
+
+    async def _pump(self, server: str, source: EventSource) -> None:
+        while True:
+            try:
+                async with contextlib.aclosing(source.events()) as stream:
+                    async for event in stream:
+                        self._publish(server, event)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken source is restarted, not given up on
+                log.exception("event source of %s failed; restarting it", server)
+                await asyncio.sleep(self.restart_delay)
+
+    def _publish(self, server: str, event: Event) -> None:
+        self.history.append(event)
+        key = (event.server, event.type)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        pump = self._pumps.get(server)
+        for sub in list(pump.subscribers if pump else ()):
+            sub.offer(event)
+
+    async def close(self) -> None:
+        for pump in list(self._pumps.values()):
+            pump.task.cancel()
+        for pump in list(self._pumps.values()):
+            with contextlib.suppress(asyncio.CancelledError):
+                await pump.task
+        self._pumps.clear()

@@ -1,0 +1,90 @@
+"""The web dashboard's Discord side: `/dashboard` gives a one-time login link; and the cog
+brings a page of its own to the dashboard (the plugin host's example: see README, "Pages from
+an extension")."""
+
+from __future__ import annotations
+
+__all__ = ["DashboardCog", "setup"]
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.slash.permissions import is_moderator
+
+if TYPE_CHECKING:
+    from bot.app import DoomBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["DoomBot"]
+
+COMMANDS_PAGE = """{% extends "base.html" %}
+{% block title %}Commands{% endblock %}
+{% block main %}
+<h1>Slash commands</h1>
+<p>Everything the dashboard does is also a slash command in Discord.</p>
+<dl>{% for name, text in commands %}
+<dt><code>/{{ name }}</code></dt><dd>{{ text }}</dd>
+{% endfor %}</dl>
+{% endblock %}"""
+
+
+def _blueprint(bot: DoomBot) -> Any:
+    """The cog's pages, or None when the [web] extra is not installed."""
+    try:
+        from quart import Blueprint, g, render_template_string
+
+        from web.auth import page
+    except ImportError:
+        return None
+    pages = Blueprint("commands", __name__)
+
+    @pages.get("/")
+    @page()
+    async def index() -> Any:
+        found = sorted(
+            (c.qualified_name, c.description)
+            for c in bot.tree.walk_commands()
+            if isinstance(c, app_commands.Command)
+        )
+        return await render_template_string(COMMANDS_PAGE, commands=found, user=g.user)
+
+    return pages
+
+
+class DashboardCog(commands.Cog, name="Dashboard"):
+    """Login links to the web dashboard, and its Commands page."""
+
+    web_label = "Commands"
+
+    def __init__(self, bot: DoomBot) -> None:
+        self.bot = bot
+        self.web_blueprint = _blueprint(bot)  # mounted by the dashboard while this cog is loaded
+
+    @app_commands.command(description="A one-time link that logs you in to the web dashboard.")
+    @app_commands.guild_only()
+    @is_moderator()
+    async def dashboard(self, interaction: Interaction) -> None:
+        web = self.bot.web
+        if web is None:
+            await interaction.response.send_message(
+                "The web dashboard is not enabled: an admin sets DOOM_WEB_PORT (and DOOM_WEB_URL "
+                "for the public address) and restarts the bot.",
+                ephemeral=True,
+            )
+            return
+        guild_id = interaction.guild_id or 0
+        link = web.login_link(interaction.user.id, guild_id, str(interaction.user))
+        log.info("issued a dashboard login link to user %s", interaction.user.id)
+        await interaction.response.send_message(
+            f"Your login link (it works once, for 5 minutes; do not share it):\n{link}",
+            ephemeral=True,
+        )
+
+
+async def setup(bot: DoomBot) -> None:
+    await bot.add_cog(DashboardCog(bot))

@@ -1,0 +1,104 @@
+"""Fixtures of the dashboard tests; see webdash.py for what they run against."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
+
+from harness import Harness, make_settings
+from webdash import ARTIFACTS, BOT_TOKEN, CHROMIUM, CHROMIUM_ARGS, PASSWORD, ROOT, Clock, Dash
+
+from bot.config import ServerConfig
+from bot.services import build_services
+from mcsim.server import Server
+from web.server import WebServer
+
+
+@pytest.fixture
+def mc(tmp_path: Path) -> Iterator[Server]:
+    world = tmp_path / "world"
+    (world / "datapacks").mkdir(parents=True)
+    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
+    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def dash(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
+    assert mc.rcon_port is not None
+    config = ServerConfig(
+        name="main", rcon_port=mc.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=mc.world, log_path=mc.log_path, event_source="log",
+    )  # fmt: skip
+    settings = make_settings(
+        tmp_path, [config], log_poll_interval=0.02, discord_token=BOT_TOKEN, web_port=0
+    )
+    services = await build_services(settings)
+    harness = await Harness(settings, services).start()
+    alerts: Any = harness.bot.get_cog("Alerts")
+    alerts.batch_window = 0.1
+    clock = Clock()
+    web = WebServer(services, harness.bot, port=0, clock=clock)
+    await web.start()
+    harness.bot.web = web
+    await _following(harness, mc)
+    try:
+        yield Dash(harness, web, mc, clock)
+    finally:
+        await web.stop()
+        await harness.close()
+
+
+async def _following(harness: Harness, server: Server) -> None:
+    """Until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
+    tailer: Any = harness.services.servers["main"].events
+    lines_read = tailer.lines_read
+    async with asyncio.timeout(10):
+        while tailer.lines_read == lines_read:
+            await asyncio.to_thread(server.run, "say probe")
+            await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+def chromium() -> Path:
+    """Debian's chromium; never skipped: when it is missing the test fails and says why."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            "Debian's chromium is not installed at /usr/bin/chromium: install it with "
+            "`apt-get update && apt-get install -y chromium` (.ci/run does)."
+        )
+    return CHROMIUM
+
+
+@pytest.fixture
+async def browser(chromium: Path) -> AsyncIterator[Any]:
+    """Debian's chromium under Playwright (its own browser download is not reachable here)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        found = await pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        try:
+            yield found
+        finally:
+            await found.close()
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Path:
+    """Where a test writes its screenshots (test-artifacts/web/<test>/, git-ignored)."""
+    folder = ARTIFACTS / request.node.name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder

@@ -1,0 +1,136 @@
+"""The dashboard's reads and the plugin host over real HTTP: /metrics through prometheus-client's
+own parser, search by id, audit filters, the planned list without a scheduler, OpenAPI, and an
+extension's pages mounted and unmounted with the extension."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from harness import ADMIN, MOD
+from prometheus_client.parser import text_string_to_metric_families
+from webclient import Client
+from webdash import Dash
+
+
+@pytest.fixture
+async def admin(dash: Dash) -> AsyncIterator[Client]:
+    client = await Client(dash).login(ADMIN)
+    yield client
+    await client.close()
+
+
+def families(text: str) -> dict[str, list[tuple[dict[str, str], float, str]]]:
+    found: dict[str, list[tuple[dict[str, str], float, str]]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            found.setdefault(family.name, []).append((sample.labels, sample.value, sample.name))
+    return found
+
+
+async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) -> None:
+    h = dash.harness
+    for i in range(3):
+        await h.run("schedule", MOD, run="say hi", time=900 + i, id=f"m{i}")
+    await h.run("pause", MOD, id="m0")
+    typo = await h.run("schedule", MOD, run="sya hi", time=5, id="typo")
+    assert "^" in typo.text
+    denied = await h.run("schedule", MOD, run="op Steve", time=5, id="op")
+    assert "deny-list" in denied.text
+    await h.run("schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1, id="np")
+    exhausted = asyncio.ensure_future(  # the alerts cog has read it through the bus
+        h.bot.wait_for("doom_event", check=lambda ev: ev.type == "retry_exhausted", timeout=10)
+    )
+    await asyncio.sleep(0)
+    await asyncio.to_thread(dash.mc.step, 5)
+    await exhausted
+    status, text = await admin.get("/metrics")
+    assert status == 200
+    got = families(text)
+    tasks = {(s[0]["server"], s[0]["list"]): s[1] for s in got["doom_tasks"]}
+    assert tasks == {("main", "queue"): 2, ("main", "offline"): 0, ("main", "paused"): 1}
+    events = {s[0]["type"]: s[1] for s in got["doom_events"] if s[2] == "doom_events_total"}
+    assert events["retry_exhausted"] == 1
+    refusals = {s[0]["kind"]: s[1] for s in got["doom_command_check_refusals"]
+                if s[2].endswith("_total")}  # fmt: skip
+    assert refusals == {"parse": 1, "refused": 1}
+    rtt = {s[2]: s[1] for s in got["doom_rcon_round_trip_seconds"] if s[0].get("server") == "main"}
+    assert rtt["doom_rcon_round_trip_seconds_count"] > 10
+    assert rtt["doom_rcon_round_trip_seconds_sum"] > 0
+    assert "doom_wallclock_lateness_seconds" not in got  # no scheduler in these services
+    assert {s[1] for s in got["doom_server_up"]} == {1.0}
+    # nothing on it names a task, its command or a user
+    for needle in ("m0", "say hi", "sya", "Steve", str(MOD.id), "user7002"):
+        assert needle not in text
+    status, body = await Client(dash).get("/healthz")
+    assert status == 200 and json.loads(body) == {"status": "ok", "servers": {"main": True}}
+
+
+async def test_search_by_id_and_paging(dash: Dash, admin: Client) -> None:
+    for i in range(23):
+        await dash.harness.run("schedule", MOD, run=f"say {i}", time=900 + i, id=f"p{i}")
+    await dash.harness.run("schedule", MOD, run="say dup a", time=950, id="dup")
+    await dash.harness.run("schedule", MOD, run="say dup b", time=960, id="dup")
+    status, body = await admin.get("/api/servers/main/lists/queue?id=dup")
+    found = json.loads(body)
+    assert found["total"] == 2 and [t["run"] for t in found["tasks"]] == ["say dup a", "say dup b"]
+    status, body = await admin.get("/api/servers/main/lists/queue?page=2")
+    page2 = json.loads(body)
+    assert page2["total"] == 25 and len(page2["tasks"]) == 5
+    status, html = await admin.get("/servers/main/queue?id=dup")
+    assert status == 200 and "2 task(s) with id “dup”" in html and "say dup b" in html
+    status, html = await admin.get("/servers/main/queue?page=x")
+    assert status == 400 and "whole number" in html
+    status, html = await admin.get("/servers/nowhere/queue")
+    assert status == 404 and "There is no server called &#39;nowhere&#39;" in html
+
+
+async def test_audit_filters_and_planned_without_a_scheduler(dash: Dash, admin: Client) -> None:
+    await dash.harness.run("schedule", MOD, run="say a", time=900, id="a1")
+    csrf = await admin.csrf()
+    await admin.post("/servers/main/tasks/a1/pause", data={"csrf_token": csrf, "list": "queue"})
+    status, body = await admin.get("/api/audit?action=pause")
+    rows = json.loads(body)["mutations"]
+    assert [(r["action"], r["user_id"], r["outcome"]) for r in rows] == [
+        ("pause", ADMIN.id, "Paused `a1`.")
+    ]
+    status, body = await admin.get(f"/api/audit?user={MOD.id}")
+    assert [r["action"] for r in json.loads(body)["mutations"]] == ["schedule"]
+    status, html = await admin.get("/audit?user=bob")
+    assert status == 400 and "a Discord user id" in html
+    # the web write reached the audit channel like a slash command's
+    posts = dash.harness.posts(6002)
+    assert any(p.payload["embeds"][0]["title"] == "/pause (web)" for p in posts)
+    status, html = await admin.get("/servers/main/planned")
+    assert status == 200 and "Wall-clock schedules are not enabled." in html
+
+
+async def test_openapi_documents_the_api(dash: Dash) -> None:
+    status, body = await Client(dash).get("/api/openapi.json")
+    spec = json.loads(body)
+    assert status == 200 and spec["info"]["title"] == "doom.schedule dashboard API"
+    post = spec["paths"]["/api/servers/{name}/tasks"]["post"]
+    schema = json.dumps(post["requestBody"])
+    assert "ScheduleRequest" in schema or "run" in schema
+
+
+async def test_an_extension_brings_pages_while_it_is_loaded(dash: Dash, admin: Client) -> None:
+    status, html = await admin.get("/x/commands/")
+    assert status == 200 and "<code>/schedule</code>" in html
+    assert 'href="/x/commands/"' in (await admin.get("/servers"))[1]
+    await dash.harness.bot.unload_extension("cogs.dashboard")
+    status, html = await admin.get("/x/commands/")
+    assert status == 404
+    assert 'href="/x/commands/"' not in (await admin.get("/servers"))[1]
+    # an admin loads it again from the extensions page
+    csrf = await admin.csrf()
+    status, _ = await admin.post(
+        "/extensions/reload", data={"csrf_token": csrf, "extension": "cogs.dashboard"}
+    )
+    assert status == 303
+    status, html = await admin.get("/extensions")
+    assert "Reloaded cogs.dashboard." in html and 'href="/x/commands/"' in html
+    status, html = await admin.get("/x/commands/")
+    assert status == 200 and "<code>/dashboard</code>" in html

@@ -1,0 +1,64 @@
+"""What the dashboard tests share (their fixtures are in conftest.py). They test the real
+thing: the bot's services over TCP RCON to an in-process mcsim running the pack, the Discord
+side on the local Discord (bot/slash/local_discord.py), the app served by Hypercorn on
+127.0.0.1 port 0, and (for the browser tests) Debian's chromium driven by Playwright.
+Time-based login expiry runs on an injected clock.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
+
+from harness import MOD, Harness, User
+
+from mcsim.server import Server
+from web.server import WebServer
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PASSWORD = "web-rcon-Secret-4711"
+BOT_TOKEN = "MTAx.web-test-bot-token.Zm9vYmFy"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+LINK = re.compile(r"(http://\S+/login\?t=[\w.\-]+)")
+
+
+class Clock:
+    """Epoch seconds that move only when a test says so."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Dash:
+    harness: Harness
+    web: WebServer
+    mc: Server
+    clock: Clock
+
+    @property
+    def url(self) -> str:
+        return self.web.base_url
+
+    async def link(self, user: User = MOD) -> str:
+        """A login link as /dashboard gives it in Discord (ephemeral)."""
+        reply = await self.harness.run("dashboard", user)
+        assert reply.ephemeral, reply.text
+        found = LINK.search(reply.text)
+        assert found, reply.text
+        return found.group(1)

@@ -1,0 +1,242 @@
+"""The app factory, and the plugin host: an extension (cog) with a ``web_blueprint`` attribute
+brings pages, mounted under ``/x/<blueprint name>/`` while it is loaded.
+
+Quart (like Flask) cannot register a blueprint once it has served a request, so each
+extension's blueprint gets a small Quart app of its own sharing the dashboard's state, session
+and templates; :class:`HostApp` hands it the requests under its prefix. The set of mounted
+blueprints is read from ``bot.cogs`` on each request, so loading, reloading and unloading an
+extension mount and unmount its pages with no hook to forget.
+"""
+
+from __future__ import annotations
+
+__all__ = ["HostApp", "create_app"]
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quart import Blueprint, Quart, Response, render_template, request
+from quart_rate_limiter import RateLimiter, RateLimitExceeded
+from quart_schema import QuartSchema, RequestSchemaValidationError
+
+from bot.config import Settings
+from web import api, audit, auth, events, extensions, metrics, servers, tasks
+from web.auth import LoginLinks, Sessions, csrf_token
+from web.context import HostBot, WebError, WebState
+
+if TYPE_CHECKING:
+    from bot.services import Services
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_PREFIX = "/x/"
+SHARED_CONFIG = (
+    "DOOM_WEB", "SECRET_KEY", "SESSION_COOKIE_HTTPONLY", "SESSION_COOKIE_SAMESITE",
+    "SESSION_COOKIE_SECURE", "SESSION_COOKIE_NAME",
+)  # fmt: skip
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+async def _error_page(status: int, message: str) -> Any:
+    if _wants_json():
+        return {"error": message}, status
+    title = {401: "Log in first", 403: "Not allowed", 404: "Not found", 429: "Slow down"}.get(
+        status, "Something went wrong"
+    )
+    return await render_template("message.html", title=title, message=message), status
+
+
+def _install_handlers(app: Quart) -> None:
+    @app.errorhandler(WebError)
+    async def web_error(exc: WebError) -> Any:
+        return await _error_page(exc.status, exc.message)
+
+    @app.errorhandler(RateLimitExceeded)
+    async def too_many(exc: RateLimitExceeded) -> Any:
+        response = await _error_page(429, "Too many attempts in a short time: wait a minute.")
+        return response
+
+    @app.errorhandler(RequestSchemaValidationError)
+    async def bad_body(exc: RequestSchemaValidationError) -> Any:
+        return {"error": f"The request body does not fit the schema: {exc.validation_error}"}, 400
+
+    @app.errorhandler(404)
+    async def not_found(exc: Exception) -> Any:
+        return await _error_page(404, "There is no such page.")
+
+    @app.errorhandler(Exception)
+    async def unexpected(exc: Exception) -> Any:
+        ref = secrets.token_hex(4)
+        log.exception("web: unexpected error %s on %s %s", ref, request.method, request.path)
+        return await _error_page(500, f"Unexpected error; quote {ref} to the admins.")
+
+    @app.context_processor
+    async def common() -> dict[str, Any]:
+        host = app if isinstance(app, HostApp) else app.config.get("DOOM_HOST")
+        plugins = host.plugins() if isinstance(host, HostApp) else []
+        return {"csrf_token": csrf_token, "plugins": plugins}
+
+    @app.after_request
+    async def headers(response: Response) -> Response:
+        # no framing (clickjacking), no sniffing, nothing loaded from elsewhere
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        if not request.path.startswith("/api/docs"):
+            response.headers.setdefault(
+                "Content-Security-Policy",
+                "default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+            )
+        return response
+
+
+class HostApp(Quart):
+    """The dashboard app; requests under /x/<name>/ go to a loaded extension's own app."""
+
+    bot: HostBot
+    serving: asyncio.Event  # set once Hypercorn has started the app
+    _mounted: dict[int, Quart]
+
+    def plugins(self) -> list[tuple[str, str]]:
+        """(label, path) of every mounted extension page, for the navigation."""
+        found = []
+        for cog in list(self.bot.cogs.values()):
+            blueprint: Blueprint | None = getattr(cog, "web_blueprint", None)
+            if blueprint is not None:
+                label = getattr(cog, "web_label", blueprint.name)
+                found.append((label, f"{PLUGIN_PREFIX}{blueprint.name}/"))
+        return found
+
+    def _blueprints(self) -> dict[str, Blueprint]:
+        found: dict[str, Blueprint] = {}
+        for cog in list(self.bot.cogs.values()):
+            blueprint: Blueprint | None = getattr(cog, "web_blueprint", None)
+            if blueprint is not None:
+                found[blueprint.name] = blueprint
+        return found
+
+    async def _mount(self, blueprint: Blueprint) -> Quart:
+        sub = self._mounted.get(id(blueprint))
+        if sub is None:
+            sub = Quart(blueprint.import_name, template_folder=str(HERE / "templates"),
+                        static_folder=None)  # fmt: skip
+            for key in SHARED_CONFIG:
+                sub.config[key] = self.config.get(key)
+            sub.config["DOOM_HOST"] = self
+            sub.secret_key = self.secret_key
+            _install_handlers(sub)
+            sub.register_blueprint(blueprint, url_prefix=PLUGIN_PREFIX + blueprint.name)
+            await sub.startup()
+            self._mounted[id(blueprint)] = sub
+            log.info("web: mounted the pages of %s at %s%s/", blueprint.import_name,
+                     PLUGIN_PREFIX, blueprint.name)  # fmt: skip
+        return sub
+
+    async def _unmount_stale(self, live: dict[str, Blueprint]) -> None:
+        keep = {id(b) for b in live.values()}
+        for key in [k for k in self._mounted if k not in keep]:
+            sub = self._mounted.pop(key)
+            with contextlib.suppress(Exception):
+                await sub.shutdown()
+            log.info("web: unmounted %s", sub.import_name)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        path: str = scope.get("path", "")
+        if scope.get("type") == "http" and path.startswith(PLUGIN_PREFIX):
+            live = self._blueprints()
+            await self._unmount_stale(live)
+            name = path[len(PLUGIN_PREFIX) :].split("/", 1)[0]
+            if name in live:
+                sub = await self._mount(live[name])
+                await sub(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
+
+
+def create_app(
+    services: Services,
+    *,
+    bot: HostBot,
+    settings: Settings | None = None,
+    clock: Callable[[], float] = time.time,
+    secret: bytes | None = None,
+    base_url: str = "",
+) -> HostApp:
+    """The dashboard for these services. `clock` (epoch seconds) drives link and session
+    expiry; `secret` signs cookies, links and tokens (default: random, so a restart logs
+    everyone out and voids unused links)."""
+    from web.metrics import Metrics
+
+    settings = settings or services.settings
+    key = secret or secrets.token_bytes(32)
+    app = HostApp(__name__, template_folder="templates", static_folder="static")
+    app.bot = bot
+    app._mounted = {}
+    app.serving = asyncio.Event()
+    app.secret_key = key
+    https = (settings.web_url or base_url).startswith("https://")
+    app.config.update(
+        SESSION_COOKIE_NAME="doom_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",  # sent when following a link in, never on cross-site posts
+        SESSION_COOKIE_SECURE=https,
+        MAX_CONTENT_LENGTH=64 * 1024,
+        QUART_SCHEMA_CONVERSION_PREFERENCE="pydantic",
+    )
+    web = WebState(
+        services, bot, settings, LoginLinks(key, clock), Sessions(key, clock),
+        Metrics(services), clock, base_url,
+    )  # fmt: skip
+    app.config["DOOM_WEB"] = web
+    QuartSchema(
+        app, openapi_path="/api/openapi.json", swagger_ui_path=None, redoc_ui_path=None,
+        scalar_ui_path=None,
+        info={"title": "doom.schedule dashboard API", "version": "1"},
+        security_schemes={"bearer": {"type": "http", "scheme": "bearer"}},
+        security=[{"bearer": []}],
+    )  # fmt: skip
+    RateLimiter(app)
+    for module in (auth, servers, tasks, events, audit, extensions, api, metrics):
+        app.register_blueprint(module.blueprint)
+    _install_handlers(app)
+    watchers: list[asyncio.Task[None]] = []
+
+    @app.before_serving
+    async def watch_events() -> None:
+        app.serving.set()
+        # the bus keeps the recent history and counts by type while someone listens: listen
+        # for as long as the dashboard runs, whether or not the alerts cog is loaded
+        for name, server in services.servers.items():
+            if server.events is not None:
+                watchers.append(asyncio.create_task(_listen(services, name, server.events)))
+
+    @app.after_serving
+    async def stop_watching() -> None:
+        for task in watchers:
+            task.cancel()
+        for task in watchers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        watchers.clear()
+        for sub in list(app._mounted.values()):
+            with contextlib.suppress(Exception):
+                await sub.shutdown()
+        app._mounted.clear()
+
+    return app
+
+
+async def _listen(services: Services, name: str, source: Any) -> None:
+    async with services.bus.subscribe(name, source, maxsize=1) as sub:
+        async for _ in sub:
+            pass  # the bus itself counts and keeps history

@@ -1,0 +1,298 @@
+"""Login without a password: a one-time link from `/dashboard` opens a session.
+
+The link carries a signed claim (itsdangerous' timestamped serializer: the project writes no
+crypto) with a nonce that is good once and for :data:`LINK_TTL` seconds. Opening it shows a
+"Log in" button and only pressing it spends the nonce, so a link preview that fetches the URL
+cannot use it up. The session lives on the server (logout ends it everywhere); the cookie holds
+only its id, signed by Quart. CSRF tokens and API tokens are the session's secrets, signed.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LINK_TTL",
+    "LinkClaim",
+    "LoginLinks",
+    "Sessions",
+    "WebSession",
+    "action",
+    "api_token",
+    "blueprint",
+    "csrf_token",
+    "current_user",
+    "page",
+    "write_limit",
+]
+
+import hmac
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
+
+from itsdangerous import (
+    BadSignature,
+    SignatureExpired,
+    TimestampSigner,
+    URLSafeSerializer,
+    URLSafeTimedSerializer,
+)
+from quart import Blueprint, g, redirect, render_template, request, session
+from quart_rate_limiter import rate_limit
+
+from bot.slash.permissions import Rank
+from web.context import WebError, WebUser, state
+
+log = logging.getLogger(__name__)
+
+LINK_TTL = 300  # seconds a login link stays good
+SESSION_TTL = 12 * 3600.0
+P = ParamSpec("P")
+R = TypeVar("R")
+
+blueprint = Blueprint("auth", __name__)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkClaim:
+    user_id: int
+    guild_id: int
+    name: str
+
+
+class LoginLinks:
+    """Signed one-time login tokens; `clock` (epoch seconds) is injectable for tests."""
+
+    def __init__(self, secret: bytes, clock: Callable[[], float]) -> None:
+        class _Signer(TimestampSigner):
+            def get_timestamp(self) -> int:
+                return int(clock())
+
+        self._clock = clock
+        self._serializer = URLSafeTimedSerializer(secret, salt="doom-login", signer=_Signer)
+        self._pending: dict[str, float] = {}  # nonce -> expiry
+
+    def issue(self, user_id: int, guild_id: int, name: str) -> str:
+        now = self._clock()
+        self._pending = {n: t for n, t in self._pending.items() if t > now}
+        nonce = secrets.token_urlsafe(16)
+        self._pending[nonce] = now + LINK_TTL
+        token: str = self._serializer.dumps({"u": user_id, "g": guild_id, "n": name, "k": nonce})
+        return token
+
+    def check(self, token: str, *, spend: bool) -> LinkClaim:
+        """The claim of a good link; WebError(403) with the reason otherwise."""
+        try:
+            data = self._serializer.loads(token, max_age=LINK_TTL)
+        except SignatureExpired:
+            raise WebError(403, "This login link has expired (links last 5 minutes): "
+                                "run /dashboard again for a new one.") from None  # fmt: skip
+        except BadSignature:
+            raise WebError(403, "This is not a valid login link: run /dashboard for one.") from None
+        nonce = data.get("k") if isinstance(data, dict) else None
+        if nonce not in self._pending or self._pending[nonce] <= self._clock():
+            raise WebError(403, "This login link was already used (each link works once): "
+                                "run /dashboard again for a new one.")  # fmt: skip
+        if spend:
+            del self._pending[nonce]
+        return LinkClaim(int(data["u"]), int(data["g"]), str(data["n"]))
+
+
+@dataclass(eq=False)
+class WebSession:
+    sid: str
+    user_id: int
+    guild_id: int
+    name: str
+    expires: float
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    rank: Rank | None = None
+    rank_at: float = 0.0
+
+
+class Sessions:
+    """Sessions on the server, by id; ended by logout, by expiry, or when roles are gone."""
+
+    def __init__(self, secret: bytes, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._by_id: dict[str, WebSession] = {}
+        self._csrf = URLSafeSerializer(secret, salt="doom-csrf")
+        self._api = URLSafeSerializer(secret, salt="doom-api")
+
+    def open(self, claim: LinkClaim) -> WebSession:
+        sid = secrets.token_urlsafe(24)
+        found = WebSession(
+            sid, claim.user_id, claim.guild_id, claim.name, self._clock() + SESSION_TTL
+        )
+        self._by_id[sid] = found
+        return found
+
+    def get(self, sid: object) -> WebSession | None:
+        found = self._by_id.get(sid) if isinstance(sid, str) else None
+        if found is not None and found.expires <= self._clock():
+            self.end(found.sid)
+            return None
+        return found
+
+    def end(self, sid: str) -> None:
+        self._by_id.pop(sid, None)
+
+    def csrf_token(self, found: WebSession) -> str:
+        token: str = self._csrf.dumps(found.csrf)
+        return token
+
+    def csrf_ok(self, found: WebSession, token: str | None) -> bool:
+        if not token:
+            return False
+        try:
+            value = self._csrf.loads(token)
+        except BadSignature:
+            return False
+        return isinstance(value, str) and hmac.compare_digest(value, found.csrf)
+
+    def api_token(self, found: WebSession) -> str:
+        token: str = self._api.dumps(found.sid)
+        return token
+
+    def by_api_token(self, token: str) -> WebSession | None:
+        try:
+            sid = self._api.loads(token)
+        except BadSignature:
+            return None
+        return self.get(sid)
+
+
+# -- who is asking ---------------------------------------------------------------------------
+
+
+async def current_user(*, fresh: bool = False) -> WebUser:
+    """The logged-in user with their current rank; WebError(401/403) otherwise."""
+    web = state()
+    header = request.headers.get("Authorization", "")
+    by_token = header.startswith("Bearer ")
+    found = web.sessions.by_api_token(header[7:].strip()) if by_token else None
+    if not by_token:
+        found = web.sessions.get(session.get("sid"))
+    if found is None:
+        raise WebError(401, "You are not logged in: run /dashboard in Discord for a login link.")
+    rank = await web.rank(found, fresh=fresh)
+    if rank < Rank.MODERATOR:
+        web.sessions.end(found.sid)
+        log.info("web session of user %s ended: no dashboard role any more", found.user_id)
+        raise WebError(
+            403, "Your Discord roles no longer allow the dashboard; you were logged out."
+        )
+    return WebUser(found.user_id, found.name, found.guild_id, rank, found, by_token)
+
+
+def _need(user: WebUser, rank: Rank, what: str) -> None:
+    if user.rank < rank:
+        log.info("web: refused %s to user %s (rank %s)", what, user.id, user.rank.name)
+        raise WebError(403, f"You need the admin role to {what}.")
+
+
+def page(
+    rank: Rank = Rank.MODERATOR, what: str = "see this"
+) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """A read: needs a session whose roles (asked at most every few seconds) give `rank`."""
+
+    def decorator(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @wraps(func)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            g.user = await current_user()
+            _need(g.user, rank, what)
+            return await func(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def action(
+    rank: Rank = Rank.MODERATOR, what: str = "do this"
+) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """A write: a CSRF token (form field or X-CSRF-Token; not for bearer tokens) and the roles
+    Discord reports right now."""
+
+    def decorator(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @wraps(func)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            web = state()
+            header = request.headers.get("Authorization", "")
+            if not header.startswith("Bearer "):
+                found = web.sessions.get(session.get("sid"))
+                token = request.headers.get("X-CSRF-Token")
+                if token is None and request.mimetype != "application/json":
+                    token = (await request.form).get("csrf_token")
+                if found is not None and not web.sessions.csrf_ok(found, token):
+                    raise WebError(403, "The form's security token is missing or wrong: "
+                                        "reload the page and try again.")  # fmt: skip
+            g.user = await current_user(fresh=True)
+            _need(g.user, rank, what)
+            return await func(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def csrf_token() -> str:
+    """For templates: the CSRF token of the current session ('' when logged out)."""
+    found = state().sessions.get(session.get("sid"))
+    return state().sessions.csrf_token(found) if found is not None else ""
+
+
+def api_token(user: WebUser) -> str:
+    return state().sessions.api_token(user.session)
+
+
+async def _login_key() -> str:
+    return f"login:{request.remote_addr}"
+
+
+# -- routes ----------------------------------------------------------------------------------
+
+
+@blueprint.get("/login")
+async def login_form() -> Any:
+    token = request.args.get("t", "")
+    claim = state().links.check(token, spend=False)
+    return await render_template("login.html", token=token, claim=claim)
+
+
+@blueprint.post("/login")
+@rate_limit(10, timedelta(minutes=1), key_function=_login_key)
+async def login() -> Any:
+    form = await request.form
+    claim = state().links.check(form.get("t", ""), spend=True)
+    opened = state().sessions.open(claim)
+    session.clear()
+    session["sid"] = opened.sid
+    log.info("web login: user %s", claim.user_id)
+    return redirect("/servers", 303)
+
+
+@blueprint.post("/logout")
+async def logout() -> Any:
+    web = state()
+    found = web.sessions.get(session.get("sid"))
+    if found is not None:
+        if not web.sessions.csrf_ok(found, (await request.form).get("csrf_token")):
+            raise WebError(403, "The form's security token is missing or wrong.")
+        web.sessions.end(found.sid)
+    session.clear()
+    message = "You are logged out. /dashboard gives a new link."
+    return await render_template("message.html", title="Logged out", message=message)
+
+
+async def _writer_key() -> str:
+    header = request.headers.get("Authorization", "")
+    who = header[-24:] if header.startswith("Bearer ") else session.get("sid")
+    return f"write:{who or request.remote_addr}"
+
+
+# writes per session (or token): generous for a person, a brake on a runaway script
+write_limit = rate_limit(60, timedelta(minutes=1), key_function=_writer_key)

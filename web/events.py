@@ -1,0 +1,88 @@
+"""The event feed: recent pack events, and new ones live over server-sent events."""
+
+from __future__ import annotations
+
+__all__ = ["blueprint", "event_json"]
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from quart import Blueprint, g, make_response, render_template
+
+from web.auth import page
+from web.context import state
+
+if TYPE_CHECKING:
+    from bot.events.event import Event
+
+log = logging.getLogger(__name__)
+
+blueprint = Blueprint("events", __name__)
+HEARTBEAT = 15.0  # seconds between SSE comments, so proxies keep the stream open
+CLIENT_QUEUE = 256  # a slow tab loses its oldest events, never holds the bus up
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    return {
+        "server": event.server, "seq": event.seq, "type": event.type, "task_id": event.task_id,
+        "game_time": event.game_time, "details": dict(event.details),
+    }  # fmt: skip
+
+
+def recent(limit: int = 100) -> list[dict[str, Any]]:
+    return [event_json(e) for e in list(state().services.bus.history)[-limit:]][::-1]
+
+
+@blueprint.get("/events")
+@page()
+async def feed() -> Any:
+    return await render_template("events.html", events=recent(), user=g.user)
+
+
+@blueprint.get("/events/stream")
+@page()
+async def stream() -> Any:
+    services = state().services
+
+    async def body() -> AsyncIterator[bytes]:
+        queue: asyncio.Queue[Event] = asyncio.Queue(CLIENT_QUEUE)
+        async with contextlib.AsyncExitStack() as stack:
+            for name, server in services.servers.items():
+                if server.events is None:
+                    continue
+                sub = await stack.enter_async_context(
+                    services.bus.subscribe(name, server.events, maxsize=CLIENT_QUEUE)
+                )
+                stack.push_async_callback(_cancel, asyncio.create_task(_forward(sub, queue)))
+            yield b"retry: 3000\n\n"
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), HEARTBEAT)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                data = json.dumps(event_json(event), ensure_ascii=False)
+                yield f"event: pack\ndata: {data}\n\n".encode()
+
+    response = await make_response(
+        body(), {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+    )
+    response.timeout = None  # type: ignore[union-attr]
+    return response
+
+
+async def _forward(sub: AsyncIterable[Event], queue: asyncio.Queue[Event]) -> None:
+    async for event in sub:
+        if queue.full():
+            queue.get_nowait()
+        queue.put_nowait(event)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -1,0 +1,54 @@
+"""The bot's extensions (cogs): which are loaded, which failed, which bring pages; reload for
+admins."""
+
+from __future__ import annotations
+
+__all__ = ["blueprint", "extension_rows"]
+
+import logging
+from typing import Any
+
+from quart import Blueprint, flash, g, redirect, render_template, request
+
+from bot.slash.permissions import Rank
+from web import actions
+from web.auth import action, page, write_limit
+from web.context import state
+
+log = logging.getLogger(__name__)
+
+blueprint = Blueprint("extensions", __name__)
+
+
+def extension_rows() -> list[dict[str, Any]]:
+    bot = state().bot
+    names = sorted({*state().settings.extensions, *bot.extensions})
+    pages = {}
+    for cog in bot.cogs.values():
+        blueprint_ = getattr(cog, "web_blueprint", None)
+        if blueprint_ is not None:
+            pages[type(cog).__module__] = f"/x/{blueprint_.name}/"
+    return [
+        {
+            "name": n,
+            "loaded": n in bot.extensions,
+            "error": str(bot.failed_extensions[n]) if n in bot.failed_extensions else None,
+            "page": pages.get(n),
+        }
+        for n in names
+    ]
+
+
+@blueprint.get("/extensions")
+@page()
+async def index() -> Any:
+    return await render_template("extensions.html", rows=extension_rows(), user=g.user)
+
+
+@blueprint.post("/extensions/reload")
+@write_limit
+@action(Rank.ADMIN, "reload extensions")
+async def reload() -> Any:
+    name = (await request.form).get("extension", "")
+    await flash(await actions.reload_extension(g.user, name), "ok")
+    return redirect("/extensions", 303)

@@ -1,0 +1,132 @@
+"""`/metrics` (Prometheus text format) and `/healthz`, both without login.
+
+Nothing here names a task, its command or a user: labels are server names, list names, event
+types and refusal kinds only. Each app has its own registry (tests build several apps).
+"""
+
+from __future__ import annotations
+
+__all__ = ["Metrics", "blueprint"]
+
+import logging
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+from quart import Blueprint, Response
+
+from bot import errors
+from bot.minecraft.tasks import TASK_LISTS
+from web.context import state
+
+if TYPE_CHECKING:
+    from prometheus_client.metrics_core import Metric
+
+    from bot.services import Services
+
+log = logging.getLogger(__name__)
+
+blueprint = Blueprint("metrics", __name__)
+RCON_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+LATENESS_BUCKETS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0)
+
+
+class _Counts(Collector):
+    """Counters kept elsewhere (the event bus, the command checkers), read at scrape time."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def collect(self) -> Iterator[Metric]:
+        events = CounterMetricFamily(
+            "doom_events", "Pack events received, by server and type.", labels=["server", "type"]
+        )
+        for (server, kind), n in sorted(self.services.bus.counts.items()):
+            events.add_metric([server, kind], n)
+        yield events
+        refused = CounterMetricFamily(
+            "doom_command_check_refusals",
+            "Commands the command check refused before scheduling (parse errors, deny-list).",
+            labels=["server", "kind"],
+        )
+        for name, found in sorted(self.services.servers.items()):
+            for kind in ("parse", "refused"):
+                refused.add_metric([name, kind], found.checker.refusals.get(kind, 0))
+        yield refused
+
+
+class Metrics:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.registry = CollectorRegistry()
+        self.rcon = Histogram(
+            "doom_rcon_round_trip_seconds", "RCON command round trips.", ["server"],
+            buckets=RCON_BUCKETS, registry=self.registry,
+        )  # fmt: skip
+        self.queue = Gauge(
+            "doom_tasks", "Tasks waiting, by server and list.", ["server", "list"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.up = Gauge(
+            "doom_server_up", "1 when the server answered the last scrape over RCON.", ["server"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.lateness: Histogram | None = None
+        if getattr(services, "scheduler", None) is not None:
+            self.lateness = Histogram(
+                "doom_wallclock_lateness_seconds",
+                "How late wall-clock schedules fired.",
+                buckets=LATENESS_BUCKETS,
+                registry=self.registry,
+            )
+        self.registry.register(_Counts(services))
+        for name, server in services.servers.items():
+            observe = self.rcon.labels(server=name).observe
+            server.rcon.round_trip_observers.append(observe)
+
+    async def refresh(self) -> None:
+        for name, server in self.services.servers.items():
+            try:
+                for which in TASK_LISTS:
+                    total = (await server.pack.list_tasks(which, limit=1))[1]
+                    self.queue.labels(server=name, list=which).set(total)
+                self.up.labels(server=name).set(1)
+            except errors.BotError:
+                self.up.labels(server=name).set(0)
+        scheduler: Any = getattr(self.services, "scheduler", None)
+        if scheduler is not None and self.lateness is not None:
+            for name in self.services.servers:
+                _, total = await scheduler.planned(name, limit=1)
+                self.queue.labels(server=name, list="planned").set(total)
+            for seconds in _drain(scheduler):
+                self.lateness.observe(seconds)
+
+    def text(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+def _drain(scheduler: Any) -> list[float]:
+    """Lateness samples the scheduler collected since the last scrape (if it keeps any)."""
+    take = getattr(scheduler, "take_lateness", None)
+    return list(take()) if callable(take) else []
+
+
+@blueprint.get("/metrics")
+async def metrics() -> Response:
+    found = state().metrics
+    await found.refresh()
+    return Response(found.text(), content_type=CONTENT_TYPE_LATEST)
+
+
+@blueprint.get("/healthz")
+async def healthz() -> Any:
+    servers = state().services.servers
+    return {"status": "ok", "servers": {n: s.rcon.connected for n, s in servers.items()}}

@@ -1,0 +1,116 @@
+"""Serving the dashboard with Hypercorn inside the bot's own event loop.
+
+The socket is bound here (port 0 allowed, so tests learn the real port) and handed to Hypercorn
+as a file descriptor. Hypercorn's access log stays off: a login link's token must never reach
+a log line.
+"""
+
+from __future__ import annotations
+
+__all__ = ["WebServer", "start_web"]
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+
+from web.app import HostApp, create_app
+from web.context import HostBot, WebState
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.services import Services
+
+log = logging.getLogger(__name__)
+
+
+class WebServer:
+    """The dashboard app and its Hypercorn server; `login_link` makes a one-time link."""
+
+    def __init__(
+        self,
+        services: Services,
+        bot: HostBot,
+        *,
+        settings: Settings | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings or services.settings
+        self.host = host or self.settings.web_host
+        self.requested_port = port if port is not None else (self.settings.web_port or 0)
+        self.app: HostApp = create_app(services, bot=bot, settings=self.settings, clock=clock)
+        self.port = 0
+        self._socket: socket.socket | None = None
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def state(self) -> WebState:
+        found: WebState = self.app.config["DOOM_WEB"]
+        return found
+
+    @property
+    def base_url(self) -> str:
+        return self.settings.web_url or f"http://{self.host}:{self.port}"
+
+    def login_link(self, user_id: int, guild_id: int, name: str) -> str:
+        """A link that opens a session for this user, once, within 5 minutes."""
+        token = self.state.links.issue(user_id, guild_id, name)
+        return f"{self.base_url}/login?t={token}"
+
+    async def start(self) -> None:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.requested_port))
+        sock.listen(128)
+        sock.set_inheritable(True)
+        self._socket = sock
+        self.port = sock.getsockname()[1]
+        config = Config()
+        config.bind = [f"fd://{sock.fileno()}"]
+        config.accesslog = None
+        config.errorlog = logging.getLogger("hypercorn.error")  # through the bot's logging only
+        config.graceful_timeout = 1.0
+        config.include_server_header = False
+        self.state.base_url = self.base_url
+        self._task = asyncio.create_task(
+            serve(self.app, config, shutdown_trigger=self._stop.wait),
+            name="web-dashboard",
+        )
+        # serve() starts the app (before_serving) before it accepts: wait for that, bounded
+        serving = asyncio.ensure_future(self.app.serving.wait())
+        await asyncio.wait([serving, self._task], timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        serving.cancel()
+        if self._task.done():
+            self._task.result()  # raises why it stopped
+        log.info("dashboard at %s", self.base_url)
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                try:
+                    await asyncio.wait_for(self._task, 10)
+                except TimeoutError:
+                    self._task.cancel()
+        if self._socket is not None:
+            with contextlib.suppress(OSError):  # Hypercorn owns the descriptor and closed it
+                self._socket.close()
+
+
+async def start_web(services: Services, bot: HostBot) -> WebServer | None:
+    """The dashboard when DOOM_WEB_PORT is set (started), else None."""
+    if services.settings.web_port is None:
+        return None
+    server = WebServer(services, bot)
+    await server.start()
+    return server

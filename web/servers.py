@@ -1,0 +1,155 @@
+"""Pages about servers: every server's state at a glance, and one server's lists, paged and
+searchable by id (queue, offline, paused, and the planned wall-clock schedules)."""
+
+from __future__ import annotations
+
+__all__ = ["PAGE_SIZE", "blueprint", "list_page", "render_list", "server_status", "task_row"]
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from quart import Blueprint, g, render_template, request
+
+from bot import errors
+from bot.minecraft.tasks import TASK_LISTS
+from web.actions import UNITS, server_named
+from web.auth import page
+from web.context import WebError, state
+
+if TYPE_CHECKING:
+    from bot.minecraft.tasks import Task
+    from bot.services import ServerServices
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 20
+LISTS = (*TASK_LISTS, "planned")
+blueprint = Blueprint("servers", __name__)
+
+
+@dataclass
+class Status:
+    name: str
+    rcon: str
+    ok: bool
+    version: str = ""
+    tps: float | None = None
+    sizes: dict[str, int | None] | None = None
+    event_source: str = "none"
+    note: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "rcon": self.rcon, "ok": self.ok, "pack_version": self.version,
+            "tps": self.tps, "queues": self.sizes or {}, "event_source": self.event_source,
+            "warning": self.note,
+        }  # fmt: skip
+
+
+async def server_status(server: ServerServices) -> Status:
+    """RCON state, pack version, TPS and list sizes, as /status shows them."""
+    found = Status(server.name, "", False, event_source=server.event_kind)
+    found.note = server.checker_note
+    try:
+        found.version = await server.pack.version() or "not installed"
+        found.rcon, found.ok = "connected", True
+        found.tps = await server.pack.tps()
+        found.sizes = {}
+        for which in TASK_LISTS:
+            found.sizes[which] = (await server.pack.list_tasks(which, limit=1))[1]
+    except errors.BotError as exc:
+        found.rcon = found.rcon or f"unavailable: {exc}"
+        found.note = found.note or (str(exc) if found.ok else None)
+    return found
+
+
+def task_row(task: Task, server: ServerServices) -> dict[str, Any]:
+    """A task as the pages and the API show it; `due_at` is UTC (the page shows local time)."""
+    paused = task.list == "paused" and task.remaining is not None
+    return {
+        "id": task.id, "run": task.run, "list": task.list, "due_tick": task.due,
+        "due_at": None if paused else server.pack.eta(task.due).isoformat(),
+        "remaining": task.remaining, "executor": task.executor, "player": task.player,
+        "dimension": task.dimension, "retry_left": task.retry_left,
+        "retry_delay": task.retry_delay, "interval": task.interval,
+    }  # fmt: skip
+
+
+def page_args() -> tuple[int, str]:
+    try:
+        number = max(1, int(request.args.get("page", "1")))
+    except ValueError:
+        raise WebError(400, "The page number must be a whole number.") from None
+    return number, request.args.get("id", "").strip()
+
+
+async def list_page(
+    server: ServerServices, which: str, number: int, search: str
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of a list (or of the tasks with id `search`), as rows, and the total."""
+    offset = (number - 1) * PAGE_SIZE
+    if which == "planned":
+        scheduler = getattr(state().services, "scheduler", None)
+        if scheduler is None:
+            return [], 0
+        plans, total = await scheduler.planned(
+            server.name, offset=offset, limit=PAGE_SIZE, search=search
+        )
+        return [planned_row(p) for p in plans], total
+    if search:
+        tasks, total = await server.pack.find(which, search, offset=offset, limit=PAGE_SIZE)
+    else:
+        tasks, total = await server.pack.list_tasks(which, offset=offset, limit=PAGE_SIZE)
+    return [task_row(t, server) for t in tasks], total
+
+
+def planned_row(plan: Any) -> dict[str, Any]:
+    """A wall-clock schedule (services.scheduler's Schedule) as a row."""
+    fields = ("id", "server", "run", "cron", "next_run", "paused", "timezone", "task_id")
+    row: dict[str, Any] = {}
+    for name in fields:
+        value = getattr(plan, name, None)
+        iso = getattr(value, "isoformat", None)
+        row[name] = iso() if callable(iso) else value
+    return row
+
+
+@blueprint.get("/")
+@blueprint.get("/servers")
+@page()
+async def index() -> Any:
+    servers = list(state().services.servers.values())
+    statuses = await asyncio.gather(*(server_status(s) for s in servers))
+    return await render_template("servers.html", statuses=statuses, user=g.user)
+
+
+@blueprint.get("/servers/<name>/<which>")
+@page()
+async def tasks(name: str, which: str) -> Any:
+    return await render_list(server_named(name), which)
+
+
+async def render_list(
+    server: ServerServices,
+    which: str,
+    *,
+    error: errors.BotError | None = None,
+    form: dict[str, str] | None = None,
+    status: int = 200,
+) -> Any:
+    """A list page; after a refused schedule, with the error (and caret) and the form kept."""
+    if which not in LISTS:
+        raise WebError(404, f"{which!r} is not a list: queue, offline, paused or planned.")
+    number, search = page_args()
+    rows, total = await list_page(server, which, number, search)
+    caret = error.caret() if isinstance(error, errors.CommandParseError) else None
+    body = await render_template(
+        "tasks.html", server=server, which=which, lists=LISTS, rows=rows, total=total,
+        number=number, pages=max(1, -(-total // PAGE_SIZE)), search=search, user=g.user,
+        units=UNITS, scheduler=getattr(state().services, "scheduler", None),
+        form=form or {},
+        error=str(error) if error is not None else None, caret=caret,
+    )  # fmt: skip
+    return body, status

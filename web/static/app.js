@@ -1,0 +1,47 @@
+// doom.schedule dashboard: a little plain JavaScript, no build step.
+// 1. <time data-local datetime="..."> shows in the reader's own time zone.
+// 2. The events page follows /events/stream (server-sent events) and adds rows live.
+"use strict";
+
+function localTimes(root) {
+  const fmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  for (const el of root.querySelectorAll("time[data-local]")) {
+    const when = new Date(el.getAttribute("datetime"));
+    if (!isNaN(when)) {
+      el.textContent = fmt.format(when);
+      el.title = when.toISOString();
+    }
+  }
+}
+
+function cell(text, kind) {
+  const td = document.createElement("td");
+  if (!kind) { td.textContent = text; return td; }
+  const inner = document.createElement(kind === "badge" ? "span" : "code");
+  if (kind === "badge") { inner.className = "badge"; }
+  inner.textContent = text;
+  td.appendChild(inner);
+  return td;
+}
+
+function follow(feed) {
+  const state = document.getElementById("feed-state");
+  const source = new EventSource(feed.dataset.stream);
+  source.addEventListener("open", () => { state.textContent = "Live: new events appear at the top."; });
+  source.addEventListener("error", () => { state.textContent = "Reconnecting to the live feed…"; });
+  source.addEventListener("pack", (msg) => {
+    const ev = JSON.parse(msg.data);
+    const tr = document.createElement("tr");
+    tr.className = "fresh ev-" + ev.type;
+    const details = Object.entries(ev.details).map(([k, v]) => k + "=" + v).join(" ");
+    tr.append(cell(ev.server), cell(ev.type, "badge"), cell(ev.task_id, "code"),
+              cell(String(ev.game_time)), cell(details));
+    feed.prepend(tr);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  localTimes(document);
+  const feed = document.getElementById("feed");
+  if (feed && feed.dataset.stream) { follow(feed); }
+});

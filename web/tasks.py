@@ -1,0 +1,129 @@
+"""Pages and forms about tasks: one task, and schedule, cancel, pause, resume, clear (with a
+confirm step), and the planned (wall-clock) schedules' cancel/pause/resume."""
+
+from __future__ import annotations
+
+__all__ = ["blueprint"]
+
+import logging
+from typing import Any
+
+from quart import Blueprint, flash, g, redirect, render_template, request
+
+from bot import errors
+from bot.slash.permissions import Rank
+from web import actions
+from web.actions import ScheduleRequest, server_named
+from web.auth import action, page, write_limit
+from web.context import WebError, state
+from web.servers import render_list, task_row
+
+log = logging.getLogger(__name__)
+
+blueprint = Blueprint("tasks", __name__)
+
+
+def _back(name: str, which: str = "queue") -> Any:
+    return redirect(f"/servers/{name}/{which}", 303)
+
+
+def schedule_request(form: dict[str, str]) -> ScheduleRequest:
+    """The form's fields as a request; a field that is not a number is named."""
+    numbers: dict[str, int] = {}
+    for key, default in (("time", None), ("retry", "0")):
+        text = (form.get(key) or default or "").strip()
+        try:
+            numbers[key] = int(text)
+        except ValueError:
+            raise errors.ValidationError(f"`{key}` must be a whole number, not {text!r}.") from None
+    return ScheduleRequest(
+        run=form.get("run", "").strip().removeprefix("/"),
+        time=numbers["time"],
+        unit=form.get("unit", "tick"),
+        id=form.get("id", "").strip() or None,
+        retry=numbers["retry"],
+    )
+
+
+@blueprint.get("/servers/<name>/tasks/<task_id>")
+@page()
+async def show(name: str, task_id: str) -> Any:
+    server = server_named(name)
+    task = await server.pack.show(task_id)
+    if task is None:
+        raise WebError(404, f"No task `{task_id}` on {server.name}.")
+    return await render_template(
+        "task.html", server=server, task=task_row(task, server), user=g.user
+    )
+
+
+@blueprint.post("/servers/<name>/schedule")
+@write_limit
+@action()
+async def schedule(name: str) -> Any:
+    server = server_named(name)
+    form = dict(await request.form)
+    form.pop("csrf_token", None)
+    try:
+        outcome, _ = await actions.schedule(g.user, server, schedule_request(form))
+    except errors.BotError as exc:  # a typo (with its caret), a refusal, a bad field
+        return await render_list(server, "queue", error=exc, form=form, status=400)
+    await flash(outcome, "ok")
+    return _back(name)
+
+
+@blueprint.post("/servers/<name>/tasks/<task_id>/<verb>")
+@write_limit
+@action()
+async def change(name: str, task_id: str, verb: str) -> Any:
+    server = server_named(name)
+    which = (await request.form).get("list", "queue")
+    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume}
+    if verb not in verbs:
+        raise WebError(404, f"{verb!r} is not something a task can do.")
+    try:
+        await flash(await verbs[verb](g.user, server, task_id), "ok")
+    except errors.BotError as exc:
+        await flash(str(exc), "error")
+    return _back(name, which if which in ("queue", "offline", "paused") else "queue")
+
+
+@blueprint.get("/servers/<name>/clear")
+@page(Rank.ADMIN, "clear the queue")
+async def clear_confirm(name: str) -> Any:
+    server = server_named(name)
+    sizes = [(await server.pack.list_tasks(w, limit=1))[1] for w in ("queue", "offline", "paused")]
+    return await render_template("clear.html", server=server, count=sum(sizes), user=g.user)
+
+
+@blueprint.post("/servers/<name>/clear")
+@write_limit
+@action(Rank.ADMIN, "clear the queue")
+async def clear(name: str) -> Any:
+    server = server_named(name)
+    if (await request.form).get("confirm") != "yes":
+        raise WebError(400, "Confirm the clear on the confirmation page first.")
+    await flash(await actions.clear(g.user, server), "ok")
+    return _back(name)
+
+
+@blueprint.post("/servers/<name>/planned/<plan_id>/<verb>")
+@write_limit
+@action()
+async def planned(name: str, plan_id: str, verb: str) -> Any:
+    server_named(name)
+    scheduler = getattr(state().services, "scheduler", None)
+    if scheduler is None:
+        raise WebError(404, "Wall-clock schedules are not enabled.")
+    if verb not in ("cancel", "pause", "resume"):
+        raise WebError(404, f"{verb!r} is not something a schedule can do.")
+    try:
+        done = await getattr(scheduler, verb)(plan_id)
+        past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
+        outcome = f"{past} schedule `{plan_id}`." if done else f"No schedule `{plan_id}`."
+        await actions.audit(g.user, server_named(name), f"planned_{verb}", {"id": plan_id},
+                            outcome)  # fmt: skip
+        await flash(outcome, "ok")
+    except errors.BotError as exc:
+        await flash(str(exc), "error")
+    return _back(name, "planned")
