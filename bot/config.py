@@ -113,6 +113,8 @@ class ServerConfig(BaseModel):
     audit_channel_id: int | None = None
     # used when the server's log cannot be read (it states the version at every start)
     minecraft_version: str | None = None
+    # the language of texts the bot makes players read in game (bot.i18n); English by default
+    locale: str = "en"
 
     @field_validator("name")
     @classmethod
@@ -182,6 +184,9 @@ class Settings(BaseSettings):
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)
+    # alerts, event texts and the console in this language (bot.i18n); None: the guild's
+    # preferred locale for alerts, the system locale for the console, else English
+    locale: str | None = None
 
     @field_validator(
         "guild_ids",

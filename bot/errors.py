@@ -7,6 +7,8 @@ into a message, and callers must keep it that way.
 
 from __future__ import annotations
 
+from bot.i18n import Text, lazy
+
 __all__ = [
     "BadPassword",
     "BotError",
@@ -42,9 +44,9 @@ class CommandTooLong(BotError):
 
     def __init__(self, size: int, limit: int) -> None:
         super().__init__(
-            f"The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
-            "it was not sent."
-        )
+            lazy("The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
+                 "it was not sent.", size=size, limit=limit)
+        )  # fmt: skip
         self.size = size
         self.limit = limit
 
@@ -60,7 +62,7 @@ class ValidationError(BotError):
 class CommandRefused(ValidationError):
     """The command is not allowed (deny-list, permission level, function namespace)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Text) -> None:
         super().__init__(reason)
         self.reason = reason
 
@@ -68,8 +70,9 @@ class CommandRefused(ValidationError):
 class CommandParseError(ValidationError):
     """The command does not parse as vanilla Minecraft would parse it."""
 
-    def __init__(self, command: str, column: int, message: str) -> None:
-        super().__init__(f"{message} at column {column}: {command}")
+    def __init__(self, command: str, column: int, message: Text) -> None:
+        super().__init__(lazy("{message} at column {column}: {command}", message=message,
+                              column=column, command=command))  # fmt: skip
         self.command = command
         self.column = column  # 1-based
         self.message = message
@@ -82,7 +85,7 @@ class CommandParseError(ValidationError):
 class PackError(BotError):
     """The data pack answered with an error."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: Text) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

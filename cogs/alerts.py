@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
+from bot.i18n import Lazy, _, lazy, localized
+
 if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.events.event import Event
@@ -21,12 +23,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # event type -> (title, colour); other types (retry, ...) are not alerts
-ALERTS: dict[str, tuple[str, int]] = {
-    "retry_exhausted": ("Task failed: no retries left", 0xED4245),
-    "offline": ("Task waiting: its player went offline", 0xFEE75C),
-    "restored": ("Task resumed: its player is back", 0x57F287),
-    "invalid": ("Task removed: its command does not parse", 0xED4245),
-    "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
+ALERTS: dict[str, tuple[Lazy, int]] = {
+    "retry_exhausted": (lazy("Task failed: no retries left"), 0xED4245),
+    "offline": (lazy("Task waiting: its player went offline"), 0xFEE75C),
+    "restored": (lazy("Task resumed: its player is back"), 0x57F287),
+    "invalid": (lazy("Task removed: its command does not parse"), 0xED4245),
+    "dropped": (lazy("Task removed: the entity it runs as is gone"), 0xED4245),
+}
+# the alert types as a summary names them
+KINDS: dict[str, Lazy] = {
+    "retry_exhausted": lazy("out of retries"),
+    "offline": lazy("offline"),
+    "restored": lazy("restored"),
+    "invalid": lazy("invalid"),
+    "dropped": lazy("dropped"),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit
 MAX_LINES = 30  # in a summary of a large batch
@@ -34,13 +44,13 @@ MAX_LINES = 30  # in a summary of a large batch
 
 def alert_embed(event: Event) -> discord.Embed:
     title, colour = ALERTS[event.type]
-    embed = discord.Embed(title=title, colour=colour)
-    embed.add_field(name="task", value=f"`{event.task_id[:100]}`")
-    embed.add_field(name="server", value=event.server)
-    embed.add_field(name="game time", value=str(event.game_time))
+    embed = discord.Embed(title=str(title), colour=colour)
+    embed.add_field(name=_("task"), value=f"`{event.task_id[:100]}`")
+    embed.add_field(name=_("server"), value=event.server)
+    embed.add_field(name=_("game time"), value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
         embed.add_field(name=key[:256], value=f"`{value[:1000]}`")
-    embed.set_footer(text=f"event {event.seq}")
+    embed.set_footer(text=_("event {seq}", seq=event.seq))
     return embed
 
 
@@ -48,14 +58,23 @@ def _summary(events: list[Event]) -> discord.Embed:
     counts = Counter(e.type for e in events)
     worst = "retry_exhausted" if "retry_exhausted" in counts else events[0].type
     embed = discord.Embed(
-        title=f"{len(events)} task events",
+        title=_("{n} task events", n=len(events)),
         colour=ALERTS[worst][1],
-        description=", ".join(f"{n} {kind}" for kind, n in counts.most_common()),
+        description=", ".join(f"{n} {KINDS.get(kind, kind)}" for kind, n in counts.most_common()),
     )
-    lines = [f"`{e.task_id[:60]}` {e.type} on {e.server} at {e.game_time}" for e in events]
+    lines = [
+        _(
+            "`{id}` {kind} on {server} at {tick}",
+            id=e.task_id[:60],
+            kind=KINDS.get(e.type, e.type),
+            server=e.server,
+            tick=e.game_time,
+        )
+        for e in events
+    ]
     more = len(lines) - MAX_LINES
-    body = "\n".join(lines[:MAX_LINES]) + (f"\n... and {more} more" if more > 0 else "")
-    embed.add_field(name="events", value=body[:1024], inline=False)
+    body = "\n".join(lines[:MAX_LINES]) + ("\n" + _("... and {n} more", n=more) if more > 0 else "")
+    embed.add_field(name=_("events"), value=body[:1024], inline=False)
     return embed
 
 
@@ -122,6 +141,7 @@ class AlertsCog(commands.Cog, name="Alerts"):
             await asyncio.sleep(self.batch_window)
             await self.flush(channel_id)
 
+    @localized(lambda self, channel_id: self.bot.channel_locale(channel_id))
     async def flush(self, channel_id: int) -> None:
         """Post what is pending for a channel now: one message, embeds or a summary."""
         events = self._pending.pop(channel_id, [])

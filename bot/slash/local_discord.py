@@ -27,6 +27,9 @@ from discord import app_commands
 from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
+from bot.i18n import _
+from bot.i18n.formats import datetime_text, relative
+
 if TYPE_CHECKING:
     from bot.app import DoomBot
 
@@ -121,8 +124,10 @@ class LocalDiscord:
         roles: Mapping[int, str] | None = None,
         guild_id: int = GUILD_ID,
         channel_id: int = CHANNEL_ID,
+        locale: str = "en-US",
     ) -> None:
         self.bot = bot
+        self.locale = locale  # the client's language, sent as each interaction's `locale`
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.roles = dict(roles or {})
@@ -211,7 +216,7 @@ class LocalDiscord:
             "guild": {"id": str(self.guild_id), "locale": "en-US", "features": []},
             "channel_id": str(self.channel_id), "channel": self.channel_payload(),
             "member": self.member_payload(user_id, role_ids), "data": data,
-            "locale": "en-US", "guild_locale": "en-US", "entitlements": [],
+            "locale": self.locale, "guild_locale": "en-US", "entitlements": [],
             "app_permissions": str(discord.Permissions.text().value),
             "authorizing_integration_owners": {"0": str(self.guild_id)}, "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024,
@@ -446,10 +451,8 @@ _TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
 def _timestamp(match: re.Match[str]) -> str:
     when = datetime.fromtimestamp(int(match.group(1)))
     if match.group(2) == "R":
-        delta = int(match.group(1)) - int(datetime.now().timestamp())
-        ago = f"in {delta}s" if delta >= 0 else f"{-delta}s ago"
-        return f"{when:%H:%M:%S} ({ago})"
-    return f"{when:%Y-%m-%d %H:%M:%S}"
+        return f"{when:%H:%M:%S} ({relative(when)})"  # "in 5 minutes" / "5分钟后"
+    return datetime_text(when)
 
 
 def render(data: Mapping[str, Any]) -> str:
@@ -465,9 +468,11 @@ def render(data: Mapping[str, Any]) -> str:
         lines += [f"  {f['name']}: {f['value']}" for f in embed.get("fields", [])]
         if embed.get("footer", {}).get("text"):
             lines.append(f"  -- {embed['footer']['text']}")
-    labels = [f"[{b.get('label')}]{' (disabled)' if b.get('disabled') else ''}"
+    labels = [f"[{b.get('label')}]{_(' (disabled)') if b.get('disabled') else ''}"
               for b in buttons(data)]  # fmt: skip
     if labels:
         lines.append(" ".join(labels))
-    lines += [f"(attached: {a.get('filename')})" for a in data.get("attachments") or []]
+    lines += [
+        _("(attached: {name})", name=a.get("filename")) for a in data.get("attachments") or []
+    ]
     return _TIMESTAMP.sub(_timestamp, "\n".join(lines))
