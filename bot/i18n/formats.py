@@ -36,7 +36,7 @@ def decimal(value: float, digits: int = 1, *, locale: str | None = None) -> str:
 def duration(value: timedelta | float, *, locale: str | None = None) -> str:
     """A length of time, rounded to its largest unit: 3725 s -> "1 hour" / "1小时"."""
     delta = value if isinstance(value, timedelta) else timedelta(seconds=value)
-    return format_timedelta(delta, threshold=1.5, locale=_locale(locale))
+    return format_timedelta(delta, locale=_locale(locale))
 
 
 def ticks_duration(ticks: int, *, locale: str | None = None) -> str:
@@ -47,7 +47,7 @@ def ticks_duration(ticks: int, *, locale: str | None = None) -> str:
 def relative(when: datetime, *, now: datetime | None = None, locale: str | None = None) -> str:
     """``when`` seen from ``now``: "in 5 minutes" / "5分钟后", "5 minutes ago" / "5分钟前"."""
     base = now or datetime.now(UTC if when.tzinfo is not None else None)
-    return format_timedelta(when - base, add_direction=True, threshold=1.5, locale=_locale(locale))
+    return format_timedelta(when - base, add_direction=True, locale=_locale(locale))
 
 
 def datetime_text(when: datetime, *, locale: str | None = None) -> str:

@@ -125,9 +125,11 @@ class LocalDiscord:
         guild_id: int = GUILD_ID,
         channel_id: int = CHANNEL_ID,
         locale: str = "en-US",
+        guild_locale: str = "en-US",
     ) -> None:
         self.bot = bot
         self.locale = locale  # the client's language, sent as each interaction's `locale`
+        self.guild_locale = guild_locale  # the guild's preferred locale
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.roles = dict(roles or {})
@@ -190,7 +192,7 @@ class LocalDiscord:
         return {
             "id": str(self.guild_id), "name": "local", "owner_id": "1", "roles": roles,
             "channels": [self.channel_payload()], "members": [], "features": [], "emojis": [],
-            "stickers": [], "member_count": 1, "preferred_locale": "en-US",
+            "stickers": [], "member_count": 1, "preferred_locale": self.guild_locale,
         }  # fmt: skip
 
     def channel_payload(self) -> dict[str, Any]:
@@ -213,10 +215,10 @@ class LocalDiscord:
         return {
             "id": str(self.next_id()), "application_id": str(APPLICATION_ID), "type": type_,
             "token": f"tok-{self.next_id()}", "version": 1, "guild_id": str(self.guild_id),
-            "guild": {"id": str(self.guild_id), "locale": "en-US", "features": []},
+            "guild": {"id": str(self.guild_id), "locale": self.guild_locale, "features": []},
             "channel_id": str(self.channel_id), "channel": self.channel_payload(),
             "member": self.member_payload(user_id, role_ids), "data": data,
-            "locale": self.locale, "guild_locale": "en-US", "entitlements": [],
+            "locale": self.locale, "guild_locale": self.guild_locale, "entitlements": [],
             "app_permissions": str(discord.Permissions.text().value),
             "authorizing_integration_owners": {"0": str(self.guild_id)}, "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024,
@@ -468,7 +470,8 @@ def render(data: Mapping[str, Any]) -> str:
         lines += [f"  {f['name']}: {f['value']}" for f in embed.get("fields", [])]
         if embed.get("footer", {}).get("text"):
             lines.append(f"  -- {embed['footer']['text']}")
-    labels = [f"[{b.get('label')}]{_(' (disabled)') if b.get('disabled') else ''}"
+    off = _(" (disabled)")  # outside the f-string, where the extractor sees it
+    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}"
               for b in buttons(data)]  # fmt: skip
     if labels:
         lines.append(" ".join(labels))
