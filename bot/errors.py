@@ -64,7 +64,12 @@ class CommandRefused(ValidationError):
 
     def __init__(self, reason: Text) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self._reason = reason
+
+    @property
+    def reason(self) -> str:
+        """The reason in the reader's language (it may be a lazy text, see bot.i18n)."""
+        return str(self._reason)
 
 
 class CommandParseError(ValidationError):
@@ -75,7 +80,12 @@ class CommandParseError(ValidationError):
                               column=column, command=command))  # fmt: skip
         self.command = command
         self.column = column  # 1-based
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in the reader's language (it may be a lazy text, see bot.i18n)."""
+        return str(self._message)
 
     def caret(self) -> str:
         """The command with a caret under the failing column, for a code block."""
@@ -88,4 +98,8 @@ class PackError(BotError):
     def __init__(self, code: str, message: Text) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        return str(self._message)
