@@ -105,7 +105,7 @@ def _available_trees() -> list[str]:
 NEWEST_TREE = _available_trees()[-1]
 
 
-def tree_for_version(version: str) -> tuple[str, str | None]:
+def tree_for_version(version: str) -> tuple[str, Text | None]:
     """mecha's tree for a server version ("1.21.4" -> "1.21"), and why it fell back, if it did."""
     trees = _available_trees()
     match = re.match(r"^\s*(\d+)\.(\d+)", version or "")
@@ -113,10 +113,10 @@ def tree_for_version(version: str) -> tuple[str, str | None]:
         wanted = f"{int(match[1])}.{int(match[2])}"
         if wanted in trees:
             return wanted, None
-    reason = (
-        f"no command tree for Minecraft {version!r} (known: {', '.join(trees)}); "
-        f"checking commands against {NEWEST_TREE}, the newest"
-    )
+    reason = lazy(
+        "no command tree for Minecraft {version} (known: {trees}); checking commands against "
+        "{newest}, the newest", version=repr(version), trees=", ".join(trees), newest=NEWEST_TREE,
+    )  # fmt: skip
     return NEWEST_TREE, reason
 
 
