@@ -190,6 +190,9 @@ async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
         update={
             "admin_user_ids": [*settings.admin_user_ids, CONSOLE_USER_ID],
             "alert_channel_id": settings.alert_channel_id or CHANNEL_ID,
+            "locale": console_locale(
+                settings.locale
+            ),  # alerts printed here: the console's language
         }
     )
     locale = set_locale(console_locale(settings.locale))  # DOOM_LOCALE, else the system's

@@ -152,3 +152,16 @@ def test_in_game_texts_use_the_servers_own_language_setting(
     assert ServerConfig(name="x", rcon_password="pw").locale == "en"  # type: ignore[arg-type]
     with use_locale(server.locale):
         assert _("Task resumed: its player is back") == "任务已恢复：其玩家已回来"
+
+
+def test_a_language_without_a_catalog_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import load_settings
+    from bot.errors import ConfigError
+
+    monkeypatch.setenv("DOOM_LOCALE", "fr")
+    with pytest.raises(ConfigError) as info:
+        load_settings(None)
+    assert "DOOM_LOCALE" in str(info.value)
+    assert "'fr' is not a language the bot speaks (available: en, zh_CN)" in str(info.value)
+    monkeypatch.setenv("DOOM_LOCALE", "zh-CN")  # Discord's spelling is accepted and normalized
+    assert load_settings(None).locale == "zh_CN"
