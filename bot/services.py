@@ -153,7 +153,7 @@ def checker_note(version: MinecraftVersion, checker: CommandChecker) -> str | No
             "newest command tree ({tree}). Set minecraft_version or make the log readable.",
             version=version.describe(), tree=checker.tree,
         )  # fmt: skip
-    return None if checker.fallback_reason is None else str(checker.fallback_reason)
+    return checker.fallback_reason
 
 
 def build_checker(

@@ -201,15 +201,20 @@ class CommandChecker:
             None if function_namespaces is None else frozenset(function_namespaces)
         )
         self.version = version
-        self.tree, self.fallback_reason = tree_for_version(version)
-        if self.fallback_reason is not None:
-            log.warning("%s", self.fallback_reason)
+        self.tree, self._fallback = tree_for_version(version)
+        if self._fallback is not None:
+            log.warning("%s", self._fallback)
         self._parser = _parser(self.tree)
         self._verdicts: OrderedDict[str, CommandParseError | CommandRefused | None] = OrderedDict()
 
     @property
+    def fallback_reason(self) -> str | None:
+        """Why the commands are checked against another version's tree, in the reader's language."""
+        return None if self._fallback is None else str(self._fallback)
+
+    @property
     def fell_back(self) -> bool:
-        return self.fallback_reason is not None
+        return self._fallback is not None
 
     def check(self, command: str) -> None:
         """Returns if the command may be scheduled; raises CommandParseError or CommandRefused."""
