@@ -61,3 +61,14 @@ async def test_buttons_and_their_outcome_in_chinese(live: Harness) -> None:
     assert [b["label"] for b in live.buttons(message_id)] == ["确认", "取消"]
     pressed = await live.press_in(ZH, message_id, "确认")
     await live.discord.wait_for(lambda: "已从 main 移除 1 个任务。" in pressed.text)
+
+
+async def test_a_timed_out_prompt_says_so_in_the_invokers_language(live: Harness) -> None:
+    """The timeout runs later, in no interaction: it keeps the language of the one that asked."""
+    prompt = await live.run_in(ZH, "clear", MOD)
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    await live.discord.wait_for(
+        lambda: live.message(message_id)["content"] == "未及时回应；未做任何更改。"
+    )
+    assert all(b.get("disabled") for b in live.buttons(message_id))
