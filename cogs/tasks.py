@@ -177,7 +177,9 @@ class TasksCog(commands.Cog, name="Tasks"):
         lines = []
         for cmd in sorted(self.bot.tree.walk_commands(), key=lambda c: c.qualified_name):
             if isinstance(cmd, app_commands.Command):
-                lines.append(f"**/{cmd.qualified_name}**: {_(cmd.description)}")
+                shown = pgettext("slash command name", cmd.qualified_name)  # as Discord shows it
+                also = f" (/{cmd.qualified_name})" if shown != cmd.qualified_name else ""
+                lines.append(f"**/{shown}**{also}: {_(cmd.description)}")
         embed.description = "\n".join(lines)[:4096]
         embed.set_footer(
             text=_("Times are game time: a lagging or stopped server runs tasks later.")

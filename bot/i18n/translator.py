@@ -15,8 +15,11 @@ digits, ``-`` and ``_``; a description is cut to Discord's 100 characters.
 from __future__ import annotations
 
 __all__ = [
+    "CHOICE_NAME",
+    "COMMAND_NAME",
     "CONTEXTS",
     "NAME_PATTERN",
+    "OPTION_NAME",
     "DoomTranslator",
     "TreeMessage",
     "tree_messages",
@@ -38,11 +41,14 @@ from bot import i18n
 log = logging.getLogger(__name__)
 
 # msgctxt of each kind of name; descriptions are sentences and need none
+COMMAND_NAME = "slash command name"
+OPTION_NAME = "slash option name"
+CHOICE_NAME = "slash option choice"
 CONTEXTS: dict[Where, str] = {
-    Where.command_name: "slash command name",
-    Where.group_name: "slash command name",
-    Where.parameter_name: "slash option name",
-    Where.choice_name: "slash option choice",
+    Where.command_name: COMMAND_NAME,
+    Where.group_name: COMMAND_NAME,
+    Where.parameter_name: OPTION_NAME,
+    Where.choice_name: CHOICE_NAME,
 }
 # Discord's rule for names (CHAT_INPUT): letters of any script, digits, - and _, 1 to 32
 NAME_PATTERN = re.compile(r"^[-_\w]{1,32}$")

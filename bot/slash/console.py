@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import discord
 from discord import app_commands
 
-from bot.i18n import N_, _, console_locale, discord_locale, set_locale
+from bot.i18n import N_, _, console_locale, discord_locale, pgettext, set_locale
+from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
 from bot.slash.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
 
 if TYPE_CHECKING:
@@ -39,12 +40,18 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
 
     An option's value runs up to the next ``name:`` of an option that command has, so values may
     hold spaces and colons (``run:tellraw @a {"text":"x"}``). Raises ValueError with a sentence.
+    Names and choices may also be written as the console's language names them (``/定时 命令:...``).
     """
     name, _sep, rest = line.strip().removeprefix("/").partition(" ")
-    cmd = bot.tree.get_command(name)
+    cmd = bot.tree.get_command(name) or next(
+        (c for c in bot.tree.get_commands() if pgettext(COMMAND_NAME, c.name) == name), None
+    )
     if not isinstance(cmd, app_commands.Command):
         raise ValueError(_("unknown command /{name}: try /help", name=name))
+    name = cmd.name
     params = {p.name: p for p in cmd.parameters}
+    # the names in the console's language too (a name the same in both maps to itself)
+    params |= {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}
     values: dict[str, object] = {}
     if not params:
         if rest.strip():
@@ -54,12 +61,16 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     found = list(marker.finditer(rest))
     if rest.strip() and (not found or rest[: found[0].start()].strip()):
         raise ValueError(
-            _("write options as name:value (options: {names})", names=", ".join(params))
+            _(
+                "write options as name:value (options: {names})",
+                names=", ".join(p.name for p in cmd.parameters),
+            )
         )
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(rest)
-        values[match.group(1)] = _convert(params[match.group(1)], rest[match.end() : end].strip())
-    missing = [p.name for p in params.values() if p.required and p.name not in values]
+        param = params[match.group(1)]
+        values[param.name] = _convert(param, rest[match.end() : end].strip())
+    missing = [p.name for p in cmd.parameters if p.required and p.name not in values]
     if missing:
         raise ValueError(_("/{name} needs {options}", name=name, options=", ".join(missing)))
     return name, values
@@ -67,7 +78,8 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
 
 def _convert(param: app_commands.Parameter, text: str) -> object:
     for choice in param.choices:
-        if text.lower() in (choice.name.lower(), str(choice.value).lower()):
+        shown = pgettext(CHOICE_NAME, choice.name).lower()
+        if text.lower() in (choice.name.lower(), str(choice.value).lower(), shown):
             return choice.value
     if param.choices:
         raise ValueError(

@@ -60,7 +60,8 @@ async def test_zh_cn_gets_its_reply_and_embed_in_chinese(bare: Harness) -> None:
     reply = await bare.run_in(ZH, "help", NOBODY)
     [embed] = reply.embeds
     assert embed["title"] == "doom.schedule 命令"
-    assert "**/schedule**: 在一段游戏时间后运行一条命令。" in embed["description"]
+    # each command as Discord shows it to this reader, and the name the console takes too
+    assert "**/定时** (/schedule): 在一段游戏时间后运行一条命令。" in embed["description"]
     assert embed["footer"]["text"].startswith("时间均为游戏时间")
 
 
@@ -133,3 +134,20 @@ async def test_alerts_speak_doom_locale_else_the_guilds(
         )
     finally:
         await harness.close()
+
+
+async def test_the_console_takes_the_names_in_its_language(bare: Harness) -> None:
+    from bot.i18n import use_locale
+    from bot.slash.console import parse_line
+
+    with use_locale("zh_CN"):
+        line = "/定时 命令:say 你好 时长:5 单位:分钟 编号:greet"
+        assert parse_line(line, bare.bot) == (
+            "schedule", {"run": "say 你好", "time": 5, "unit": "minute", "id": "greet"}
+        )  # fmt: skip
+        mixed = parse_line("/schedule run:say hi 时长:2 unit:游戏日", bare.bot)
+        assert mixed == ("schedule", {"run": "say hi", "time": 2, "unit": "game_day"})
+        with pytest.raises(ValueError, match="/schedule 缺少 run"):
+            parse_line("/定时 时长:5", bare.bot)
+    with pytest.raises(ValueError, match="unknown command /定时"):
+        parse_line("/定时 命令:say hi", bare.bot)  # an English console knows only English

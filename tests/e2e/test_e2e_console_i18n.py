@@ -37,7 +37,7 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     out = done.stdout
     assert out.startswith("doom.schedule 控制台：输入 /help，或输入 quit 退出。")
     assert "== doom.schedule 命令 ==" in out
-    assert "**/schedule**: 在一段游戏时间后运行一条命令。" in out
+    assert "**/定时** (/schedule): 在一段游戏时间后运行一条命令。" in out
     assert "已拒绝：`op` 在此服务器的禁用列表中。" in out
     # the one line on stderr is the bot's own notice, in Chinese; nothing from a library or a log
     assert done.stderr.splitlines() == [
