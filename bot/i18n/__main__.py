@@ -60,7 +60,10 @@ def _tree_strings() -> list[tuple[str, str | None, str]]:
             bot = DoomBot(settings, services)
             try:
                 for name in settings.extensions:
-                    await bot.load_extension(name)
+                    try:
+                        await bot.load_extension(name)
+                    except Exception as exc:  # the catalog would miss its commands: say so
+                        raise SystemExit(f"cannot load {name} to read its commands: {exc}") from exc
                 return [(m.message, m.context, m.where) for m in tree_messages(bot.tree)]
             finally:
                 await bot.close()
