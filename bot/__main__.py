@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.config import Settings, load_settings
 from bot.errors import BotError, ConfigError
+from bot.i18n import _, console_locale, set_locale
 
 if TYPE_CHECKING:
     from bot.events.event import Event
@@ -33,43 +35,72 @@ __all__ = ["COMMANDS", "main"]
 log = logging.getLogger(__name__)
 
 COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest")
+LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: also the terminal)
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class _NotForUsers(logging.Filter):
+    """Drops library warnings that do not concern a user of this bot: it has no voice, so
+    discord.py's "PyNaCl/davey is not installed, voice will NOT be supported" is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "voice will NOT be supported" not in record.getMessage()
+
+
+def _setup_logging(verbose: bool, log_file: Path | None) -> None:
+    """Log lines go to stderr, or for the console to a file so they never print over the
+    prompt; ``-v`` adds the terminal back, at DEBUG."""
+    handlers: list[logging.Handler] = []
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    if verbose or log_file is None:
+        handlers.append(logging.StreamHandler(sys.stderr))
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format=LOG_FORMAT,
+        handlers=handlers,
+        force=True,
+    )
+    logging.captureWarnings(True)  # a library's warnings.warn() is a log line too
+    logging.getLogger("discord.client").addFilter(_NotForUsers())
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot",
-        description="doom.schedule bot: drives the doom.schedule data pack over RCON.",
+        description=_("doom.schedule bot: drives the doom.schedule data pack over RCON."),
     )
     parser.add_argument(
         "command",
         nargs="?",
         choices=COMMANDS,
-        help="default: run when DOOM_DISCORD_TOKEN is set, else console",
+        help=_("default: run when DOOM_DISCORD_TOKEN is set, else console"),
     )
-    parser.add_argument("--env-file", type=Path, default=Path(".env"), help="default: .env")
+    parser.add_argument("--env-file", type=Path, default=Path(".env"), help=_("default: .env"))
     parser.add_argument(
-        "--server", help="only this configured server (install-datapack, events, selftest)"
+        "--server", help=_("only this configured server (install-datapack, events, selftest)")
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help=_("show log lines (at DEBUG level)")
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
+    set_locale(console_locale(os.environ.get("DOOM_LOCALE")))  # before .env is read: --help
     args = _parser().parse_args(argv)
     stdout = out or sys.stdout
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
     try:
         settings = load_settings(args.env_file)
     except ConfigError as e:
         print(e, file=sys.stderr)
         return 2
+    set_locale(console_locale(settings.locale))
     command: str = args.command or ("run" if settings.discord_token else "console")
+    _setup_logging(args.verbose, settings.data_dir / LOG_FILE if command == "console" else None)
     if command == "run" and settings.discord_token is None:
-        print("DOOM_DISCORD_TOKEN: is required for `run` (or use `console`).", file=sys.stderr)
+        print(_("DOOM_DISCORD_TOKEN: is required for `run` (or use `console`)."), file=sys.stderr)
         return 2
     embedded: EmbeddedServer | None = None
     try:
@@ -77,20 +108,25 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             embedded = asyncio.run(_start_embedded(settings))
             settings = settings.model_copy(update={"servers": list(embedded.servers)})
             print(
-                f"No Minecraft server configured: using the embedded mcsim world in "
-                f"{embedded.world} (doom.schedule {embedded.install.version}).",
+                _("No Minecraft server configured: using the embedded mcsim world in "
+                  "{world} (doom.schedule {version}).", world=embedded.world,
+                  version=embedded.install.version),
                 file=sys.stderr,
-            )
+            )  # fmt: skip
         if args.server is not None:
             try:
                 settings.server(args.server)
             except KeyError:
                 names = ", ".join(s.name for s in settings.servers)
-                print(f"There is no server {args.server!r} (configured: {names}).", file=sys.stderr)
+                print(
+                    _("There is no server {name} (configured: {names}).",
+                      name=repr(args.server), names=names),
+                    file=sys.stderr,
+                )  # fmt: skip
                 return 2
         return _dispatch(command, settings, args.server, stdout)
     except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
+        print(_("Interrupted."), file=sys.stderr)
         return 0 if command in ("run", "console", "events") else 130
     except BotError as e:
         print(e, file=sys.stderr)
@@ -177,7 +213,7 @@ async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
             print(f"{server.name}: {report.summary()}", file=out)
             failed += not report.ok
         except BotError as e:
-            print(f"{server.name}: not installed: {e}", file=out)
+            print(_("{server}: not installed: {error}", server=server.name, error=e), file=out)
             failed += 1
         finally:
             await rcon.close()
@@ -242,11 +278,12 @@ async def _events(settings: Settings, only: str | None, out: TextIO) -> int:
             if source is not None:
                 await _ready_or_failed(source.ready, pumps)
             kind = services.servers[name].event_kind
-            print(f"[{name}] following events ({kind}); Ctrl-C to stop", file=out, flush=True)
+            print(_("[{server}] following events ({kind}); Ctrl-C to stop", server=name,
+                    kind=kind), file=out, flush=True)  # fmt: skip
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait([getter, *pumps], return_when=asyncio.FIRST_COMPLETED)
+                done, _p = await asyncio.wait([getter, *pumps], return_when=asyncio.FIRST_COMPLETED)
                 if getter not in done:
                     getter.cancel()
                     for task in done:

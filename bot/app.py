@@ -18,6 +18,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.i18n import _, pick, set_locale
+from bot.i18n.translator import DoomTranslator
 from bot.slash import errors_ui
 
 if TYPE_CHECKING:
@@ -31,6 +33,10 @@ MAX_AUTOCOMPLETE = 25
 
 class DoomTree(app_commands.CommandTree["DoomBot"]):
     """The command tree; every error a command raises ends in :mod:`bot.slash.errors_ui`."""
+
+    async def interaction_check(self, interaction: discord.Interaction[DoomBot], /) -> bool:
+        set_locale(interaction.locale)  # replies, errors and embeds in the reader's language
+        return True
 
     async def on_error(
         self, interaction: discord.Interaction[DoomBot], error: app_commands.AppCommandError
@@ -59,6 +65,7 @@ class DoomBot(commands.Bot):
         self.web: Any = None  # the dashboard (web.server.WebServer) when DOOM_WEB_PORT is set
 
     async def setup_hook(self) -> None:
+        await self.tree.set_translator(DoomTranslator())  # zh-CN names and descriptions
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it
         await self.services.start()
         for name in self.settings.extensions:
@@ -99,16 +106,17 @@ class DoomBot(commands.Bot):
             try:
                 return servers[name]
             except KeyError:
-                known = ", ".join(sorted(servers)) or "none"
+                known = ", ".join(sorted(servers)) or _("none")
                 raise errors.ValidationError(
-                    f"There is no server called {name!r} (configured: {known})."
-                ) from None
+                    _("There is no server called {name} (configured: {known}).", name=repr(name),
+                      known=known)
+                ) from None  # fmt: skip
         if len(servers) == 1:
             return next(iter(servers.values()))
         if not servers:
-            raise errors.ValidationError("No Minecraft server is configured.")
+            raise errors.ValidationError(_("No Minecraft server is configured."))
         raise errors.ValidationError(
-            "Several servers are configured: say which one with the `server` option."
+            _("Several servers are configured: say which one with the `server` option.")
         )
 
     def alert_channel_id(self, server: ServerServices) -> int | None:
@@ -117,6 +125,14 @@ class DoomBot(commands.Bot):
     def audit_channel_id(self, server: ServerServices | None) -> int | None:
         own = server.config.audit_channel_id if server is not None else None
         return own or self.settings.audit_channel_id
+
+    def channel_locale(self, channel_id: int) -> str:
+        """The language of posts nobody asked for (alerts): DOOM_LOCALE, else the guild's."""
+        channel = self.get_channel(channel_id)
+        guild = getattr(channel, "guild", None) or (
+            self.guilds[0] if len(self.guilds) == 1 else None
+        )
+        return pick(self.settings.locale, guild.preferred_locale if guild is not None else None)
 
     async def post(self, channel_id: int, **kwargs: Any) -> discord.Message | None:
         """Send to a channel by id (no cache needed); failures are logged, not raised."""
@@ -147,7 +163,7 @@ class DoomBot(commands.Bot):
         embed = discord.Embed(title=f"/{action}", description=outcome[:4096], colour=0x5865F2)
         embed.set_author(name=f"{user} ({user.id})")
         if server_name:
-            embed.add_field(name="server", value=server_name)
+            embed.add_field(name=_("server"), value=server_name)
         for key, value in list(request.items())[:20]:
             if value is not None:
                 embed.add_field(name=key, value=f"`{str(value)[:1000]}`")

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from bot.config import ServerConfig, Settings
 from bot.errors import BotError
+from bot.i18n import _
 from bot.minecraft.installer import read_pack_version
 from bot.minecraft.server_files import find_server_properties
 from bot.minecraft.software import detect_software
@@ -26,90 +27,125 @@ from bot.services import build_checker, build_rcon, checker_note
 async def check_server(settings: Settings, server: ServerConfig, out: TextIO) -> bool:
     ok = True
     print(
-        f"server {server.name!r}: RCON {server.rcon_host}:{server.rcon_port}, "
-        f"events {server.event_source}, world {server.world_dir or '(no file access)'}",
+        _(
+            "server {name}: RCON {host}:{port}, events {source}, world {world}",
+            name=repr(server.name),
+            host=server.rcon_host,
+            port=server.rcon_port,
+            source=server.event_source,
+            world=server.world_dir or _("(no file access)"),
+        ),
         file=out,
     )
     rcon = build_rcon(settings, server)
     try:
         reply = await rcon.command("time query gametime")
-        print(f"  RCON: reachable ({reply.strip()})", file=out)
+        print(_("  RCON: reachable ({reply})", reply=reply.strip()), file=out)
         software = await detect_software(rcon, server.log_path)
         print(
-            f"  software: {software.describe()}; the pack is reloaded with "
-            f"`{software.reload_command}`",
+            _(
+                "  software: {software}; the pack is reloaded with `{reload}`",
+                software=software.describe(),
+                reload=software.reload_command,
+            ),
             file=out,
         )
         version = await read_pack_version(rcon)
         if version is None:
             ok = False
-            print("  pack: NOT installed (run `python -m bot install-datapack`)", file=out)
+            print(_("  pack: NOT installed (run `python -m bot install-datapack`)"), file=out)
         else:
-            print(f"  pack: doom.schedule {version}", file=out)
+            print(_("  pack: doom.schedule {version}", version=version), file=out)
     except BotError as e:
         ok = False
-        print(f"  RCON: NOT reachable: {e}", file=out)
+        print(_("  RCON: NOT reachable: {error}", error=e), file=out)
     finally:
         await rcon.close()
 
     if server.log_path is None:
         needs_log = server.event_source == "log"
         ok = ok and not needs_log
-        print("  log: not configured" + (" but event_source is log" if needs_log else ""), file=out)
+        print(
+            _("  log: not configured but event_source is log")
+            if needs_log
+            else _("  log: not configured"),
+            file=out,
+        )
     elif server.log_path.is_file() and os.access(server.log_path, os.R_OK):
-        print(f"  log: {server.log_path} readable", file=out)
+        print(_("  log: {path} readable", path=server.log_path), file=out)
     else:
         ok = ok and server.event_source != "log"
-        print(f"  log: {server.log_path} NOT readable", file=out)
+        print(_("  log: {path} NOT readable", path=server.log_path), file=out)
 
     checker, minecraft, props = build_checker(settings, server)
     print(
-        f"  Minecraft: {minecraft.describe()}; commands checked against the {checker.tree} tree",
+        _(
+            "  Minecraft: {version}; commands checked against the {tree} tree",
+            version=minecraft.describe(),
+            tree=checker.tree,
+        ),
         file=out,
     )
     note = checker_note(minecraft, checker)
     if note is not None:
-        print(f"  WARNING: {note}", file=out)
+        print(_("  WARNING: {note}", note=note), file=out)
     properties = props.path
     broadcast = props.broadcast_rcon_to_ops
     if properties is not None:
         print(
-            f"  function-permission-level: {props.function_permission_level} ({properties}); "
-            "commands needing more are refused",
+            _(
+                "  function-permission-level: {level} ({path}); commands needing more are refused",
+                level=props.function_permission_level,
+                path=properties,
+            ),
             file=out,
         )
     else:
         print(
-            f"  function-permission-level: {props.function_permission_level} (vanilla's "
-            "default; no server.properties found)",
+            _(
+                "  function-permission-level: {level} (vanilla's default; no server.properties "
+                "found)",
+                level=props.function_permission_level,
+            ),
             file=out,
         )
     if broadcast is None:
         print(
-            "  broadcast-rcon-to-ops: unknown (no server.properties found; vanilla's default is "
-            "true, which echoes every RCON event poll to operators)",
+            _(
+                "  broadcast-rcon-to-ops: unknown (no server.properties found; vanilla's "
+                "default is true, which echoes every RCON event poll to operators)"
+            ),
             file=out,
         )
     elif broadcast:
         print(
-            f"  broadcast-rcon-to-ops: true in {properties}: set it to false if events are "
-            "polled over RCON, or every poll is echoed to operators and the log",
+            _(
+                "  broadcast-rcon-to-ops: true in {path}: set it to false if events are "
+                "polled over RCON, or every poll is echoed to operators and the log",
+                path=properties,
+            ),
             file=out,
         )
     else:
-        print(f"  broadcast-rcon-to-ops: false ({properties})", file=out)
+        print(_("  broadcast-rcon-to-ops: false ({path})", path=properties), file=out)
     return ok
 
 
 async def check_all(settings: Settings, out: TextIO) -> int:
-    token = "set" if settings.discord_token is not None else "not set (console only)"
+    token = _("set") if settings.discord_token is not None else _("not set (console only)")
     print(
-        f"config: {len(settings.servers)} server(s), data_dir {settings.data_dir}, "
-        f"Discord token {token}, guilds {settings.guild_ids or 'all'}, "
-        f"deny-list {', '.join(settings.deny_commands) or '(empty)'}",
+        _(
+            "config: {n} server(s), data_dir {data_dir}, Discord token {token}, guilds {guilds}, "
+            "deny-list {deny}",
+            n=len(settings.servers),
+            data_dir=settings.data_dir,
+            token=token,
+            guilds=settings.guild_ids or _("all"),
+            deny=", ".join(settings.deny_commands) or _("(empty)"),
+        ),
         file=out,
     )
     results = [await check_server(settings, s, out) for s in settings.servers]
     ok = all(results)
-    print("check: all good" if ok else "check: problems found (see above)", file=out)
+    print(_("check: all good") if ok else _("check: problems found (see above)"), file=out)
     return 0 if ok else 1

@@ -30,6 +30,7 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from bot.errors import ConfigError
+from bot.i18n import available_locales, negotiate
 
 __all__ = [
     "DEFAULT_DENY",
@@ -113,6 +114,8 @@ class ServerConfig(BaseModel):
     audit_channel_id: int | None = None
     # used when the server's log cannot be read (it states the version at every start)
     minecraft_version: str | None = None
+    # the language of texts the bot makes players read in game (bot.i18n); English by default
+    locale: str = "en"
 
     @field_validator("name")
     @classmethod
@@ -140,6 +143,11 @@ class ServerConfig(BaseModel):
         if v is not None and not _VERSION.match(v):
             raise ValueError("must be a Minecraft version such as 1.21.11")
         return v
+
+    @field_validator("locale")
+    @classmethod
+    def _check_locale(cls, v: str) -> str:
+        return _known_locale(v)
 
     @model_validator(mode="after")
     def _check_event_source(self) -> ServerConfig:
@@ -201,6 +209,14 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", v):
             raise ValueError("must be an http:// or https:// URL, e.g. https://dash.example.org")
         return v.rstrip("/")
+    # alerts, event texts and the console in this language (bot.i18n); None: the guild's
+    # preferred locale for alerts, the system locale for the console, else English
+    locale: str | None = None
+
+    @field_validator("locale")
+    @classmethod
+    def _check_locale(cls, v: str | None) -> str | None:
+        return None if v is None else _known_locale(v)
 
     @field_validator(
         "guild_ids",
@@ -304,6 +320,15 @@ def _mixed_server_forms(env_file: Path | None) -> None:
             f"{indexed[0]}: set servers either as {whole} (JSON) or as {whole}__<n>__<FIELD> "
             "variables, not both"
         )
+
+
+def _known_locale(tag: str) -> str:
+    """A language the bot has a catalog for ("zh-CN" -> "zh_CN"), else a clear refusal."""
+    found = negotiate(tag)
+    if found is None:
+        known = ", ".join(available_locales())
+        raise ValueError(f"{tag!r} is not a language the bot speaks (available: {known})")
+    return found
 
 
 def load_settings(env_file: Path | None = Path(".env")) -> Settings:

@@ -7,6 +7,8 @@ into a message, and callers must keep it that way.
 
 from __future__ import annotations
 
+from bot.i18n import Text, lazy
+
 __all__ = [
     "BadPassword",
     "BotError",
@@ -42,9 +44,9 @@ class CommandTooLong(BotError):
 
     def __init__(self, size: int, limit: int) -> None:
         super().__init__(
-            f"The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
-            "it was not sent."
-        )
+            lazy("The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
+                 "it was not sent.", size=size, limit=limit)
+        )  # fmt: skip
         self.size = size
         self.limit = limit
 
@@ -60,19 +62,30 @@ class ValidationError(BotError):
 class CommandRefused(ValidationError):
     """The command is not allowed (deny-list, permission level, function namespace)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Text) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self._reason = reason
+
+    @property
+    def reason(self) -> str:
+        """The reason in the reader's language (it may be a lazy text, see bot.i18n)."""
+        return str(self._reason)
 
 
 class CommandParseError(ValidationError):
     """The command does not parse as vanilla Minecraft would parse it."""
 
-    def __init__(self, command: str, column: int, message: str) -> None:
-        super().__init__(f"{message} at column {column}: {command}")
+    def __init__(self, command: str, column: int, message: Text) -> None:
+        super().__init__(lazy("{message} at column {column}: {command}", message=message,
+                              column=column, command=command))  # fmt: skip
         self.command = command
         self.column = column  # 1-based
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in the reader's language (it may be a lazy text, see bot.i18n)."""
+        return str(self._message)
 
     def caret(self) -> str:
         """The command with a caret under the failing column, for a code block."""
@@ -82,7 +95,11 @@ class CommandParseError(ValidationError):
 class PackError(BotError):
     """The data pack answered with an error."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: Text) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        return str(self._message)

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from bot.i18n import _
 from bot.minecraft.server_files import (
     NO_PROPERTIES,
     UNKNOWN_VERSION,
@@ -188,11 +189,11 @@ def checker_note(version: MinecraftVersion, checker: CommandChecker) -> str | No
     """The sentence `check`, /status and the log show when the checker could not use the
     server's own command tree; None when it could."""
     if version.version is None:
-        return (
-            f"The Minecraft version of the server is {version.describe()}: commands are "
-            f"checked against the newest command tree ({checker.tree}). Set minecraft_version "
-            "or make the log readable."
-        )
+        return _(
+            "The Minecraft version of the server is {version}: commands are checked against the "
+            "newest command tree ({tree}). Set minecraft_version or make the log readable.",
+            version=version.describe(), tree=checker.tree,
+        )  # fmt: skip
     return checker.fallback_reason
 
 

@@ -14,6 +14,8 @@ from discord.ext import commands
 
 from bot import errors
 from bot.minecraft.selftest import run_selftest
+from bot.i18n import _, pgettext
+from bot.i18n.formats import decimal, number
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.permissions import is_admin
 
@@ -51,45 +53,56 @@ class AdminCog(commands.Cog, name="Admin"):
     @staticmethod
     def _checker_fields(embed: discord.Embed, server: ServerServices) -> None:
         embed.add_field(
-            name="commands checked",
-            value=(
-                f"Minecraft {server.minecraft.describe()}; {server.checker.tree} tree, "
-                f"function permission level {server.checker.function_permission_level}"
+            name=_("commands checked"),
+            value=_(
+                "Minecraft {version}; {tree} tree, function permission level {level}",
+                version=server.minecraft.describe(),
+                tree=server.checker.tree,
+                level=server.checker.function_permission_level,
             )[:1024],
             inline=False,
         )
         note = server.checker_note
         if note is not None:
-            embed.add_field(name="warning", value=note[:1024], inline=False)
+            embed.add_field(name=_("warning"), value=note[:1024], inline=False)
 
     async def _status_embed(self, server: ServerServices) -> discord.Embed:
-        embed = discord.Embed(title=f"Status of {server.name}")
+        embed = discord.Embed(title=_("Status of {server}", server=server.name))
         try:
             version = await server.pack.version()
         except errors.BotError as exc:
             embed.colour = discord.Colour.red()
-            embed.add_field(name="RCON", value=f"unavailable: {exc}"[:1024], inline=False)
-            embed.add_field(name="event source", value=server.event_kind)
+            embed.add_field(
+                name="RCON", value=_("unavailable: {error}", error=exc)[:1024], inline=False
+            )
+            embed.add_field(name=_("event source"), value=server.event_kind)
             self._checker_fields(embed, server)
             return embed
         embed.colour = discord.Colour.green()
         embed.add_field(
-            name="RCON", value=f"ok ({server.config.rcon_host}:{server.config.rcon_port})"
+            name="RCON",
+            value=_(
+                "ok ({host}:{port})", host=server.config.rcon_host, port=server.config.rcon_port
+            ),
         )
-        embed.add_field(name="pack version", value=version or "not installed")
+        embed.add_field(name=_("pack version"), value=version or _("not installed"))
         try:
             software = await server.ensure_software()
-            embed.add_field(name="server software", value=software.describe()[:1024])
+            embed.add_field(name=_("server software"), value=software.describe()[:1024])
         except errors.BotError as exc:
-            embed.add_field(name="server software", value=f"unknown: {exc}"[:1024])
-        embed.add_field(name="event source", value=server.event_kind)
+            embed.add_field(
+                name=_("server software"), value=_("unknown: {error}", error=exc)[:1024]
+            )
+        embed.add_field(name=_("event source"), value=server.event_kind)
         try:
-            embed.add_field(name="TPS", value=f"{await server.pack.tps():.1f}")
+            embed.add_field(name=_("TPS"), value=decimal(await server.pack.tps()))
             for which in LISTS:
-                _, total = await server.pack.list_tasks(which, limit=1)
-                embed.add_field(name=which, value=str(total))
+                _page, total = await server.pack.list_tasks(which, limit=1)
+                embed.add_field(name=pgettext("slash option choice", which), value=number(total))
         except errors.BotError as exc:  # e.g. the pack is not installed yet
-            embed.add_field(name="queues", value=f"unavailable: {exc}"[:1024], inline=False)
+            embed.add_field(
+                name=_("queues"), value=_("unavailable: {error}", error=exc)[:1024], inline=False
+            )
         self._checker_fields(embed, server)
         return embed
 
@@ -106,14 +119,17 @@ class AdminCog(commands.Cog, name="Admin"):
         target = self.bot.server(server)
         if target.installer is None:
             raise errors.ValidationError(
-                f"{target.name} has no world_dir configured, so the pack cannot be installed "
-                "from here: copy it into the world's datapacks folder, then run /status."
+                _(
+                    "{server} has no world_dir configured, so the pack cannot be installed "
+                    "from here: copy it into the world's datapacks folder, then run /status.",
+                    server=target.name,
+                )
             )
         await interaction.response.defer(ephemeral=True, thinking=True)
         report = await target.installer.install()
         outcome = report.summary()
         await self.bot.audit(interaction, target, "setup", {}, outcome)
-        prefix = "" if report.ok else "Not verified. "
+        prefix = "" if report.ok else _("Not verified. ")
         await interaction.followup.send((prefix + outcome)[:2000], ephemeral=True)
         if report.ok:  # the pack is in place: prove it works there
             result = await run_selftest(target)
@@ -139,11 +155,11 @@ class AdminCog(commands.Cog, name="Admin"):
     async def status(self, interaction: Interaction, server: str | None = None) -> None:
         targets = [self.bot.server(server)] if server else list(self.bot.services.servers.values())
         if not targets:
-            raise errors.ValidationError("No Minecraft server is configured.")
+            raise errors.ValidationError(_("No Minecraft server is configured."))
         await interaction.response.defer(ephemeral=True, thinking=True)
         embeds = [await self._status_embed(t) for t in targets]
         failed = ", ".join(sorted(self.bot.failed_extensions))
-        content = f"Extensions that failed to load: {failed}" if failed else None
+        content = _("Extensions that failed to load: {names}", names=failed) if failed else None
         for start in range(0, len(embeds), 10):  # 10 embeds per message
             text = content if start == 0 and content else discord.utils.MISSING
             await interaction.followup.send(text, embeds=embeds[start : start + 10], ephemeral=True)
@@ -155,7 +171,7 @@ class AdminCog(commands.Cog, name="Admin"):
     async def reload(self, interaction: Interaction, extension: str) -> None:
         known = {*self.bot.settings.extensions, *self.bot.extensions}
         if extension not in known:
-            raise errors.ValidationError(f"Unknown extension {extension!r}.")
+            raise errors.ValidationError(_("Unknown extension {name}.", name=repr(extension)))
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             if extension in self.bot.extensions:
@@ -164,10 +180,12 @@ class AdminCog(commands.Cog, name="Admin"):
                 await self.bot.load_extension(extension)
         except commands.ExtensionError as exc:
             log.exception("reloading %s failed", extension)
-            outcome = f"Reloading {extension} failed: {exc.__cause__ or exc}"
+            outcome = _(
+                "Reloading {name} failed: {error}", name=extension, error=exc.__cause__ or exc
+            )
         else:
             self.bot.failed_extensions.pop(extension, None)
-            outcome = f"Reloaded {extension}."
+            outcome = _("Reloaded {name}.", name=extension)
         await audited_reply(interaction, None, "reload", {"extension": extension}, outcome)
 
     reload.autocomplete("extension")(extension_autocomplete)

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.slash.fit import clip, pack_embeds, pages
 from bot.minecraft.selftest import is_selftest_id
+from bot.i18n import Lazy, _, lazy, localized
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -25,19 +26,36 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # event type -> (title, colour); other types (retry, ...) are not alerts
-ALERTS: dict[str, tuple[str, int]] = {
-    "retry_exhausted": ("Task failed: no retries left", 0xED4245),
-    "offline": ("Task waiting: its player went offline", 0xFEE75C),
-    "restored": ("Task resumed: its player is back", 0x57F287),
-    "invalid": ("Task removed: its command does not parse", 0xED4245),
-    "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
+ALERTS: dict[str, tuple[Lazy, int]] = {
+    "retry_exhausted": (lazy("Task failed: no retries left"), 0xED4245),
+    "offline": (lazy("Task waiting: its player went offline"), 0xFEE75C),
+    "restored": (lazy("Task resumed: its player is back"), 0x57F287),
+    "invalid": (lazy("Task removed: its command does not parse"), 0xED4245),
+    "dropped": (lazy("Task removed: the entity it runs as is gone"), 0xED4245),
     # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
-    "wallclock_missed": ("Planned task missed", 0xED4245),
-    "wallclock_skipped": ("Planned runs skipped", 0xFEE75C),
-    "wallclock_late": ("Planned task ran late", 0xFEE75C),
-    "wallclock_failed": ("Planned task refused by the server", 0xED4245),
-    "wallclock_waiting": ("Planned task waiting: its player is offline", 0xFEE75C),
-    "restored_after_crash": ("Server came back from its last save: tasks restored", 0xFEE75C),
+    "wallclock_missed": (lazy("Planned task missed"), 0xED4245),
+    "wallclock_skipped": (lazy("Planned runs skipped"), 0xFEE75C),
+    "wallclock_late": (lazy("Planned task ran late"), 0xFEE75C),
+    "wallclock_failed": (lazy("Planned task refused by the server"), 0xED4245),
+    "wallclock_waiting": (lazy("Planned task waiting: its player is offline"), 0xFEE75C),
+    "restored_after_crash": (
+        lazy("Server came back from its last save: tasks restored"),
+        0xFEE75C,
+    ),
+}
+# the alert types as a summary names them
+KINDS: dict[str, Lazy] = {
+    "retry_exhausted": lazy("out of retries"),
+    "offline": lazy("offline"),
+    "restored": lazy("restored"),
+    "invalid": lazy("invalid"),
+    "dropped": lazy("dropped"),
+    "wallclock_missed": lazy("missed"),
+    "wallclock_skipped": lazy("skipped"),
+    "wallclock_late": lazy("late"),
+    "wallclock_failed": lazy("refused"),
+    "wallclock_waiting": lazy("waiting for its player"),
+    "restored_after_crash": lazy("restored after a crash"),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
 FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.discord_limits)
@@ -46,20 +64,28 @@ SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6
 
 def alert_embed(event: Event) -> discord.Embed:
     title, colour = ALERTS[event.type]
-    embed = discord.Embed(title=title, colour=colour)
-    embed.add_field(name="task", value=f"`{event.task_id[:100]}`")
-    embed.add_field(name="server", value=event.server)
+    embed = discord.Embed(title=str(title), colour=colour)
+    embed.add_field(name=_("task"), value=f"`{event.task_id[:100]}`")
+    embed.add_field(name=_("server"), value=event.server)
     if event.game_time >= 0:
-        embed.add_field(name="game time", value=str(event.game_time))
+        embed.add_field(name=_("game time"), value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
         embed.add_field(name=key[:256], value=f"`{clip(value, 1000)}`")
-    embed.set_footer(text=f"event {event.seq}")
+    embed.set_footer(text=_("event {seq}", seq=event.seq))
     return embed
 
 
 def _line(event: Event) -> str:
-    at = f" at {event.game_time}" if event.game_time >= 0 else ""  # wall-clock events have none
-    return f"`{clip(event.task_id, 64)}` {event.type} on {event.server}{at}"
+    kind = KINDS.get(event.type, event.type)
+    if event.game_time < 0:  # wall-clock events have no game time
+        return _("`{id}` {kind} on {server}", id=clip(event.task_id, 64), kind=kind, server=event.server)
+    return _(
+        "`{id}` {kind} on {server} at {tick}",
+        id=clip(event.task_id, 64),
+        kind=kind,
+        server=event.server,
+        tick=event.game_time,
+    )
 
 
 def _summaries(events: list[Event]) -> list[discord.Embed]:
@@ -68,26 +94,29 @@ def _summaries(events: list[Event]) -> list[discord.Embed]:
     counts = Counter(e.type for e in events)
     worst = "retry_exhausted" if "retry_exhausted" in counts else events[0].type
     chunks = pages((_line(e) for e in events), FIELD_VALUE)
+    name = _("events")
     parts: list[list[str]] = [[]]
     room = SUMMARY_BUDGET
     for chunk in chunks:
-        if parts[-1] and len(chunk) + len("events") > room:
+        if parts[-1] and len(chunk) + len(name) > room:
             parts.append([])
             room = SUMMARY_BUDGET
         parts[-1].append(chunk)
-        room -= len(chunk) + len("events")
+        room -= len(chunk) + len(name)
     embeds = []
     for number, part in enumerate(parts, 1):
-        title = f"{len(events)} task events"
+        title = _("{n} task events", n=len(events))
         if len(parts) > 1:
-            title += f" ({number} of {len(parts)})"
+            title += " " + _("({number} of {total})", number=number, total=len(parts))
         embed = discord.Embed(
             title=title,
             colour=ALERTS[worst][1],
-            description=", ".join(f"{n} {kind}" for kind, n in counts.most_common()),
+            description=", ".join(
+                f"{n} {KINDS.get(kind, kind)}" for kind, n in counts.most_common()
+            ),
         )
         for chunk in part:
-            embed.add_field(name="events", value=chunk, inline=False)
+            embed.add_field(name=name, value=chunk, inline=False)
         embeds.append(embed)
     return embeds
 
@@ -166,6 +195,7 @@ class AlertsCog(commands.Cog, name="Alerts"):
             await asyncio.sleep(self.batch_window)
             await self.flush(channel_id)
 
+    @localized(lambda self, channel_id: self.bot.channel_locale(channel_id))
     async def flush(self, channel_id: int) -> None:
         """Post what is pending for a channel now: one message, embeds or a summary."""
         events = self._pending.pop(channel_id, [])

@@ -14,6 +14,8 @@ from discord.ext import commands
 
 from bot import errors
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
+from bot.i18n import N_, _, pgettext
+from bot.i18n.formats import number
 from bot.slash.cog_helpers import (
     InvokerView,
     TaskId,
@@ -61,7 +63,7 @@ class ConfirmView(InvokerView):
         self.message: discord.Message | discord.WebhookMessage | None = None
         self.outcome: str | None = None
 
-    @discord.ui.button(label="Confirm", style=discord.ButtonStyle.danger)
+    @discord.ui.button(label=N_("Confirm"), style=discord.ButtonStyle.danger)
     async def confirm(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
         self.disable_buttons()
         self.stop()
@@ -69,38 +71,41 @@ class ConfirmView(InvokerView):
         self.outcome = await self.action(interaction)
         await interaction.edit_original_response(content=self.outcome, view=self)
 
-    @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
+    @discord.ui.button(label=N_("Cancel"), style=discord.ButtonStyle.secondary)
     async def cancel(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
         self.disable_buttons()
         self.stop()
-        self.outcome = "Cancelled; nothing was changed."
+        self.outcome = _("Cancelled; nothing was changed.")
         await interaction.response.edit_message(content=self.outcome, view=self)
 
     async def on_timeout(self) -> None:
         self.disable_buttons()
-        self.outcome = "No answer in time; nothing was changed."
+        self.outcome = _("No answer in time; nothing was changed.")
         await self.edit_expired(self.message, content=self.outcome)
 
 
 def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Embed:
     """One task as an embed: what runs, when (game tick and wall-clock ETA), how it retries."""
     embed = discord.Embed(title=title, colour=0x57F287)
-    embed.add_field(name="id", value=f"`{task.id}`")
-    embed.add_field(name="server", value=server.name)
-    embed.add_field(name="list", value=task.list)
-    embed.add_field(name="runs", value=f"```\n{task.run[:1000]}\n```", inline=False)
+    embed.add_field(name=_("id"), value=f"`{task.id}`")
+    embed.add_field(name=_("server"), value=server.name)
+    embed.add_field(name=_("list"), value=pgettext("slash option choice", task.list))
+    embed.add_field(name=_("runs"), value=f"```\n{task.run[:1000]}\n```", inline=False)
     if task.list == "paused" and task.remaining is not None:
-        embed.add_field(name="remaining", value=f"{task.remaining} ticks")
+        embed.add_field(name=_("remaining"), value=_("{n} ticks", n=number(task.remaining)))
     else:
         eta = discord.utils.format_dt(server.pack.eta(task.due), "R")
-        embed.add_field(name="due", value=f"tick {task.due} ({eta})")
+        embed.add_field(name=_("due"), value=_("tick {tick} ({eta})", tick=task.due, eta=eta))
     if task.executor:
-        who = "player" if task.player else "entity"
-        embed.add_field(name="as", value=f"{who} `{task.executor}`")
+        who = _("player") if task.player else _("entity")
+        embed.add_field(name=_("as"), value=f"{who} `{task.executor}`")
     if task.retry_left:
-        embed.add_field(name="retries", value=f"{task.retry_left} (every {task.retry_delay} t)")
+        embed.add_field(
+            name=_("retries"),
+            value=_("{n} (every {delay} t)", n=task.retry_left, delay=task.retry_delay),
+        )
     if task.interval:
-        embed.add_field(name="repeats", value=f"every {task.interval} ticks")
+        embed.add_field(name=_("repeats"), value=_("every {n} ticks", n=number(task.interval)))
     return embed
 
 
@@ -174,7 +179,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             await self._plan(interaction, target, run, id, retry, retry_delay, as_player, wall)
             return
         if (time is None) == (at is None):
-            raise errors.ValidationError("Give either `time` (a delay) or `at` (a game tick).")
+            raise errors.ValidationError(_("Give either `time` (a delay) or `at` (a game tick)."))
         request = dict(run=run, time=time, unit=unit, id=id, retry=retry, retry_delay=retry_delay,
                        every=every, at=at, as_player=as_player)  # fmt: skip
         # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
@@ -184,7 +189,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         extras = retry or every is not None or at is not None or as_player is not None
         if id is None and not extras:
             new_id = await target.pack.schedule_dynamic(run, time or 0, unit, DYNAMIC_PREFIX)
-            outcome = f"Scheduled `{new_id}` on {target.name}."
+            outcome = _("Scheduled `{id}` on {server}.", id=new_id, server=target.name)
             await self.bot.audit(interaction, target, "schedule", request, outcome)
             task = await target.pack.show(new_id)
         else:
@@ -194,7 +199,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
                 run, time or 0, unit, task_id, retry=retry, retry_delay=retry_delay,
                 interval=every, at_tick=at, as_player=as_player,
             )  # fmt: skip
-            outcome = f"Scheduled `{task_id}` on {target.name}."
+            outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
             await self.bot.audit(interaction, target, "schedule", request, outcome)
         note = await self._paused_note(target)
         if note:
@@ -202,7 +207,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if task is None:
             await interaction.followup.send(outcome, ephemeral=True)
         else:
-            embed = task_embed(task, target, title="Scheduled")
+            embed = task_embed(task, target, title=_("Scheduled"))
             await interaction.followup.send(outcome, embed=embed, ephemeral=True)
 
     async def _paused_note(self, target: ServerServices) -> str | None:
@@ -287,7 +292,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         target.checker.check(run)  # before deferring: the caret is the only reply
         await interaction.response.defer(ephemeral=True, thinking=True)
         new_id = await target.pack.schedule_dynamic(run, time, unit, prefix)
-        outcome = f"Scheduled `{new_id}` on {target.name}."
+        outcome = _("Scheduled `{id}` on {server}.", id=new_id, server=target.name)
         request = {"run": run, "time": time, "unit": unit, "prefix": prefix}
         await audited_reply(interaction, target, "schedule_dynamic", request, outcome)
 
@@ -297,10 +302,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         row = await self._planned(target, id)
         if row is not None:
             await self._scheduler().cancel(row.id)
-            outcome = f"Cancelled the planned schedule `{id}` on {target.name}."
+            outcome = _("Cancelled the planned schedule `{id}` on {server}.", id=id, server=target.name)
         else:
             done = await target.pack.cancel_one(id)
-            outcome = f"Cancelled `{id}`." if done else f"No task `{id}` on {target.name}."
+            outcome = (
+                _("Cancelled `{id}`.", id=id)
+                if done
+                else _("No task `{id}` on {server}.", id=id, server=target.name)
+            )
         await audited_reply(interaction, target, "cancel", {"id": id}, outcome)
 
     @task_command("Cancel every task with this id (asks first).", id_help="The tasks' id.")
@@ -311,23 +320,36 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         count = await target.pack.count(id)
         planned = await self._planned(target, id)
         if count == 0 and planned is None:
-            await interaction.followup.send(f"No task `{id}` on {target.name}.")
+            await interaction.followup.send(
+                _("No task `{id}` on {server}.", id=id, server=target.name)
+            )
             return
 
         async def action(pressed: Interaction) -> str:
             removed = await target.pack.cancel_all(id)
-            also = ""
             row = await self._planned(target, id)
             if row is not None:
                 await self._scheduler().cancel(row.id)
-                also = " and its planned schedule"
-            outcome = f"Cancelled {removed} task(s) `{id}`{also} on {target.name}."
+                outcome = _(
+                    "Cancelled {n} task(s) `{id}` and its planned schedule on {server}.",
+                    n=removed, id=id, server=target.name,
+                )
+            else:
+                outcome = _(
+                    "Cancelled {n} task(s) `{id}` on {server}.", n=removed, id=id, server=target.name
+                )
             await self.bot.audit(pressed, target, "cancel_all", {"id": id}, outcome)
             return outcome
 
-        also = " and its planned schedule" if planned is not None else ""
         await self._confirm(
-            interaction, f"Cancel all {count} task(s) `{id}`{also} on {target.name}?", action
+            interaction,
+            _(
+                "Cancel all {n} task(s) `{id}` and its planned schedule on {server}?",
+                n=count, id=id, server=target.name,
+            )
+            if planned is not None
+            else _("Cancel all {n} task(s) `{id}` on {server}?", n=count, id=id, server=target.name),
+            action,
         )
 
     @server_command("Remove every task from a server (asks first).")
@@ -336,12 +358,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
         async def action(pressed: Interaction) -> str:
             removed = await target.pack.clear()
-            outcome = f"Removed {removed} task(s) from {target.name}."
+            outcome = _("Removed {n} task(s) from {server}.", n=removed, server=target.name)
             await self.bot.audit(pressed, target, "clear", {}, outcome)
             return outcome
 
         await self._confirm(
-            interaction, f"Remove every scheduled task on {target.name}? This cannot be undone.",
+            interaction,
+            _("Remove every scheduled task on {server}? This cannot be undone.",
+              server=target.name),
             action,
         )  # fmt: skip
 
@@ -351,10 +375,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         row = await self._planned(target, id)
         if row is not None:
             await self._scheduler().pause(row.id)
-            outcome = f"Paused the planned schedule `{id}`: it does not run until resumed."
+            outcome = _("Paused the planned schedule `{id}`: it does not run until resumed.", id=id)
         else:
             done = await target.pack.pause(id)
-            outcome = f"Paused `{id}`." if done else f"No queued task `{id}` on {target.name}."
+            outcome = (
+                _("Paused `{id}`.", id=id)
+                if done
+                else _("No queued task `{id}` on {server}.", id=id, server=target.name)
+            )
         await audited_reply(interaction, target, "pause", {"id": id}, outcome)
 
     @task_command("Resume a paused task.")
@@ -364,11 +392,20 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if row is not None:
             resumed = await self._scheduler().resume(row.id)
             due = resumed.next_due
-            when = f": next run <t:{int(due.timestamp())}:F>" if due is not None else ""
-            outcome = f"Resumed the planned schedule `{id}`{when}."
+            if due is not None:
+                outcome = _(
+                    "Resumed the planned schedule `{id}`: next run {when}.",
+                    id=id, when=f"<t:{int(due.timestamp())}:F>",
+                )
+            else:
+                outcome = _("Resumed the planned schedule `{id}`.", id=id)
         else:
             done = await target.pack.resume(id)
-            outcome = f"Resumed `{id}`." if done else f"No paused task `{id}` on {target.name}."
+            outcome = (
+                _("Resumed `{id}`.", id=id)
+                if done
+                else _("No paused task `{id}` on {server}.", id=id, server=target.name)
+            )
         await audited_reply(interaction, target, "resume", {"id": id}, outcome)
 
 

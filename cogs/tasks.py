@@ -14,6 +14,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.i18n import N_, _, pgettext
+from bot.i18n.formats import decimal, number
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
 from bot.slash.planned_ui import planned_embed, planned_line
 
@@ -34,7 +36,7 @@ PageFetcher = Callable[[int], Awaitable[discord.Embed]]
 class PageView(InvokerView):
     """Previous / Next over a paginated list; pages are fetched live, only the invoker pages."""
 
-    refusal = "Run the command yourself to page through the list."
+    refusal = N_("Run the command yourself to page through the list.")
 
     def __init__(
         self, invoker_id: int, fetch: PageFetcher, pages: int, *, timeout: float = 300.0
@@ -58,11 +60,11 @@ class PageView(InvokerView):
         embed = await self.fetch(self.page)
         await interaction.edit_original_response(embed=embed, view=self)
 
-    @discord.ui.button(label="Previous", style=discord.ButtonStyle.secondary)
+    @discord.ui.button(label=N_("Previous"), style=discord.ButtonStyle.secondary)
     async def previous(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
         await self._turn(interaction, self.page - 1)
 
-    @discord.ui.button(label="Next", style=discord.ButtonStyle.secondary)
+    @discord.ui.button(label=N_("Next"), style=discord.ButtonStyle.secondary)
     async def next(self, interaction: Interaction, button: discord.ui.Button[Any]) -> None:
         await self._turn(interaction, self.page + 1)
 
@@ -75,10 +77,10 @@ def _task_line(task: Task, server: ServerServices) -> str:
     run = task.run if len(task.run) <= 60 else task.run[:59] + "…"
     run = run.replace("`", "'")
     if task.list == "paused" and task.remaining is not None:
-        when = f"paused, {task.remaining} t left"
+        when = _("paused, {n} t left", n=number(task.remaining))
     else:
         when = discord.utils.format_dt(server.pack.eta(task.due), "R")
-    who = f" as `{task.executor}`" if task.player and task.executor else ""
+    who = _(" as `{player}`", player=task.executor) if task.player and task.executor else ""
     return f"`{task.id}` {when}{who}\n  `{run}`"
 
 
@@ -95,9 +97,17 @@ class TasksCog(commands.Cog, name="Tasks"):
             return await self._planned_page(server, page)
         tasks, total = await server.pack.list_tasks(which, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
         pages = max(1, -(-total // PAGE_SIZE))
-        embed = discord.Embed(title=f"{which} on {server.name}: {total} task(s)", colour=0x3498DB)
-        embed.description = "\n".join(_task_line(t, server) for t in tasks)[:4096] or "Empty."
-        embed.set_footer(text=f"page {page + 1} of {pages}")
+        embed = discord.Embed(
+            title=_(
+                "{list} on {server}: {n} task(s)",
+                list=pgettext("slash option choice", which),
+                server=server.name,
+                n=total,
+            ),
+            colour=0x3498DB,
+        )
+        embed.description = "\n".join(_task_line(t, server) for t in tasks)[:4096] or _("Empty.")
+        embed.set_footer(text=_("page {page} of {pages}", page=page + 1, pages=pages))
         return embed, pages
 
     async def _planned_page(self, server: ServerServices, page: int) -> tuple[discord.Embed, int]:
@@ -120,10 +130,10 @@ class TasksCog(commands.Cog, name="Tasks"):
         target = await deferred(interaction, server)
         game_time = await target.pack.get_time()
         tps = await target.pack.tps()
-        embed = discord.Embed(title=f"Time on {target.name}", colour=0x3498DB)
-        embed.add_field(name="game time", value=f"{game_time} ticks")
-        embed.add_field(name="game day", value=str(game_time // 24000))
-        embed.add_field(name="TPS", value=f"{tps:.1f}")
+        embed = discord.Embed(title=_("Time on {server}", server=target.name), colour=0x3498DB)
+        embed.add_field(name=_("game time"), value=_("{n} ticks", n=number(game_time)))
+        embed.add_field(name=_("game day"), value=number(game_time // 24000))
+        embed.add_field(name=_("TPS"), value=decimal(tps))
         await interaction.followup.send(embed=embed, ephemeral=True)
 
     @server_command(
@@ -161,37 +171,45 @@ class TasksCog(commands.Cog, name="Tasks"):
             return
         task = await target.pack.show(id)
         if task is None:
-            await interaction.followup.send(f"No task `{id}` on {target.name}.", ephemeral=True)
+            await interaction.followup.send(
+                _("No task `{id}` on {server}.", id=id, server=target.name), ephemeral=True
+            )
             return
         files: list[discord.File] = []
         run = task.run.replace("`", "'")
         if len(run) > MAX_INLINE_RUN:  # a long command goes along whole, as a file
             files.append(discord.File(io.BytesIO(task.run.encode()), filename=f"{task.id}.txt"))
-            run = run[:MAX_INLINE_RUN] + "... (the whole command is attached)"
-        embed = discord.Embed(title=f"Task `{task.id}`", colour=0x3498DB)
-        embed.description = f"```\n{run}\n```\ndue at tick {task.due}"
-        embed.add_field(name="list", value=task.list)
-        embed.add_field(name="executor", value=task.executor or "the server")
-        embed.add_field(name="dimension", value=task.dimension)
-        embed.add_field(name="retries left", value=str(task.retry_left))
-        embed.add_field(name="retry delay", value=f"{task.retry_delay} t")
-        embed.add_field(name="interval", value=f"{task.interval} t" if task.interval else "none")
+            run = run[:MAX_INLINE_RUN] + _("... (the whole command is attached)")
+        embed = discord.Embed(title=_("Task `{id}`", id=task.id), colour=0x3498DB)
+        embed.description = f"```\n{run}\n```\n" + _("due at tick {tick}", tick=task.due)
+        embed.add_field(name=_("list"), value=pgettext("slash option choice", task.list))
+        embed.add_field(name=_("executor"), value=task.executor or _("the server"))
+        embed.add_field(name=_("dimension"), value=task.dimension)
+        embed.add_field(name=_("retries left"), value=str(task.retry_left))
+        embed.add_field(name=_("retry delay"), value=_("{n} t", n=task.retry_delay))
+        embed.add_field(
+            name=_("interval"), value=_("{n} t", n=task.interval) if task.interval else _("none")
+        )
         if task.list == "paused" and task.remaining is not None:
-            embed.add_field(name="remaining", value=f"{task.remaining} t")
+            embed.add_field(name=_("remaining"), value=_("{n} t", n=task.remaining))
         else:
             eta = discord.utils.format_dt(target.pack.eta(task.due), "R")
-            embed.add_field(name="ETA", value=eta)
+            embed.add_field(name=_("ETA"), value=eta)
         await interaction.followup.send(embed=embed, files=files, ephemeral=True)
 
     @app_commands.command(description="What each command does.")
     async def help(self, interaction: Interaction) -> None:
-        embed = discord.Embed(title="doom.schedule commands", colour=0x3498DB)
+        embed = discord.Embed(title=_("doom.schedule commands"), colour=0x3498DB)
         lines = []
         for cmd in sorted(self.bot.tree.walk_commands(), key=lambda c: c.qualified_name):
             if isinstance(cmd, app_commands.Command):
-                lines.append(f"**/{cmd.qualified_name}**: {cmd.description}")
+                shown = pgettext("slash command name", cmd.qualified_name)  # as Discord shows it
+                also = f" (/{cmd.qualified_name})" if shown != cmd.qualified_name else ""
+                lines.append(f"**/{shown}**{also}: {_(cmd.description)}")
         embed.description = "\n".join(lines)[:4096]
-        embed.set_footer(text="Times are game time: a lagging or stopped server runs tasks later.")
+        embed.set_footer(
+            text=_("Times are game time: a lagging or stopped server runs tasks later.")
+        )
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 

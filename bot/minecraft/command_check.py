@@ -27,6 +27,7 @@ from mecha import AstCommand, AstNode, AstResourceLocation, DiagnosticError, Mec
 from mecha.ast import AstVector2, AstVector3
 
 from bot.errors import CommandParseError, CommandRefused
+from bot.i18n import Text, lazy
 
 __all__ = [
     "ALIASES",
@@ -104,7 +105,7 @@ def _available_trees() -> list[str]:
 NEWEST_TREE = _available_trees()[-1]
 
 
-def tree_for_version(version: str) -> tuple[str, str | None]:
+def tree_for_version(version: str) -> tuple[str, Text | None]:
     """mecha's tree for a server version ("1.21.4" -> "1.21"), and why it fell back, if it did."""
     trees = _available_trees()
     match = re.match(r"^\s*(\d+)\.(\d+)", version or "")
@@ -112,10 +113,10 @@ def tree_for_version(version: str) -> tuple[str, str | None]:
         wanted = f"{int(match[1])}.{int(match[2])}"
         if wanted in trees:
             return wanted, None
-    reason = (
-        f"no command tree for Minecraft {version!r} (known: {', '.join(trees)}); "
-        f"checking commands against {NEWEST_TREE}, the newest"
-    )
+    reason = lazy(
+        "no command tree for Minecraft {version} (known: {trees}); checking commands against "
+        "{newest}, the newest", version=repr(version), trees=", ".join(trees), newest=NEWEST_TREE,
+    )  # fmt: skip
     return NEWEST_TREE, reason
 
 
@@ -136,7 +137,7 @@ def _node_gate(identifier: str) -> tuple[int, str] | None:
 @dataclass(frozen=True, slots=True)
 class _Failure:
     column: int  # 1-based
-    message: str
+    message: Text  # lazy: verdicts are cached and shown to readers of every language
 
 
 class _Parser:
@@ -159,7 +160,7 @@ class _Parser:
             try:
                 node = self.mecha.parse(text, using="command")
                 result: AstCommand | _Failure = (
-                    node if isinstance(node, AstCommand) else _Failure(1, "Not a command")
+                    node if isinstance(node, AstCommand) else _Failure(1, lazy("Not a command"))
                 )
             except DiagnosticError as exc:
                 first = exc.diagnostics.exceptions[0]
@@ -201,15 +202,20 @@ class CommandChecker:
             None if function_namespaces is None else frozenset(function_namespaces)
         )
         self.version = version
-        self.tree, self.fallback_reason = tree_for_version(version)
-        if self.fallback_reason is not None:
-            log.warning("%s", self.fallback_reason)
+        self.tree, self._fallback = tree_for_version(version)
+        if self._fallback is not None:
+            log.warning("%s", self._fallback)
         self._parser = _parser(self.tree)
         self._verdicts: OrderedDict[str, CommandParseError | CommandRefused | None] = OrderedDict()
 
     @property
+    def fallback_reason(self) -> str | None:
+        """Why the commands are checked against another version's tree, in the reader's language."""
+        return None if self._fallback is None else str(self._fallback)
+
+    @property
     def fell_back(self) -> bool:
-        return self.fallback_reason is not None
+        return self._fallback is not None
 
     def check(self, command: str) -> None:
         """Returns if the command may be scheduled; raises CommandParseError or CommandRefused."""
@@ -241,11 +247,15 @@ class CommandChecker:
         for node, nested in _chain(parsed):
             text = command[node.location.pos : node.end_location.pos]
             words = _normalize(text)
-            where = f" (inside `{command}`)" if nested else ""
+            where = lazy(" (inside `{command}`)", command=command) if nested else ""
             for entry in self.deny:
                 if words[: len(entry)] == entry:
                     return CommandRefused(
-                        f"`{' '.join(entry)}` is on this server's deny-list{where}."
+                        lazy(
+                            "`{command}` is on this server's deny-list{where}.",
+                            command=" ".join(entry),
+                            where=where,
+                        )
                     )
             level = required_level(words[0])
             what = words[0]
@@ -254,9 +264,15 @@ class CommandChecker:
                 level, what = gate
             if level > self.function_permission_level:
                 return CommandRefused(
-                    f"`{what}` needs permission level {level}, but scheduled tasks run as "
-                    f"functions at level {self.function_permission_level} "
-                    f"(function-permission-level), so it would fail when the task runs{where}."
+                    lazy(
+                        "`{command}` needs permission level {level}, but scheduled tasks run as "
+                        "functions at level {function_level} (function-permission-level), so it "
+                        "would fail when the task runs{where}.",
+                        command=what,
+                        level=level,
+                        function_level=self.function_permission_level,
+                        where=where,
+                    )
                 )
         if self.function_namespaces is not None:
             for sub in parsed.walk():
@@ -268,8 +284,12 @@ class CommandChecker:
                         if namespace not in self.function_namespaces:
                             allowed = ", ".join(sorted(self.function_namespaces)) or "none"
                             return CommandRefused(
-                                f"`{arg.get_canonical_value()}`: tasks may only call functions "
-                                f"in these namespaces: {allowed}."
+                                lazy(
+                                    "`{function}`: tasks may only call functions in these "
+                                    "namespaces: {allowed}.",
+                                    function=arg.get_canonical_value(),
+                                    allowed=allowed,
+                                )
                             )
         return None
 
@@ -289,12 +309,12 @@ def _shape_error(command: str) -> _Failure | None:
     """What mecha lets through but the server refuses: a task's command is one line, with no
     leading slash or space."""
     if not command.strip():
-        return _Failure(1, "The command is empty")
+        return _Failure(1, lazy("The command is empty"))
     for index, char in enumerate(command):
         if char in "\r\n" or (not char.isprintable() and char != " "):
-            return _Failure(index + 1, "A command is one line of printable text")
+            return _Failure(index + 1, lazy("A command is one line of printable text"))
     if command.startswith("/"):
-        return _Failure(1, "Write the command without the leading '/'")
+        return _Failure(1, lazy("Write the command without the leading '/'"))
     return None
 
 
@@ -314,8 +334,8 @@ def _spacing_error(command: str, parsed: AstCommand) -> _Failure | None:
         if covered[index] or not char.isspace():
             continue
         if char != " " or index == 0 or index == len(command) - 1 or command[index - 1] == " ":
-            what = "a trailing space" if index == len(command) - 1 else "an extra space"
-            return _Failure(index + 1, f"Incorrect argument for command ({what})")
+            what = lazy("a trailing space") if index == len(command) - 1 else lazy("an extra space")
+            return _Failure(index + 1, lazy("Incorrect argument for command ({what})", what=what))
     return None
 
 

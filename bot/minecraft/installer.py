@@ -25,6 +25,7 @@ from typing import Literal
 
 from bot.config import ServerConfig
 from bot.errors import BotError
+from bot.i18n import Text, _, lazy
 from bot.minecraft.rcon import RconClient
 from bot.minecraft.software import ServerSoftware, detect_software, strip_colours
 
@@ -73,18 +74,30 @@ class InstallReport:
     enabled: bool  # seen in `datapack list enabled`
     enabled_by_us: bool  # we ran `datapack enable`
     ok: bool
-    problem: str | None = None
+    problem: Text | None = None
     steps: tuple[str, ...] = field(default=())
 
     def summary(self) -> str:
         if not self.ok:
-            return f"The pack was copied to {self.pack_dir} but is not verified: {self.problem}"
-        was = f" (was {self.previous_version})" if self.action == "upgraded" else ""
-        enabled = " and enabled it" if self.enabled_by_us else ""
-        return (
-            f"doom.schedule {self.version} {self.action}{was} on server {self.server!r}{enabled}; "
-            "the server lists it as enabled and reports that version."
+            return _("The pack was copied to {path} but is not verified: {problem}",
+                     path=self.pack_dir, problem=self.problem)  # fmt: skip
+        was = (
+            _(" (was {version})", version=self.previous_version)
+            if self.action == "upgraded"
+            else ""
         )
+        enabled = _(" and enabled it") if self.enabled_by_us else ""
+        actions = {
+            "installed": _("installed"),
+            "upgraded": _("upgraded"),
+            "reinstalled": _("reinstalled"),
+        }
+        return _(
+            "doom.schedule {version} {action}{was} on server {server}{enabled}; "
+            "the server lists it as enabled and reports that version.", version=self.version,
+            action=actions.get(self.action, self.action), was=was, server=repr(self.server),
+            enabled=enabled,
+        )  # fmt: skip
 
 
 def bundled_datapack() -> Path:
@@ -97,7 +110,9 @@ def bundled_datapack() -> Path:
         if (candidate / "pack.mcmeta").is_file():
             return candidate
     looked = " and ".join(str(c) for c in candidates)
-    raise InstallError(f"The doom.schedule data pack files were not found (looked in {looked}).")
+    raise InstallError(
+        lazy("The doom.schedule data pack files were not found (looked in {paths}).", paths=looked)
+    )
 
 
 def pack_version_of(folder: Path) -> str | None:
@@ -128,7 +143,9 @@ async def read_pack_version(rcon: RconClient) -> str | None:
         return _snbt_scalar(reply[len(_STORAGE_REPLY) :])
     if reply.startswith("Found no elements matching"):
         return None
-    raise InstallError(f"Unexpected answer to reading the pack's version: {reply[:200]}")
+    raise InstallError(
+        lazy("Unexpected answer to reading the pack's version: {reply}", reply=reply[:200])
+    )
 
 
 def is_pack_enabled(datapack_list_reply: str) -> bool:
@@ -159,16 +176,22 @@ class PackInstaller:
         world = self.server.world_dir
         if world is None:
             raise InstallError(
-                f"Server {self.server.name!r} has no world folder configured, so the bot has no "
-                "file access to install the pack. If the bot runs where the world's files are, "
-                "set world_dir for this server (the folder with level.dat); otherwise copy the "
-                "doom.schedule folder into <world>/datapacks/ yourself and run /reload."
+                lazy(
+                    "Server {name} has no world folder configured, so the bot has no file access "
+                    "to install the pack. If the bot runs where the world's files are, set "
+                    "world_dir for this server (the folder with level.dat); otherwise copy the "
+                    "doom.schedule folder into <world>/datapacks/ yourself and run /reload.",
+                    name=repr(self.server.name),
+                )
             )
         if not (world / "level.dat").is_file():
             raise InstallError(
-                f"{world} is not a Minecraft world folder (it has no level.dat), so the pack was "
-                "not installed. Point world_dir at the world itself: the folder named by "
-                "level-name in server.properties, usually 'world'."
+                lazy(
+                    "{world} is not a Minecraft world folder (it has no level.dat), so the pack "
+                    "was not installed. Point world_dir at the world itself: the folder named by "
+                    "level-name in server.properties, usually 'world'.",
+                    world=world,
+                )
             )
         return world
 
@@ -178,7 +201,9 @@ class PackInstaller:
         world = self._world()
         source = self.source or bundled_datapack()
         if not (source / "pack.mcmeta").is_file():
-            raise InstallError(f"{source} is not a data pack (it has no pack.mcmeta).")
+            raise InstallError(
+                lazy("{path} is not a data pack (it has no pack.mcmeta).", path=source)
+            )
         expected = pack_version_of(source)
         target = world / "datapacks" / PACK_DIR_NAME
         # Ask the server first: an unreachable server or a wrong password stops us before any
@@ -213,7 +238,7 @@ class PackInstaller:
 
         def report(
             ok: bool,
-            problem: str | None,
+            problem: Text | None,
             version: str | None,
             enabled: bool,
             enabled_by_us: bool,
@@ -236,8 +261,11 @@ class PackInstaller:
         if not enabled:
             return report(
                 False,
-                f"the server does not list {PACK_ID} as enabled after reload; its log "
-                "(logs/latest.log) says why a pack fails to load",
+                lazy(
+                    "the server does not list {pack} as enabled after reload; its log "
+                    "(logs/latest.log) says why a pack fails to load",
+                    pack=PACK_ID,
+                ),
                 None,
                 False,
                 enabled_by_us,
@@ -245,10 +273,14 @@ class PackInstaller:
         version = await self._await_version(expected)
         steps.append(f"version read back: {version}")
         if version is None:
-            problem = "the pack is enabled but never wrote its version (did its #load run?)"
+            problem = lazy("the pack is enabled but never wrote its version (did its #load run?)")
             return report(False, problem, None, True, enabled_by_us)
         if expected is not None and version != expected:
-            problem = f"the server reports version {version}, but the copied files are {expected}"
+            problem = lazy(
+                "the server reports version {version}, but the copied files are {expected}",
+                version=version,
+                expected=expected,
+            )
             return report(False, problem, version, True, enabled_by_us)
         log.info("doom.schedule %s %s on %s", version, action, self.server.name)
         return report(True, None, version, True, enabled_by_us)

@@ -30,6 +30,7 @@ from typing import Final, Protocol
 from bot.config import ServerConfig
 from bot.errors import PackError, ValidationError
 from bot.events.event import Event, event_from_fields
+from bot.i18n import lazy
 from bot.minecraft.pack_input import (
     MAX_INT,
     check_id,
@@ -88,7 +89,10 @@ def _storage_payload(reply: str) -> str | None:
         return reply[m.end() :]
     if reply.startswith("Found no elements matching"):
         return None
-    raise PackError("bad_reply", f"The server answered a storage read unexpectedly: {reply[:200]}")
+    raise PackError(
+        "bad_reply",
+        lazy("The server answered a storage read unexpectedly: {reply}", reply=reply[:200]),
+    )
 
 
 class PackClient:
@@ -125,7 +129,9 @@ class PackClient:
         try:
             return parse_printed_snbt(payload)
         except SnbtSyntaxError as e:
-            raise PackError("bad_reply", f"Cannot read the server's storage reply: {e}") from None
+            raise PackError(
+                "bad_reply", lazy("Cannot read the server's storage reply: {error}", error=e)
+            ) from None
 
     async def _count(self, path: str) -> int:
         reply = _plain(
@@ -136,7 +142,10 @@ class PackClient:
             return int(m.group(1))
         if reply.startswith("Test failed"):
             return 0
-        raise PackError("bad_reply", f"Unexpected answer to counting {path}: {reply[:200]}")
+        raise PackError(
+            "bad_reply",
+            lazy("Unexpected answer to counting {path}: {reply}", path=path, reply=reply[:200]),
+        )
 
     def _call_failed(self, function: str, reply: str) -> PackError | None:
         """A clear error when the `function` command itself did not run the pack."""
@@ -144,8 +153,12 @@ class PackClient:
         if "Unknown function" in reply or "Unknown or incomplete command" in reply:
             return PackError(
                 "not_installed",
-                f"Server {self.server.name!r} has no {function}: the doom.schedule data pack "
-                "is not installed or not enabled (`python -m bot install-datapack`).",
+                lazy(
+                    "Server {name} has no {function}: the doom.schedule data pack is not "
+                    "installed or not enabled (`python -m bot install-datapack`).",
+                    name=repr(self.server.name),
+                    function=function,
+                ),
             )
         return None
 
@@ -179,8 +192,11 @@ class PackClient:
         if not isinstance(out, dict) or out.get("req") != req:
             raise PackError(
                 "no_answer",
-                f"The pack on {self.server.name!r} did not answer this request (its outcome "
-                "record belongs to another request); nothing is known about what it did.",
+                lazy(
+                    "The pack on {name} did not answer this request (its outcome record belongs "
+                    "to another request); nothing is known about what it did.",
+                    name=repr(self.server.name),
+                ),
             )
         self._sample_out(out)
         return out
@@ -201,8 +217,12 @@ class PackClient:
             await self.rcon.command("data remove storage doom.schedule:in task")
             raise PackError(
                 "player_offline",
-                f"Player {player} is not online on {self.server.name!r}; a task runs as a "
-                "player only when it is scheduled while they are online.",
+                lazy(
+                    "Player {player} is not online on {name}; a task runs as a player only when "
+                    "it is scheduled while they are online.",
+                    player=player,
+                    name=repr(self.server.name),
+                ),
             )
 
     @staticmethod
@@ -213,7 +233,12 @@ class PackClient:
         code = str(out.get("code", "unknown"))
         if code == tolerate:
             return False
-        raise PackError(code, str(out.get("message") or f"The pack refused the request ({code})."))
+        # the pack's own message is its English text; only the bot's fallback is translated
+        raise PackError(
+            code,
+            str(out.get("message") or "")
+            or lazy("The pack refused the request ({code}).", code=code),
+        )
 
     async def _op(self, op: str, id: str | None = None) -> dict[str, object]:
         req = self._next_req()
@@ -252,18 +277,18 @@ class PackClient:
         ticks = check_unit(unit)
         fields: dict[str, str | int] = {"id": id, "unit": unit}
         if at_tick is not None:
-            fields["tick"] = check_ticks(at_tick, "The game tick `at`")
+            fields["tick"] = check_ticks(at_tick, lazy("The game tick `at`"))
         else:
-            fields["time"] = check_ticks(time, "The delay", unit_ticks=ticks, unit=unit)
+            fields["time"] = check_ticks(time, lazy("The delay"), unit_ticks=ticks, unit=unit)
         if interval is not None:
             fields["interval"] = check_ticks(
-                interval, "The interval", minimum=1, unit_ticks=ticks, unit=unit
+                interval, lazy("The interval"), minimum=1, unit_ticks=ticks, unit=unit
             )
         if retry:
-            fields["retry"] = check_ticks(retry, "The number of retries")
-            fields["retry_delay"] = check_ticks(retry_delay, "The retry delay", minimum=1)
+            fields["retry"] = check_ticks(retry, lazy("The number of retries"))
+            fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
         elif retry_delay != 1:
-            check_ticks(retry_delay, "The retry delay", minimum=1)
+            check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
         player = check_player(as_player) if as_player is not None else None
         text = self._check_run(run)
         req = self._next_req()
@@ -282,7 +307,7 @@ class PackClient:
         """Queue `run` under a new id `<prefix><n>`; returns that id."""
         check_prefix(prefix)
         ticks = check_unit(unit)
-        delay = check_ticks(time, "The delay", unit_ticks=ticks, unit=unit)
+        delay = check_ticks(time, lazy("The delay"), unit_ticks=ticks, unit=unit)
         text = self._check_run(run)
         req = self._next_req()
         command = task_input_command(
@@ -426,7 +451,9 @@ class PackClient:
             raise error
         m = _RETURNED.search(strip_colours(reply))
         if not m:
-            raise PackError("bad_reply", f"Unexpected answer to get_time: {reply[:200]}")
+            raise PackError(
+                "bad_reply", lazy("Unexpected answer to get_time: {reply}", reply=reply[:200])
+            )
         value = int(m.group(1))
         self._sample_at(time.monotonic(), value)
         return value
@@ -437,8 +464,11 @@ class PackClient:
         if not isinstance(value, str):
             raise PackError(
                 "not_installed",
-                f"Server {self.server.name!r} has no doom.schedule version in storage: the pack "
-                "is not installed, or its #load never ran.",
+                lazy(
+                    "Server {name} has no doom.schedule version in storage: the pack is not "
+                    "installed, or its #load never ran.",
+                    name=repr(self.server.name),
+                ),
             )
         return value
 
@@ -449,7 +479,9 @@ class PackClient:
         for name in TASK_LISTS:
             if which == name:
                 return name
-        raise ValidationError(f"{which!r} is not a task list; use queue, offline or paused.")
+        raise ValidationError(
+            lazy("{list} is not a task list; use queue, offline or paused.", list=repr(which))
+        )
 
     async def list_tasks(
         self, which: str, *, offset: int = 0, limit: int = 20
@@ -457,9 +489,15 @@ class PackClient:
         """One page of a list (in the pack's order) and the list's length."""
         name = self._check_list(which)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError(f"The page offset must be 0 or more (got {offset!r}).")
+            raise ValidationError(
+                lazy("The page offset must be 0 or more (got {offset}).", offset=repr(offset))
+            )
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise ValidationError(f"A page holds 1 to {MAX_PAGE} tasks (got {limit!r}).")
+            raise ValidationError(
+                lazy(
+                    "A page holds 1 to {max} tasks (got {limit}).", max=MAX_PAGE, limit=repr(limit)
+                )
+            )
         page: list[Task] = []
         total = 0
         start = offset
@@ -500,12 +538,17 @@ class PackClient:
                 try:
                     out = parse_printed_snbt(payload) if payload is not None else None
                 except SnbtSyntaxError as e:
-                    raise PackError("bad_reply", f"Cannot read the page reply: {e}") from None
+                    raise PackError(
+                        "bad_reply", lazy("Cannot read the page reply: {error}", error=e)
+                    ) from None
         if not isinstance(out, dict) or out.get("req") != req:
             raise PackError(
                 "no_answer",
-                f"The pack on {self.server.name!r} did not answer this page request (its "
-                "outcome record belongs to another request).",
+                lazy(
+                    "The pack on {name} did not answer this page request (its outcome record "
+                    "belongs to another request).",
+                    name=repr(self.server.name),
+                ),
             )
         self._raise_unless_ok(out)
         self._sample_out(out)
@@ -641,7 +684,10 @@ class PackClient:
         reply = _plain(await self.rcon.command("time query gametime"))
         m = _TIME.match(reply)
         if not m:
-            raise PackError("bad_reply", f"Unexpected answer to `time query gametime`: {reply}")
+            raise PackError(
+                "bad_reply",
+                lazy("Unexpected answer to `time query gametime`: {reply}", reply=reply),
+            )
         sample = (time.monotonic(), int(m.group(1)))
         self._sample_at(*sample)
         return sample

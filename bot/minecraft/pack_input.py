@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from bot.errors import CommandTooLong, ValidationError
+from bot.i18n import Text, lazy
 from bot.minecraft.rcon import MAX_COMMAND_BYTES
 
 __all__ = [
@@ -62,34 +63,49 @@ class RunTooLong(CommandTooLong):
         super().__init__(size, limit)
         over = size - limit
         self.args = (
-            f"The command to schedule is too long: with it the request to the pack is {size} "
-            f"bytes of UTF-8, over RCON's limit of {limit} bytes per request. Shorten the "
-            f"command by at least {over} bytes (it is {run_bytes} bytes now), or put it in a "
-            "function and schedule `function <name>`.",
-        )
+            lazy("The command to schedule is too long: with it the request to the pack is {size} "
+                 "bytes of UTF-8, over RCON's limit of {limit} bytes per request. Shorten the "
+                 "command by at least {over} bytes (it is {run_bytes} bytes now), or put it in a "
+                 "function and schedule `function <name>`.", size=size, limit=limit, over=over,
+                 run_bytes=run_bytes),
+        )  # fmt: skip
 
 
-def check_id(value: object, what: str = "task id", limit: int = MAX_ID) -> str:
+def check_id(value: object, what: Text | None = None, limit: int = MAX_ID) -> str:
     """An id as the pack accepts it: 1-`limit` characters of `[A-Za-z0-9_.+-]`."""
+    what = what if what is not None else lazy("task id")
     if not isinstance(value, str):
-        raise ValidationError(f"The {what} must be text, not {type(value).__name__}.")
+        raise ValidationError(lazy("The {what} must be text, not {type}.", what=what,
+                                   type=type(value).__name__))  # fmt: skip
     if not value:
-        raise ValidationError(f"The {what} is empty; give 1 to {limit} characters.")
+        raise ValidationError(lazy("The {what} is empty; give 1 to {limit} characters.",
+                                   what=what, limit=limit))  # fmt: skip
     if len(value) > limit:
         raise ValidationError(
-            f"The {what} is {len(value)} characters long; at most {limit} are allowed."
+            lazy(
+                "The {what} is {n} characters long; at most {limit} are allowed.",
+                what=what,
+                n=len(value),
+                limit=limit,
+            )
         )
     for i, ch in enumerate(value, 1):
         if not _ID_CHAR.fullmatch(ch):
             raise ValidationError(
-                f"The {what} {_show(value)} has {_char_name(ch)} at position {i}; ids use only "
-                "letters A-Z a-z, digits, '_', '.', '+' and '-'."
+                lazy(
+                    "The {what} {id} has {char} at position {i}; ids use only letters A-Z a-z, "
+                    "digits, '_', '.', '+' and '-'.",
+                    what=what,
+                    id=_show(value),
+                    char=_char_name(ch),
+                    i=i,
+                )
             )
     return value
 
 
 def check_prefix(value: object) -> str:
-    return check_id(value, "id prefix", MAX_PREFIX)
+    return check_id(value, lazy("id prefix"), MAX_PREFIX)
 
 
 def check_player(value: object) -> str:
@@ -97,8 +113,11 @@ def check_player(value: object) -> str:
     if not isinstance(value, str) or not _PLAYER.fullmatch(value):
         shown = _show(value) if isinstance(value, str) else type(value).__name__
         raise ValidationError(
-            f"{shown} is not a player name: names are 1 to 16 letters, digits or '_' "
-            "(selectors such as @a are not accepted here)."
+            lazy(
+                "{name} is not a player name: names are 1 to 16 letters, digits or '_' "
+                "(selectors such as @a are not accepted here).",
+                name=shown,
+            )
         )
     return value
 
@@ -109,25 +128,39 @@ def check_unit(value: object) -> int:
         return UNITS[value]
     shown = _show(value) if isinstance(value, str) else type(value).__name__
     raise ValidationError(
-        f"{shown} is not a time unit; use one of t/tick/ticks, s/second/seconds, "
-        "m/minute/minutes, h/hour/hours, d/day/days (real days) or gd/game_day/game_days."
+        lazy(
+            "{unit} is not a time unit; use one of t/tick/ticks, s/second/seconds, "
+            "m/minute/minutes, h/hour/hours, d/day/days (real days) or gd/game_day/game_days.",
+            unit=shown,
+        )
     )
 
 
 def check_ticks(
-    value: object, what: str, *, minimum: int = 0, unit_ticks: int = 1, unit: str = "t"
+    value: object, what: Text, *, minimum: int = 0, unit_ticks: int = 1, unit: str = "t"
 ) -> int:
     """A whole number >= minimum whose value in ticks fits the pack's Int."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError(f"{what} must be a whole number, not {_show(str(value))}.")
+        raise ValidationError(lazy("{what} must be a whole number, not {value}.", what=what,
+                                   value=_show(str(value))))  # fmt: skip
     if value < minimum:
-        lowest = "negative" if minimum == 0 else f"less than {minimum}"
-        raise ValidationError(f"{what} cannot be {lowest} (got {value}).")
+        if minimum == 0:
+            raise ValidationError(lazy("{what} cannot be negative (got {value}).", what=what,
+                                       value=value))  # fmt: skip
+        raise ValidationError(lazy("{what} cannot be less than {minimum} (got {value}).",
+                                   what=what, minimum=minimum, value=value))  # fmt: skip
     largest = MAX_INT // unit_ticks
     if value > largest:
         raise ValidationError(
-            f"{what} {value} {unit} is too large: the pack counts ticks in an Int, so at most "
-            f"{largest} {unit} ({MAX_INT} ticks) can be given."
+            lazy(
+                "{what} {value} {unit} is too large: the pack counts ticks in an Int, so at most "
+                "{largest} {unit} ({max} ticks) can be given.",
+                what=what,
+                value=value,
+                unit=unit,
+                largest=largest,
+                max=MAX_INT,
+            )
         )
     return value
 
@@ -135,32 +168,48 @@ def check_ticks(
 def check_run_text(run: object) -> str:
     """The command as the pack will run it: one line, no control characters, no leading `/`."""
     if not isinstance(run, str):
-        raise ValidationError(f"The command must be text, not {type(run).__name__}.")
+        raise ValidationError(lazy("The command must be text, not {type}.",
+                                   type=type(run).__name__))  # fmt: skip
     text = run[1:] if run.startswith("/") else run
     if not text.strip():
-        raise ValidationError("The command is empty.")
+        raise ValidationError(lazy("The command is empty."))
     for i, ch in enumerate(text, 1):
         if ch in "\n\r\x0b\x0c\x85\u2028\u2029":
             raise ValidationError(
-                f"The command has a line break at position {i}; a Minecraft command is one "
-                "line. Schedule each line as its own task, or put them in a function."
+                lazy(
+                    "The command has a line break at position {i}; a Minecraft command is one "
+                    "line. Schedule each line as its own task, or put them in a function.",
+                    i=i,
+                )
             )
         category = unicodedata.category(ch)
         if category == "Cc":
             raise ValidationError(
-                f"The command has the control character U+{ord(ch):04X} at position {i}; "
-                "commands cannot carry control characters."
+                lazy(
+                    "The command has the control character {code} at position {i}; commands "
+                    "cannot carry control characters.",
+                    code="U+" + format(ord(ch), "04X"),
+                    i=i,
+                )
             )
         if category == "Cs":
             raise ValidationError(
-                f"The command has a lone surrogate (U+{ord(ch):04X}) at position {i}; it is "
-                "not valid Unicode text."
+                lazy(
+                    "The command has a lone surrogate ({code}) at position {i}; it is not "
+                    "valid Unicode text.",
+                    code="U+" + format(ord(ch), "04X"),
+                    i=i,
+                )
             )
     if text != text.strip():
-        raise ValidationError("The command starts or ends with spaces; remove them.")
+        raise ValidationError(lazy("The command starts or ends with spaces; remove them."))
     if len(text) > MAX_RUN:
         raise ValidationError(
-            f"The command is {len(text)} characters; the pack accepts at most {MAX_RUN}."
+            lazy(
+                "The command is {n} characters; the pack accepts at most {max}.",
+                n=len(text),
+                max=MAX_RUN,
+            )
         )
     return text
 
@@ -190,9 +239,9 @@ def task_input_command(fields: Mapping[str, str | int]) -> str:
     return command
 
 
-def _char_name(ch: str) -> str:
+def _char_name(ch: str) -> Text:
     if ch == " ":
-        return "a space"
+        return lazy("a space")
     if ch.isprintable():
         return f"{ch!r}"
     return f"U+{ord(ch):04X}"

@@ -35,6 +35,7 @@ from typing import Final
 import aiomcrcon
 
 from bot.errors import BadPassword, CommandTooLong, RconTimeout, ServerUnavailable
+from bot.i18n import lazy
 
 __all__ = ["FRAGMENT_UNITS", "MAX_COMMAND_BYTES", "RconClient"]
 
@@ -140,7 +141,18 @@ class RconClient:
         self.port = port
         self._password = password  # never logged, never put in an error text
         self.timeout = timeout
-        self.label = f"server {name!r}" if name else f"the server at {host}:{port}"
+        self.label = f"server {name!r}" if name else f"the server at {host}:{port}"  # for logs
+        # the same in the reader's language, for error texts (mid-sentence, and at its start)
+        self._who = (
+            lazy("server {name}", name=repr(name))
+            if name
+            else lazy("the server at {host}:{port}", host=host, port=port)
+        )
+        self._who_first = (
+            lazy("Server {name}", name=repr(name))
+            if name
+            else lazy("The server at {host}:{port}", host=host, port=port)
+        )
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self.round_trips = 0  # commands written to the server (counted when sent)
@@ -190,7 +202,9 @@ class RconClient:
             raise CommandTooLong(size, MAX_COMMAND_BYTES)
         async with self._lock:
             if self._closed:
-                raise ServerUnavailable(f"The RCON client for {self.label} is closed.")
+                raise ServerUnavailable(
+                    lazy("The RCON client for {server} is closed.", server=self._who)
+                )
             conn = await self._ensure_connected()
             self.round_trips += 1
             try:
@@ -203,19 +217,28 @@ class RconClient:
             except TimeoutError:
                 self._drop("timeout")
                 raise RconTimeout(
-                    f"{self.label.capitalize()} did not answer `{_shorten(text)}` within "
-                    f"{self.timeout:g} s; the connection was reset. The command may still run."
+                    lazy(
+                        "{server} did not answer `{command}` within {seconds} s; the "
+                        "connection was reset. The command may still run.",
+                        server=self._who_first,
+                        command=_shorten(text),
+                        seconds=format(self.timeout, "g"),
+                    )
                 ) from None
             except _LostAuth:
                 self._drop("login lost")
                 raise BadPassword(
-                    f"{self.label.capitalize()} no longer accepts the RCON password."
+                    lazy("{server} no longer accepts the RCON password.", server=self._who_first)
                 ) from None
             except (OSError, EOFError, asyncio.IncompleteReadError, _ProtocolError) as e:
                 self._drop(type(e).__name__)
                 raise ServerUnavailable(
-                    f"The connection to {self.label} dropped during `{_shorten(text)}`; "
-                    "the command may or may not have run."
+                    lazy(
+                        "The connection to {server} dropped during `{command}`; the command may "
+                        "or may not have run.",
+                        server=self._who,
+                        command=_shorten(text),
+                    )
                 ) from None
             except BaseException:
                 # Cancelled mid-exchange: the stream is in an unknown state.
@@ -269,7 +292,11 @@ class RconClient:
             if wait > 0:
                 if loop.time() + wait > deadline and self._last_failure is not None:
                     raise type(self._last_failure)(
-                        f"{self._last_failure} Next attempt in {wait:.1f} s."
+                        lazy(
+                            "{error} Next attempt in {seconds} s.",
+                            error=self._last_failure,
+                            seconds=format(wait, ".1f"),
+                        )
                     )
                 await asyncio.sleep(wait)
             conn = _Connection(self.host, self.port, self._password)
@@ -278,8 +305,11 @@ class RconClient:
             except aiomcrcon.IncorrectPasswordError:
                 self._failed(
                     BadPassword(
-                        f"{self.label.capitalize()} refused the RCON password: compare "
-                        "rcon.password in its server.properties with the bot's setting."
+                        lazy(
+                            "{server} refused the RCON password: compare rcon.password in its "
+                            "server.properties with the bot's setting.",
+                            server=self._who_first,
+                        )
                     )
                 )
                 assert self._last_failure is not None
@@ -295,7 +325,13 @@ class RconClient:
                 reason = getattr(e, "message", None) or type(e).__name__
                 self._failed(
                     ServerUnavailable(
-                        f"Cannot reach {self.label} over RCON ({self.host}:{self.port}): {reason}."
+                        lazy(
+                            "Cannot reach {server} over RCON ({host}:{port}): {reason}.",
+                            server=self._who,
+                            host=self.host,
+                            port=self.port,
+                            reason=reason,
+                        )
                     )
                 )
                 continue

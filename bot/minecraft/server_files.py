@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from bot.i18n import _
+
 log = logging.getLogger(__name__)
 
 DEFAULT_FUNCTION_PERMISSION_LEVEL = 2  # vanilla's default (DedicatedServerProperties)
@@ -159,10 +161,10 @@ class MinecraftVersion:
 
     def describe(self) -> str:
         if self.source == "log":
-            return f"{self.version} (from the server's log)"
+            return _("{version} (from the server's log)", version=self.version)
         if self.source == "config":
-            return f"{self.version} (from the minecraft_version setting)"
-        return "unknown (log not readable and no minecraft_version setting)"
+            return _("{version} (from the minecraft_version setting)", version=self.version)
+        return _("unknown (log not readable and no minecraft_version setting)")
 
 
 UNKNOWN_VERSION = MinecraftVersion(None, "unknown")

@@ -30,6 +30,7 @@ from discord import app_commands
 
 from bot import errors
 from bot.app import DoomBot, server_autocomplete
+from bot.i18n import N_, _, set_locale
 from bot.slash import errors_ui
 from bot.slash.permissions import is_moderator
 
@@ -189,16 +190,20 @@ class InvokerView(discord.ui.View):
     Its errors end in :mod:`bot.slash.errors_ui` like a command's.
     """
 
-    refusal = "Only the person who ran the command can answer this."
+    refusal = N_("Only the person who ran the command can answer this.")
 
     def __init__(self, invoker_id: int, *, timeout: float) -> None:
         super().__init__(timeout=timeout)
         self.invoker_id = invoker_id
+        for item in self.children:  # labels are marked with N_() and shown in the reader's language
+            if isinstance(item, discord.ui.Button) and item.label:
+                item.label = _(item.label)
 
     async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
+        set_locale(interaction.locale)  # the presser's language, like a command's reply
         if interaction.user.id == self.invoker_id:
             return True
-        await interaction.response.send_message(self.refusal, ephemeral=True)
+        await interaction.response.send_message(_(self.refusal), ephemeral=True)
         return False
 
     def disable_buttons(self) -> None:

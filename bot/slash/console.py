@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import discord
 from discord import app_commands
 
+from bot.i18n import N_, _, console_locale, discord_locale, pgettext, set_locale
+from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
 from bot.slash.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
 
 if TYPE_CHECKING:
@@ -38,43 +40,64 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
 
     An option's value runs up to the next ``name:`` of an option that command has, so values may
     hold spaces and colons (``run:tellraw @a {"text":"x"}``). Raises ValueError with a sentence.
+    Names and choices may also be written as the console's language names them (``/定时 命令:...``).
     """
-    name, _, rest = line.strip().removeprefix("/").partition(" ")
-    cmd = bot.tree.get_command(name)
+    name, _sep, rest = line.strip().removeprefix("/").partition(" ")
+    cmd = bot.tree.get_command(name) or next(
+        (c for c in bot.tree.get_commands() if pgettext(COMMAND_NAME, c.name) == name), None
+    )
     if not isinstance(cmd, app_commands.Command):
-        raise ValueError(f"unknown command /{name}: try /help")
+        raise ValueError(_("unknown command /{name}: try /help", name=name))
+    name = cmd.name
     params = {p.name: p for p in cmd.parameters}
+    # the names in the console's language too (a name the same in both maps to itself)
+    params |= {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}
     values: dict[str, object] = {}
     if not params:
         if rest.strip():
-            raise ValueError(f"/{name} takes no options")
+            raise ValueError(_("/{name} takes no options", name=name))
         return name, values
     marker = re.compile(r"(?:^|\s)(" + "|".join(map(re.escape, params)) + r"):")
     found = list(marker.finditer(rest))
     if rest.strip() and (not found or rest[: found[0].start()].strip()):
-        raise ValueError(f"write options as name:value (options: {', '.join(params)})")
+        raise ValueError(
+            _(
+                "write options as name:value (options: {names})",
+                names=", ".join(p.name for p in cmd.parameters),
+            )
+        )
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(rest)
-        values[match.group(1)] = _convert(params[match.group(1)], rest[match.end() : end].strip())
-    missing = [p.name for p in params.values() if p.required and p.name not in values]
+        param = params[match.group(1)]
+        values[param.name] = _convert(param, rest[match.end() : end].strip())
+    missing = [p.name for p in cmd.parameters if p.required and p.name not in values]
     if missing:
-        raise ValueError(f"/{name} needs {', '.join(missing)}")
+        raise ValueError(_("/{name} needs {options}", name=name, options=", ".join(missing)))
     return name, values
 
 
 def _convert(param: app_commands.Parameter, text: str) -> object:
     for choice in param.choices:
-        if text.lower() in (choice.name.lower(), str(choice.value).lower()):
+        shown = pgettext(CHOICE_NAME, choice.name).lower()
+        if text.lower() in (choice.name.lower(), str(choice.value).lower(), shown):
             return choice.value
     if param.choices:
-        raise ValueError(f"{param.name} is one of {', '.join(c.name for c in param.choices)}")
+        raise ValueError(
+            _(
+                "{option} is one of {choices}",
+                option=param.name,
+                choices=", ".join(c.name for c in param.choices),
+            )
+        )
     try:
         if param.type is discord.AppCommandOptionType.integer:
             return int(text)
         if param.type is discord.AppCommandOptionType.number:
             return float(text)
     except ValueError:
-        raise ValueError(f"{param.name} must be a number, not {text!r}") from None
+        raise ValueError(
+            _("{option} must be a number, not {text}", option=param.name, text=repr(text))
+        ) from None
     if param.type is discord.AppCommandOptionType.boolean:
         return text.lower() in ("true", "yes", "1", "on")
     return text
@@ -84,7 +107,7 @@ def _printer(out: TextIO) -> Callable[[Sent], None]:
     def show(sent: Sent) -> None:
         if sent.kind in ("autocomplete", "other", "delete") or sent.payload.get("type") == 5:
             return
-        prefix = {"edit": "(updated) ", "channel_edit": "(updated) "}.get(sent.kind, "")
+        prefix = _("(updated) ") if sent.kind in ("edit", "channel_edit") else ""
         if sent.kind in ("channel", "channel_edit"):
             prefix = f"[#{sent.channel_id}] {prefix}"
         text = render(sent.data)
@@ -105,7 +128,9 @@ async def run_console(
     local.listeners.append(_printer(out))
     loop = asyncio.get_running_loop()
     pending: int | None = None  # the last message with buttons to answer
-    print("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label.", file=out)
+    print(
+        _("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."), file=out
+    )
     prompt = _is_terminal(stdin)  # a person at a terminal gets a prompt; a pipe does not
     while True:
         if prompt:
@@ -124,7 +149,7 @@ async def run_console(
                 button = _pick(local.messages[pending], line)
                 exchange = await local.press(pending, button, user_id, role_ids)
             else:
-                print("type a slash command, e.g. /help", file=out)
+                print(_("type a slash command, e.g. /help"), file=out)
                 continue
         except (ValueError, KeyError) as exc:
             print(f"! {exc.args[0] if exc.args else exc}", file=out, flush=True)
@@ -149,12 +174,18 @@ def _pick(message: Mapping[str, Any], answer: str) -> str:
     for b in enabled:
         if str(b.get("label", "")).lower() == low:
             return str(b["custom_id"])
-    wanted = _YES if low in _YES else _NO if low in _NO else set()
+    yes, no = _words(_YES, N_("yes"), N_("Confirm")), _words(_NO, N_("no"), N_("Cancel"))
+    wanted = yes if low in yes else no if low in no else set()
     for b in enabled:
         if str(b.get("label", "")).lower() in wanted:
             return str(b["custom_id"])
     labels = ", ".join(str(b.get("label")) for b in enabled)
-    raise ValueError(f"answer with one of: {labels}")
+    raise ValueError(_("answer with one of: {labels}", labels=labels))
+
+
+def _words(english: set[str], *marked: str) -> set[str]:
+    """The English answer words, and the marked ones in the console's language."""
+    return english | {_(w).lower() for w in marked}
 
 
 def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
@@ -171,19 +202,23 @@ async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
         update={
             "admin_user_ids": [*settings.admin_user_ids, CONSOLE_USER_ID],
             "alert_channel_id": settings.alert_channel_id or CHANNEL_ID,
+            "locale": console_locale(
+                settings.locale
+            ),  # alerts printed here: the console's language
         }
     )
+    locale = set_locale(console_locale(settings.locale))  # DOOM_LOCALE, else the system's
     services = await build_services(settings)
     bot = DoomBot(settings, services)
     from bot.__main__ import start_dashboard
 
-    async with LocalDiscord(bot) as local:
+    async with LocalDiscord(bot, locale=discord_locale(locale)) as local:
         bot.web = await start_dashboard(services, bot)
         try:
             if bot.web is not None:
                 link = bot.web.login_link(CONSOLE_USER_ID, local.guild_id, "console")
-                print(f"Web dashboard: {bot.web.base_url} (log in, once, within 5 minutes: "
-                      f"{link})", file=stdout, flush=True)  # fmt: skip
+                print(_("Web dashboard: {url} (log in, once, within 5 minutes: {link})",
+                        url=bot.web.base_url, link=link), file=stdout, flush=True)  # fmt: skip
             await run_console(local, stdin, stdout)
         finally:
             if bot.web is not None:

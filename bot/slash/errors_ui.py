@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 
 from bot import errors
+from bot.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -44,23 +45,24 @@ def _unwrap(error: BaseException) -> BaseException:
 def _user_text(error: BaseException) -> str | None:
     """The sentence for an expected error, or None when the error is a bug."""
     if isinstance(error, errors.CommandParseError):
-        return f"That command does not parse: {error.message}\n```\n{error.caret()}\n```"
+        return _("That command does not parse: {message}\n```\n{caret}\n```",
+                 message=error.message, caret=error.caret())  # fmt: skip
     if isinstance(error, errors.CommandRefused):
-        return f"Refused: {error.reason}"
+        return _("Refused: {reason}", reason=error.reason)
     if isinstance(error, errors.PackError):
-        return f"The pack refused: {error.message} ({error.code})"
+        return _("The pack refused: {message} ({code})", message=error.message, code=error.code)
     if isinstance(error, errors.BotError):
         return str(error) or type(error).__name__
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "This command works only in a server."
+        return _("This command works only in a server.")
     if isinstance(error, app_commands.CheckFailure):
-        return str(error) or "You may not use this command."
+        return str(error) or _("You may not use this command.")
     if isinstance(error, app_commands.TransformerError):
-        return f"`{error.value}` is not a valid value for this option."
+        return _("`{value}` is not a valid value for this option.", value=error.value)
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {error.retry_after:.0f} s."
+        return _("Slow down: try again in {seconds} s.", seconds=round(error.retry_after))
     if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
-        return "This command is out of date; an admin should re-sync the commands."
+        return _("This command is out of date; an admin should re-sync the commands.")
     return None
 
 
@@ -74,8 +76,11 @@ def describe(error: BaseException, *, where: str = "") -> ErrorReply:
     error_id = secrets.token_hex(4)
     log.error("unexpected error %s in %s", error_id, where or "?", exc_info=error)
     return ErrorReply(
-        f"Something went wrong on our side (error id `{error_id}`). "
-        "An admin can find the details in the bot's log.",
+        _(
+            "Something went wrong on our side (error id `{error_id}`). "
+            "An admin can find the details in the bot's log.",
+            error_id=error_id,
+        ),
         error_id,
     )
 

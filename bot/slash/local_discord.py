@@ -37,6 +37,9 @@ from discord import app_commands
 from bot.slash import discord_limits as limits
 from bot.slash.local_http import RateLimits, Request, Response, Session
 
+from bot.i18n import _
+from bot.i18n.formats import datetime_text, relative
+
 if TYPE_CHECKING:
     from bot.app import DoomBot
 
@@ -167,8 +170,12 @@ class LocalDiscord:
         clock: Callable[[], float] = time.monotonic,
         rate_limits: RateLimits | None = None,
         sync: bool = True,
+        locale: str = "en-US",
+        guild_locale: str = "en-US",
     ) -> None:
         self.bot = bot
+        self.locale = locale  # the client's language, sent as each interaction's `locale`
+        self.guild_locale = guild_locale  # the guild's preferred locale
         self.clock = clock  # interaction deadlines (3 s, 15 min) are measured on it
         self.rate_limits = rate_limits or RateLimits()
         self.sync = sync  # sync (and so check) the command tree at start, as a bot would
@@ -247,7 +254,7 @@ class LocalDiscord:
         return {
             "id": str(self.guild_id), "name": "local", "owner_id": "1", "roles": roles,
             "channels": [self.channel_payload()], "members": [], "features": [], "emojis": [],
-            "stickers": [], "member_count": 1, "preferred_locale": "en-US",
+            "stickers": [], "member_count": 1, "preferred_locale": self.guild_locale,
         }  # fmt: skip
 
     def channel_payload(self) -> dict[str, Any]:
@@ -278,10 +285,10 @@ class LocalDiscord:
         return {
             "id": str(self.next_id()), "application_id": str(APPLICATION_ID), "type": type_,
             "token": f"tok-{self.next_id()}", "version": 1, "guild_id": str(self.guild_id),
-            "guild": {"id": str(self.guild_id), "locale": "en-US", "features": []},
+            "guild": {"id": str(self.guild_id), "locale": self.guild_locale, "features": []},
             "channel_id": str(self.channel_id), "channel": self.channel_payload(),
             "member": self.member_payload(user_id, role_ids), "data": data,
-            "locale": "en-US", "guild_locale": "en-US", "entitlements": [],
+            "locale": self.locale, "guild_locale": self.guild_locale, "entitlements": [],
             "app_permissions": str(discord.Permissions.text().value),
             "authorizing_integration_owners": {"0": str(self.guild_id)}, "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024,
@@ -580,10 +587,8 @@ _TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
 def _timestamp(match: re.Match[str]) -> str:
     when = datetime.fromtimestamp(int(match.group(1)))
     if match.group(2) == "R":
-        delta = int(match.group(1)) - int(datetime.now().timestamp())
-        ago = f"in {delta}s" if delta >= 0 else f"{-delta}s ago"
-        return f"{when:%H:%M:%S} ({ago})"
-    return f"{when:%Y-%m-%d %H:%M:%S}"
+        return f"{when:%H:%M:%S} ({relative(when)})"  # "in 5 minutes" / "5分钟后"
+    return datetime_text(when)
 
 
 def render(data: Mapping[str, Any]) -> str:
@@ -599,9 +604,12 @@ def render(data: Mapping[str, Any]) -> str:
         lines += [f"  {f['name']}: {f['value']}" for f in embed.get("fields", [])]
         if embed.get("footer", {}).get("text"):
             lines.append(f"  -- {embed['footer']['text']}")
-    labels = [f"[{b.get('label')}]{' (disabled)' if b.get('disabled') else ''}"
+    off = _(" (disabled)")  # outside the f-string, where the extractor sees it
+    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}"
               for b in buttons(data)]  # fmt: skip
     if labels:
         lines.append(" ".join(labels))
-    lines += [f"(attached: {a.get('filename')})" for a in data.get("attachments") or []]
+    lines += [
+        _("(attached: {name})", name=a.get("filename")) for a in data.get("attachments") or []
+    ]
     return _TIMESTAMP.sub(_timestamp, "\n".join(lines))

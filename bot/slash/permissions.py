@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 from discord import app_commands
 
+from bot.i18n import N_, _
+
 if TYPE_CHECKING:
     from bot.config import Settings
 
@@ -63,18 +65,18 @@ def _require(rank: Rank, what: str) -> Callable[[T], T]:
         have = rank_of(interaction.user, _settings(interaction))
         if have >= rank:
             return True
-        name = interaction.command.qualified_name if interaction.command else "this command"
+        name = interaction.command.qualified_name if interaction.command else _("this command")
         log.info("refused /%s to user %s (rank %s)", name, interaction.user.id, have.name)
-        raise NotPermitted(f"You need the {what} role to use /{name}.")
+        raise NotPermitted(_("You need the {role} role to use /{name}.", role=_(what), name=name))
 
     return app_commands.check(predicate)
 
 
 def is_moderator() -> Callable[[T], T]:
     """Moderators and admins (configured role ids or user ids) may run the command."""
-    return _require(Rank.MODERATOR, "moderator")
+    return _require(Rank.MODERATOR, N_("moderator"))
 
 
 def is_admin() -> Callable[[T], T]:
     """Only admins (configured role ids or user ids) may run the command."""
-    return _require(Rank.ADMIN, "admin")
+    return _require(Rank.ADMIN, N_("admin"))

@@ -14,7 +14,7 @@ from bot.minecraft.installer import pack_version_of
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
-PACKAGES = ("bot", "cogs", "mcsim", "datapack", "web")
+PACKAGES = ("bot", "cogs", "mcsim", "datapack", "web", "locale")
 JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 
 
@@ -66,3 +66,15 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     assert Path(module).is_relative_to(site)
     assert Path(pack) == site / "bot" / "_datapack"
     assert version == pack_version_of(REPO / "datapack")
+
+    # the catalogs ship too (issue 14), and the installed bot speaks Chinese from them
+    assert "bot/_locale/zh_CN/LC_MESSAGES/messages.po" in zf.namelist()
+    spoken = subprocess.run(
+        [sys.executable, "-c", "from bot import i18n; print(i18n.catalog_dir()); "
+         "i18n.set_locale('zh-CN'); print(i18n._('No Minecraft server is configured.'))"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert spoken.returncode == 0, spoken.stderr
+    where, said = spoken.stdout.splitlines()
+    assert Path(where) == site / "bot" / "_locale"
+    assert said == "尚未配置任何 Minecraft 服务器。"

@@ -97,6 +97,25 @@ class Harness:
     async def run(self, name: str, user: User = MOD, /, **options: object) -> Exchange:
         return await self.discord.invoke(name, user.id, user.roles, **options)
 
+    async def run_in(
+        self, locale: str, name: str, user: User = MOD, /, **options: object
+    ) -> Exchange:
+        """``run`` from a Discord client set to ``locale`` (the payload's ``locale`` field)."""
+        before, self.discord.locale = self.discord.locale, locale
+        try:
+            return await self.run(name, user, **options)
+        finally:
+            self.discord.locale = before
+
+    async def press_in(
+        self, locale: str, message_id: int, button: str, user: User = MOD
+    ) -> Exchange:
+        before, self.discord.locale = self.discord.locale, locale
+        try:
+            return await self.press(message_id, button, user)
+        finally:
+            self.discord.locale = before
+
     async def autocomplete(
         self, name: str, focused: str, user: User = MOD, /, **options: object
     ) -> list[dict[str, Any]]:

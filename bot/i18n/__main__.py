@@ -1,0 +1,204 @@
+"""``python -m bot.i18n update|check|init LOCALE``: keep the catalogs in step with the code.
+
+``update`` is the one command to run after changing a text: it extracts every ``_()``,
+``ngettext()``, ``pgettext()``, ``lazy()`` and ``N_()`` literal of bot/, cogs/ and web/ (Babel's
+Python extractor, mapping in babel.cfg), adds every name, description and choice of the slash
+command tree (read from the tree itself, so new commands need no markers), writes
+``locale/messages.pot``, merges it into each ``locale/*/LC_MESSAGES/messages.po`` (Babel's update:
+new ids empty, changed ids fuzzy, removed ones kept as obsolete) and runs ``check``.
+
+``check`` compiles each catalog (as the bot does at run time) and lists what is missing:
+untranslated or fuzzy ids, and translations whose ``{placeholders}`` differ from the source's.
+It exits 1 when anything is missing. ``init LOCALE`` starts a new language from the template.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ROOT", "TEMPLATE", "extract", "main", "problems", "update"]
+
+import argparse
+import asyncio
+import io
+import string
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCALE_DIR = ROOT / "locale"
+TEMPLATE = LOCALE_DIR / "messages.pot"
+SOURCES = ("bot", "cogs", "web")
+KEYWORDS = {
+    "_": None,
+    "N_": None,
+    "lazy": None,
+    "ngettext": (1, 2),
+    "pgettext": ((1, "c"), 2),
+}
+COMMENT_TAGS = ("TRANSLATORS:",)
+WIDTH = 100
+
+
+def _tree_strings() -> list[tuple[str, str | None, str]]:
+    """(message, context, where) of every command tree string, from a bot that never logs in."""
+    from bot.app import DoomBot
+    from bot.config import Settings
+    from bot.i18n.translator import tree_messages
+    from bot.services import Services
+    from bot.store.audit import AuditStore
+
+    async def collect() -> list[tuple[str, str | None, str]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(_env_file=None, data_dir=Path(tmp))  # type: ignore[call-arg]
+            services = Services(settings, {}, AuditStore(Path(tmp) / "extract.sqlite3"))
+            bot = DoomBot(settings, services)
+            try:
+                for name in settings.extensions:
+                    try:
+                        await bot.load_extension(name)
+                    except Exception as exc:  # the catalog would miss its commands: say so
+                        raise SystemExit(f"cannot load {name} to read its commands: {exc}") from exc
+                return [(m.message, m.context, m.where) for m in tree_messages(bot.tree)]
+            finally:
+                await bot.close()
+
+    return asyncio.run(collect())
+
+
+def extract() -> Catalog:
+    """The template: every marked literal and every command tree string."""
+    template = Catalog(project="doom.schedule", copyright_holder="the doom.schedule authors",
+                       msgid_bugs_address="", fuzzy=False, charset="utf-8")  # fmt: skip
+    for folder in SOURCES:
+        if not (ROOT / folder).is_dir():
+            continue
+        found = extract_from_dir(
+            ROOT / folder,
+            method_map=[("**.py", "python")],
+            keywords=KEYWORDS,
+            comment_tags=COMMENT_TAGS,
+            strip_comment_tags=True,
+        )
+        for filename, lineno, message, comments, context in found:
+            source = (f"{folder}/{Path(filename).as_posix()}", lineno)
+            template.add(message, None, [source], auto_comments=comments, context=context)
+    for text, context, where in _tree_strings():
+        existing = template.get(text, context)
+        if existing is not None:
+            existing.auto_comments.append(f"slash command tree: {where}")
+            continue
+        template.add(text, None, [], auto_comments=[f"slash command tree: {where}"],
+                     context=context)  # fmt: skip
+    return template
+
+
+def _write(catalog: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, catalog, width=WIDTH, omit_header=False, sort_output=False)
+
+
+def catalogs() -> list[Path]:
+    return sorted(LOCALE_DIR.glob("*/LC_MESSAGES/messages.po"))
+
+
+def update() -> None:
+    template = extract()
+    _write(template, TEMPLATE)
+    for po in catalogs():
+        with po.open("rb") as f:
+            catalog = read_po(f, locale=po.parent.parent.name)
+        catalog.update(template, update_header_comment=False)
+        _write(catalog, po)
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{name}`` fields of a text (format specs included, ``{{`` escapes excluded)."""
+    try:
+        return {f"{name}{':' + spec if spec else ''}" for _, name, spec, _ in
+                string.Formatter().parse(text) if name is not None}  # fmt: skip
+    except ValueError:
+        return {"<unbalanced braces>"}
+
+
+def problems(po: Path) -> list[str]:
+    """What is wrong with a catalog: missing, fuzzy, or a placeholder that differs."""
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=po.parent.parent.name)
+    found: list[str] = []
+    for message in catalog:
+        if not message.id:
+            continue  # the header
+        found += _message_problems(message)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)  # the bot compiles the same way at run time
+    return found
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [str(v or "") for v in value]
+    return [str(value or "")]
+
+
+def _message_problems(message: Message) -> list[str]:
+    ids = _texts(message.id)
+    strings = _texts(message.string)
+    label = f"{ids[0]!r}" + (f" (context {message.context!r})" if message.context else "")
+    if message.fuzzy:
+        return [f"{label}: fuzzy (check it, then remove the fuzzy flag)"]
+    if not all(strings):
+        return [f"{label}: not translated"]
+    wanted = set().union(*(placeholders(i) for i in ids))
+    out = []
+    for text in strings:
+        if placeholders(text) != wanted:
+            out.append(f"{label}: placeholders {sorted(placeholders(text))} != {sorted(wanted)}")
+    return out
+
+
+def check(out: io.TextIOBase | None = None) -> int:
+    stream = out or sys.stdout
+    bad = 0
+    for po in catalogs():
+        found = problems(po)
+        bad += len(found)
+        status = "complete" if not found else f"{len(found)} problem(s)"
+        print(f"{po.relative_to(ROOT)}: {status}", file=stream)
+        for line in found:
+            print(f"  {line}", file=stream)
+    return 1 if bad else 0
+
+
+def init(locale: str) -> None:
+    with TEMPLATE.open("rb") as f:
+        template = read_po(f)
+    catalog = Catalog(locale=locale, project="doom.schedule", charset="utf-8")
+    catalog.update(template)
+    _write(catalog, LOCALE_DIR / locale / "LC_MESSAGES" / "messages.po")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot.i18n", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("update", help="extract, merge into every catalog, then check")
+    sub.add_parser("check", help="list untranslated, fuzzy or mismatched texts")
+    new = sub.add_parser("init", help="start a catalog for a new language")
+    new.add_argument("locale", help="e.g. zh_TW")
+    args = parser.parse_args(argv)
+    if args.command == "init":
+        init(args.locale)
+        return 0
+    if args.command == "update":
+        update()
+    return check()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+# ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
+"""Issue 14 end to end: a zh-CN moderator's /schedule on a real mcsim over RCON is answered in
+Chinese (the caret message, the refusal, the reply and its embed, the buttons); the same
+commands from en-US are answered in English."""
+
+from __future__ import annotations
+
+from harness import MOD, Harness
+
+from mcsim.server import Server
+
+ZH = "zh-CN"
+
+
+async def test_the_caret_message_in_chinese_and_in_english(live: Harness) -> None:
+    zh = await live.run_in(ZH, "schedule", MOD, run="sya hello", time=5, id="typo")
+    assert zh.ephemeral
+    lines = zh.text.splitlines()
+    assert lines[0].startswith("该命令无法解析："), zh.text
+    assert lines[lines.index("sya hello") + 1] == "^"
+    en = await live.run_in("en-US", "schedule", MOD, run="sya hello", time=5, id="typo")
+    assert en.text.splitlines()[0].startswith("That command does not parse: ")
+    assert "sya hello\n^" in en.text
+
+
+async def test_a_refusal_in_chinese(live: Harness) -> None:
+    reply = await live.run_in(
+        ZH, "schedule", MOD, run="execute as @a run op @s", time=5, id="sneaky"
+    )
+    assert (
+        reply.text == "已拒绝：`op` 在此服务器的禁用列表中（位于 `execute as @a run op @s` 中）。"
+    )
+
+
+async def test_the_reply_and_its_embed_in_chinese(live: Harness, mc: Server) -> None:
+    reply = await live.run_in(
+        ZH, "schedule", MOD, run="say hi", time=2, unit="minute", id="greet", retry=2
+    )
+    assert reply.messages[-1].data["content"] == "已在 main 上计划 `greet`。"
+    [embed] = reply.embeds
+    assert embed["title"] == "已计划"
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert fields["编号"] == "`greet`" and fields["服务器"] == "main"
+    assert fields["列表"] == "队列" and fields["重试"] == "2 次（每 1 刻）"
+    assert fields["到期"].startswith(f"第 {mc.game_time + 2400} 刻（<t:")
+    shown = await live.run_in(ZH, "show", MOD, id="greet")
+    [task] = shown.embeds
+    assert task["title"] == "任务 `greet`" and task["description"].endswith(
+        f"到期于第 {mc.game_time + 2400} 刻"
+    )
+    english = await live.run_in("en-US", "show", MOD, id="greet")
+    assert english.embeds[0]["title"] == "Task `greet`"
+
+
+async def test_buttons_and_their_outcome_in_chinese(live: Harness) -> None:
+    await live.run("schedule", MOD, run="say a", time=900, id="a")
+    prompt = await live.run_in(ZH, "clear", MOD)
+    assert "要移除 main 上的所有定时任务吗？此操作无法撤销。" in prompt.text
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    assert [b["label"] for b in live.buttons(message_id)] == ["确认", "取消"]
+    pressed = await live.press_in(ZH, message_id, "确认")
+    await live.discord.wait_for(lambda: "已从 main 移除 1 个任务。" in pressed.text)
+
+
+async def test_a_timed_out_prompt_says_so_in_the_invokers_language(live: Harness) -> None:
+    """The timeout runs later, in no interaction: it keeps the language of the one that asked."""
+    prompt = await live.run_in(ZH, "clear", MOD)
+    message_id = prompt.messages[-1].message_id
+    assert message_id is not None
+    await live.discord.wait_for(
+        lambda: live.message(message_id)["content"] == "未及时回应；未做任何更改。"
+    )
+    assert all(b.get("disabled") for b in live.buttons(message_id))
