@@ -209,6 +209,7 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", v):
             raise ValueError("must be an http:// or https:// URL, e.g. https://dash.example.org")
         return v.rstrip("/")
+
     # alerts, event texts and the console in this language (bot.i18n); None: the guild's
     # preferred locale for alerts, the system locale for the console, else English
     locale: str | None = None

@@ -254,7 +254,7 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
     guard = _crash_guard(rcon, pack, events, store)
     guarded = _guarded(events, guard)
     return ServerServices(
-        server, rcon, pack, checker, guarded, installer, kind, version, properties, guard
+        server, rcon, pack, checker, guarded, installer, kind, version, properties, guard=guard
     )
 
 

@@ -13,9 +13,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.minecraft.selftest import run_selftest
 from bot.i18n import _, pgettext
 from bot.i18n.formats import decimal, number
+from bot.minecraft.selftest import run_selftest
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.permissions import is_admin
 

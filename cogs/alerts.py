@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.slash.fit import clip, pack_embeds, pages
-from bot.minecraft.selftest import is_selftest_id
 from bot.i18n import Lazy, _, lazy, localized
+from bot.minecraft.selftest import is_selftest_id
+from bot.slash.fit import clip, pack_embeds, pages
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -78,7 +78,9 @@ def alert_embed(event: Event) -> discord.Embed:
 def _line(event: Event) -> str:
     kind = KINDS.get(event.type, event.type)
     if event.game_time < 0:  # wall-clock events have no game time
-        return _("`{id}` {kind} on {server}", id=clip(event.task_id, 64), kind=kind, server=event.server)
+        return _(
+            "`{id}` {kind} on {server}", id=clip(event.task_id, 64), kind=kind, server=event.server
+        )
     return _(
         "`{id}` {kind} on {server} at {tick}",
         id=clip(event.task_id, 64),

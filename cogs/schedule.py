@@ -13,9 +13,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
+from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.slash.cog_helpers import (
     InvokerView,
     TaskId,
@@ -302,7 +302,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         row = await self._planned(target, id)
         if row is not None:
             await self._scheduler().cancel(row.id)
-            outcome = _("Cancelled the planned schedule `{id}` on {server}.", id=id, server=target.name)
+            outcome = _(
+                "Cancelled the planned schedule `{id}` on {server}.", id=id, server=target.name
+            )
         else:
             done = await target.pack.cancel_one(id)
             outcome = (
@@ -332,11 +334,16 @@ class ScheduleCog(commands.Cog, name="Schedule"):
                 await self._scheduler().cancel(row.id)
                 outcome = _(
                     "Cancelled {n} task(s) `{id}` and its planned schedule on {server}.",
-                    n=removed, id=id, server=target.name,
+                    n=removed,
+                    id=id,
+                    server=target.name,
                 )
             else:
                 outcome = _(
-                    "Cancelled {n} task(s) `{id}` on {server}.", n=removed, id=id, server=target.name
+                    "Cancelled {n} task(s) `{id}` on {server}.",
+                    n=removed,
+                    id=id,
+                    server=target.name,
                 )
             await self.bot.audit(pressed, target, "cancel_all", {"id": id}, outcome)
             return outcome
@@ -345,10 +352,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             interaction,
             _(
                 "Cancel all {n} task(s) `{id}` and its planned schedule on {server}?",
-                n=count, id=id, server=target.name,
+                n=count,
+                id=id,
+                server=target.name,
             )
             if planned is not None
-            else _("Cancel all {n} task(s) `{id}` on {server}?", n=count, id=id, server=target.name),
+            else _(
+                "Cancel all {n} task(s) `{id}` on {server}?", n=count, id=id, server=target.name
+            ),
             action,
         )
 
@@ -395,7 +406,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             if due is not None:
                 outcome = _(
                     "Resumed the planned schedule `{id}`: next run {when}.",
-                    id=id, when=f"<t:{int(due.timestamp())}:F>",
+                    id=id,
+                    when=f"<t:{int(due.timestamp())}:F>",
                 )
             else:
                 outcome = _("Resumed the planned schedule `{id}`.", id=id)

@@ -34,11 +34,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.slash import discord_limits as limits
-from bot.slash.local_http import RateLimits, Request, Response, Session
-
 from bot.i18n import _
 from bot.i18n.formats import datetime_text, relative
+from bot.slash import discord_limits as limits
+from bot.slash.local_http import RateLimits, Request, Response, Session
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
