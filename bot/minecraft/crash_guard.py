@@ -296,6 +296,14 @@ class CrashGuard:
                     plan.resumes.append(i)
                 elif task.list == "queue" and _would_rerun(e, now, seen, task.due):
                     plan.remove(i, "not_rerun", f"due {task.due}")
+                elif (
+                    task.list == "queue" and e.interval is not None and e.own
+                    and e.as_player is None and now < task.due <= seen
+                ):  # fmt: skip
+                    # repeating: its boundaries up to what the bot saw ran before the crash;
+                    # it goes in again at the next one (once the saved copy is out)
+                    plan.remove(i, "not_rerun", f"due {task.due}")
+                    plan.adds.append((e, _next_due(e, now, seen), False, i))
             elif lost and e.own and ran_before and e.state == "queue":
                 plan.finished.append(e)  # it ran before the crash; the record says so now
             elif lost and e.own:
@@ -304,7 +312,7 @@ class CrashGuard:
                     plan.replaced.append(e)
                 else:
                     target = _next_due(e, now, seen)
-                    plan.adds.append((e, target, False))
+                    plan.adds.append((e, target, False, None))
             elif task is None:
                 plan.finished.append(e)  # ran, or was removed in game
         elif e.state == "paused":
@@ -315,7 +323,7 @@ class CrashGuard:
                 if self._twin(e, plan, newer) is not None:
                     plan.replaced.append(e)
                 else:
-                    plan.adds.append((e, now + (e.remaining or 0), True))
+                    plan.adds.append((e, now + (e.remaining or 0), True, None))
             else:
                 plan.finished.append(e)
 
@@ -373,7 +381,9 @@ class CrashGuard:
                     report.add("failed", f"{task.id}: the pack no longer has it")
 
     async def _apply_adds(self, plan: _Plan, report: RestoreReport, now: int) -> None:
-        for entry, target, paused in plan.adds:
+        for entry, target, paused, after in plan.adds:
+            if after is not None and after not in plan.gone:
+                continue  # its saved copy could not be taken out: reported as such
             adopted = plan.unclaimed_like(entry, target)
             if adopted is not None:
                 await self.ledger.adopt(entry.key, adopted, now)
@@ -443,7 +453,8 @@ class _Plan:
         self.removals: dict[int, tuple[str, str]] = {}
         self.pauses: list[int] = []
         self.resumes: list[int] = []
-        self.adds: list[tuple[Entry, int, bool]] = []
+        # (row, due tick, pause it after, the index of a saved copy that must be out first)
+        self.adds: list[tuple[Entry, int, bool, int | None]] = []
         self.finished: list[Entry] = []
         self.replaced: list[Entry] = []
         self.gone: set[int] = set()

@@ -285,3 +285,41 @@ async def test_the_record_stays_bounded(tmp_path: Path) -> None:
         await rig.pack.rcon.close()
         await rig.db.close()
         rig.server.stop()
+
+
+async def test_a_repeating_task_does_not_repeat_the_boundaries_that_ran(rig: Rig) -> None:
+    rig.server.step(10)
+    await rig.pack.schedule("say every", 40, "t", "every", interval=40)  # due 50, 90, 130, ...
+    rig.server.run("save-all")  # game time 10
+    rig.server.step(100)  # 50 and 90 ran
+    assert await rig.pack.get_time() == 110 and rig.runs("every") == 2
+    rig.restart(crash=True)
+    rig.guard.notice_start()
+    report = await rig.guard.check()
+    assert report is not None
+    assert report.done["not_rerun"] == ["every (due 50)"]
+    assert report.done["rescheduled"] == ["every (due 130, in 120 ticks)"]
+    assert rig.queue() == [("every", 130)]
+    rig.server.step(200)  # game time 210: the boundaries 130, 170, 210
+    assert rig.runs("every") == 5  # one run per boundary from 50 to 210, none twice
+
+
+async def test_the_packs_events_move_the_record(rig: Rig) -> None:
+    await rig.pack.schedule("function nope:missing", 2, "t", "boom", retry=1, retry_delay=3)
+    await rig.pack.schedule("nonsense here", 2, "t", "bad")
+    await rig.pack.schedule("say fine", 400, "t", "fine")
+    rig.server.step(3)  # boom fails once (retry, due again 3 ticks later), bad is invalid
+    events = await rig.pack.events_after(-1)
+    assert [(e.type, e.task_id) for e in events] == [("retry", "boom"), ("invalid", "bad")]
+    for event in events:
+        await rig.ledger.apply_event(event)
+    rows = {e.task_id: e for e in await rig.ledger.entries()}
+    assert (rows["boom"].state, rows["bad"].state, rows["fine"].state) == ("queue", "done", "queue")
+    assert rows["boom"].due == events[0].game_time + 1 + 3
+    assert [t.due for t in await rig.pack.instances("boom")] == [rows["boom"].due]
+    rig.server.step(5)
+    later = await rig.pack.events_after(events[-1].seq)
+    assert [(e.type, e.task_id) for e in later] == [("retry_exhausted", "boom")]
+    await rig.ledger.apply_event(later[0])
+    rows = {e.task_id: e for e in await rig.ledger.entries()}
+    assert rows["boom"].state == "done"
