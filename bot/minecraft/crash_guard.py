@@ -19,8 +19,8 @@ Then it posts ONE alert listing what it restored: an Event of type ``restored_af
 handed to the alerts cog through the server's event source (bot.events.guarded).
 
 When: the log tailer reads the server's start-up line (``Done (...)! For help``), or RCON
-reconnects to a server whose game time or task serial went back, or the pack answers a
-schedule with a game time or serial below what the bot saw. A restore that fails half way
+reconnects to a server whose game time or task serial went back (compared with the highest the
+bot saw; an answer of the pack below them also makes the guard look). A restore that fails half way
 (RCON drops) is pending in the database and is resumed, without doubling: a task put in again
 whose answer was lost is found by its id, command and due tick and adopted.
 """
@@ -186,6 +186,11 @@ class CrashGuard:
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the server is not back yet, or dropped mid-restore
+                if isinstance(e, PackError) and e.code == "not_installed":
+                    # nothing to compare with until the pack is there: the next trigger looks
+                    log.info("%s: no crash check: %s", self.server, e)
+                    self.idle.set()
+                    continue
                 quiet = isinstance(e, BotError)
                 log.log(
                     logging.INFO if quiet else logging.ERROR,
