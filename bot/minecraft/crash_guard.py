@@ -394,7 +394,7 @@ class CrashGuard:
                 await self.ledger.adopt(entry.key, adopted, now)
                 report.add("rescheduled", f"{entry.task_id} (due {adopted.due})")
                 continue
-            label = f"{entry.task_id} (due {target}, in {target - now} ticks)"
+            label = f"{entry.task_id} (due {target})"
             if not paused:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:
