@@ -268,7 +268,10 @@ class CrashGuard:
         if report:
             self.restores += 1
             self.last_report = report
-            log.warning("%s came back from its last save: %s", self.server, report.done)
+            log.warning(
+                "%s came back from its last save; restored: %s", self.server,
+                ", ".join(f"{len(v)} {_LABELS[k]}" for k, v in report.done.items() if v),
+            )  # fmt: skip
             self._emit(report.event(self.server, self.restores))
         return report
 
@@ -286,7 +289,7 @@ class CrashGuard:
     ) -> None:
         i = plan.find(e)
         task = plan.present[i] if i is not None else None
-        reused = any(t.n == e.n and not e.same_task(t) for t in plan.present)
+        reused = plan.reused(e)
         lost = task is None and (e.n > serial or reused)
         ran_before = e.interval is None and e.due <= seen
         if e.state == "cancelled":
@@ -348,7 +351,7 @@ class CrashGuard:
     async def _apply_removals(self, plan: _Plan, report: RestoreReport) -> None:
         gone: set[int] = set()
         for task_id in dict.fromkeys(plan.present[i].id for i in plan.removals):
-            instances = [i for i, t in enumerate(plan.present) if t.id == task_id]
+            instances = plan.instances(task_id)
             targets = [i for i in instances if i in plan.removals]
             if len(targets) == len(instances):
                 removed = await self.pack.cancel_all(task_id)
@@ -464,8 +467,10 @@ class _Plan:
         self.replaced: list[Entry] = []
         self.gone: set[int] = set()
         self._by_n: dict[int, list[int]] = {}
+        self._by_id: dict[str, list[int]] = {}
         for i, task in enumerate(present):
             self._by_n.setdefault(task.n, []).append(i)
+            self._by_id.setdefault(task.id, []).append(i)
 
     def find(self, e: Entry, *, claimed_ok: bool = False) -> int | None:
         for i in self._by_n.get(e.n, []):
@@ -475,21 +480,32 @@ class _Plan:
                 return i
         return None
 
+    def instances(self, task_id: str) -> list[int]:
+        return list(self._by_id.get(task_id, []))
+
+    def reused(self, e: Entry) -> bool:
+        """Another task holds this row's serial now: the row's task was lost (serials are
+        unique in one timeline, and a rollback hands them out again)."""
+        return any(not e.same_task(self.present[i]) for i in self._by_n.get(e.n, []))
+
     def remove(self, i: int, kind: str, why: str) -> None:
         self.removals.setdefault(i, (kind, why))
 
     def first(self, task_id: str, lists: tuple[str, ...]) -> int | None:
-        for i, task in enumerate(self.present):
-            if i not in self.gone and task.id == task_id and task.list in lists:
+        for i in self._by_id.get(task_id, []):
+            if i not in self.gone and self.present[i].list in lists:
                 return i
         return None
 
     def unclaimed_like(self, e: Entry, due: int) -> Task | None:
-        for i, task in enumerate(self.present):
+        for i in self._by_id.get(e.task_id, []):
+            task = self.present[i]
             if (
-                i not in self.claimed and i not in self.gone and task.id == e.task_id
-                and task.run == e.run and task.due == due
-            ):  # fmt: skip
+                i not in self.claimed
+                and i not in self.gone
+                and task.run == e.run
+                and task.due == due
+            ):
                 self.claimed.add(i)
                 return task
         return None
