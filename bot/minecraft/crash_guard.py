@@ -19,8 +19,8 @@ Then it posts ONE alert listing what it restored: an Event of type ``restored_af
 handed to the alerts cog through the server's event source (bot.events.guarded).
 
 When: the log tailer reads the server's start-up line (``Done (...)! For help``), or RCON
-reconnects to a server whose game time or task serial went back, or the pack answers a
-schedule with a game time or serial below what the bot saw. A restore that fails half way
+reconnects to a server whose game time or task serial went back (compared with the highest the
+bot saw; an answer of the pack below them also makes the guard look). A restore that fails half way
 (RCON drops) is pending in the database and is resumed, without doubling: a task put in again
 whose answer was lost is found by its id, command and due tick and adopted.
 """
@@ -186,6 +186,11 @@ class CrashGuard:
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the server is not back yet, or dropped mid-restore
+                if isinstance(e, PackError) and e.code == "not_installed":
+                    # nothing to compare with until the pack is there: the next trigger looks
+                    log.info("%s: no crash check: %s", self.server, e)
+                    self.idle.set()
+                    continue
                 quiet = isinstance(e, BotError)
                 log.log(
                     logging.INFO if quiet else logging.ERROR,
@@ -263,7 +268,10 @@ class CrashGuard:
         if report:
             self.restores += 1
             self.last_report = report
-            log.warning("%s came back from its last save: %s", self.server, report.done)
+            log.warning(
+                "%s came back from its last save; restored: %s", self.server,
+                ", ".join(f"{len(v)} {_LABELS[k]}" for k, v in report.done.items() if v),
+            )  # fmt: skip
             self._emit(report.event(self.server, self.restores))
         return report
 
@@ -281,7 +289,7 @@ class CrashGuard:
     ) -> None:
         i = plan.find(e)
         task = plan.present[i] if i is not None else None
-        reused = any(t.n == e.n and not e.same_task(t) for t in plan.present)
+        reused = plan.reused(e)
         lost = task is None and (e.n > serial or reused)
         ran_before = e.interval is None and e.due <= seen
         if e.state == "cancelled":
@@ -296,6 +304,14 @@ class CrashGuard:
                     plan.resumes.append(i)
                 elif task.list == "queue" and _would_rerun(e, now, seen, task.due):
                     plan.remove(i, "not_rerun", f"due {task.due}")
+                elif (
+                    task.list == "queue" and e.interval is not None and e.own
+                    and e.as_player is None and now < task.due <= seen
+                ):  # fmt: skip
+                    # repeating: its boundaries up to what the bot saw ran before the crash;
+                    # it goes in again at the next one (once the saved copy is out)
+                    plan.remove(i, "not_rerun", f"due {task.due}")
+                    plan.adds.append((e, _next_due(e, now, seen), False, i))
             elif lost and e.own and ran_before and e.state == "queue":
                 plan.finished.append(e)  # it ran before the crash; the record says so now
             elif lost and e.own:
@@ -304,7 +320,7 @@ class CrashGuard:
                     plan.replaced.append(e)
                 else:
                     target = _next_due(e, now, seen)
-                    plan.adds.append((e, target, False))
+                    plan.adds.append((e, target, False, None))
             elif task is None:
                 plan.finished.append(e)  # ran, or was removed in game
         elif e.state == "paused":
@@ -315,7 +331,7 @@ class CrashGuard:
                 if self._twin(e, plan, newer) is not None:
                     plan.replaced.append(e)
                 else:
-                    plan.adds.append((e, now + (e.remaining or 0), True))
+                    plan.adds.append((e, now + (e.remaining or 0), True, None))
             else:
                 plan.finished.append(e)
 
@@ -335,7 +351,7 @@ class CrashGuard:
     async def _apply_removals(self, plan: _Plan, report: RestoreReport) -> None:
         gone: set[int] = set()
         for task_id in dict.fromkeys(plan.present[i].id for i in plan.removals):
-            instances = [i for i, t in enumerate(plan.present) if t.id == task_id]
+            instances = plan.instances(task_id)
             targets = [i for i in instances if i in plan.removals]
             if len(targets) == len(instances):
                 removed = await self.pack.cancel_all(task_id)
@@ -373,13 +389,15 @@ class CrashGuard:
                     report.add("failed", f"{task.id}: the pack no longer has it")
 
     async def _apply_adds(self, plan: _Plan, report: RestoreReport, now: int) -> None:
-        for entry, target, paused in plan.adds:
+        for entry, target, paused, after in plan.adds:
+            if after is not None and after not in plan.gone:
+                continue  # its saved copy could not be taken out: reported as such
             adopted = plan.unclaimed_like(entry, target)
             if adopted is not None:
                 await self.ledger.adopt(entry.key, adopted, now)
                 report.add("rescheduled", f"{entry.task_id} (due {adopted.due})")
                 continue
-            label = f"{entry.task_id} (due {target}, in {target - now} ticks)"
+            label = f"{entry.task_id} (due {target})"
             if not paused:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:
@@ -443,13 +461,16 @@ class _Plan:
         self.removals: dict[int, tuple[str, str]] = {}
         self.pauses: list[int] = []
         self.resumes: list[int] = []
-        self.adds: list[tuple[Entry, int, bool]] = []
+        # (row, due tick, pause it after, the index of a saved copy that must be out first)
+        self.adds: list[tuple[Entry, int, bool, int | None]] = []
         self.finished: list[Entry] = []
         self.replaced: list[Entry] = []
         self.gone: set[int] = set()
         self._by_n: dict[int, list[int]] = {}
+        self._by_id: dict[str, list[int]] = {}
         for i, task in enumerate(present):
             self._by_n.setdefault(task.n, []).append(i)
+            self._by_id.setdefault(task.id, []).append(i)
 
     def find(self, e: Entry, *, claimed_ok: bool = False) -> int | None:
         for i in self._by_n.get(e.n, []):
@@ -459,21 +480,32 @@ class _Plan:
                 return i
         return None
 
+    def instances(self, task_id: str) -> list[int]:
+        return list(self._by_id.get(task_id, []))
+
+    def reused(self, e: Entry) -> bool:
+        """Another task holds this row's serial now: the row's task was lost (serials are
+        unique in one timeline, and a rollback hands them out again)."""
+        return any(not e.same_task(self.present[i]) for i in self._by_n.get(e.n, []))
+
     def remove(self, i: int, kind: str, why: str) -> None:
         self.removals.setdefault(i, (kind, why))
 
     def first(self, task_id: str, lists: tuple[str, ...]) -> int | None:
-        for i, task in enumerate(self.present):
-            if i not in self.gone and task.id == task_id and task.list in lists:
+        for i in self._by_id.get(task_id, []):
+            if i not in self.gone and self.present[i].list in lists:
                 return i
         return None
 
     def unclaimed_like(self, e: Entry, due: int) -> Task | None:
-        for i, task in enumerate(self.present):
+        for i in self._by_id.get(e.task_id, []):
+            task = self.present[i]
             if (
-                i not in self.claimed and i not in self.gone and task.id == e.task_id
-                and task.run == e.run and task.due == due
-            ):  # fmt: skip
+                i not in self.claimed
+                and i not in self.gone
+                and task.run == e.run
+                and task.due == due
+            ):
                 self.claimed.add(i)
                 return task
         return None

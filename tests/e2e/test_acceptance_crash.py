@@ -143,7 +143,7 @@ async def test_sigkill_after_the_last_save_loses_nothing_and_runs_nothing_twice(
         # before the save: the world keeps these
         for task_id in ("keep", "cancel1", "cancel2", "pause1"):
             await schedule(task_id, 240)
-        await schedule("ranbefore", 60)  # runs before the crash: must not run again after it
+        await schedule("ranbefore", 80)  # runs before the crash: must not run again after it
         await admin.command(  # made in game (not by the bot): the bot must leave it alone
             'function doom.schedule:schedule {run:"say ran-ingame",time:240,unit:"t",id:"ingame"}'
         )
