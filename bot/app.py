@@ -19,6 +19,7 @@ from discord.ext import commands
 
 from bot import errors
 from bot.slash import errors_ui
+from bot.slash.fit import fit_embed
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -148,7 +149,7 @@ class DoomBot(commands.Bot):
         for key, value in list(request.items())[:20]:
             if value is not None:
                 embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
-        await self.post(channel_id, embed=embed)
+        await self.post(channel_id, embed=fit_embed(embed))
 
 
 async def server_autocomplete(
