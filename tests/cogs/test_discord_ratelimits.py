@@ -9,8 +9,8 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 from discord.http import Route
