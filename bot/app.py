@@ -21,6 +21,7 @@ from bot import errors
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
 from bot.slash import errors_ui
+from bot.slash.fit import fit_embed
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -167,7 +168,7 @@ class DoomBot(commands.Bot):
         for key, value in list(request.items())[:20]:
             if value is not None:
                 embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
-        await self.post(channel_id, embed=embed)
+        await self.post(channel_id, embed=fit_embed(embed))
 
 
 async def server_autocomplete(

@@ -17,6 +17,7 @@ from bot.i18n import _, pgettext
 from bot.i18n.formats import decimal, number
 from bot.minecraft.selftest import run_selftest
 from bot.slash.cog_helpers import audited_reply, server_command
+from bot.slash.fit import pack_embeds
 from bot.slash.permissions import is_admin
 
 if TYPE_CHECKING:
@@ -160,9 +161,9 @@ class AdminCog(commands.Cog, name="Admin"):
         embeds = [await self._status_embed(t) for t in targets]
         failed = ", ".join(sorted(self.bot.failed_extensions))
         content = _("Extensions that failed to load: {names}", names=failed) if failed else None
-        for start in range(0, len(embeds), 10):  # 10 embeds per message
-            text = content if start == 0 and content else discord.utils.MISSING
-            await interaction.followup.send(text, embeds=embeds[start : start + 10], ephemeral=True)
+        for i, batch in enumerate(pack_embeds(embeds)):  # 10 and 6,000 characters a message
+            text = content if i == 0 and content else discord.utils.MISSING
+            await interaction.followup.send(text, embeds=batch, ephemeral=True)
 
     @app_commands.command(description="Reload one of the bot's extensions (cogs).")
     @app_commands.describe(extension="The extension, e.g. cogs.schedule.")

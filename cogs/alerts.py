@@ -128,6 +128,8 @@ class AlertsCog(commands.Cog, name="Alerts"):
     so that a burst (a server coming back with 50 failed tasks) is one message, not 50."""
 
     batch_window: float = 2.0  # seconds; tests shorten it
+    post_attempts: int = 3  # a post discord.py gave up on (its 5 tries at a 429) is tried again
+    retry_wait: float = 5.0  # seconds before another attempt; tests shorten it
 
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
@@ -214,11 +216,18 @@ class AlertsCog(commands.Cog, name="Alerts"):
             content = " ".join(f"<@&{r}>" for r in role_ids)
             mentions = discord.AllowedMentions(roles=[discord.Object(r) for r in role_ids])
         for embeds in messages:  # in order, one after the other: discord.py paces them
-            await self.bot.post(
-                channel_id, content=content, embeds=embeds, allowed_mentions=mentions
-            )
+            for attempt in range(1, self.post_attempts + 1):
+                sent = await self.bot.post(
+                    channel_id, content=content, embeds=embeds, allowed_mentions=mentions
+                )
+                if sent is not None:
+                    self.posted += 1
+                    break
+                if attempt < self.post_attempts:
+                    await asyncio.sleep(self.retry_wait)
+            else:
+                log.error("gave up posting %d alert embed(s) to %s", len(embeds), channel_id)
             content, mentions = None, discord.AllowedMentions.none()  # the first one pings
-            self.posted += 1
 
 
 async def setup(bot: DoomBot) -> None:

@@ -154,6 +154,8 @@ async def run_console(
         except (ValueError, KeyError) as exc:
             print(f"! {exc.args[0] if exc.args else exc}", file=out, flush=True)
             continue
+        if exchange.failure is not None:  # what Discord's client would show instead of a reply
+            print(f"! {exchange.failure}", file=out, flush=True)
         pending = next(
             (s.message_id for s in reversed(exchange.messages) if s.message_id is not None
              and any(not b.get("disabled") for b in buttons(local.messages[s.message_id]))),

@@ -7,7 +7,7 @@ traceback, so a moderator can quote the id and an admin can find the log entry.
 
 from __future__ import annotations
 
-__all__ = ["ErrorReply", "describe", "report"]
+__all__ = ["ErrorReply", "caret_window", "describe", "report"]
 
 import logging
 import secrets
@@ -19,10 +19,11 @@ from discord import app_commands
 
 from bot import errors
 from bot.i18n import _
+from bot.slash.fit import MARK, clip
 
 log = logging.getLogger(__name__)
 
-MAX_CONTENT = 2000
+MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.slash.discord_limits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +46,9 @@ def _unwrap(error: BaseException) -> BaseException:
 def _user_text(error: BaseException) -> str | None:
     """The sentence for an expected error, or None when the error is a bug."""
     if isinstance(error, errors.CommandParseError):
-        return _("That command does not parse: {message}\n```\n{caret}\n```",
-                 message=error.message, caret=error.caret())  # fmt: skip
+        head = _("That command does not parse: {message}", message=clip(error.message, 300))
+        width = (MAX_CONTENT - len(head) - len("\n```\n\n```") - 1) // 2 - len(MARK) * 2
+        return f"{head}\n```\n{caret_window(error.command, error.column, width)}\n```"
     if isinstance(error, errors.CommandRefused):
         return _("Refused: {reason}", reason=error.reason)
     if isinstance(error, errors.PackError):
@@ -66,13 +68,26 @@ def _user_text(error: BaseException) -> str | None:
     return None
 
 
+def caret_window(command: str, column: int, width: int) -> str:
+    """The command with a caret under `column` (1-based), cut to `width` characters around the
+    column when it is longer, so a 1,400-character command's reply stays one readable message."""
+    col = max(column - 1, 0)
+    if len(command) <= width:
+        return f"{command}\n{' ' * col}^"
+    start = max(0, min(col - width // 2, len(command) - width))
+    before = MARK if start > 0 else ""
+    after = MARK if start + width < len(command) else ""
+    window = f"{before}{command[start : start + width]}{after}"
+    return f"{window}\n{' ' * (len(before) + col - start)}^"
+
+
 def describe(error: BaseException, *, where: str = "") -> ErrorReply:
     """Map an error to the reply; unexpected ones are logged here, once, with their id."""
     error = _unwrap(error)
     text = _user_text(error)
     if text is not None:
         log.debug("user error %s: %s", type(error).__name__, text)
-        return ErrorReply(text[:MAX_CONTENT], None)
+        return ErrorReply(clip(text, MAX_CONTENT), None)
     error_id = secrets.token_hex(4)
     log.error("unexpected error %s in %s", error_id, where or "?", exc_info=error)
     return ErrorReply(

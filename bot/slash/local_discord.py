@@ -62,7 +62,8 @@ class Sent:
 
     method: str
     path: str
-    kind: str  # response, autocomplete, followup, edit, delete, channel, channel_edit, other
+    kind: str  # response, autocomplete, followup, edit, delete, channel, channel_edit, sync,
+    # other; "refused" only reaches listeners
     payload: dict[str, Any]
     token: str | None = None  # the interaction's, for interaction routes
     message_id: int | None = None
@@ -422,6 +423,9 @@ class LocalDiscord:
             if token in self.exchanges:
                 self.exchanges[token].refused.append(refusal)
             log.info("refused %s %s: %s", request.method, request.path, answer.body)
+            notice = f"(Discord would refuse this: {answer.status} {answer.body})"
+            for listener in self.listeners:  # the console shows it; it is not in self.sent
+                listener(Sent(request.method, request.path, "refused", {"content": notice}, token))
             self._changed.set()
             return Response(answer.status, answer.body, headers)
         return Response(200 if answer is not None else 204, answer, headers)

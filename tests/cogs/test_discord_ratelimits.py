@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from discord.http import Route
@@ -129,3 +130,29 @@ async def test_an_alert_flood_arrives_complete_and_in_order(
     assert all(p.payload["content"] is None or "<@&" in p.payload["content"]
                for p in flooded.posts(ALERT_CHANNEL))  # fmt: skip
     await asyncio.sleep(0)
+
+
+async def test_an_alert_discord_py_gave_up_on_is_posted_again(
+    flooded: Harness, tmp_path: Path
+) -> None:
+    limits = flooded.discord.rate_limits
+    alerts = flooded.bot.get_cog("Alerts")
+    alerts.retry_wait = 0.05  # type: ignore[union-attr]
+    take = limits.take
+    refused = 0
+
+    def busy(request: Any, *, interaction: bool) -> Any:
+        nonlocal refused
+        if request.key == POSTS and refused < 6:  # more 429s than discord.py's 5 tries
+            refused += 1
+            limits.spend(POSTS, str(ALERT_CHANNEL), 5)
+        return take(request, interaction=interaction)
+
+    limits.take = busy  # type: ignore[method-assign]
+    log = await live_log(flooded, "alpha", tmp_path / "a")
+    log.info(said("retry_exhausted", "persistent", 1, 100, retry="3"))
+    await flooded.discord.wait_for(lambda: len(flooded.posts(ALERT_CHANNEL)) >= 1, limit=30)
+    log.close()
+    [post] = flooded.posts(ALERT_CHANNEL)
+    assert post.payload["embeds"][0]["fields"][0]["value"] == "`persistent`"
+    assert refused == 6 and len(limits.limited) >= 6

@@ -4,6 +4,7 @@ response within 3 seconds (else 10062 and the user sees the failure), one initia
 
 from __future__ import annotations
 
+import io
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -118,4 +119,20 @@ async def test_no_follow_up_before_the_first_response(bare: Harness) -> None:
     reply = await bare.run("probe")
     assert codes == [10015]  # "Unknown Webhook": the token has no webhook before a response
     assert reply.text == "then the response"
+    bare.discord.refused.clear()
+
+
+async def test_the_console_shows_what_discord_would_refuse_or_miss(bare: Harness) -> None:
+    from bot.slash.console import run_console
+
+    async def bad(interaction: discord.Interaction[Any]) -> None:
+        clock.advance(5)  # too slow, and too long: the user of the console sees both
+        await interaction.response.send_message("x" * 2001)
+
+    clock = add(bare, bad)
+    out = io.StringIO()
+    await run_console(bare.discord, io.StringIO("/probe\n"), out, 1)
+    text = out.getvalue()
+    assert "(Discord would refuse this: 404" in text and "10062" in text
+    assert "! The application did not respond" in text
     bare.discord.refused.clear()
