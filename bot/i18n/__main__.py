@@ -7,6 +7,9 @@ command tree (read from the tree itself, so new commands need no markers), write
 ``locale/messages.pot``, merges it into each ``locale/*/LC_MESSAGES/messages.po`` (Babel's update:
 new ids empty, changed ids fuzzy, removed ones kept as obsolete) and runs ``check``.
 
+``tree`` prints the slash command tree as ``sync`` sends it to Discord, localizations included:
+``python -m bot.i18n tree > tests/cogs/command_tree.json`` regenerates the golden tree.
+
 ``check`` compiles each catalog (as the bot does at run time) and lists what is missing:
 untranslated or fuzzy ids, and translations whose ``{placeholders}`` differ from the source's.
 It exits 1 when anything is missing. ``init LOCALE`` starts a new language from the template.
@@ -14,16 +17,18 @@ It exits 1 when anything is missing. ``init LOCALE`` starts a new language from 
 
 from __future__ import annotations
 
-__all__ = ["ROOT", "TEMPLATE", "extract", "main", "problems", "update"]
+__all__ = ["ROOT", "TEMPLATE", "extract", "main", "problems", "tree_payload", "update"]
 
 import argparse
 import asyncio
 import io
+import json
 import string
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
@@ -42,33 +47,55 @@ KEYWORDS = {
     "pgettext": ((1, "c"), 2),
 }
 COMMENT_TAGS = ("TRANSLATORS:",)
+T = TypeVar("T")
 WIDTH = 100
 
 
-def _tree_strings() -> list[tuple[str, str | None, str]]:
-    """(message, context, where) of every command tree string, from a bot that never logs in."""
+def _with_tree(read: Callable[[Any], Awaitable[T]]) -> T:
+    """``read(tree)`` on the command tree of a bot that never logs in (every extension loaded)."""
     from bot.app import DoomBot
     from bot.config import Settings
-    from bot.i18n.translator import tree_messages
+    from bot.i18n.translator import DoomTranslator
     from bot.services import Services
     from bot.store.audit import AuditStore
 
-    async def collect() -> list[tuple[str, str | None, str]]:
+    async def run() -> T:
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(_env_file=None, data_dir=Path(tmp))  # type: ignore[call-arg]
             services = Services(settings, {}, AuditStore(Path(tmp) / "extract.sqlite3"))
             bot = DoomBot(settings, services)
             try:
+                await bot.tree.set_translator(DoomTranslator())
                 for name in settings.extensions:
                     try:
                         await bot.load_extension(name)
                     except Exception as exc:  # the catalog would miss its commands: say so
                         raise SystemExit(f"cannot load {name} to read its commands: {exc}") from exc
-                return [(m.message, m.context, m.where) for m in tree_messages(bot.tree)]
+                return await read(bot.tree)
             finally:
                 await bot.close()
 
-    return asyncio.run(collect())
+    return asyncio.run(run())
+
+
+def _tree_strings() -> list[tuple[str, str | None, str]]:
+    """(message, context, where) of every command tree string."""
+    from bot.i18n.translator import tree_messages
+
+    async def read(tree: Any) -> list[tuple[str, str | None, str]]:
+        return [(m.message, m.context, m.where) for m in tree_messages(tree)]
+
+    return _with_tree(read)
+
+
+def tree_payload() -> dict[str, Any]:
+    """Every command as ``CommandTree.sync`` sends it, with its zh-CN (and other) localizations."""
+
+    async def read(tree: Any) -> dict[str, Any]:
+        return {c.name: await c.get_translated_payload(tree, tree.translator)
+                for c in tree.get_commands()}  # fmt: skip
+
+    return _with_tree(read)
 
 
 def extract() -> Catalog:
@@ -189,11 +216,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("update", help="extract, merge into every catalog, then check")
     sub.add_parser("check", help="list untranslated, fuzzy or mismatched texts")
+    sub.add_parser("tree", help="print the command tree as sync sends it (the golden tree)")
     new = sub.add_parser("init", help="start a catalog for a new language")
     new.add_argument("locale", help="e.g. zh_TW")
     args = parser.parse_args(argv)
     if args.command == "init":
         init(args.locale)
+        return 0
+    if args.command == "tree":
+        print(json.dumps(tree_payload(), indent=1, sort_keys=True, ensure_ascii=False))
         return 0
     if args.command == "update":
         update()

@@ -25,7 +25,7 @@ from typing import Literal
 
 from bot.config import ServerConfig
 from bot.errors import BotError
-from bot.i18n import Text, _, lazy
+from bot.i18n import _, lazy
 from bot.minecraft.rcon import RconClient
 from bot.minecraft.software import ServerSoftware, detect_software, strip_colours
 
@@ -74,7 +74,7 @@ class InstallReport:
     enabled: bool  # seen in `datapack list enabled`
     enabled_by_us: bool  # we ran `datapack enable`
     ok: bool
-    problem: Text | None = None
+    problem: str | None = None
     steps: tuple[str, ...] = field(default=())
 
     def summary(self) -> str:
@@ -238,7 +238,7 @@ class PackInstaller:
 
         def report(
             ok: bool,
-            problem: Text | None,
+            problem: str | None,
             version: str | None,
             enabled: bool,
             enabled_by_us: bool,
@@ -261,7 +261,7 @@ class PackInstaller:
         if not enabled:
             return report(
                 False,
-                lazy(
+                _(
                     "the server does not list {pack} as enabled after reload; its log "
                     "(logs/latest.log) says why a pack fails to load",
                     pack=PACK_ID,
@@ -273,10 +273,10 @@ class PackInstaller:
         version = await self._await_version(expected)
         steps.append(f"version read back: {version}")
         if version is None:
-            problem = lazy("the pack is enabled but never wrote its version (did its #load run?)")
+            problem = _("the pack is enabled but never wrote its version (did its #load run?)")
             return report(False, problem, None, True, enabled_by_us)
         if expected is not None and version != expected:
-            problem = lazy(
+            problem = _(
                 "the server reports version {version}, but the copied files are {expected}",
                 version=version,
                 expected=expected,

@@ -165,3 +165,13 @@ def test_a_language_without_a_catalog_is_refused_by_name(monkeypatch: pytest.Mon
     assert "'fr' is not a language the bot speaks (available: en, zh_CN)" in str(info.value)
     monkeypatch.setenv("DOOM_LOCALE", "zh-CN")  # Discord's spelling is accepted and normalized
     assert load_settings(None).locale == "zh_CN"
+
+
+def test_the_tree_command_prints_the_golden_tree() -> None:
+    """`python -m bot.i18n tree > tests/cogs/command_tree.json` is how the golden is remade."""
+    import json
+
+    from bot.i18n.__main__ import tree_payload
+
+    golden = Path(__file__).parents[1] / "cogs" / "command_tree.json"
+    assert tree_payload() == json.loads(golden.read_text(encoding="utf-8"))
