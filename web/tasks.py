@@ -111,19 +111,23 @@ async def clear(name: str) -> Any:
 @write_limit
 @action()
 async def planned(name: str, plan_id: str, verb: str) -> Any:
-    server_named(name)
-    scheduler = getattr(state().services, "scheduler", None)
+    server = server_named(name)
+    scheduler = state().services.scheduler
     if scheduler is None:
         raise WebError(404, "Wall-clock schedules are not enabled.")
-    if verb not in ("cancel", "pause", "resume"):
+    changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
+    if verb not in changes or not plan_id.isdigit():
         raise WebError(404, f"{verb!r} is not something a schedule can do.")
+    row = await scheduler.get(int(plan_id))
+    if row is None or row.server != server.name:
+        raise WebError(404, f"There is no planned schedule #{plan_id} on {server.name}.")
     try:
-        done = await getattr(scheduler, verb)(plan_id)
-        past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
-        outcome = f"{past} schedule `{plan_id}`." if done else f"No schedule `{plan_id}`."
-        await actions.audit(g.user, server_named(name), f"planned_{verb}", {"id": plan_id},
-                            outcome)  # fmt: skip
-        await flash(outcome, "ok")
-    except errors.BotError as exc:
+        changed = await changes[verb](row.id)
+    except errors.BotError as exc:  # e.g. already cancelled
         await flash(str(exc), "error")
+    else:
+        past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
+        outcome = f"{past} planned `{changed.task_id}` on {server.name}."
+        await actions.audit(g.user, server, verb, {"planned": changed.task_id}, outcome)
+        await flash(outcome, "ok")
     return _back(name, "planned")
