@@ -130,6 +130,19 @@ async def change(name: str, task_id: str, verb: str) -> Any:
         return _refusal(exc)
 
 
+@blueprint.post("/servers/<name>/planned/<plan_id>/<verb>")
+@tag(["planned"])
+@write_limit
+@action()
+async def change_planned(name: str, plan_id: str, verb: str) -> Any:
+    """`cancel`, `pause` or `resume` a wall-clock schedule by its number (`id` in the list)."""
+    server = server_named(name)
+    try:
+        return {"outcome": await actions.change_planned(g.user, server, plan_id, verb)}
+    except errors.BotError as exc:
+        return _refusal(exc)
+
+
 @blueprint.post("/servers/<name>/clear")
 @tag(["tasks"])
 @validate_request(ClearRequest)

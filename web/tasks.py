@@ -15,7 +15,7 @@ from bot.slash.permissions import Rank
 from web import actions
 from web.actions import ScheduleRequest, server_named
 from web.auth import action, page, write_limit
-from web.context import WebError, state
+from web.context import WebError
 from web.servers import render_list, task_row
 
 log = logging.getLogger(__name__)
@@ -112,22 +112,8 @@ async def clear(name: str) -> Any:
 @action()
 async def planned(name: str, plan_id: str, verb: str) -> Any:
     server = server_named(name)
-    scheduler = state().services.scheduler
-    if scheduler is None:
-        raise WebError(404, "Wall-clock schedules are not enabled.")
-    changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
-    if verb not in changes or not plan_id.isdigit():
-        raise WebError(404, f"{verb!r} is not something a schedule can do.")
-    row = await scheduler.get(int(plan_id))
-    if row is None or row.server != server.name:
-        raise WebError(404, f"There is no planned schedule #{plan_id} on {server.name}.")
     try:
-        changed = await changes[verb](row.id)
-    except errors.BotError as exc:  # e.g. already cancelled
+        await flash(await actions.change_planned(g.user, server, plan_id, verb), "ok")
+    except errors.BotError as exc:  # e.g. already paused: the scheduler's sentence
         await flash(str(exc), "error")
-    else:
-        past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
-        outcome = f"{past} planned `{changed.task_id}` on {server.name}."
-        await actions.audit(g.user, server, verb, {"planned": changed.task_id}, outcome)
-        await flash(outcome, "ok")
     return _back(name, "planned")

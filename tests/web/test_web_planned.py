@@ -49,14 +49,23 @@ async def test_the_planned_list_and_its_actions(dash: Dash, mod: Client) -> None
     assert scheduler is not None
     assert (await scheduler.get(raid)).state == "paused"  # type: ignore[union-attr]
     status, html = await mod.get("/servers/main/planned")
-    assert "Paused planned `raid` on main." in html and 'aria-label="resume raid"' in html
+    assert (
+        "Paused planned <code>raid</code> on main." in html and 'aria-label="resume raid"' in html
+    )
     await mod.post(f"/servers/main/planned/{raid}/pause", data={"csrf_token": csrf})
     status, html = await mod.get("/servers/main/planned")
     assert "is paused: it cannot be paused" in html  # the scheduler's own sentence
     await mod.post(f"/servers/main/planned/{raid}/resume", data={"csrf_token": csrf})
     assert (await scheduler.get(raid)).state == "active"  # type: ignore[union-attr]
-    await mod.post(f"/servers/main/planned/{raid}/cancel", data={"csrf_token": csrf})
+    status, body = await mod.post(
+        f"/api/servers/main/planned/{raid}/cancel", headers={"X-CSRF-Token": csrf}
+    )
+    assert status == 200 and json.loads(body) == {"outcome": "Cancelled planned `raid` on main."}
     assert [r["task_id"] for r in (await planned(mod))["tasks"]] == ["hourly"]
+    status, body = await mod.post(
+        f"/api/servers/main/planned/{raid}/cancel", headers={"X-CSRF-Token": csrf}
+    )
+    assert status == 400 and "cannot be cancelled" in json.loads(body)["error"]
     status, body = await mod.get(f"/api/audit?action=cancel&user={MOD.id}")
     assert json.loads(body)["mutations"][0]["outcome"] == "Cancelled planned `raid` on main."
     # without the CSRF token nothing changes; an unknown row is a 404 sentence
