@@ -25,7 +25,7 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
-from web.servers import LISTS, list_page, page_args, server_status, task_row
+from web.servers import LISTS, first_task, list_page, page_args, server_status, task_row
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,10 @@ async def tasks(name: str, which: str) -> Any:
 async def show(name: str, task_id: str) -> Any:
     """One task (queue, then offline, then paused)."""
     server = server_named(name)
-    task = await server.pack.show(task_id)
+    try:
+        task = await first_task(server, task_id)
+    except errors.BotError as exc:
+        return _refusal(exc)
     if task is None:
         raise WebError(404, f"No task `{task_id}` on {server.name}.")
     return task_row(task, server)

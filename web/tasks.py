@@ -16,7 +16,7 @@ from web import actions
 from web.actions import ScheduleRequest, server_named
 from web.auth import action, page, write_limit
 from web.context import WebError
-from web.servers import render_list, task_row
+from web.servers import first_task, render_list, task_row
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,10 @@ def schedule_request(form: dict[str, str]) -> ScheduleRequest:
 @page()
 async def show(name: str, task_id: str) -> Any:
     server = server_named(name)
-    task = await server.pack.show(task_id)
+    try:
+        task = await first_task(server, task_id)
+    except errors.BotError as exc:
+        raise WebError(400, str(exc)) from None
     if task is None:
         raise WebError(404, f"No task `{task_id}` on {server.name}.")
     return await render_template(
