@@ -51,7 +51,9 @@ def planned_line(row: Schedule) -> str:
     run = row.command if len(row.command) <= 60 else row.command[:59] + "…"
     run = run.replace("`", "'")
     when: str
-    if row.state == "paused" or row.next_due is None:
+    if row.state == "active" and row.next_due is None:
+        when = "running now"  # handed over, or waiting for its player
+    elif row.state == "paused" or row.next_due is None:
         when = str(row.state)
     else:
         when = f"{stamp(row.next_due)} ({stamp(row.next_due, 'R')})"
