@@ -54,7 +54,10 @@ async def wall(mc: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, Manua
 
 def stored(tmp_path: Path) -> list[tuple[str, str]]:
     with sqlite3.connect(tmp_path / "data" / "bot.sqlite3") as db:
-        return [(str(r[0]), str(r[1])) for r in db.execute("SELECT task_id, state FROM schedules")]
+        return [
+            (str(r[0]), str(r[1]))
+            for r in db.execute("SELECT task_id, state FROM schedules ORDER BY id")
+        ]
 
 
 def raw(reply: object) -> str:
