@@ -41,7 +41,7 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
     assert "deny-list" in denied.text
     await h.run("schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1, id="np")
     exhausted = asyncio.ensure_future(  # the alerts cog has read it through the bus
-        h.bot.wait_for("doom_event", check=lambda ev: ev.type == "retry_exhausted", timeout=10)
+        h.bot.wait_for("doom_event", check=lambda ev: ev.type == "retry_exhausted", timeout=30)
     )
     await asyncio.sleep(0)
     await asyncio.to_thread(dash.mc.step, 5)
