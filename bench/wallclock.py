@@ -40,7 +40,6 @@ from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
 from bot.wallclock.scheduler import Scheduler
 from bot.wallclock.when import build_spec
-from mcsim.server import Server
 
 __all__ = ["main"]
 
@@ -77,20 +76,6 @@ def _world(tmp: Path, tps_props: str) -> Path:
     return world
 
 
-def _services(server: Server, world: Path) -> ServerServices:
-    assert server.rcon_port is not None
-    config = ServerConfig(
-        name="sim",
-        rcon_port=server.rcon_port,
-        rcon_password=PASSWORD,  # type: ignore[arg-type]
-        world_dir=world,
-        log_path=server.log_path,
-    )
-    rcon = RconClient("127.0.0.1", server.rcon_port, PASSWORD, timeout=10, name="sim")
-    checker = CommandChecker(deny=DEFAULT_DENY)
-    return ServerServices(config, rcon, PackClient(rcon, config, checker), checker, None)
-
-
 def _bulk_rows(path: Path, rows: int) -> None:
     """`rows` active schedules straight into the table (what a long-used bot holds), due from
     a day to a year away, a third repeating."""
@@ -113,13 +98,19 @@ def _bulk_rows(path: Path, rows: int) -> None:
         )
 
 
+class _Out(list[str]):
+    """The figures, printed as they are measured (a long run shows its progress)."""
+
+    def append(self, line: str) -> None:
+        print(line, flush=True)
+        super().append(line)
+
+
 async def table_figures(rows: int, idle: float, ops: int) -> list[str]:
-    out: list[str] = []
+    out: list[str] = _Out()
     with tempfile.TemporaryDirectory() as tmp:
         world = _world(Path(tmp), "pause-when-empty-seconds=0\n")
-        server = Server(world, rcon_port=0, rcon_password=PASSWORD)
-        server.start()
-        services = _services(server, world)
+        proc, services = await _mcsim_process(world)  # its own process: the CPU is the bot's
         try:
             db_path = Path(tmp) / "bot.sqlite3"
             t0 = time.perf_counter()
@@ -158,13 +149,13 @@ async def table_figures(rows: int, idle: float, ops: int) -> list[str]:
             cpu = time.process_time() - cpu0
             out.append(
                 f"idle {time.perf_counter() - wall0:.0f} s with {rows} rows armed: bot CPU "
-                f"{cpu * 1e3:.1f} ms ({cpu / idle * 100:.3f} % of one core; this process also "
-                "runs mcsim's RCON thread)"
+                f"{cpu * 1e3:.1f} ms ({cpu / idle * 100:.3f} % of one core)"
             )
             await scheduler.stop()
         finally:
             await services.rcon.close()
-            server.stop()
+            proc.terminate()
+            proc.wait(30)
     return out
 
 
@@ -255,7 +246,7 @@ async def _mcsim_process(world: Path) -> tuple[subprocess.Popen[bytes], ServerSe
 
 
 async def loop_figures(runs: int, spacing: float) -> list[str]:
-    out: list[str] = []
+    out: list[str] = _Out()
     for tps in (20, 10):
         with tempfile.TemporaryDirectory() as tmp:
             world = _world(Path(tmp), "pause-when-empty-seconds=0\n")
@@ -297,10 +288,8 @@ def main() -> None:
     parser.add_argument("--spacing", type=float, default=0.25, help="seconds between dues")
     args = parser.parse_args()
     print(f"bench/wallclock.py on {os.cpu_count()} CPU(s)")
-    for line in asyncio.run(table_figures(args.rows, args.idle, args.ops)):
-        print(line, flush=True)
-    for line in asyncio.run(loop_figures(args.runs, args.spacing)):
-        print(line, flush=True)
+    asyncio.run(table_figures(args.rows, args.idle, args.ops))
+    asyncio.run(loop_figures(args.runs, args.spacing))
 
 
 if __name__ == "__main__":

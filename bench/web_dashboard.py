@@ -9,6 +9,10 @@ An mcsim world holding the tasks (written straight into its saved storage, as a 
 server's world would hold them), the bot's real services over TCP RCON, the dashboard served by
 Hypercorn on 127.0.0.1 port 0 in this process, and an aiohttp client logged in through a
 one-time link. Prints p50/p95 per page and API call, sequential requests.
+
+Measured 2026-12-01 (2 cores shared, load average 3-4): every page and API call p95 under
+80 ms (queue page 32 ms, search by id 78 ms, one task 74 ms, /metrics 34 ms); at load 8,
+/servers 155 ms, search 269 ms and one task 216 ms p95 (mcsim scanning 10,000 compounds).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ __all__ = [
     "UNITS",
     "ScheduleRequest",
     "cancel",
+    "change_planned",
     "clear",
     "pause",
     "reload_extension",
@@ -135,6 +136,24 @@ async def clear(user: WebUser, server: ServerServices) -> str:
     removed = await server.pack.clear()
     outcome = f"Removed {removed} task(s) from {server.name}."
     await audit(user, server, "clear", {}, outcome)
+    return outcome
+
+
+async def change_planned(user: WebUser, server: ServerServices, plan_id: str, verb: str) -> str:
+    """Pause, resume or cancel one wall-clock schedule of this server (services.scheduler)."""
+    scheduler = state().services.scheduler
+    if scheduler is None:
+        raise WebError(404, "Wall-clock schedules are not enabled.")
+    changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
+    if verb not in changes or not plan_id.isdigit():
+        raise WebError(404, f"{verb!r} is not something a schedule can do.")
+    row = await scheduler.get(int(plan_id))
+    if row is None or row.server != server.name:
+        raise WebError(404, f"There is no planned schedule #{plan_id} on {server.name}.")
+    changed = await changes[verb](row.id)  # the scheduler's sentence when it cannot
+    past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
+    outcome = f"{past} planned `{changed.task_id}` on {server.name}."
+    await audit(user, server, verb, {"planned": changed.task_id}, outcome)
     return outcome
 
 

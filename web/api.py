@@ -25,7 +25,7 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
-from web.servers import LISTS, list_page, page_args, server_status, task_row
+from web.servers import LISTS, first_task, list_page, page_args, server_status, task_row
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,10 @@ async def tasks(name: str, which: str) -> Any:
 async def show(name: str, task_id: str) -> Any:
     """One task (queue, then offline, then paused)."""
     server = server_named(name)
-    task = await server.pack.show(task_id)
+    try:
+        task = await first_task(server, task_id)
+    except errors.BotError as exc:
+        return _refusal(exc)
     if task is None:
         raise WebError(404, f"No task `{task_id}` on {server.name}.")
     return task_row(task, server)
@@ -126,6 +129,19 @@ async def change(name: str, task_id: str, verb: str) -> Any:
         raise WebError(404, f"{verb!r} is not something a task can do.")
     try:
         return {"outcome": await verbs[verb](g.user, server, task_id)}
+    except errors.BotError as exc:
+        return _refusal(exc)
+
+
+@blueprint.post("/servers/<name>/planned/<plan_id>/<verb>")
+@tag(["planned"])
+@write_limit
+@action()
+async def change_planned(name: str, plan_id: str, verb: str) -> Any:
+    """`cancel`, `pause` or `resume` a wall-clock schedule by its number (`id` in the list)."""
+    server = server_named(name)
+    try:
+        return {"outcome": await actions.change_planned(g.user, server, plan_id, verb)}
     except errors.BotError as exc:
         return _refusal(exc)
 

@@ -15,12 +15,14 @@ __all__ = ["HostApp", "create_app"]
 import asyncio
 import contextlib
 import logging
+import re
 import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from markupsafe import Markup, escape
 from quart import Blueprint, Quart, Response, render_template, request
 from quart_rate_limiter import RateLimiter, RateLimitExceeded
 from quart_schema import QuartSchema, RequestSchemaValidationError
@@ -41,6 +43,12 @@ SHARED_CONFIG = (
     "DOOM_WEB", "SECRET_KEY", "SESSION_COOKIE_HTTPONLY", "SESSION_COOKIE_SAMESITE",
     "SESSION_COOKIE_SECURE", "SESSION_COOKIE_NAME",
 )  # fmt: skip
+
+
+def ticks(text: object) -> Markup:
+    """The outcome sentences mark ids with `backticks` (Discord's code spans): escaped, then
+    shown as <code> in the page."""
+    return Markup(re.sub(r"`([^`\n]+)`", r"<code>\1</code>", str(escape(str(text)))))
 
 
 def _wants_json() -> bool:
@@ -79,6 +87,8 @@ def _install_handlers(app: Quart) -> None:
         ref = secrets.token_hex(4)
         log.exception("web: unexpected error %s on %s %s", ref, request.method, request.path)
         return await _error_page(500, f"Unexpected error; quote {ref} to the admins.")
+
+    app.jinja_env.filters["ticks"] = ticks
 
     @app.context_processor
     async def common() -> dict[str, Any]:
@@ -198,6 +208,7 @@ def create_app(
         Metrics(services), clock, base_url,
     )  # fmt: skip
     app.config["DOOM_WEB"] = web
+    app.jinja_env.filters["ticks"] = ticks
     QuartSchema(
         app, openapi_path="/api/openapi.json", swagger_ui_path=None, redoc_ui_path=None,
         scalar_ui_path=None,

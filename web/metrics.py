@@ -31,11 +31,13 @@ if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
     from bot.services import Services
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
 blueprint = Blueprint("metrics", __name__)
 RCON_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+MAX_PLANNED = 100  # planned rows per server looked at per scrape for new runs
 LATENESS_BUCKETS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0)
 
 
@@ -80,7 +82,8 @@ class Metrics:
             registry=self.registry,
         )  # fmt: skip
         self.lateness: Histogram | None = None
-        if getattr(services, "scheduler", None) is not None:
+        self._last_run: dict[int, int] = {}  # schedule id -> the last run observed
+        if services.scheduler is not None:
             self.lateness = Histogram(
                 "doom_wallclock_lateness_seconds",
                 "How late wall-clock schedules fired.",
@@ -101,22 +104,33 @@ class Metrics:
                 self.up.labels(server=name).set(1)
             except errors.BotError:
                 self.up.labels(server=name).set(0)
-        scheduler: Any = getattr(self.services, "scheduler", None)
+        scheduler = self.services.scheduler
         if scheduler is not None and self.lateness is not None:
             for name in self.services.servers:
-                _, total = await scheduler.planned(name, limit=1)
-                self.queue.labels(server=name, list="planned").set(total)
-            for seconds in _drain(scheduler):
-                self.lateness.observe(seconds)
+                await self._planned(scheduler, name)
+
+    async def _planned(self, scheduler: Scheduler, server: str) -> None:
+        """The planned list's size, and the lateness of every run since the last scrape of
+        the rows seen in the list (a row that is created and done between two scrapes is not
+        counted)."""
+        assert self.lateness is not None
+        rows, total = await scheduler.planned(server, limit=MAX_PLANNED)
+        self.queue.labels(server=server, list="planned").set(total)
+        for row in rows:
+            self._last_run.setdefault(row.id, 0)
+        for schedule_id, last in list(self._last_run.items()):
+            runs = await scheduler.runs(schedule_id, limit=50)  # newest first
+            for run in reversed(runs):
+                if run.id > last and run.lateness is not None:
+                    self.lateness.observe(max(0.0, run.lateness))
+            if runs:
+                self._last_run[schedule_id] = max(last, runs[0].id)
+            now = await scheduler.get(schedule_id)
+            if now is None or now.state not in ("active", "paused"):
+                del self._last_run[schedule_id]  # done: nothing more will run
 
     def text(self) -> bytes:
         return generate_latest(self.registry)
-
-
-def _drain(scheduler: Any) -> list[float]:
-    """Lateness samples the scheduler collected since the last scrape (if it keeps any)."""
-    take = getattr(scheduler, "take_lateness", None)
-    return list(take()) if callable(take) else []
 
 
 @blueprint.get("/metrics")

@@ -14,6 +14,7 @@ from quart import Blueprint, g, render_template, request
 
 from bot import errors
 from bot.minecraft.tasks import TASK_LISTS
+from bot.slash.planned_ui import when_text
 from web.actions import UNITS, server_named
 from web.auth import page
 from web.context import WebError, state
@@ -21,6 +22,7 @@ from web.context import WebError, state
 if TYPE_CHECKING:
     from bot.minecraft.tasks import Task
     from bot.services import ServerServices
+    from bot.store.schedules import Schedule
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,16 @@ def task_row(task: Task, server: ServerServices) -> dict[str, Any]:
     }  # fmt: skip
 
 
+async def first_task(server: ServerServices, task_id: str) -> Task | None:
+    """The first task with this id (queue, offline, paused), as /show finds it, but through
+    `find`, which scans a long list once where `show` scans it twice."""
+    for which in TASK_LISTS:
+        tasks, _ = await server.pack.find(which, task_id, limit=1)
+        if tasks:
+            return tasks[0]
+    return None
+
+
 def page_args() -> tuple[int, str]:
     try:
         number = max(1, int(request.args.get("page", "1")))
@@ -91,7 +103,7 @@ async def list_page(
     """One page of a list (or of the tasks with id `search`), as rows, and the total."""
     offset = (number - 1) * PAGE_SIZE
     if which == "planned":
-        scheduler = getattr(state().services, "scheduler", None)
+        scheduler = state().services.scheduler
         if scheduler is None:
             return [], 0
         plans, total = await scheduler.planned(
@@ -105,15 +117,16 @@ async def list_page(
     return [task_row(t, server) for t in tasks], total
 
 
-def planned_row(plan: Any) -> dict[str, Any]:
-    """A wall-clock schedule (services.scheduler's Schedule) as a row."""
-    fields = ("id", "server", "run", "cron", "next_run", "paused", "timezone", "task_id")
-    row: dict[str, Any] = {}
-    for name in fields:
-        value = getattr(plan, name, None)
-        iso = getattr(value, "isoformat", None)
-        row[name] = iso() if callable(iso) else value
-    return row
+def planned_row(plan: Schedule) -> dict[str, Any]:
+    """A wall-clock schedule (services.scheduler's row) as the pages and the API show it."""
+    return {
+        "id": plan.id, "task_id": plan.task_id, "run": plan.command, "state": plan.state,
+        "paused": plan.state == "paused", "when": when_text(plan).replace("`", ""),
+        "timezone": plan.timezone,
+        "next_due": plan.next_due.isoformat() if plan.next_due else None,
+        "last_outcome": plan.last_outcome, "last_lateness": plan.last_lateness,
+        "run_count": plan.run_count,
+    }  # fmt: skip
 
 
 @blueprint.get("/")
@@ -148,7 +161,7 @@ async def render_list(
     body = await render_template(
         "tasks.html", server=server, which=which, lists=LISTS, rows=rows, total=total,
         number=number, pages=max(1, -(-total // PAGE_SIZE)), search=search, user=g.user,
-        units=UNITS, scheduler=getattr(state().services, "scheduler", None),
+        units=UNITS, scheduler=state().services.scheduler,
         form=form or {},
         error=str(error) if error is not None else None, caret=caret,
     )  # fmt: skip

@@ -15,8 +15,8 @@ from bot.slash.permissions import Rank
 from web import actions
 from web.actions import ScheduleRequest, server_named
 from web.auth import action, page, write_limit
-from web.context import WebError, state
-from web.servers import render_list, task_row
+from web.context import WebError
+from web.servers import first_task, render_list, task_row
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,10 @@ def schedule_request(form: dict[str, str]) -> ScheduleRequest:
 @page()
 async def show(name: str, task_id: str) -> Any:
     server = server_named(name)
-    task = await server.pack.show(task_id)
+    try:
+        task = await first_task(server, task_id)
+    except errors.BotError as exc:
+        raise WebError(400, str(exc)) from None
     if task is None:
         raise WebError(404, f"No task `{task_id}` on {server.name}.")
     return await render_template(
@@ -111,19 +114,9 @@ async def clear(name: str) -> Any:
 @write_limit
 @action()
 async def planned(name: str, plan_id: str, verb: str) -> Any:
-    server_named(name)
-    scheduler = getattr(state().services, "scheduler", None)
-    if scheduler is None:
-        raise WebError(404, "Wall-clock schedules are not enabled.")
-    if verb not in ("cancel", "pause", "resume"):
-        raise WebError(404, f"{verb!r} is not something a schedule can do.")
+    server = server_named(name)
     try:
-        done = await getattr(scheduler, verb)(plan_id)
-        past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
-        outcome = f"{past} schedule `{plan_id}`." if done else f"No schedule `{plan_id}`."
-        await actions.audit(g.user, server_named(name), f"planned_{verb}", {"id": plan_id},
-                            outcome)  # fmt: skip
-        await flash(outcome, "ok")
-    except errors.BotError as exc:
+        await flash(await actions.change_planned(g.user, server, plan_id, verb), "ok")
+    except errors.BotError as exc:  # e.g. already paused: the scheduler's sentence
         await flash(str(exc), "error")
     return _back(name, "planned")

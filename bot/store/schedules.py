@@ -55,6 +55,7 @@ CREATE TABLE schedules (
 );
 CREATE INDEX schedules_due ON schedules (state, next_due);
 CREATE INDEX schedules_server ON schedules (server, state, next_due);
+CREATE INDEX schedules_task ON schedules (server, task_id, state);
 CREATE TABLE schedule_runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     schedule_id INTEGER NOT NULL REFERENCES schedules (id),
@@ -252,6 +253,20 @@ class ScheduleStore:
             ).fetchall()
         )
         return [_schedule(r) for r in rows]
+
+    async def armed(self) -> list[tuple[int, float, tuple[int, ...]]]:
+        """(id, next due, announce offsets) of every active row with a next due: what the
+        scheduler keeps in memory (the rows themselves are read when they fire)."""
+        await self.migrate()
+        rows = await self.db.run(
+            lambda db: db.execute(
+                "SELECT id, next_due, announce FROM schedules"
+                " WHERE state = 'active' AND next_due IS NOT NULL"
+            ).fetchall()
+        )
+        return [
+            (int(r[0]), float(r[1]), tuple(int(x) for x in str(r[2]).split(",") if x)) for r in rows
+        ]
 
     async def set_state(
         self, schedule_id: int, state: State, next_due: datetime | None

@@ -93,7 +93,7 @@ class Scheduler:
         self.backoff = backoff
         self.offline_retry = offline_retry
         self._heap: list[tuple[float, int, int, float, int]] = []  # (at, seq, id, due, offset)
-        self._rows: dict[int, Schedule] = {}  # active rows, by id
+        # only (due, id) stay in memory, ~250 bytes a row: the row itself is read when it fires
         self._due: dict[int, float] = {}  # id -> the due its heap entries are valid for
         self._seq = itertools.count()
         self._event_seq = itertools.count(1)
@@ -112,8 +112,8 @@ class Scheduler:
         if self._loop_task is not None:
             return
         await self.store.migrate()
-        for row in await self.store.active():
-            self._arm(row)
+        for schedule_id, due, announce in await self.store.armed():
+            self._arm_at(schedule_id, due, announce)
         for run in await self.store.sending():
             owner = await self.store.get(run.schedule_id)
             if owner is not None:
@@ -283,21 +283,22 @@ class Scheduler:
         if row.state != "active" or row.next_due is None:
             self._disarm(row.id)
             return
-        due = row.next_due.timestamp()
-        self._rows[row.id] = row
-        self._due[row.id] = due
-        heapq.heappush(self._heap, (due, next(self._seq), row.id, due, 0))
-        now = self.clock.now().timestamp()
-        for offset in row.announce:
-            at = due - offset
-            if at >= now - ANNOUNCE_GRACE:
-                heapq.heappush(self._heap, (at, next(self._seq), row.id, due, offset))
+        self._arm_at(row.id, row.next_due.timestamp(), row.announce)
+
+    def _arm_at(self, schedule_id: int, due: float, announce: tuple[int, ...]) -> None:
+        self._due[schedule_id] = due
+        heapq.heappush(self._heap, (due, next(self._seq), schedule_id, due, 0))
+        if announce:
+            now = self.clock.now().timestamp()
+            for offset in announce:
+                at = due - offset
+                if at >= now - ANNOUNCE_GRACE:
+                    heapq.heappush(self._heap, (at, next(self._seq), schedule_id, due, offset))
         if self._heap[0][0] <= due:
             self._wake.set()
 
     def _disarm(self, schedule_id: int) -> None:
         # heap entries stay; they are skipped when their due no longer matches (lazy deletion)
-        self._rows.pop(schedule_id, None)
         self._due.pop(schedule_id, None)
 
     def _spawn(self, work: Coroutine[object, object, None]) -> None:
@@ -314,12 +315,11 @@ class Scheduler:
                 _, _, sid, due, offset = heapq.heappop(self._heap)
                 if self._due.get(sid) != due:
                     continue  # cancelled, paused or moved since it was pushed
-                row = self._rows[sid]
                 if offset:
-                    self._spawn(self._announce(row, offset))
+                    self._spawn(self._announce(sid, due, offset))
                 else:
                     self._disarm(sid)
-                    self._spawn(self._fire(row))
+                    self._spawn(self._fire_id(sid, due))
             self._idle.set()
             deadline = self._heap[0][0] if self._heap else None
             when = None if deadline is None else _utc(deadline)
@@ -333,9 +333,22 @@ class Scheduler:
         finally:
             setattr(task, "wallclock_sleeping", False)  # noqa: B010
 
-    async def _announce(self, row: Schedule, offset: int) -> None:
-        server = self.servers.get(row.server)
-        if server is None:
+    async def _current(self, schedule_id: int, due: float) -> Schedule | None:
+        """The row, if it is still active and due then (the heap holds only ids)."""
+        row = await self.store.get(schedule_id)
+        if row is None or row.state != "active" or row.next_due is None:
+            return None
+        return row if row.next_due.timestamp() == due else None
+
+    async def _fire_id(self, schedule_id: int, due: float) -> None:
+        row = await self._current(schedule_id, due)
+        if row is not None:
+            await self._fire(row)
+
+    async def _announce(self, schedule_id: int, due: float, offset: int) -> None:
+        row = await self._current(schedule_id, due)
+        server = self.servers.get(row.server) if row is not None else None
+        if row is None or server is None:
             return
         try:
             await server.pack.rcon.command(handover.announcement(row.task_id, offset))
@@ -349,7 +362,8 @@ class Scheduler:
         due = row.next_due
         if row.kind == "at":
             if self._may_run(row, now - due):
-                run_id = await self.store.begin_run(row.id, due, None, "done")
+                # the row stays active (cancellable) until its run ends: done, or missed
+                run_id = await self.store.begin_run(row.id, due, None, "active")
                 await self._deliver(row, run_id, due)
             else:
                 await self.store.record_missed(row.id, due, "missed", None, "missed")
@@ -391,10 +405,22 @@ class Scheduler:
         waiting_said = False
         server = self.servers.get(row.server)
         while True:
+            if attempt > 0:
+                current = await self.store.get(row.id)
+                if current is not None and current.state == "cancelled":
+                    await self.store.finish_run(run_id, "cancelled")
+                    return
             try:
                 if server is None:
                     raise PackError("no_server", f"The server {row.server!r} is not configured.")
                 known = attempt > 0 and await handover.has_mark(server.pack, key)
+                if not known and not waiting_said and self.clock.now() > deadline:
+                    # never handed over (no mark) and now too late: e.g. the bot died mid
+                    # hand-over and came back after max_late
+                    await self._finished_badly(
+                        row, run_id, due, "missed", "it could not be handed over in time"
+                    )
+                    return
                 result = await handover.hand_over(
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
@@ -415,7 +441,7 @@ class Scheduler:
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
                 now = self.clock.now()
-                if now >= deadline:
+                if now >= deadline and not waiting_said:
                     await self._finished_badly(
                         row, run_id, due, "missed", f"the server was unreachable: {e}"
                     )
@@ -431,6 +457,7 @@ class Scheduler:
         await self.store.finish_run(
             run_id, outcome, handed_over=result.handed_at,
             ran_in_game=result.ran_at if result.where == "ran" else None, lateness=late,
+            state="done" if row.kind == "at" else None,
         )  # fmt: skip
         self.handed_over += 1
         if timedelta(seconds=late) > self.grace:

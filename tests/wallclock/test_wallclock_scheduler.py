@@ -378,3 +378,59 @@ async def test_announcements_and_an_offline_player(
         assert sim.server.score("Alex", "wc") == 1
     finally:
         await scheduler.stop()
+
+
+async def test_a_hand_over_that_never_arrived_is_missed_after_max_late(
+    sim: PackSim, tmp_path: Path
+) -> None:
+    assert sim.server.rcon_port is not None
+    proxy = TcpProxy(sim.server.rcon_port)
+    await proxy.start()
+    server = server_services(sim, port=proxy.port, timeout=2.0)
+    db = tmp_path / "bot.sqlite3"
+    clock = ManualClock(START)
+    scheduler = await started(db, server, clock)
+    try:
+        row = await scheduler.create(server="sim", command=ADD, task_id="lost", created_by=MOD,
+                                     when="in 1m")  # fmt: skip
+        proxy.plan = [(SUBMIT, False)]  # the submit never reaches the server
+        clock.advance(60)
+        await scheduler.settled()
+        assert proxy.dropped == 1
+        await scheduler.stop()  # the bot dies before its retry and is down for 11 minutes
+        clock.advance(11 * 60)
+        scheduler = await started(db, server, clock)
+        assert count_runs(sim) == 0  # not handed over 11 minutes late
+        assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["missed"]
+        missed = await scheduler.get(row.id)
+        assert missed is not None and missed.state == "missed"
+        assert [a.type for a in drain(scheduler)] == ["wallclock_missed"]
+    finally:
+        await scheduler.stop()
+        await server.rcon.close()
+        await proxy.close()
+
+
+async def test_a_run_waiting_for_its_player_can_be_cancelled(
+    sim: PackSim, server: ServerServices, tmp_path: Path
+) -> None:
+    clock = ManualClock(START)
+    scheduler = await started(tmp_path / "bot.sqlite3", server, clock)
+    try:
+        row = await scheduler.create(server="sim", command="scoreboard players add @s wc 1",
+                                     task_id="mine", created_by=MOD, when="in 1m",
+                                     as_player="Steve")  # fmt: skip
+        clock.advance(60)
+        await scheduler.settled()
+        waiting = await scheduler.get(row.id)
+        assert waiting is not None and waiting.state == "active" and waiting.next_due is None
+        listed, total = await scheduler.planned("sim")
+        assert total == 1 and listed[0].task_id == "mine"  # still listed, still cancellable
+        await scheduler.cancel(row.id)
+        sim.server.join("Steve")
+        clock.advance(15)
+        await scheduler.settled()
+        assert sim.server.score("Steve", "wc") is None
+        assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["cancelled"]
+    finally:
+        await scheduler.stop()

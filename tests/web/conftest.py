@@ -6,6 +6,7 @@ import asyncio
 import shutil
 import sys
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,23 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
 
 from harness import Harness, make_settings
-from webdash import ARTIFACTS, BOT_TOKEN, CHROMIUM, CHROMIUM_ARGS, PASSWORD, ROOT, Clock, Dash
+from webdash import (
+    ARTIFACTS,
+    BOT_TOKEN,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    ROOT,
+    WALL_START,
+    Clock,
+    Dash,
+)
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.store.schedules import ScheduleStore
+from bot.wallclock.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from web.server import WebServer
 
@@ -46,6 +60,12 @@ async def dash(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
         tmp_path, [config], log_poll_interval=0.02, discord_token=BOT_TOKEN, web_port=0
     )
     services = await build_services(settings)
+    # wall-clock schedules on a manual clock: nothing here waits for real time to pass
+    wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
+    services.scheduler = Scheduler(
+        ScheduleStore(services.db), services.servers, clock=wall, max_late=settings.max_late,
+        default_timezone=settings.timezone,
+    )  # fmt: skip
     harness = await Harness(settings, services).start()
     alerts: Any = harness.bot.get_cog("Alerts")
     alerts.batch_window = 0.1
@@ -55,7 +75,7 @@ async def dash(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
     harness.bot.web = web
     await _following(harness, mc)
     try:
-        yield Dash(harness, web, mc, clock)
+        yield Dash(harness, web, mc, clock, wall)
     finally:
         await web.stop()
         await harness.close()

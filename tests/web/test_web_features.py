@@ -41,7 +41,7 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
     assert "deny-list" in denied.text
     await h.run("schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1, id="np")
     exhausted = asyncio.ensure_future(  # the alerts cog has read it through the bus
-        h.bot.wait_for("doom_event", check=lambda ev: ev.type == "retry_exhausted", timeout=10)
+        h.bot.wait_for("doom_event", check=lambda ev: ev.type == "retry_exhausted", timeout=30)
     )
     await asyncio.sleep(0)
     await asyncio.to_thread(dash.mc.step, 5)
@@ -50,7 +50,9 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
     assert status == 200
     got = families(text)
     tasks = {(s[0]["server"], s[0]["list"]): s[1] for s in got["doom_tasks"]}
-    assert tasks == {("main", "queue"): 2, ("main", "offline"): 0, ("main", "paused"): 1}
+    assert tasks == {
+        ("main", "queue"): 2, ("main", "offline"): 0, ("main", "paused"): 1, ("main", "planned"): 0
+    }  # fmt: skip
     events = {s[0]["type"]: s[1] for s in got["doom_events"] if s[2] == "doom_events_total"}
     assert events["retry_exhausted"] == 1
     refusals = {s[0]["kind"]: s[1] for s in got["doom_command_check_refusals"]
@@ -59,7 +61,10 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
     rtt = {s[2]: s[1] for s in got["doom_rcon_round_trip_seconds"] if s[0].get("server") == "main"}
     assert rtt["doom_rcon_round_trip_seconds_count"] > 10
     assert rtt["doom_rcon_round_trip_seconds_sum"] > 0
-    assert "doom_wallclock_lateness_seconds" not in got  # no scheduler in these services
+    assert ({}, 0.0, "doom_wallclock_lateness_seconds_count") in got[
+        "doom_wallclock_lateness_seconds"
+    ]  # the scheduler exists, nothing planned ran
+    assert ({"server": "main", "list": "planned"}, 0.0, "doom_tasks") in got["doom_tasks"]
     assert {s[1] for s in got["doom_server_up"]} == {1.0}
     # nothing on it names a task, its command or a user
     for needle in ("m0", "say hi", "sya", "Steve", str(MOD.id), "user7002"):
@@ -103,8 +108,13 @@ async def test_audit_filters_and_planned_without_a_scheduler(dash: Dash, admin: 
     # the web write reached the audit channel like a slash command's
     posts = dash.harness.posts(6002)
     assert any(p.payload["embeds"][0]["title"] == "/pause (web)" for p in posts)
-    status, html = await admin.get("/servers/main/planned")
-    assert status == 200 and "Wall-clock schedules are not enabled." in html
+    # services without a scheduler say so on the planned list
+    scheduler, dash.harness.services.scheduler = dash.harness.services.scheduler, None
+    try:
+        status, html = await admin.get("/servers/main/planned")
+        assert status == 200 and "Wall-clock schedules are not enabled." in html
+    finally:
+        dash.harness.services.scheduler = scheduler
 
 
 async def test_openapi_documents_the_api(dash: Dash) -> None:

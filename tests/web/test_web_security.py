@@ -13,6 +13,8 @@ from harness import ADMIN, MOD, OTHER_ROLE
 from webclient import Client
 from webdash import BOT_TOKEN, PASSWORD, Dash
 
+from web.app import create_app
+
 READS = [
     "/servers", "/servers/main/queue", "/servers/main/paused", "/servers/main/tasks/keep",
     "/servers/main/clear", "/events", "/events/stream", "/audit", "/extensions", "/x/commands/",
@@ -200,3 +202,25 @@ async def test_no_secret_in_any_page_answer_metric_or_log(
     link = await kept.link(MOD)
     token = link.split("t=")[1]
     assert not [r for r in caplog.records if token in r.getMessage()]
+
+
+async def test_session_cookie_flags(kept: Dash) -> None:
+    # over http (the test server): HttpOnly and SameSite, not Secure
+    link = await kept.link(MOD)
+    client = Client(kept)
+    try:
+        token = link.split("t=")[1]
+        async with client.http.post("/login", data={"t": token}, allow_redirects=False) as r:
+            cookie = r.headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
+    finally:
+        await client.close()
+    # behind https (DOOM_WEB_URL): Secure too
+    settings = kept.web.settings.model_copy(update={"web_url": "https://dash.example.org"})
+    app = create_app(kept.harness.services, bot=kept.harness.bot, settings=settings)
+    async with app.test_app() as running:
+        token = app.config["DOOM_WEB"].links.issue(MOD.id, 1, "mod")
+        response = await running.test_client().post("/login", form={"t": token})
+        assert response.status_code == 303
+        cookie = response.headers["Set-Cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie

@@ -16,9 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
 
 from harness import MOD, Harness, User
 
+from bot.wallclock.clock import ManualClock
 from mcsim.server import Server
 from web.server import WebServer
 
+WALL_START = 1_797_000_000  # 2026-12-11 14:40 UTC, the scheduler's manual clock
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "web-rcon-Secret-4711"
 BOT_TOKEN = "MTAx.web-test-bot-token.Zm9vYmFy"
@@ -49,7 +51,8 @@ class Dash:
     harness: Harness
     web: WebServer
     mc: Server
-    clock: Clock
+    clock: Clock  # the dashboard's (link and session expiry)
+    wall: ManualClock  # the wall-clock scheduler's
 
     @property
     def url(self) -> str:
