@@ -113,6 +113,8 @@ class ServerConfig(BaseModel):
     audit_channel_id: int | None = None
     # used when the server's log cannot be read (it states the version at every start)
     minecraft_version: str | None = None
+    # what members type to join (shown as the location of Discord events), e.g. mc.example.org
+    public_address: str | None = Field(default=None, max_length=100)
 
     @field_validator("name")
     @classmethod
@@ -178,10 +180,16 @@ class Settings(BaseSettings):
     deny_commands: StrList = Field(default_factory=lambda: list(DEFAULT_DENY))
     servers: list[ServerConfig] = []
     data_dir: Path = Path("data")
-    extensions: StrList = ["cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin"]
+    extensions: StrList = [
+        "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.events"
+    ]  # fmt: skip
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)
+    # /event reminders go here (default: the alert channel); with a role, interested members get
+    # it and the reminder mentions the role instead of each member
+    event_channel_id: int | None = None
+    event_role_id: int | None = None
 
     @field_validator(
         "guild_ids",

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 
 from bot.slash.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
+from bot.slash.local_scheduled_events import describe_event
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -40,7 +41,14 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     hold spaces and colons (``run:tellraw @a {"text":"x"}``). Raises ValueError with a sentence.
     """
     name, _, rest = line.strip().removeprefix("/").partition(" ")
-    cmd = bot.tree.get_command(name)
+    cmd: object = bot.tree.get_command(name)
+    while isinstance(cmd, app_commands.Group):  # `/event create name:...`: a group's subcommand
+        sub, _, rest = rest.strip().partition(" ")
+        child = cmd.get_command(sub)
+        if child is None:
+            subs = ", ".join(c.name for c in cmd.commands)
+            raise ValueError(f"/{name} needs one of: {subs}")
+        name, cmd = f"{name} {sub}", child
     if not isinstance(cmd, app_commands.Command):
         raise ValueError(f"unknown command /{name}: try /help")
     params = {p.name: p for p in cmd.parameters}
@@ -82,6 +90,12 @@ def _convert(param: app_commands.Parameter, text: str) -> object:
 
 def _printer(out: TextIO) -> Callable[[Sent], None]:
     def show(sent: Sent) -> None:
+        if sent.kind == "scheduled_event" and sent.method in ("POST", "PATCH", "DELETE"):
+            # the Discord half of /event: what the bot asked Discord to make, change or delete
+            what = describe_event(sent.payload) if sent.payload else "Discord event"
+            verb = {"POST": "create", "PATCH": "edit", "DELETE": "delete"}[sent.method]
+            print(f"[Discord {verb}] {what} ({sent.path})", file=out, flush=True)
+            return
         if sent.kind in ("autocomplete", "other", "delete") or sent.payload.get("type") == 5:
             return
         prefix = {"edit": "(updated) ", "channel_edit": "(updated) "}.get(sent.kind, "")

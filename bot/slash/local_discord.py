@@ -27,6 +27,8 @@ from discord import app_commands
 from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
+from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
+
 if TYPE_CHECKING:
     from bot.app import DoomBot
 
@@ -50,7 +52,8 @@ class Sent:
 
     method: str
     path: str
-    kind: str  # response, autocomplete, followup, edit, delete, channel, channel_edit, other
+    kind: str  # response, autocomplete, followup, edit, delete, channel, channel_edit,
+    # scheduled_event, other
     payload: dict[str, Any]
     token: str | None = None  # the interaction's, for interaction routes
     message_id: int | None = None
@@ -136,6 +139,11 @@ class LocalDiscord:
         self._loading: set[str] = set()  # tokens whose response is still "thinking..."
         self._adapter = _Adapter(self)
         self._changed = asyncio.Event()
+        self.scheduled = LocalScheduledEvents(self)  # guild scheduled events, their gateway events
+        # what the bot's own role allows in the guild (/status and /event read it from guild.me)
+        self.bot_permissions = discord.Permissions(
+            view_channel=True, send_messages=True, create_events=True, manage_events=True
+        )
         self.bot_user = {"id": str(APPLICATION_ID), "username": "doom", "discriminator": "0",
                          "global_name": "doom.schedule", "avatar": None, "bot": True}  # fmt: skip
 
@@ -180,11 +188,16 @@ class LocalDiscord:
             {"id": str(rid), "name": name, "permissions": "0", "position": i + 1}
             for i, (rid, name) in enumerate(self.roles.items())
         ]
+        bot_role = self.guild_id + 1  # the bot's managed role, holding its permissions
+        roles.append({"id": str(bot_role), "name": "doom.schedule", "position": len(roles),
+                      "permissions": str(self.bot_permissions.value)})  # fmt: skip
         for role in roles:
             role.update(color=0, hoist=False, managed=False, mentionable=False, flags=0)
+        me = self.member_payload(APPLICATION_ID, [bot_role])
+        me["user"] = self.bot_user
         return {
             "id": str(self.guild_id), "name": "local", "owner_id": "1", "roles": roles,
-            "channels": [self.channel_payload()], "members": [], "features": [], "emojis": [],
+            "channels": [self.channel_payload()], "members": [me], "features": [], "emojis": [],
             "stickers": [], "member_count": 1, "preferred_locale": "en-US",
         }  # fmt: skip
 
@@ -218,7 +231,11 @@ class LocalDiscord:
         }  # fmt: skip
 
     def command(self, name: str) -> app_commands.Command[Any, ..., Any]:
-        cmd = self.bot.tree.get_command(name)
+        """`/name`, or a group's subcommand as `group sub`."""
+        head, *subs = name.split()
+        cmd: Any = self.bot.tree.get_command(head)
+        for sub in subs:
+            cmd = cmd.get_command(sub) if isinstance(cmd, app_commands.Group) else None
         if not isinstance(cmd, app_commands.Command):
             raise KeyError(f"no slash command /{name}")
         return cmd
@@ -244,14 +261,24 @@ class LocalDiscord:
             out.append(option)
         return out
 
+    def command_data(
+        self, name: str, values: Mapping[str, object], focused: str | None = None
+    ) -> dict[str, Any]:
+        """The `data` of an application command interaction; a subcommand nests its options
+        under the group's, as Discord sends them (option type 1 = SUB_COMMAND)."""
+        head, *subs = name.split()
+        options = self.options_payload(name, values, focused)
+        for sub in reversed(subs):
+            options = [{"name": sub, "type": 1, "options": options}]
+        return {"id": str(abs(hash(head)) % 10**18), "name": head, "type": 1, "options": options}
+
     # -- driving the bot ---------------------------------------------------------------------------
 
     async def invoke(
         self, name: str, user_id: int, role_ids: Sequence[int] = (), /, **options: object
     ) -> Exchange:
-        """Run ``/name`` as that user and wait until the command's callback returned."""
-        data = {"id": str(abs(hash(name)) % 10**18), "name": name, "type": 1,
-                "options": self.options_payload(name, options)}  # fmt: skip
+        """Run ``/name`` (or ``/group sub``) as that user and wait until its callback returned."""
+        data = self.command_data(name, options)
         return await self._dispatch(self.interaction_payload(2, data, user_id, role_ids))
 
     async def autocomplete(
@@ -259,8 +286,7 @@ class LocalDiscord:
         **options: object,
     ) -> list[dict[str, Any]]:  # fmt: skip
         """The choices the bot offers while the user types ``focused``."""
-        data = {"id": str(abs(hash(name)) % 10**18), "name": name, "type": 1,
-                "options": self.options_payload(name, options, focused)}  # fmt: skip
+        data = self.command_data(name, options, focused)
         exchange = await self._dispatch(self.interaction_payload(4, data, user_id, role_ids))
         return exchange.choices
 
@@ -392,6 +418,9 @@ class LocalDiscord:
 
     async def _http_request(self, route: Route, **kwargs: Any) -> Any:
         body, files = _body(kwargs.get("json"), kwargs.get("form"), kwargs.get("files"))
+        answer = self.scheduled.answer(route, body, dict(kwargs.get("params") or {}))
+        if answer is not UNHANDLED:
+            return answer
         channel_id = _int(route.channel_id)
         if route.method == "POST" and route.path == "/channels/{channel_id}/messages":
             message = self._message(channel_id or 0, body)
