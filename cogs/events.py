@@ -263,6 +263,8 @@ class EventsCog(commands.Cog, name="Events"):
     @is_moderator()
     async def list_(self, interaction: Interaction, server: str | None = None) -> None:
         name = self.bot.server(server).name if server else None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        note = await self.events.refresh_counts(interaction.guild)
         rows = await self.events.store.in_states(LIVE_STATES, name)
         embed = discord.Embed(title=f"{len(rows)} event(s)", colour=0x5865F2)
         lines = [
@@ -273,14 +275,19 @@ class EventsCog(commands.Cog, name="Events"):
         if len(rows) > MAX_LIST:
             lines.append(f"... and {len(rows) - MAX_LIST} more")
         embed.description = "\n".join(lines)[:4096] or "No events planned."
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        if note:
+            embed.set_footer(text=note)
+        await interaction.followup.send(embed=embed, ephemeral=True)
 
     @event.command(name="show", description="One event: times, interested, tasks and outcomes.")
     @app_commands.describe(event="The event (its id or name).")
     @is_moderator()
     async def show(self, interaction: Interaction, event: str) -> None:
         row = await self.events.find(event)
-        await interaction.response.send_message(embed=await self._embed(row), ephemeral=True)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        note = await self.events.refresh_counts(interaction.guild)
+        row = await self.events.store.get(row.id) or row
+        await interaction.followup.send(note, embed=await self._embed(row), ephemeral=True)
 
     for _command in (edit, cancel, show):
         _command.autocomplete("event")(event_autocomplete)

@@ -96,6 +96,25 @@ class GuildEvents:
                 return row
         raise ValidationError(f"There is no event {text.strip()!r}: see /event list for the ids.")
 
+    async def refresh_counts(self, guild: discord.Guild | None) -> str | None:
+        """Read the interested counts from Discord (one request for the guild). discord.py drops
+        the gateway's user add/remove events for users it has not cached, which is every user
+        without the privileged members intent, so the count Discord keeps is the one to trust.
+        Returns a sentence when Discord could not be asked (the stored counts are shown then)."""
+        if guild is None:
+            return None
+        try:
+            found = await guild.fetch_scheduled_events(with_counts=True)
+        except discord.HTTPException as exc:
+            return (
+                f"Interested counts are the last known ones: Discord did not answer ({exc.status})."
+            )
+        for event in found:
+            row = await self.store.by_discord(event.id)
+            if row is not None and row.interested != event.user_count:
+                await self.store.update(row.id, interested=event.user_count)
+        return None
+
     async def outcomes(self, row: EventRow) -> dict[str, TaskStatus | None]:
         found: dict[str, TaskStatus | None] = {}
         for role, task in (("start", row.start_task), ("end", row.end_task)):

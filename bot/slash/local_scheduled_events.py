@@ -135,6 +135,7 @@ class LocalScheduledEvents:
 
     async def gateway(self, name: str, data: dict[str, Any]) -> None:
         """Feed one gateway dispatch to discord.py's parser; wait for the bot's handlers."""
+        await self.settle()  # what Discord sent before (the create of this event) comes first
         self._feed(name, data)
         await self.settle()
 

@@ -44,7 +44,9 @@ async def event_harness(tmp_path: Path, **settings: Any) -> AsyncIterator[EventH
                           public_address="mc.example.org")  # fmt: skip
     values = make_settings(tmp_path, [config], **settings)
     audit = AuditStore(tmp_path / "bot.sqlite3")
-    services = Services(values, {"main": build_server(values, config, audit)}, audit)
+    server = build_server(values, config, audit)
+    server.events = None  # no Minecraft server here: nothing to poll events from
+    services = Services(values, {"main": server}, audit)
     harness = EventHarness(values, services)
     await harness.start()
     harness.clock = ManualClock(NOW)
