@@ -18,8 +18,8 @@ async def ev(tmp_path: Path) -> AsyncIterator[EventHarness]:
 
 
 async def test_create_posts_the_discord_event_and_binds_its_tasks(ev: EventHarness) -> None:
-    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h",
-                         description="Bring blocks", start_run="say go", end_run="say stop")  # fmt: skip
+    options = {"description": "Bring blocks", "start_run": "say go", "end_run": "say stop"}
+    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h", **options)
     assert "Event #1 **Build Battle** made" in reply.text, reply.text
     posts = [s for s in ev.discord.scheduled.requests if s.method == "POST"]
     assert len(posts) == 1
@@ -77,7 +77,8 @@ BAD = [
     ({"end": "in 1h"}, "is not after the start"),
     ({"name": "x" * 101}, "The event name is 101 characters long; Discord allows at most 100."),
     ({"name": "   "}, "The event name is empty"),
-    ({"description": "d" * 1001}, "The description is 1001 characters long; Discord allows at most 1000."),
+    ({"description": "d" * 1001},
+     "The description is 1001 characters long; Discord allows at most 1000."),
     ({"server": "nether"}, "There is no server called 'nether'"),
     ({"announce": "3h"}, "The announce offset 3h is longer than the time until the start (2h)"),
     ({"announce": "10m,,1m"}, "`announce` '10m,,1m' has an empty item"),
