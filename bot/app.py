@@ -59,6 +59,8 @@ class DoomBot(commands.Bot):
         self.failed_extensions: dict[str, BaseException] = {}
 
     async def setup_hook(self) -> None:
+        if self.services.scheduler is not None:
+            await self.services.scheduler.start()  # before the cogs: the alerts cog reads it
         for name in self.settings.extensions:
             try:
                 await self.load_extension(name)

@@ -186,6 +186,10 @@ class Settings(BaseSettings):
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)
+    # wall-clock schedules (issue 10): the zone `when`/`repeat` are read in when none is given,
+    # and how late (seconds) a run may still start after the bot or the server was away
+    timezone: str = "UTC"
+    max_late: float = Field(default=600.0, gt=0)
     # /event reminders go here (default: the alert channel); with a role, interested members get
     # it and the reminder mentions the role instead of each member
     event_channel_id: int | None = None
@@ -205,6 +209,17 @@ class Settings(BaseSettings):
     @classmethod
     def _lists(cls, v: object) -> object:
         return _split_list(v)
+
+    @field_validator("timezone")
+    @classmethod
+    def _check_timezone(cls, v: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{v!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
+        return v
 
     @field_validator("servers", mode="before")
     @classmethod

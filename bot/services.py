@@ -20,6 +20,7 @@ __all__ = [
     "Services",
     "build_checker",
     "build_rcon",
+    "build_scheduler",
     "build_server",
     "build_services",
     "checker_note",
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from bot.minecraft.rcon import RconClient
     from bot.store.audit import AuditStore
     from bot.store.db import Database
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,7 @@ class Services:
     audit: AuditStore
     embedded: Embedded | None = None
     _closed: bool = field(default=False, repr=False)
+    scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
 
     @property
     def db(self) -> Database:
@@ -108,6 +111,8 @@ class Services:
         if self._closed:
             return
         self._closed = True
+        if self.scheduler is not None:
+            await self.scheduler.stop()
         for server in self.servers.values():
             try:
                 await server.rcon.close()
@@ -227,7 +232,25 @@ async def build_services(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = AuditStore(open_in(settings.data_dir))
     servers = {s.name: build_server(settings, s, store) for s in settings.servers}
-    return Services(settings, servers, store, started)
+    return Services(
+        settings, servers, store, started, scheduler=build_scheduler(settings, servers, store)
+    )
+
+
+def build_scheduler(
+    settings: Settings, servers: dict[str, ServerServices], store: AuditStore
+) -> Scheduler:
+    """The wall-clock scheduler over the servers, its rows in the shared database (not started:
+    DoomBot.setup_hook starts it, Services.close stops it)."""
+    from bot.store.schedules import ScheduleStore
+    from bot.wallclock.scheduler import Scheduler
+
+    return Scheduler(
+        ScheduleStore(store.db),
+        servers,
+        max_late=settings.max_late,
+        default_timezone=settings.timezone,
+    )
 
 
 async def start_embedded_mcsim(settings: Settings) -> Embedded:

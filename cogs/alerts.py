@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.events.event import Event
     from bot.services import ServerServices
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,12 @@ ALERTS: dict[str, tuple[str, int]] = {
     "restored": ("Task resumed: its player is back", 0x57F287),
     "invalid": ("Task removed: its command does not parse", 0xED4245),
     "dropped": ("Task removed: the entity it runs as is gone", 0xED4245),
+    # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
+    "wallclock_missed": ("Planned task missed", 0xED4245),
+    "wallclock_skipped": ("Planned runs skipped", 0xFEE75C),
+    "wallclock_late": ("Planned task ran late", 0xFEE75C),
+    "wallclock_failed": ("Planned task refused by the server", 0xED4245),
+    "wallclock_waiting": ("Planned task waiting: its player is offline", 0xFEE75C),
 }
 MAX_EMBEDS = 10  # per message, Discord's limit
 MAX_LINES = 30  # in a summary of a large batch
@@ -37,7 +44,8 @@ def alert_embed(event: Event) -> discord.Embed:
     embed = discord.Embed(title=title, colour=colour)
     embed.add_field(name="task", value=f"`{event.task_id[:100]}`")
     embed.add_field(name="server", value=event.server)
-    embed.add_field(name="game time", value=str(event.game_time))
+    if event.game_time >= 0:
+        embed.add_field(name="game time", value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
         embed.add_field(name=key[:256], value=f"`{value[:1000]}`")
     embed.set_footer(text=f"event {event.seq}")
@@ -52,7 +60,11 @@ def _summary(events: list[Event]) -> discord.Embed:
         colour=ALERTS[worst][1],
         description=", ".join(f"{n} {kind}" for kind, n in counts.most_common()),
     )
-    lines = [f"`{e.task_id[:60]}` {e.type} on {e.server} at {e.game_time}" for e in events]
+    lines = [
+        f"`{e.task_id[:60]}` {e.type} on {e.server}"
+        + (f" at {e.game_time}" if e.game_time >= 0 else "")
+        for e in events
+    ]
     more = len(lines) - MAX_LINES
     body = "\n".join(lines[:MAX_LINES]) + (f"\n... and {more} more" if more > 0 else "")
     embed.add_field(name="events", value=body[:1024], inline=False)
@@ -77,6 +89,10 @@ class AlertsCog(commands.Cog, name="Alerts"):
             if server.events is not None:
                 task = asyncio.create_task(self._consume(server), name=f"alerts-{server.name}")
                 self._consumers.append(task)
+        scheduler = self.bot.services.scheduler
+        if scheduler is not None:
+            task = asyncio.create_task(self._consume_planned(scheduler), name="alerts-wallclock")
+            self._consumers.append(task)
 
     async def cog_unload(self) -> None:
         for task in self._consumers:
@@ -99,6 +115,13 @@ class AlertsCog(commands.Cog, name="Alerts"):
             except Exception:  # a broken source is restarted, not given up on
                 log.exception("event source of %s failed; restarting it", server.name)
                 await asyncio.sleep(5)
+
+    async def _consume_planned(self, scheduler: Scheduler) -> None:
+        async with contextlib.aclosing(scheduler.events()) as stream:
+            async for event in stream:
+                server = self.bot.services.servers.get(event.server)
+                if server is not None:
+                    await self.handle(server, event)
 
     async def handle(self, server: ServerServices, event: Event) -> None:
         """Queue one event for its server's alert channel (non-alert types are ignored)."""

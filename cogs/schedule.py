@@ -13,6 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.slash.cog_helpers import (
     InvokerView,
     TaskId,
@@ -21,11 +22,15 @@ from bot.slash.cog_helpers import (
     server_command,
     task_command,
 )
+from bot.slash.planned_ui import planned_embed, timezone_autocomplete
+from bot.store.schedules import Creator
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.minecraft.tasks import Task
     from bot.services import ServerServices
+    from bot.store.schedules import Schedule
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -130,8 +135,13 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         every="Repeat every this many ticks.",
         at="Run at this absolute game tick instead of after `time`.",
         as_player="Run as this player (waits while they are offline).",
+        when="Wall-clock time: 20:00, fri 20:00, tomorrow 18:30, 2026-12-05 20:00, in 90m.",
+        repeat="Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
+        timezone="IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
+        announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
     )
     @app_commands.choices(unit=UNITS)
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def schedule(
         self,
         interaction: Interaction,
@@ -145,8 +155,24 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         at: app_commands.Range[int, 0, 2**63 - 1] | None = None,
         as_player: app_commands.Range[str, 1, 16] | None = None,
         server: str | None = None,
+        when: app_commands.Range[str, 1, 100] | None = None,
+        repeat: app_commands.Range[str, 1, 100] | None = None,
+        timezone: app_commands.Range[str, 1, 64] | None = None,
+        announce: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         target = self.bot.server(server)
+        wall = {"when": when, "repeat": repeat, "timezone": timezone, "announce": announce}
+        if any(v is not None for v in wall.values()):
+            game = [n for n, v in (("time", time), ("every", every), ("at", at)) if v is not None]
+            if game or unit != "tick":
+                mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
+                given = ", ".join(f"`{n}`" for n, v in wall.items() if v is not None)
+                raise errors.ValidationError(
+                    f"{given} set a wall-clock time and {mixed} a game time: use one or the "
+                    "other, not both."
+                )
+            await self._plan(interaction, target, run, id, retry, retry_delay, as_player, wall)
+            return
         if (time is None) == (at is None):
             raise errors.ValidationError("Give either `time` (a delay) or `at` (a game tick).")
         request = dict(run=run, time=time, unit=unit, id=id, retry=retry, retry_delay=retry_delay,
@@ -170,11 +196,75 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             )  # fmt: skip
             outcome = f"Scheduled `{task_id}` on {target.name}."
             await self.bot.audit(interaction, target, "schedule", request, outcome)
+        note = await self._paused_note(target)
+        if note:
+            outcome = f"{outcome}\n{note}"
         if task is None:
             await interaction.followup.send(outcome, ephemeral=True)
         else:
             embed = task_embed(task, target, title="Scheduled")
             await interaction.followup.send(outcome, embed=embed, ephemeral=True)
+
+    async def _paused_note(self, target: ServerServices) -> str | None:
+        """Why a game-time task may not run on time: nobody online on a server that pauses when
+        empty (its game time stands still); None when it ticks or we cannot tell."""
+        pause = pause_when_empty_seconds(target.config)
+        if pause <= 0:
+            return None
+        try:
+            online = await players_online(target.pack)
+        except errors.BotError:
+            return None
+        if online:
+            return None
+        return (
+            f"Note: nobody is online on {target.name} and it pauses when empty "
+            f"(pause-when-empty-seconds={pause}), so game time stands still and this task "
+            "waits until a player joins. For a wall-clock time that runs anyway, use `when`."
+        )
+
+    def _scheduler(self) -> Scheduler:
+        scheduler = self.bot.services.scheduler
+        if scheduler is None:
+            raise errors.ValidationError("Wall-clock schedules are not available in this bot.")
+        return scheduler
+
+    async def _plan(
+        self,
+        interaction: Interaction,
+        target: ServerServices,
+        run: str,
+        id: str | None,
+        retry: int,
+        retry_delay: int,
+        as_player: str | None,
+        wall: dict[str, str | None],
+    ) -> None:
+        """A wall-clock /schedule: a planned row in the bot's database, handed to the pack at
+        its time. Every check runs before anything is stored or deferred."""
+        scheduler = self._scheduler()
+        task_id = id or f"{DYNAMIC_PREFIX}{interaction.id:x}"
+        user = interaction.user
+        row = await scheduler.create(
+            server=target.name, command=run, task_id=task_id, retry=retry,
+            retry_delay=retry_delay, as_player=as_player, created_by=Creator(user.id, str(user)),
+            when=wall["when"], repeat=wall["repeat"], timezone=wall["timezone"],
+            announce=wall["announce"],
+        )  # fmt: skip
+        assert row.next_due is not None
+        outcome = (
+            f"Planned `{task_id}` on {target.name} for <t:{int(row.next_due.timestamp())}:F> "
+            f"(<t:{int(row.next_due.timestamp())}:R>)."
+        )
+        request = {"run": run, "id": task_id, "retry": retry, "retry_delay": retry_delay,
+                   "as_player": as_player, **wall}  # fmt: skip
+        embed = planned_embed(row, scheduler.upcoming(row), title="Planned")
+        await interaction.response.send_message(outcome, embed=embed, ephemeral=True)
+        await self.bot.audit(interaction, target, "schedule", request, outcome)
+
+    async def _planned(self, target: ServerServices, id: str) -> Schedule | None:
+        scheduler = self.bot.services.scheduler
+        return None if scheduler is None else await scheduler.find(target.name, id)
 
     @server_command(
         "Run a command after some game time, under a new unique id.",
@@ -204,8 +294,13 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     @task_command("Cancel the next task with this id.")
     async def cancel(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
         target = await deferred(interaction, server)
-        done = await target.pack.cancel_one(id)
-        outcome = f"Cancelled `{id}`." if done else f"No task `{id}` on {target.name}."
+        row = await self._planned(target, id)
+        if row is not None:
+            await self._scheduler().cancel(row.id)
+            outcome = f"Cancelled the planned schedule `{id}` on {target.name}."
+        else:
+            done = await target.pack.cancel_one(id)
+            outcome = f"Cancelled `{id}`." if done else f"No task `{id}` on {target.name}."
         await audited_reply(interaction, target, "cancel", {"id": id}, outcome)
 
     @task_command("Cancel every task with this id (asks first).", id_help="The tasks' id.")
@@ -214,18 +309,25 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     ) -> None:
         target = await deferred(interaction, server, ephemeral=False)
         count = await target.pack.count(id)
-        if count == 0:
+        planned = await self._planned(target, id)
+        if count == 0 and planned is None:
             await interaction.followup.send(f"No task `{id}` on {target.name}.")
             return
 
         async def action(pressed: Interaction) -> str:
             removed = await target.pack.cancel_all(id)
-            outcome = f"Cancelled {removed} task(s) `{id}` on {target.name}."
+            also = ""
+            row = await self._planned(target, id)
+            if row is not None:
+                await self._scheduler().cancel(row.id)
+                also = " and its planned schedule"
+            outcome = f"Cancelled {removed} task(s) `{id}`{also} on {target.name}."
             await self.bot.audit(pressed, target, "cancel_all", {"id": id}, outcome)
             return outcome
 
+        also = " and its planned schedule" if planned is not None else ""
         await self._confirm(
-            interaction, f"Cancel all {count} task(s) `{id}` on {target.name}?", action
+            interaction, f"Cancel all {count} task(s) `{id}`{also} on {target.name}?", action
         )
 
     @server_command("Remove every task from a server (asks first).")
@@ -246,15 +348,27 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     @task_command("Pause a task: its remaining delay is kept.")
     async def pause(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
         target = await deferred(interaction, server)
-        done = await target.pack.pause(id)
-        outcome = f"Paused `{id}`." if done else f"No queued task `{id}` on {target.name}."
+        row = await self._planned(target, id)
+        if row is not None:
+            await self._scheduler().pause(row.id)
+            outcome = f"Paused the planned schedule `{id}`: it does not run until resumed."
+        else:
+            done = await target.pack.pause(id)
+            outcome = f"Paused `{id}`." if done else f"No queued task `{id}` on {target.name}."
         await audited_reply(interaction, target, "pause", {"id": id}, outcome)
 
     @task_command("Resume a paused task.")
     async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
         target = await deferred(interaction, server)
-        done = await target.pack.resume(id)
-        outcome = f"Resumed `{id}`." if done else f"No paused task `{id}` on {target.name}."
+        row = await self._planned(target, id)
+        if row is not None:
+            resumed = await self._scheduler().resume(row.id)
+            due = resumed.next_due
+            when = f": next run <t:{int(due.timestamp())}:F>" if due is not None else ""
+            outcome = f"Resumed the planned schedule `{id}`{when}."
+        else:
+            done = await target.pack.resume(id)
+            outcome = f"Resumed `{id}`." if done else f"No paused task `{id}` on {target.name}."
         await audited_reply(interaction, target, "resume", {"id": id}, outcome)
 
 

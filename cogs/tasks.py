@@ -13,7 +13,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import errors
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.planned_ui import planned_embed, planned_line
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -25,7 +27,7 @@ log = logging.getLogger(__name__)
 Interaction = discord.Interaction["DoomBot"]
 PAGE_SIZE = 10
 MAX_INLINE_RUN = 1000  # longer commands are attached to /show's reply
-LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "paused")]
+LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "paused", "planned")]
 PageFetcher = Callable[[int], Awaitable[discord.Embed]]
 
 
@@ -87,11 +89,26 @@ class TasksCog(commands.Cog, name="Tasks"):
     async def _page(
         self, server: ServerServices, which: str, page: int
     ) -> tuple[discord.Embed, int]:
+        if which == "planned":
+            return await self._planned_page(server, page)
         tasks, total = await server.pack.list_tasks(which, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
         pages = max(1, -(-total // PAGE_SIZE))
         embed = discord.Embed(title=f"{which} on {server.name}: {total} task(s)", colour=0x3498DB)
         embed.description = "\n".join(_task_line(t, server) for t in tasks)[:4096] or "Empty."
         embed.set_footer(text=f"page {page + 1} of {pages}")
+        return embed, pages
+
+    async def _planned_page(self, server: ServerServices, page: int) -> tuple[discord.Embed, int]:
+        scheduler = self.bot.services.scheduler
+        if scheduler is None:
+            raise errors.ValidationError("Wall-clock schedules are not available in this bot.")
+        rows, total = await scheduler.planned(server.name, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
+        pages = max(1, -(-total // PAGE_SIZE))
+        embed = discord.Embed(
+            title=f"planned on {server.name}: {total} schedule(s)", colour=0x3498DB
+        )
+        embed.description = "\n".join(planned_line(r) for r in rows)[:4096] or "Empty."
+        embed.set_footer(text=f"page {page + 1} of {pages}; times in your own time zone")
         return embed, pages
 
     # -- commands ---------------------------------------------------------------------------
@@ -110,7 +127,7 @@ class TasksCog(commands.Cog, name="Tasks"):
     @server_command(
         "List the tasks waiting in one list.",
         name="list",
-        which="queue (waiting), offline (player away) or paused.",
+        which="queue (waiting), offline (player away), paused, or planned (wall-clock).",
     )
     @app_commands.choices(which=LISTS)
     async def list_(
@@ -133,6 +150,13 @@ class TasksCog(commands.Cog, name="Tasks"):
     @task_command("Show one task.")
     async def show(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
         target = await deferred(interaction, server)
+        scheduler = self.bot.services.scheduler
+        row = await scheduler.find(target.name, id) if scheduler is not None else None
+        if row is not None and scheduler is not None:
+            runs = await scheduler.runs(row.id, 5)
+            embed = planned_embed(row, scheduler.upcoming(row), runs, title=f"Planned `{id}`")
+            await interaction.followup.send(embed=embed, ephemeral=True)
+            return
         task = await target.pack.show(id)
         if task is None:
             await interaction.followup.send(f"No task `{id}` on {target.name}.", ephemeral=True)

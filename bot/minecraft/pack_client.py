@@ -133,12 +133,23 @@ class PackClient:
         return None
 
     async def _exchange(
-        self, input_command: str, function: str, req: str, *, as_player: str | None = None
+        self,
+        input_command: str,
+        function: str,
+        req: str,
+        *,
+        as_player: str | None = None,
+        then: str | None = None,
     ) -> dict[str, object]:
-        """Write the input, run the pack's function, read `out`; the outcome if it is ours."""
+        """Write the input, run the pack's function, read `out`; the outcome if it is ours.
+
+        `then` is a command run in the same RCON call only when the function succeeded (a mark
+        that tells a retried hand-over whether the server already has the task)."""
         async with self._lock:
             await self.rcon.command(input_command)
             call = f"function {function}"
+            if then is not None:
+                call = f"execute if function {function} run {then}"
             if as_player is not None:
                 call = f"execute as {as_player} at @s run {call}"
             reply = await self.rcon.command(call)
@@ -214,8 +225,12 @@ class PackClient:
         interval: int | None = None,
         at_tick: int | None = None,
         as_player: str | None = None,
+        then: str | None = None,
     ) -> Task | None:
-        """Queue `run`; returns the queued task (None if it already ran or left the queue)."""
+        """Queue `run`; returns the queued task (None if it already ran or left the queue).
+
+        `then`: a command the server runs in the same call once the task is queued (see
+        bot.minecraft.handover: the mark of a wall-clock hand-over)."""
         check_id(id)
         ticks = check_unit(unit)
         fields: dict[str, str | int] = {"id": id, "unit": unit}
@@ -236,7 +251,9 @@ class PackClient:
         text = self._check_run(run)
         req = self._next_req()
         command = task_input_command({"req": req, "run": text, **fields})
-        out = await self._exchange(command, "doom.schedule:submit", req, as_player=player)
+        out = await self._exchange(
+            command, "doom.schedule:submit", req, as_player=player, then=then
+        )
         self._raise_unless_ok(out)
         serial = out.get("n")
         if not isinstance(serial, int):

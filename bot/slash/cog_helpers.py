@@ -92,14 +92,24 @@ def task_command(
 async def task_id_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Queued task ids starting with what the user typed, on the server the command names.
+    """Task ids starting with what the user typed, on the server the command names: planned
+    (wall-clock) rows first, then the pack's lists.
 
     Only for moderators: anyone else would read the queue (and cost a round trip per keystroke)."""
     try:
         server = interaction.client.server(getattr(interaction.namespace, "server", None))
-        ids = await server.pack.task_ids(current, limit=MAX_CHOICES)
     except errors.BotError:
-        return []  # an unreachable server just offers nothing; the command will say why
+        return []
+    ids: list[str] = []
+    scheduler = interaction.client.services.scheduler
+    if scheduler is not None:
+        ids = await scheduler.task_ids(server.name, current, MAX_CHOICES)
+    try:
+        ids += [i for i in await server.pack.task_ids(current, limit=MAX_CHOICES) if i not in ids]
+    except errors.BotError:
+        pass  # an unreachable server offers only the planned ids; the command will say why
+    low = current.lower()
+    ids.sort(key=lambda i: not i.lower().startswith(low))  # stable: prefix matches first
     return [
         app_commands.Choice(name=i[:MAX_CHOICE_LEN], value=i[:MAX_CHOICE_LEN])
         for i in ids[:MAX_CHOICES]

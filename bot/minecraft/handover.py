@@ -1,0 +1,172 @@
+"""The Minecraft side of a wall-clock run: hand a due task to the pack, run it now, mark it, and
+the countdown `tellraw` before it.
+
+A hand-over is the pack client's ordinary `schedule` with a delay of 0 (so context capture,
+retry and offline parking are the pack's), followed by `function doom.schedule:core/tick` in the
+next RCON call: a server paused because it is empty skips its ticks but still runs RCON commands
+(../shared/notes/vanilla-1.21.md, "Time and persistence"), so the due task runs inside that call
+instead of waiting for a tick that will not come. On a ticking server it runs the task at most one
+tick early (a task due now runs in the next tick anyway), and the tasks of the next tick with it.
+
+Never twice: the submit carries `then` = a mark in `doom.bot:wallclock done.<key>`, set by the
+server in the same command only when the task was queued. A hand-over retried after an RCON drop
+first asks for the mark: present means the server has the task, so it is not sent again.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MARKS",
+    "HandOver",
+    "announcement",
+    "forget_mark",
+    "hand_over",
+    "has_mark",
+    "pause_when_empty_seconds",
+    "players_online",
+    "run_due_now",
+]
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from bot.config import ServerConfig
+from bot.errors import PackError
+from bot.minecraft.pack_client import PackClient
+from bot.minecraft.server_files import find_server_properties, read_properties
+
+MARKS = "doom.bot:wallclock"
+_KEY = re.compile(r"^[A-Za-z0-9_]{1,40}$")
+_LIST = re.compile(r"^There are (\d+) of a max")
+_PASSED = re.compile(r"^Test passed")
+Where = Literal["ran", "queue", "offline", "paused"]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class HandOver:
+    """What the pack did with a handed-over task: `ran` (gone from the lists after the run),
+    or the list it still waits in (queue: retrying or capped; offline: its player left); when
+    the pack acknowledged it, and when the call it ran in returned."""
+
+    serial: int | None
+    where: Where
+    handed_at: datetime
+    ran_at: datetime
+
+
+def _key(key: str) -> str:
+    if not _KEY.match(key):
+        raise ValueError(f"bad mark key {key!r}")
+    return key
+
+
+async def has_mark(pack: PackClient, key: str) -> bool:
+    """Whether the server acknowledged the hand-over of this key (one round trip)."""
+    reply = await pack.rcon.command(f"execute if data storage {MARKS} done.{_key(key)}")
+    return bool(_PASSED.match(reply))
+
+
+async def forget_mark(pack: PackClient, key: str) -> None:
+    """Drop the mark once the bot's record says the run was handed over (keeps storage small)."""
+    await pack.rcon.command(f"data remove storage {MARKS} done.{_key(key)}")
+
+
+async def run_due_now(pack: PackClient) -> None:
+    """Run what is due in the pack inside this RCON call (works on a paused server too)."""
+    reply = await pack.rcon.command("function doom.schedule:core/tick")
+    if "Unknown function" in reply or "Unknown or incomplete command" in reply:
+        raise PackError(
+            "not_installed",
+            f"Server {pack.server.name!r} has no doom.schedule:core/tick: the data pack is not "
+            "installed or not enabled.",
+        )
+
+
+async def _where(pack: PackClient, serial: int) -> Where:
+    # a task just run cannot be paused (only a command could do that), so two lists suffice
+    which: Where
+    for which in ("offline", "queue"):
+        reply = await pack.rcon.command(
+            f"execute if data storage doom.schedule:data {which}[{{n:{serial}}}]"
+        )
+        if _PASSED.match(reply):
+            return which
+    return "ran"
+
+
+async def hand_over(
+    pack: PackClient,
+    *,
+    command: str,
+    task_id: str,
+    key: str,
+    retry: int = 0,
+    retry_delay: int = 1,
+    as_player: str | None = None,
+    skip_submit: bool = False,
+    now: Callable[[], datetime] = _utcnow,
+) -> HandOver:
+    """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
+    server already has it (a retry after a drop). `now` is the caller's clock."""
+    serial: int | None = None
+    if not skip_submit:
+        task = await pack.schedule(
+            command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
+            as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
+        )  # fmt: skip
+        serial = task.n if task is not None else None
+    handed = now()
+    await run_due_now(pack)
+    ran = now()
+    where: Where = "ran" if serial is None else await _where(pack, serial)
+    return HandOver(serial, where, handed, ran)
+
+
+def announcement(task_id: str, seconds: int) -> str:
+    """`tellraw @a` telling everyone online what starts and in how long (as restart warnings
+    do); JSON text, so an id or a long wait cannot break the command."""
+    return "tellraw @a " + json.dumps(
+        [
+            {"text": "[doom.schedule] ", "color": "gold"},
+            {"text": task_id, "color": "yellow"},
+            {"text": f" starts in {_spoken(seconds)}.", "color": "white"},
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _spoken(seconds: int) -> str:
+    parts = []
+    for name, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= size:
+            n, seconds = divmod(seconds, size)
+            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
+    return " ".join(parts[:2]) or "0 seconds"
+
+
+async def players_online(pack: PackClient) -> int:
+    """How many players are online (`list`)."""
+    reply = await pack.rcon.command("list")
+    m = _LIST.match(reply)
+    if not m:
+        raise PackError("bad_reply", f"Unexpected answer to `list`: {reply[:200]}")
+    return int(m.group(1))
+
+
+def pause_when_empty_seconds(server: ServerConfig) -> int:
+    """server.properties `pause-when-empty-seconds` (vanilla's 60 when unreadable or absent)."""
+    path = find_server_properties(server)
+    values = read_properties(path) if path is not None else None
+    try:
+        return int((values or {}).get("pause-when-empty-seconds", "60"))
+    except ValueError:
+        return 60

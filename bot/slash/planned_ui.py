@@ -1,0 +1,106 @@
+"""How wall-clock schedules ("planned" rows) read in Discord: Discord timestamps (`<t:N:F>`,
+`<t:N:R>`), so every reader sees their own time zone; the console renders them in local time."""
+
+from __future__ import annotations
+
+__all__ = [
+    "WALLCLOCK_OPTIONS",
+    "planned_embed",
+    "planned_line",
+    "stamp",
+    "timezone_autocomplete",
+    "when_text",
+]
+
+import functools
+import zoneinfo
+from collections.abc import Sequence
+from datetime import datetime
+
+import discord
+from discord import app_commands
+
+from bot.store.schedules import Run, Schedule
+from bot.wallclock.when import human
+
+WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
+
+
+def stamp(when: datetime, style: str = "F") -> str:
+    return f"<t:{int(when.timestamp())}:{style}>"
+
+
+def when_text(row: Schedule) -> str:
+    """How the row repeats, in words."""
+    if row.kind == "every" and row.every is not None:
+        return f"every {human(row.every)}"
+    if row.kind == "cron":
+        return f"cron `{row.cron}` ({row.timezone})"
+    return "once"
+
+
+def _late(row: Schedule) -> str:
+    if row.last_outcome is None:
+        return ""
+    late = "" if row.last_lateness is None else f", {row.last_lateness:.1f} s late"
+    return f"; last run: {row.last_outcome}{late}"
+
+
+def planned_line(row: Schedule) -> str:
+    """One row of `/list which:planned`."""
+    run = row.command if len(row.command) <= 60 else row.command[:59] + "…"
+    run = run.replace("`", "'")
+    when: str
+    if row.state == "active" and row.next_due is None:
+        when = "running now"  # handed over, or waiting for its player
+    elif row.state == "paused" or row.next_due is None:
+        when = str(row.state)
+    else:
+        when = f"{stamp(row.next_due)} ({stamp(row.next_due, 'R')})"
+    return f"`{row.task_id}` {when}, {when_text(row)}{_late(row)}\n  `{run}`"
+
+
+def planned_embed(
+    row: Schedule, upcoming: Sequence[datetime], runs: Sequence[Run] = (), *, title: str
+) -> discord.Embed:
+    """One planned row: what, when (the next runs), its last runs."""
+    embed = discord.Embed(title=title, colour=0x57F287)
+    embed.add_field(name="id", value=f"`{row.task_id}`")
+    embed.add_field(name="server", value=row.server)
+    embed.add_field(name="state", value=row.state)
+    embed.add_field(name="runs", value=f"```\n{row.command[:1000]}\n```", inline=False)
+    if upcoming and row.state == "active":
+        lines = [f"{stamp(t)} ({stamp(t, 'R')})" for t in upcoming]
+        embed.add_field(name="next runs", value="\n".join(lines), inline=False)
+    embed.add_field(name="repeats", value=when_text(row))
+    if row.announce:
+        embed.add_field(name="announce", value=", ".join(human(s) for s in row.announce))
+    if row.as_player:
+        embed.add_field(name="as", value=f"player `{row.as_player}`")
+    if row.retry:
+        embed.add_field(name="retries", value=f"{row.retry} (every {row.retry_delay} t)")
+    embed.add_field(name="if missed", value="run once, late" if row.missed == "once" else "skip")
+    if runs:
+        lines = []
+        for run in runs[:5]:
+            late = "" if run.lateness is None else f", {run.lateness:.2f} s late"
+            lines.append(f"{stamp(run.due)}: {run.outcome}{late}")
+        embed.add_field(name="last runs", value="\n".join(lines), inline=False)
+    embed.set_footer(text=f"planned #{row.id} by {row.created_by.name}")
+    return embed
+
+
+@functools.cache
+def _zones() -> tuple[str, ...]:
+    return tuple(sorted(zoneinfo.available_timezones()))
+
+
+async def timezone_autocomplete(
+    interaction: discord.Interaction[discord.Client], current: str
+) -> list[app_commands.Choice[str]]:
+    """IANA zone names starting with (then containing) what the user typed (no round trip)."""
+    low = current.lower().replace(" ", "_")
+    zones = _zones()
+    ranked = [z for z in zones if z.lower().startswith(low)]
+    ranked += [z for z in zones if low in z.lower() and z not in ranked]
+    return [app_commands.Choice(name=z, value=z) for z in ranked[:25]]

@@ -1,0 +1,493 @@
+"""The wall-clock scheduler: one asyncio task that sleeps until the earliest due row.
+
+Modelled on SpacetimeDB's schedule tables: rows with an instant or an interval, a heap of due
+times, woken when rows change (no per-second polling: idle, it wakes once per
+:data:`bot.wallclock.clock.MAX_SLEEP`). At due time a row's run is recorded, then handed to the
+pack as a task due now (bot.minecraft.handover), so context capture, retry and offline parking
+are the pack's. Repeating rows re-arm on their next boundary strictly after now, anchored.
+
+Late runs (bot down, server unreachable): within `grace` a run is on time; a `once` row runs late
+up to `max_late`, else it is missed; a repeating row runs its latest boundary when that one may
+still run and counts the others as skipped. Each missed, skipped, late or failed run is an
+:class:`~bot.events.event.Event` (`wallclock_*`) on :meth:`Scheduler.events`, which the alerts
+cog posts like the pack's own events.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ALERT_TYPES", "Scheduler"]
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+from collections.abc import AsyncGenerator, Coroutine, Mapping
+from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
+from typing import Protocol
+
+from bot.config import ServerConfig
+from bot.errors import BotError, PackError, ValidationError
+from bot.events.event import Event
+from bot.minecraft import handover
+from bot.minecraft.pack_client import PackClient
+from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
+from bot.store.schedules import Creator, Run, Schedule, ScheduleStore, State
+from bot.wallclock.clock import Clock, SystemClock
+from bot.wallclock.when import (
+    DEFAULT_TIMEZONE,
+    Missed,
+    boundaries,
+    build_spec,
+    human,
+    latest_boundary,
+    next_boundary,
+)
+
+log = logging.getLogger(__name__)
+
+ALERT_TYPES = ("wallclock_missed", "wallclock_skipped", "wallclock_late", "wallclock_failed",
+               "wallclock_waiting")  # fmt: skip
+BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # seconds between hand-over attempts
+GRACE = timedelta(seconds=5)  # later than this is "late" (alerted), not on time
+ANNOUNCE_GRACE = 5.0  # an announcement more than this late (bot was down) is not sent
+OFFLINE_RETRY = 15.0  # seconds between hand-over attempts while the as_player is offline
+EVENT_BACKLOG = 1000
+
+
+class _Server(Protocol):
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def pack(self) -> PackClient: ...
+    @property
+    def checker(self) -> _Checker: ...
+
+
+class _Checker(Protocol):
+    def check(self, command: str) -> None: ...
+
+
+class Scheduler:
+    """Wall-clock schedules of every server: create, cancel, pause, resume, list, run."""
+
+    def __init__(
+        self,
+        store: ScheduleStore,
+        servers: Mapping[str, _Server],
+        *,
+        clock: Clock | None = None,
+        max_late: float = 600.0,
+        default_timezone: str = DEFAULT_TIMEZONE,
+        grace: timedelta = GRACE,
+        backoff: tuple[float, ...] = BACKOFF,
+        offline_retry: float = OFFLINE_RETRY,
+    ) -> None:
+        self.store = store
+        self.servers = servers
+        self.clock: Clock = clock or SystemClock()
+        self.max_late = timedelta(seconds=max_late)
+        self.default_timezone = default_timezone
+        self.grace = grace
+        self.backoff = backoff
+        self.offline_retry = offline_retry
+        self._heap: list[tuple[float, int, int, float, int]] = []  # (at, seq, id, due, offset)
+        # only (due, id) stay in memory, ~250 bytes a row: the row itself is read when it fires
+        self._due: dict[int, float] = {}  # id -> the due its heap entries are valid for
+        self._seq = itertools.count()
+        self._event_seq = itertools.count(1)
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._inflight: set[asyncio.Task[None]] = set()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._events: asyncio.Queue[Event] = asyncio.Queue(maxsize=EVENT_BACKLOG)
+        self._lock = asyncio.Lock()  # create/cancel/pause/resume one at a time
+        self.handed_over = 0  # hand-overs completed, for /status and tests
+
+    # -- life -----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load the active rows, resume unfinished hand-overs, start the loop (idempotent)."""
+        if self._loop_task is not None:
+            return
+        await self.store.migrate()
+        for schedule_id, due, announce in await self.store.armed():
+            self._arm_at(schedule_id, due, announce)
+        for run in await self.store.sending():
+            owner = await self.store.get(run.schedule_id)
+            if owner is not None:
+                self._spawn(self._deliver(owner, run.id, run.due, recovered=True))
+        self._loop_task = asyncio.create_task(self._loop(), name="wallclock-scheduler")
+
+    async def stop(self) -> None:
+        tasks = [t for t in (self._loop_task, *self._inflight) if t is not None]
+        self._loop_task = None
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._inflight.clear()
+
+    @property
+    def running(self) -> bool:
+        return self._loop_task is not None and not self._loop_task.done()
+
+    async def settled(self, within: float = 10.0) -> None:
+        """For tests: return once every due row was dealt with and every hand-over finished or
+        waits on the clock (bounded; the scheduler itself never polls)."""
+        async with asyncio.timeout(within):
+            while True:
+                self._idle.clear()
+                self._wake.set()
+                await self._idle.wait()
+                await asyncio.sleep(0)
+                if all(t.done() or self._sleeping(t) for t in self._inflight):
+                    await asyncio.sleep(0)
+                    if self._idle.is_set():
+                        return
+                await asyncio.sleep(0.001)
+
+    def _sleeping(self, task: asyncio.Task[None]) -> bool:
+        return getattr(task, "wallclock_sleeping", False)
+
+    # -- the public operations ------------------------------------------------------------------
+
+    async def create(
+        self,
+        *,
+        server: str,
+        command: str,
+        task_id: str,
+        created_by: Creator,
+        when: str | None = None,
+        repeat: str | None = None,
+        timezone: str | None = None,
+        announce: str | None = None,
+        retry: int = 0,
+        retry_delay: int = 1,
+        as_player: str | None = None,
+        missed: Missed | None = None,
+    ) -> Schedule:
+        """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise."""
+        target = self._server(server)
+        check_id(task_id)
+        text = check_run_text(command)
+        check_ticks(retry, "The number of retries")
+        check_ticks(retry_delay, "The retry delay", minimum=1)
+        player = check_player(as_player) if as_player is not None else None
+        target.checker.check(text)
+        spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
+                          default_timezone=self.default_timezone, missed=missed)  # fmt: skip
+        async with self._lock:
+            if await self.store.find(server, task_id) is not None:
+                raise ValidationError(
+                    f"A planned schedule `{task_id}` already exists on {server}: cancel it "
+                    "first or choose another id."
+                )
+            row = await self.store.insert(
+                spec, server=server, command=text, task_id=task_id, retry=retry,
+                retry_delay=retry_delay, as_player=player, created_by=created_by,
+                now=self.clock.now(),
+            )  # fmt: skip
+        self._arm(row)
+        return row
+
+    async def get(self, schedule_id: int) -> Schedule | None:
+        return await self.store.get(schedule_id)
+
+    async def find(self, server: str, task_id: str) -> Schedule | None:
+        """The active or paused row of `server` with this task id."""
+        return await self.store.find(server, task_id)
+
+    async def cancel(self, schedule_id: int) -> Schedule:
+        return await self._change(schedule_id, "cancelled")
+
+    async def pause(self, schedule_id: int) -> Schedule:
+        return await self._change(schedule_id, "paused")
+
+    async def resume(self, schedule_id: int) -> Schedule:
+        return await self._change(schedule_id, "active")
+
+    async def planned(
+        self, server: str, *, offset: int = 0, limit: int = 20, search: str = ""
+    ) -> tuple[list[Schedule], int]:
+        return await self.store.planned(server, offset=offset, limit=limit, search=search)
+
+    async def runs(self, schedule_id: int, limit: int = 10) -> list[Run]:
+        return await self.store.runs(schedule_id, limit)
+
+    async def task_ids(self, server: str, prefix: str = "", limit: int = 25) -> list[str]:
+        return await self.store.task_ids(server, prefix, limit)
+
+    def upcoming(self, row: Schedule, count: int = 3) -> list[datetime]:
+        """The next `count` runs of a row (one for a one-shot), from its next due."""
+        if row.next_due is None:
+            return []
+        found = [row.next_due]
+        while len(found) < count and row.kind != "at":
+            nxt = next_boundary(row.spec, found[-1])
+            if nxt is None:
+                break
+            found.append(nxt)
+        return found
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """The scheduler's alerts (missed, skipped, late, failed, waiting), as they happen."""
+        while True:
+            yield await self._events.get()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _server(self, name: str) -> _Server:
+        try:
+            return self.servers[name]
+        except KeyError:
+            known = ", ".join(sorted(self.servers)) or "none"
+            raise ValidationError(
+                f"There is no server called {name!r} (configured: {known})."
+            ) from None
+
+    async def _change(self, schedule_id: int, state: State) -> Schedule:
+        async with self._lock:
+            row = await self.store.get(schedule_id)
+            if row is None:
+                raise ValidationError(f"There is no planned schedule #{schedule_id}.")
+            allowed = {"cancelled": ("active", "paused"), "paused": ("active",),
+                       "active": ("paused",)}[state]  # fmt: skip
+            if row.state not in allowed:
+                verb = {"cancelled": "cancelled", "paused": "paused", "active": "resumed"}[state]
+                raise ValidationError(
+                    f"The planned schedule `{row.task_id}` is {row.state}: it cannot be {verb}."
+                )
+            next_due = row.next_due
+            if state == "active":
+                next_due = self._resumed_due(row)
+            changed = await self.store.set_state(schedule_id, state, next_due)
+            assert changed is not None
+        if state == "active":
+            self._arm(changed)
+        else:
+            self._disarm(schedule_id)
+        return changed
+
+    def _resumed_due(self, row: Schedule) -> datetime | None:
+        """A resumed one-shot keeps its time (late rules apply if it passed); a repeating row
+        goes on at its next boundary strictly after now."""
+        if row.kind == "at":
+            return row.next_due
+        return next_boundary(row.spec, self.clock.now())
+
+    def _arm(self, row: Schedule) -> None:
+        if row.state != "active" or row.next_due is None:
+            self._disarm(row.id)
+            return
+        self._arm_at(row.id, row.next_due.timestamp(), row.announce)
+
+    def _arm_at(self, schedule_id: int, due: float, announce: tuple[int, ...]) -> None:
+        self._due[schedule_id] = due
+        heapq.heappush(self._heap, (due, next(self._seq), schedule_id, due, 0))
+        if announce:
+            now = self.clock.now().timestamp()
+            for offset in announce:
+                at = due - offset
+                if at >= now - ANNOUNCE_GRACE:
+                    heapq.heappush(self._heap, (at, next(self._seq), schedule_id, due, offset))
+        if self._heap[0][0] <= due:
+            self._wake.set()
+
+    def _disarm(self, schedule_id: int) -> None:
+        # heap entries stay; they are skipped when their due no longer matches (lazy deletion)
+        self._due.pop(schedule_id, None)
+
+    def _spawn(self, work: Coroutine[object, object, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
+        task.add_done_callback(_report)
+
+    async def _loop(self) -> None:
+        while True:
+            self._wake.clear()
+            now = self.clock.now().timestamp()
+            while self._heap and self._heap[0][0] <= now:
+                _, _, sid, due, offset = heapq.heappop(self._heap)
+                if self._due.get(sid) != due:
+                    continue  # cancelled, paused or moved since it was pushed
+                if offset:
+                    self._spawn(self._announce(sid, due, offset))
+                else:
+                    self._disarm(sid)
+                    self._spawn(self._fire_id(sid, due))
+            self._idle.set()
+            deadline = self._heap[0][0] if self._heap else None
+            when = None if deadline is None else _utc(deadline)
+            await self.clock.wait(when, self._wake)
+
+    async def _sleep(self, seconds: float) -> None:
+        task = asyncio.current_task()
+        setattr(task, "wallclock_sleeping", True)  # noqa: B010 - a flag settled() reads
+        try:
+            await self.clock.sleep(seconds)
+        finally:
+            setattr(task, "wallclock_sleeping", False)  # noqa: B010
+
+    async def _current(self, schedule_id: int, due: float) -> Schedule | None:
+        """The row, if it is still active and due then (the heap holds only ids)."""
+        row = await self.store.get(schedule_id)
+        if row is None or row.state != "active" or row.next_due is None:
+            return None
+        return row if row.next_due.timestamp() == due else None
+
+    async def _fire_id(self, schedule_id: int, due: float) -> None:
+        row = await self._current(schedule_id, due)
+        if row is not None:
+            await self._fire(row)
+
+    async def _announce(self, schedule_id: int, due: float, offset: int) -> None:
+        row = await self._current(schedule_id, due)
+        server = self.servers.get(row.server) if row is not None else None
+        if row is None or server is None:
+            return
+        try:
+            await server.pack.rcon.command(handover.announcement(row.task_id, offset))
+        except BotError as e:  # a countdown that cannot be said is not worth an alert
+            log.info("announcement of %s on %s failed: %s", row.task_id, row.server, e)
+
+    async def _fire(self, row: Schedule) -> None:
+        """A row reached its due time (or the bot started after it): run, skip or miss it."""
+        assert row.next_due is not None
+        now = self.clock.now()
+        due = row.next_due
+        if row.kind == "at":
+            if self._may_run(row, now - due):
+                # the row stays active (cancellable) until its run ends: done, or missed
+                run_id = await self.store.begin_run(row.id, due, None, "active")
+                await self._deliver(row, run_id, due)
+            else:
+                await self.store.record_missed(row.id, due, "missed", None, "missed")
+                late = human(int((now - due).total_seconds()))
+                self._alert(row, "wallclock_missed", due, late=late,
+                            reason="the bot was not running at its time")  # fmt: skip
+            return
+        spec = row.spec
+        latest = latest_boundary(spec, now) or due
+        latest = max(latest, due)
+        nxt = next_boundary(spec, now)
+        skipped = boundaries(spec, due, latest) - 1
+        runnable = self._may_run(row, now - latest)
+        if not runnable:
+            skipped += 1
+        state: State = "active" if nxt is not None else "done"
+        if skipped > 0:
+            await self.store.record_missed(row.id, due, f"skipped {skipped}",
+                                           latest if runnable else nxt, state)  # fmt: skip
+            self._alert(row, "wallclock_skipped", due, skipped=str(skipped),
+                        reason="the bot was not running at those times")  # fmt: skip
+        if runnable:
+            run_id = await self.store.begin_run(row.id, latest, nxt, state)
+        moved = await self.store.get(row.id) or row
+        self._arm(moved)
+        if runnable:
+            await self._deliver(row, run_id, latest)
+
+    def _may_run(self, row: Schedule, late: timedelta) -> bool:
+        return late <= self.grace or (row.missed == "once" and late <= self.max_late)
+
+    async def _deliver(
+        self, row: Schedule, run_id: int, due: datetime, *, recovered: bool = False
+    ) -> None:
+        """Hand one run over, retrying with back-off until `max_late`; never twice (the mark)."""
+        key = f"s{row.id}r{run_id}"
+        deadline = due + self.max_late
+        attempt = 1 if recovered else 0
+        waiting_said = False
+        server = self.servers.get(row.server)
+        while True:
+            if attempt > 0:
+                current = await self.store.get(row.id)
+                if current is not None and current.state == "cancelled":
+                    await self.store.finish_run(run_id, "cancelled")
+                    return
+            try:
+                if server is None:
+                    raise PackError("no_server", f"The server {row.server!r} is not configured.")
+                known = attempt > 0 and await handover.has_mark(server.pack, key)
+                if not known and not waiting_said and self.clock.now() > deadline:
+                    # never handed over (no mark) and now too late: e.g. the bot died mid
+                    # hand-over and came back after max_late
+                    await self._finished_badly(
+                        row, run_id, due, "missed", "it could not be handed over in time"
+                    )
+                    return
+                result = await handover.hand_over(
+                    server.pack, command=row.command, task_id=row.task_id, key=key,
+                    retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
+                    skip_submit=known, now=self.clock.now,
+                )  # fmt: skip
+            except PackError as e:
+                if e.code == "player_offline":
+                    if not waiting_said:
+                        waiting_said = True
+                        await self.store.finish_run(run_id, "sending")
+                        reason = "the player is offline; it runs when they are back"
+                        self._alert(row, "wallclock_waiting", due, player=row.as_player or "",
+                                    reason=reason)  # fmt: skip
+                    attempt += 1
+                    await self._sleep(self.offline_retry)
+                    continue
+                await self._finished_badly(row, run_id, due, f"failed: {e.code}", str(e))
+                return
+            except BotError as e:  # unreachable, timeout, bad password: retry until max_late
+                now = self.clock.now()
+                if now >= deadline and not waiting_said:
+                    await self._finished_badly(
+                        row, run_id, due, "missed", f"the server was unreachable: {e}"
+                    )
+                    return
+                delay = self.backoff[min(attempt, len(self.backoff) - 1)]
+                attempt += 1
+                await self._sleep(min(delay, (deadline - now).total_seconds()))
+                continue
+            break
+        late = (result.handed_at - due).total_seconds()
+        outcome = {"ran": "ran", "queue": "queued", "offline": "waiting_player",
+                   "paused": "paused"}[result.where]  # fmt: skip
+        await self.store.finish_run(
+            run_id, outcome, handed_over=result.handed_at,
+            ran_in_game=result.ran_at if result.where == "ran" else None, lateness=late,
+            state="done" if row.kind == "at" else None,
+        )  # fmt: skip
+        self.handed_over += 1
+        if timedelta(seconds=late) > self.grace:
+            self._alert(row, "wallclock_late", due, late=human(int(late)) or "0s")
+        if server is not None:
+            with contextlib.suppress(BotError):
+                await handover.forget_mark(server.pack, key)
+
+    async def _finished_badly(
+        self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: str
+    ) -> None:
+        state: State | None = "missed" if row.kind == "at" else None
+        await self.store.finish_run(run_id, outcome, state=state)
+        kind = "wallclock_missed" if outcome == "missed" else "wallclock_failed"
+        self._alert(row, kind, due, reason=reason)
+
+    def _alert(self, row: Schedule, kind: str, due: datetime, **details: str) -> None:
+        fields = {"schedule": f"#{row.id}", "due": f"<t:{int(due.timestamp())}:F>", **details}
+        event = Event(row.server, next(self._event_seq), kind, row.task_id, -1,
+                      MappingProxyType(fields))  # fmt: skip
+        log.warning("%s %s on %s: %s", kind, row.task_id, row.server, details)
+        if self._events.full():  # nobody consumes (no alerts cog): keep the newest
+            self._events.get_nowait()
+        self._events.put_nowait(event)
+
+
+def _utc(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, UTC)
+
+
+def _report(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a wall-clock run failed", exc_info=task.exception())

@@ -1,0 +1,395 @@
+"""`when`, `repeat`, `timezone` and `announce` as the moderators type them, into a :class:`Spec`.
+
+Cron expressions are cronsim's (it follows Debian cron on DST: a time in the spring-forward gap
+runs once right after the jump, one in the repeated autumn hour runs once); time zones are zoneinfo
+with tzdata, so Windows hosts and slim containers have the IANA database too.
+
+The natural forms of `when` are a small grammar (`HH:MM`, `YYYY-MM-DD HH:MM`, `fri 20:00`,
+`today|tomorrow HH:MM`, `in 2h 30m`, a Discord timestamp `<t:N:F>`), not dateparser: the forms are
+few and exactly specified, dateparser guesses (`fri 20:00` may come back as last Friday, a typo as
+a date in another locale) where a moderator needs a refusal that names the problem, and it would
+add a large dependency (regex, locale data) and ~0.5 s of import time for six patterns.
+
+Every function raises :class:`bot.errors.ValidationError` with a sentence; nothing is stored on a
+refusal because nothing is stored until a Spec exists.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_TIMEZONE",
+    "MAX_ANNOUNCE",
+    "MAX_DELAY",
+    "MIN_EVERY",
+    "Spec",
+    "boundaries",
+    "build_spec",
+    "latest_boundary",
+    "local_valid",
+    "next_boundary",
+    "parse_announce",
+    "parse_duration",
+    "parse_repeat",
+    "parse_timezone",
+    "parse_when",
+]
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from cronsim import CronSim, CronSimError
+
+from bot.errors import ValidationError
+
+DEFAULT_TIMEZONE = "UTC"
+MAX_DELAY = timedelta(days=3653)  # "a delay beyond 10 years" is refused (SpacetimeDB: DelayTooLong)
+MIN_EVERY = 1  # seconds
+MAX_ANNOUNCE = 10  # countdown messages per run
+Kind = Literal["at", "every", "cron"]
+Missed = Literal["skip", "once"]
+
+_UNITS = {
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+    "d": 86400, "day": 86400, "days": 86400,
+    "w": 604800, "week": 604800, "weeks": 604800,
+}  # fmt: skip
+_PART = re.compile(r"(\d+)\s*([a-z]+)")
+_DAYS = {
+    "mon": 0, "monday": 0, "tue": 1, "tues": 1, "tuesday": 1, "wed": 2, "wednesday": 2,
+    "thu": 3, "thur": 3, "thurs": 3, "thursday": 3, "fri": 4, "friday": 4,
+    "sat": 5, "saturday": 5, "sun": 6, "sunday": 6,
+}  # fmt: skip
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))?$")
+_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
+_DISCORD = re.compile(r"^<t:(-?\d{1,12})(?::[tTdDfFR])?>$")
+_EPOCH_MAX = 253402300799  # 9999-12-31T23:59:59Z
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """When a schedule runs: its kind, the first due instant (UTC) and how it repeats."""
+
+    kind: Kind
+    first_due: datetime  # UTC
+    timezone: str
+    at: datetime | None = None  # kind "at": the instant (UTC)
+    every: int | None = None  # kind "every": seconds between runs
+    anchor: datetime | None = None  # kind "every": the boundaries are anchor + k*every
+    cron: str | None = None  # kind "cron": 5 fields, read in `timezone`
+    announce: tuple[int, ...] = ()  # seconds before each run, longest first
+    missed: Missed = "once"
+
+
+def parse_timezone(name: str | None, default: str = DEFAULT_TIMEZONE) -> ZoneInfo:
+    text = (name if name is not None else default).strip()
+    if not text:
+        raise ValidationError("The time zone is empty: give an IANA name such as Europe/Berlin.")
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValidationError(
+            f"{text!r} is not a time zone I know: give an IANA name such as Europe/Berlin, "
+            "America/New_York or UTC."
+        ) from None
+
+
+def parse_duration(text: str, what: str = "The duration") -> int:
+    """`90m`, `2h 30m`, `1d`, `5s` (also `2h30m`, `1 hour`) as whole seconds, at least 1."""
+    cleaned = text.strip().lower().replace(",", " ")
+    if not cleaned:
+        raise ValidationError(f"{what} is empty: write it like 90m, 2h 30m or 1d.")
+    pos = 0
+    total = 0
+    seen: set[int] = set()
+    for m in _PART.finditer(cleaned):
+        if cleaned[pos : m.start()].strip():
+            break
+        unit = _UNITS.get(m.group(2))
+        if unit is None:
+            raise ValidationError(
+                f"{what} {text.strip()!r} has an unknown unit {m.group(2)!r}: use s, m, h, d or w."
+            )
+        if unit in seen:
+            raise ValidationError(f"{what} {text.strip()!r} gives the unit {m.group(2)!r} twice.")
+        seen.add(unit)
+        total += int(m.group(1)) * unit
+        pos = m.end()
+    if pos == 0 or cleaned[pos:].strip():
+        raise ValidationError(
+            f"{what} {text.strip()!r} is not a duration: write it like 90m, 2h 30m or 1d."
+        )
+    if total < 1:
+        raise ValidationError(f"{what} {text.strip()!r} is zero: it must be at least 1 second.")
+    if total > MAX_DELAY.total_seconds():
+        raise ValidationError(f"{what} {text.strip()!r} is longer than 10 years.")
+    return total
+
+
+def local_valid(naive: datetime, tz: ZoneInfo) -> datetime:
+    """The instant (UTC) of a local wall time; a time in a DST gap becomes the first valid
+    minute after it (02:30 on a spring-forward night runs at 03:00), an ambiguous one its
+    first occurrence."""
+    probe = naive
+    for _ in range(24 * 60):  # gaps are at most a few hours; bounded either way
+        aware = probe.replace(tzinfo=tz, fold=0)
+        if aware.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == probe:
+            return aware.astimezone(UTC)
+        probe = (probe + timedelta(minutes=1)).replace(second=0, microsecond=0)
+    raise ValidationError(f"{naive:%Y-%m-%d %H:%M} does not exist in {tz.key}.")
+
+
+def _clock(text: str, whole: str) -> time:
+    m = _CLOCK.match(text)
+    if not m:
+        raise ValidationError(
+            f"{whole!r} is not a time I can read: write 20:00, 2026-12-05 20:00, fri 20:00, "
+            "tomorrow 18:30, in 90m or paste a Discord timestamp."
+        )
+    hour, minute, second = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    if hour > 23 or minute > 59 or second > 59:
+        raise ValidationError(f"{text!r} is not a time of day (hours 0-23, minutes 0-59).")
+    return time(hour, minute, second)
+
+
+def parse_when(text: str, now: datetime, tz: ZoneInfo) -> datetime:
+    """The instant (UTC) `text` names, read in `tz`; refused when in the past or too far."""
+    whole = text.strip()
+    low = " ".join(whole.lower().split())
+    if not low:
+        raise ValidationError("`when` is empty: write 20:00, fri 20:00, in 90m, ...")
+    local_now = now.astimezone(tz)
+    due: datetime
+    if low.startswith("in ") or low == "in":
+        due = now + timedelta(seconds=parse_duration(low[3:], "The delay after `in`"))
+    elif (m := _DISCORD.match(whole)) is not None:
+        seconds = int(m.group(1))
+        if not 0 <= seconds <= _EPOCH_MAX:
+            raise ValidationError(f"The Discord timestamp {whole!r} is out of range.")
+        due = datetime.fromtimestamp(seconds, UTC)
+    else:
+        words = low.replace("t", " ", 1).split() if _iso_t(low) else low.split()
+        if len(words) == 1 and _CLOCK.match(words[0]):
+            clock = _clock(words[0], whole)
+            due = local_valid(datetime.combine(local_now.date(), clock), tz)
+            if due <= now:  # a bare time of day is the next one: today or tomorrow
+                due = local_valid(datetime.combine(local_now.date() + timedelta(1), clock), tz)
+        elif len(words) == 2:
+            head, clock = words[0], _clock(words[1], whole)
+            day: date
+            if head == "today":
+                day = local_now.date()
+            elif head == "tomorrow":
+                day = local_now.date() + timedelta(days=1)
+            elif head in _DAYS:
+                ahead = (_DAYS[head] - local_now.weekday()) % 7
+                day = local_now.date() + timedelta(days=ahead)
+                if ahead == 0 and local_valid(datetime.combine(day, clock), tz) <= now:
+                    day += timedelta(days=7)  # "fri 20:00" on Friday at 21:00: next week's
+            elif (d := _DATE.match(head)) is not None:
+                try:
+                    day = date(int(d.group(1)), int(d.group(2)), int(d.group(3)))
+                except ValueError:
+                    raise ValidationError(f"{head} is not a date that exists.") from None
+            else:
+                raise ValidationError(
+                    f"{words[0]!r} in {whole!r} is not a day: use today, tomorrow, a weekday "
+                    "(mon ... sun) or a date YYYY-MM-DD."
+                )
+            due = local_valid(datetime.combine(day, clock), tz)
+        else:
+            _clock("", whole)  # raises the sentence listing the forms
+            raise AssertionError
+    if due <= now:
+        raise ValidationError(
+            f"{whole!r} is in the past ({due.astimezone(tz):%Y-%m-%d %H:%M:%S} {tz.key}): "
+            "give a time from now on."
+        )
+    if due - now > MAX_DELAY:
+        raise ValidationError(f"{whole!r} is more than 10 years away: that is too long to wait.")
+    return due
+
+
+def _iso_t(low: str) -> bool:
+    """`2026-12-05t20:00` (ISO with a T) reads as `2026-12-05 20:00`."""
+    return bool(re.match(r"^\d{4}-\d{1,2}-\d{1,2}t\d", low))
+
+
+def parse_repeat(text: str) -> tuple[Literal["every"], int] | tuple[Literal["cron"], str]:
+    """`30m`/`1d`/`2h 30m` (a fixed interval) or a 5-field cron expression `0 20 * * fri`."""
+    cleaned = " ".join(text.split())
+    if not cleaned:
+        raise ValidationError("`repeat` is empty: write 30m, 1d or a cron expression.")
+    fields = cleaned.split(" ")
+    if len(fields) == 5 or any(c in cleaned for c in "*/"):
+        expr = cleaned.lower()
+        try:
+            CronSim(expr, datetime(2026, 1, 1, tzinfo=UTC))
+        except CronSimError as e:
+            raise ValidationError(
+                f"`repeat` {cleaned!r} is not a valid cron expression ({e}): five fields, "
+                "minute hour day-of-month month day-of-week, e.g. `0 20 * * fri`."
+            ) from None
+        return "cron", expr
+    if cleaned.startswith("@"):
+        raise ValidationError(
+            f"`repeat` {cleaned!r}: write the five fields instead of a @ nickname "
+            "(`0 0 * * *` for @daily)."
+        )
+    return "every", parse_duration(cleaned, "The interval `repeat`")
+
+
+def parse_announce(text: str | None) -> tuple[int, ...]:
+    """`5m,1m,10s`: offsets before each run, longest first, each at least 1 second."""
+    if text is None:
+        return ()
+    parts = [p.strip() for p in text.split(",")]
+    if not any(parts):
+        raise ValidationError("`announce` is empty: write it like 5m,1m,10s.")
+    if any(not p for p in parts):
+        raise ValidationError(f"`announce` {text!r} has an empty item between commas.")
+    offsets = [parse_duration(p, "The announce offset") for p in parts]
+    if len(set(offsets)) != len(offsets):
+        raise ValidationError(f"`announce` {text!r} gives the same offset twice.")
+    if len(offsets) > MAX_ANNOUNCE:
+        raise ValidationError(f"`announce` takes at most {MAX_ANNOUNCE} offsets.")
+    return tuple(sorted(offsets, reverse=True))
+
+
+def next_boundary(spec: Spec, after: datetime) -> datetime | None:
+    """The first run strictly after `after`: anchored on the grid for `every` (never on when it
+    ran, so no drift), cronsim in the schedule's zone for `cron`; None for a one-shot."""
+    if spec.kind == "every":
+        assert spec.every is not None and spec.anchor is not None
+        if after < spec.anchor:
+            return spec.anchor
+        steps = int((after - spec.anchor).total_seconds() // spec.every) + 1
+        return spec.anchor + timedelta(seconds=steps * spec.every)
+    if spec.kind == "cron":
+        assert spec.cron is not None
+        tz = ZoneInfo(spec.timezone)
+        try:
+            found = next(CronSim(spec.cron, after.astimezone(tz)))
+        except (StopIteration, CronSimError):
+            return None
+        return found.astimezone(UTC)
+    return None
+
+
+def latest_boundary(spec: Spec, at_or_before: datetime) -> datetime | None:
+    """The last run at or before `at_or_before` (None for a one-shot or none yet)."""
+    if spec.kind == "every":
+        assert spec.every is not None and spec.anchor is not None
+        if at_or_before < spec.anchor:
+            return None
+        steps = int((at_or_before - spec.anchor).total_seconds() // spec.every)
+        return spec.anchor + timedelta(seconds=steps * spec.every)
+    if spec.kind == "cron":
+        assert spec.cron is not None
+        tz = ZoneInfo(spec.timezone)
+        after = at_or_before + timedelta(minutes=1)  # cronsim's reverse is strictly before
+        try:
+            found = next(CronSim(spec.cron, after.astimezone(tz), reverse=True))
+        except (StopIteration, CronSimError):
+            return None
+        found_utc = found.astimezone(UTC)
+        return found_utc if found_utc <= at_or_before else _before(spec, at_or_before)
+    return None
+
+
+def _before(spec: Spec, at_or_before: datetime) -> datetime | None:
+    tz = ZoneInfo(spec.timezone)
+    assert spec.cron is not None
+    try:
+        return next(CronSim(spec.cron, at_or_before.astimezone(tz), reverse=True)).astimezone(UTC)
+    except (StopIteration, CronSimError):
+        return None
+
+
+def boundaries(spec: Spec, start: datetime, end: datetime, limit: int = 1_000_000) -> int:
+    """How many runs fall in [start, end] (counted for the 'skipped N' alert), bounded."""
+    if spec.kind == "every":
+        assert spec.every is not None and spec.anchor is not None
+        if end < start:
+            return 0
+        first = start if start >= spec.anchor else spec.anchor
+        offset = (first - spec.anchor).total_seconds()
+        k0 = -(-int(offset) // spec.every) if offset > 0 else 0
+        k1 = int((end - spec.anchor).total_seconds() // spec.every)
+        return max(0, k1 - k0 + 1)
+    count = 0
+    current: datetime | None = start - timedelta(microseconds=1)
+    while count < limit:
+        current = next_boundary(spec, current) if current is not None else None
+        if current is None or current > end:
+            break
+        count += 1
+    return count
+
+
+def build_spec(
+    when: str | None,
+    repeat: str | None,
+    timezone: str | None,
+    announce: str | None,
+    *,
+    now: datetime,
+    default_timezone: str = DEFAULT_TIMEZONE,
+    missed: Missed | None = None,
+) -> Spec:
+    """Everything a wall-clock /schedule says about time, checked; the Spec to store."""
+    if when is None and repeat is None:
+        raise ValidationError("Give `when` (a wall-clock time) or `repeat` (an interval or cron).")
+    tz = parse_timezone(timezone, default_timezone)
+    offsets = parse_announce(announce)
+    start = parse_when(when, now, tz) if when is not None else None
+    spec: Spec
+    if repeat is None:
+        assert start is not None
+        spec = Spec("at", start, tz.key, at=start, missed=missed or "once")
+    else:
+        form = parse_repeat(repeat)
+        if form[0] == "every":
+            every = form[1]
+            anchor = start if start is not None else now + timedelta(seconds=every)
+            spec = Spec("every", anchor, tz.key, every=every, anchor=anchor,
+                        missed=missed or "skip")  # fmt: skip
+        else:
+            probe = Spec("cron", now, tz.key, cron=form[1])
+            after = start - timedelta(microseconds=1) if start is not None else now
+            first = next_boundary(probe, after)
+            if first is None or first - now > MAX_DELAY:
+                raise ValidationError(
+                    f"The cron expression {form[1]!r} never fires in the next 10 years."
+                )
+            spec = Spec("cron", first, tz.key, cron=form[1], missed=missed or "skip")
+    delay = (spec.first_due - now).total_seconds()
+    for offset in offsets:
+        if offset > delay:
+            raise ValidationError(
+                f"The announce offset {_human(offset)} is longer than the delay to the first "
+                f"run ({_human(int(delay))}): nothing could be announced that early."
+            )
+        if spec.every is not None and offset >= spec.every:
+            raise ValidationError(
+                f"The announce offset {_human(offset)} is not shorter than the interval "
+                f"({_human(spec.every)})."
+            )
+    return Spec(spec.kind, spec.first_due, spec.timezone, spec.at, spec.every, spec.anchor,
+                spec.cron, offsets, spec.missed)  # fmt: skip
+
+
+def _human(seconds: int) -> str:
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size:
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return " ".join(parts) or "0s"
+
+
+human = _human

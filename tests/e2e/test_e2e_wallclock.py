@@ -1,0 +1,187 @@
+"""Wall-clock schedules through the slash commands: real interaction payloads through
+discord.py's CommandTree (tests/cogs/harness.py), real services over TCP RCON to mcsim with the
+pack, the scheduler on a manual clock (these tests never wait for wall-clock time)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from conftest import PASSWORD, following
+from harness import ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
+
+from bot.config import ServerConfig
+from bot.services import build_services
+from bot.store.schedules import ScheduleStore
+from bot.wallclock.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
+from mcsim.server import Server
+
+START_TS = 1_797_000_000  # 2026-12-11 (a Friday), 14:40 UTC
+
+
+@pytest.fixture
+async def wall(mc: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, ManualClock]]:
+    """The `live` bot, its scheduler on a manual clock."""
+    from datetime import UTC, datetime
+
+    assert mc.rcon_port is not None
+    config = ServerConfig(name="main", rcon_port=mc.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
+                          world_dir=mc.world, log_path=mc.log_path, event_source="log")  # fmt: skip
+    settings = make_settings(tmp_path, [config], log_poll_interval=0.02, timezone="Europe/Berlin")
+    services = await build_services(settings)
+    clock = ManualClock(datetime.fromtimestamp(START_TS, UTC))
+    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=clock,
+                                   max_late=settings.max_late,
+                                   default_timezone=settings.timezone)  # fmt: skip
+    harness = await Harness(settings, services).start()
+    alerts = harness.bot.get_cog("Alerts")
+    assert alerts is not None
+    alerts.batch_window = 0.05  # type: ignore[attr-defined]
+    schedule = harness.bot.get_cog("Schedule")
+    assert schedule is not None
+    schedule.confirm_timeout = 0.3  # type: ignore[attr-defined]
+    await following(harness, mc)
+    await asyncio.to_thread(mc.run, "scoreboard objectives add wc dummy")
+    try:
+        yield harness, clock
+    finally:
+        await harness.close()
+
+
+def stored(tmp_path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(tmp_path / "data" / "bot.sqlite3") as db:
+        return [
+            (str(r[0]), str(r[1]))
+            for r in db.execute("SELECT task_id, state FROM schedules ORDER BY id")
+        ]
+
+
+def raw(reply: object) -> str:
+    """The payloads as sent (Discord timestamps unrendered)."""
+    return str([s.data for s in reply.messages])  # type: ignore[attr-defined]
+
+
+async def test_plan_list_show_pause_resume_cancel(
+    wall: tuple[Harness, ManualClock], mc: Server, tmp_path: Path
+) -> None:
+    live, clock = wall
+    scheduler = live.services.scheduler
+    assert scheduler is not None
+    reply = await live.run("schedule", MOD, run="scoreboard players add #runs wc 1", id="raid",
+                           when="fri 20:00", announce="5m")  # fmt: skip
+    assert reply.ephemeral and "Planned `raid` on main for" in reply.text
+    due = 1_797_015_600  # Friday 2026-12-11 20:00 in Berlin (the bot's DOOM_TIMEZONE)
+    assert f"<t:{due}:F>" in raw(reply) and f"<t:{due}:R>" in raw(reply)
+    assert stored(tmp_path) == [("raid", "active")]
+    await live.run("schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *",
+                   timezone="UTC")  # fmt: skip
+    listed = await live.run("list", MOD, which="planned")
+    body = raw(listed)
+    assert "planned on main: 2 schedule(s)" in body
+    assert f"`raid` <t:{due}:F> (<t:{due}:R>), once" in body
+    assert "`hourly` <t:1797001200:F>" in body and "cron `0 * * * *` (UTC)" in body
+    shown = await live.run("show", MOD, id="hourly")
+    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    assert shown.embeds[0]["title"] == "Planned `hourly`"
+    assert fields["next runs"].count("<t:") == 6  # three runs, each F and R
+    assert fields["if missed"] == "skip"
+    # id autocomplete offers planned rows and the pack's queue
+    await live.run("schedule", MOD, run="say queued", time=999, id="rather-queued")
+    offered = await live.autocomplete("cancel", "id", MOD, id="r")
+    assert [c["value"] for c in offered][:2] == ["raid", "rather-queued"]
+    zones = await live.autocomplete("schedule", "timezone", MOD, run="x", timezone="europe/ber")
+    assert [c["value"] for c in zones] == ["Europe/Berlin"]
+    assert "Paused the planned schedule `raid`" in (await live.run("pause", MOD, id="raid")).text
+    assert "is paused: it cannot be paused" in (await live.run("pause", MOD, id="raid")).text
+    assert stored(tmp_path)[0] == ("raid", "paused")
+    resumed = await live.run("resume", MOD, id="raid")
+    assert "Resumed the planned schedule `raid`: next run" in resumed.text
+    assert (
+        "Cancelled the planned schedule `raid`" in (await live.run("cancel", MOD, id="raid")).text
+    )
+    assert stored(tmp_path)[0] == ("raid", "cancelled")
+    # the game-time task of the same id family is untouched; the planned one is gone
+    assert "No task `raid`" in (await live.run("cancel", MOD, id="raid")).text
+    # nobody else may read or change planned rows
+    assert "hourly" not in raw(await live.run("list", NOBODY, which="planned"))
+    clock.advance(1)
+
+
+async def test_cancel_all_takes_the_planned_row_too(
+    wall: tuple[Harness, ManualClock], tmp_path: Path
+) -> None:
+    live, _ = wall
+    await live.run("schedule", MOD, run="say a", id="both", when="in 1h")
+    await live.run("schedule", MOD, run="say b", time=999, id="both")
+    asked = await live.run("cancel_all", MOD, id="both")
+    prompt = asked.messages[-1]
+    assert "Cancel all 1 task(s) `both` and its planned schedule on main?" in raw(asked)
+    message_id = prompt.message_id
+    assert message_id is not None
+    done = await live.press(message_id, "Confirm", MOD)
+    assert "Cancelled 1 task(s) `both` and its planned schedule on main." in raw(done)
+    assert stored(tmp_path) == [("both", "cancelled")]
+
+
+async def test_refusals_name_the_problem_and_store_nothing(
+    wall: tuple[Harness, ManualClock], tmp_path: Path
+) -> None:
+    live, _ = wall
+    cases = [
+        ({"time": 5, "when": "in 5m"}, "`when` set a wall-clock time and `time` a game time"),
+        ({"every": 100, "repeat": "1h"}, "`repeat` set a wall-clock time and `every`"),
+        ({"at": 5000, "timezone": "UTC", "when": "20:00"}, "and `at` a game time"),
+        ({"unit": "second", "when": "in 5m"}, "and `unit` a game time"),
+        ({"when": "2026-02-30 20:00"}, "2026-02-30 is not a date that exists"),
+        ({"when": "in 5m", "timezone": "Moon/Base"}, "'Moon/Base' is not a time zone"),
+        ({"repeat": "0 0 30 2 *"}, "is not a valid cron expression"),
+        ({"when": "in 1m", "announce": "5m"}, "is longer than the delay"),
+        ({"announce": "1m"}, "Give `when` (a wall-clock time) or `repeat`"),
+        ({"when": "in 5m", "run": "stop"}, "stop"),
+    ]
+    for options, sentence in cases:
+        request: dict[str, object] = {"run": "say hi", "id": "nope", **options}
+        reply = await live.run("schedule", MOD, **request)
+        assert reply.ephemeral and sentence in reply.text, (options, reply.text)
+    assert stored(tmp_path) == []
+    _, total = await live.services.servers["main"].pack.list_tasks("queue")
+    assert total == 0
+
+
+async def test_a_game_time_task_on_an_empty_server_suggests_when(
+    wall: tuple[Harness, ManualClock],
+) -> None:
+    live, _ = wall
+    reply = await live.run("schedule", MOD, run="say later", time=5, unit="second", id="g")
+    assert "Scheduled `g` on main." in reply.text
+    assert "nobody is online on main and it pauses when empty" in reply.text
+    assert "use `when`" in reply.text
+
+
+async def test_a_missed_run_is_posted_to_the_alert_channel(
+    wall: tuple[Harness, ManualClock], mc: Server
+) -> None:
+    live, clock = wall
+    scheduler = live.services.scheduler
+    assert scheduler is not None
+    await live.run("schedule", MOD, run="scoreboard players add #runs wc 1", id="late",
+                   when="in 1m")  # fmt: skip
+    await scheduler.stop()  # the bot is down over its time, and longer than max_late
+    clock.advance(60 + 601)
+    await scheduler.start()
+    await scheduler.settled()
+    for _ in range(500):  # the alerts cog batches for 0.05 s, then posts
+        if live.posts(ALERT_CHANNEL):
+            break
+        await asyncio.sleep(0.02)
+    post = live.posts(ALERT_CHANNEL)[0]
+    embed = post.data["embeds"][0]
+    assert embed["title"] == "Planned task missed"
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert fields["task"] == "`late`" and "game time" not in fields
+    assert "not running" in fields["reason"]
+    assert mc.score("#runs", "wc") is None
