@@ -287,7 +287,10 @@ class EventsCog(commands.Cog, name="Events"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         note = await self.events.refresh_counts(interaction.guild)
         row = await self.events.store.get(row.id) or row
-        await interaction.followup.send(note, embed=await self._embed(row), ephemeral=True)
+        embed = await self._embed(row)
+        if note:
+            embed.set_footer(text=f"{embed.footer.text}. {note}")
+        await interaction.followup.send(embed=embed, ephemeral=True)
 
     for _command in (edit, cancel, show):
         _command.autocomplete("event")(event_autocomplete)

@@ -205,19 +205,25 @@ class GuildEvents:
         return row
 
     async def _schedule_pair(
-        self, row: EventRow, start: datetime, end: datetime, announce: tuple[int, ...] | None = None
+        self,
+        row: EventRow,
+        start: datetime,
+        end: datetime,
+        announce: tuple[int, ...] | None = None,
+        revision: int = 0,
     ) -> tuple[int, int]:
         """The start task (with its countdown) and the end task; both or neither."""
         offsets = row.announce if announce is None else announce
         common: dict[str, Any] = {"server": row.server, "by_id": row.created_by_id,
                                   "by_name": row.created_by_name}  # fmt: skip
         start_task = await self.tasks.schedule(
-            task_id=plan.task_id(row.name, row.id, "start"), command=row.start_run, due=start,
-            announce=offsets, **common,
+            task_id=plan.task_id(row.name, row.id, "start", revision), command=row.start_run,
+            due=start, announce=offsets, **common,
         )  # fmt: skip
         try:
             end_task = await self.tasks.schedule(
-                task_id=plan.task_id(row.name, row.id, "end"), command=row.end_run, due=end,
+                task_id=plan.task_id(row.name, row.id, "end", revision), command=row.end_run,
+                due=end,
                 announce=(), **common,
             )  # fmt: skip
         except BaseException:
@@ -276,9 +282,10 @@ class GuildEvents:
             tz = parse_timezone(row.timezone)
             title = plan.check_name(name) if name is not None else row.name
             text = plan.check_description(description) if description is not None else None
-            begin = parse_when(start, now, tz) if start else row.start
+            begin = plan.whole_second(parse_when(start, now, tz)) if start else row.start
             length = row.end - row.start
             finish = plan.read_end(end, begin, now, row.timezone) if end else begin + length
+            finish = plan.whole_second(finish)
             if not end and finish <= begin:
                 finish = begin + plan.DEFAULT_LENGTH
             moved = (
@@ -302,7 +309,7 @@ class GuildEvents:
                 )
             new_tasks: tuple[int, int] | None = None
             if moved:  # the new tasks first: if Discord refuses, they go and the old ones stay
-                new_tasks = await self._schedule_pair(row, begin, finish)
+                new_tasks = await self._schedule_pair(row, begin, finish, None, row.revision + 1)
             assert row.discord_id is not None
             try:
                 await self.bot.http.edit_scheduled_event(
@@ -322,7 +329,8 @@ class GuildEvents:
             if new_tasks is not None:
                 notes = await self._cancel_tasks((row.start_task, row.end_task))
                 update.update(start=begin, end=finish, start_task=new_tasks[0],
-                              end_task=new_tasks[1], reminders_sent=())  # fmt: skip
+                              end_task=new_tasks[1], reminders_sent=(),
+                              revision=row.revision + 1)  # fmt: skip
             row = await self.store.update(row.id, **update)
         self.wake.set()
         return row, notes
@@ -396,8 +404,8 @@ class GuildEvents:
         await self.notice(row, text, problem=bool(failed))
 
     async def _follow_move(self, row: EventRow, event: discord.ScheduledEvent) -> None:
-        begin = event.start_time
-        finish = event.end_time or begin + (row.end - row.start)
+        begin = plan.whole_second(event.start_time)
+        finish = plan.whole_second(event.end_time or begin + (row.end - row.start))
         moved_start = abs((begin - row.start).total_seconds()) >= MOVE_TOLERANCE
         moved_end = abs((finish - row.end).total_seconds()) >= MOVE_TOLERANCE
         renamed = event.name != row.name
@@ -412,11 +420,14 @@ class GuildEvents:
         announce = tuple(o for o in row.announce if o <= until)
         try:
             if moved_start:
-                start_task, end_task = await self._schedule_pair(row, begin, finish, announce)
+                start_task, end_task = await self._schedule_pair(
+                    row, begin, finish, announce, row.revision + 1
+                )
                 old: tuple[int | None, ...] = (row.start_task, row.end_task)
             else:
                 end_task = await self.tasks.schedule(
-                    server=row.server, task_id=plan.task_id(row.name, row.id, "end"),
+                    server=row.server,
+                    task_id=plan.task_id(row.name, row.id, "end", row.revision + 1),
                     command=row.end_run, due=finish, announce=(), by_id=row.created_by_id,
                     by_name=row.created_by_name,
                 )  # fmt: skip
@@ -433,7 +444,7 @@ class GuildEvents:
         sent = tuple(o for o in row.reminders_sent if not moved_start)
         await self.store.update(
             row.id, start=begin, end=finish, start_task=start_task or None, end_task=end_task,
-            name=event.name, reminders_sent=sent,
+            name=event.name, reminders_sent=sent, revision=row.revision + 1,
         )  # fmt: skip
         text = (
             f"it was moved in Discord: the tasks now run at <t:{int(begin.timestamp())}:F> "

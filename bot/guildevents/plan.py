@@ -64,6 +64,12 @@ class Draft:
     timezone: str
 
 
+def whole_second(when: datetime) -> datetime:
+    """Rounded up to a whole second: the tasks are planned to the second, so the Discord event
+    and its tasks name the same instant ("in 5s" typed at 12:00:00.4 starts at 12:00:06)."""
+    return when if not when.microsecond else when.replace(microsecond=0) + timedelta(seconds=1)
+
+
 def check_name(name: str) -> str:
     text = name.strip()
     if not text:
@@ -143,8 +149,8 @@ def draft(
     title = check_name(name)
     text = check_description(description)
     tz = parse_timezone(timezone, default_timezone)
-    begin = parse_when(start, now, tz)
-    finish = read_end(end, begin, now, tz.key)
+    begin = whole_second(parse_when(start, now, tz))
+    finish = whole_second(read_end(end, begin, now, tz.key))
     counts = _offsets(DEFAULT_ANNOUNCE if announce is None else announce, "announce")
     reminds = _offsets(reminders, "reminders")
     check_offsets(counts, "announce", begin, now)
@@ -171,11 +177,13 @@ def next_start(repeat: str, anchor: datetime, timezone: str, after: datetime) ->
     return next_boundary(spec, after)
 
 
-def task_id(name: str, event_id: int, role: str) -> str:
+def task_id(name: str, event_id: int, role: str, revision: int = 0) -> str:
     """The pack task id of an event's start or end: readable in the countdown ("Build_Battle.e3
-    starts in 1 minute"), unique per event."""
+    starts in 1 minute"), unique per event and per move (the new pair exists before the old one
+    is cancelled, and the scheduler keeps ids unique among live rows)."""
     slug = _SLUG.sub("_", name).strip("_")[:40] or "event"
-    return f"{slug}.e{event_id}.{role}"
+    moved = f"r{revision}" if revision else ""
+    return f"{slug}.e{event_id}{moved}" + ("" if role == "start" else f".{role}")
 
 
 def _tellraw(text: str) -> str:

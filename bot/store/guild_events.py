@@ -54,7 +54,8 @@ CREATE TABLE guild_events (
     created_by_id INTEGER NOT NULL,
     created_by_name TEXT NOT NULL,
     created_at REAL NOT NULL,
-    checked TEXT NOT NULL DEFAULT ''          -- 'start', 'end': outcomes already looked at
+    checked TEXT NOT NULL DEFAULT '',         -- 'start', 'end': outcomes already looked at
+    revision INTEGER NOT NULL DEFAULT 0       -- times the tasks were moved (part of their ids)
 );
 CREATE UNIQUE INDEX guild_events_discord ON guild_events (discord_id)
     WHERE discord_id IS NOT NULL;
@@ -128,6 +129,7 @@ class EventRow:
     created_by_name: str
     created_at: datetime
     checked: tuple[str, ...]
+    revision: int
 
     @property
     def tasks(self) -> tuple[int, ...]:

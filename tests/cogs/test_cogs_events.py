@@ -41,7 +41,7 @@ async def test_create_posts_the_discord_event_and_binds_its_tasks(ev: EventHarne
         start + timedelta(hours=1),
         (),
     )
-    assert start_task.task_id == "Build_Battle.e1.start"
+    assert (start_task.task_id, end_task.task_id) == ("Build_Battle.e1", "Build_Battle.e1.end")
 
 
 async def _create(ev: EventHarness, **options: object) -> int:
