@@ -73,6 +73,7 @@ class EventsCog(commands.Cog, name="Events"):
         name="event",
         description="Discord events with their in-game tasks.",
         guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
 
     def __init__(self, bot: DoomBot) -> None:
