@@ -12,6 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.guildevents.readiness import status_line
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.permissions import is_admin
 
@@ -106,7 +107,8 @@ class AdminCog(commands.Cog, name="Admin"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         embeds = [await self._status_embed(t) for t in targets]
         failed = ", ".join(sorted(self.bot.failed_extensions))
-        content = f"Extensions that failed to load: {failed}" if failed else None
+        content = f"Extensions that failed to load: {failed}\n" if failed else ""
+        content += status_line(self.bot.intents, interaction.guild)
         for start in range(0, len(embeds), 10):  # 10 embeds per message
             text = content if start == 0 and content else discord.utils.MISSING
             await interaction.followup.send(text, embeds=embeds[start : start + 10], ephemeral=True)
