@@ -53,6 +53,9 @@ class _NoScheduler:
     async def status(self, task: int) -> TaskStatus | None:
         return None
 
+    async def find(self, server: str, task_id: str) -> int | None:
+        return None
+
 
 def _ts(when: datetime, style: str = "F") -> str:
     return f"<t:{int(when.timestamp())}:{style}>"
@@ -93,6 +96,7 @@ class EventsCog(commands.Cog, name="Events"):
 
     async def cog_load(self) -> None:
         await self.events.store.migrate()
+        await self.events.recover()  # never an event without its tasks, even after a crash
         self.timers.start()
 
     async def cog_unload(self) -> None:

@@ -258,6 +258,23 @@ class GuildEvents:
                 "delete the event in Discord by hand.",
             )
 
+    async def recover(self) -> int:
+        """Undo every create the bot died in the middle of: its tasks (found by their ids) are
+        cancelled, its Discord event deleted, its row removed. The number undone."""
+        undone = 0
+        for row in await self.store.in_states(("creating",)):
+            for role in ("start", "end"):
+                for revision in range(row.revision + 1):
+                    name = plan.task_id(row.name, row.id, role, revision)
+                    task = await self.tasks.find(row.server, name)
+                    if task is not None:
+                        await self._cancel_tasks((task,))
+            await self._undo_discord(row, "the bot stopped while making it")
+            await self.store.delete(row.id)
+            log.warning("event %s (%s): a create cut short was undone", row.id, row.name)
+            undone += 1
+        return undone
+
     # -- edit and cancel from the bot's side ------------------------------------------------------
 
     async def edit(

@@ -69,6 +69,10 @@ class EventTasks(Protocol):
 
     async def status(self, task: int) -> TaskStatus | None: ...
 
+    async def find(self, server: str, task_id: str) -> int | None:
+        """The live task with this id on that server (what a crashed create may have left)."""
+        ...
+
 
 class SchedulerTasks:
     """:class:`EventTasks` on the wall-clock scheduler."""
@@ -115,3 +119,7 @@ class SchedulerTasks:
         if row is None:
             return None
         return TaskStatus(row.id, row.next_due, row.state, row.last_outcome, row.last_due)
+
+    async def find(self, server: str, task_id: str) -> int | None:
+        row = await self.scheduler.find(server, task_id)
+        return None if row is None else row.id

@@ -59,6 +59,12 @@ class MemoryTasks:
         due = row.due if row.state == "active" else None
         return TaskStatus(row.id, due, row.state, row.outcome, row.due if row.outcome else None)
 
+    async def find(self, server: str, task_id: str) -> int | None:
+        for row in self.rows.values():
+            if (row.server, row.task_id, row.state) == (server, task_id, "active"):
+                return row.id
+        return None
+
     def run_due(self, outcome: str = "ran") -> list[Planned]:
         """What the scheduler would hand over now."""
         ran = [r for r in self.rows.values() if r.state == "active" and r.due <= self.clock.now()]

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
+import discord
 import pytest
 from events_fixture import NOW, EventHarness, event_harness
 from harness import ALERT_CHANNEL, MOD, NOBODY
@@ -307,3 +308,62 @@ async def test_a_failed_start_command_is_an_alert_naming_the_event(ev: EventHarn
         "Event **Build Battle** (#1 on main): its start command did not run as it should: "
         "failed: unknown_function."
     )
+
+
+async def test_the_binding_failing_to_store_undoes_both_halves(
+    ev: EventHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ev.cog.events.store
+    real = store.update
+
+    async def update(event_id: int, **changes: object) -> object:
+        if changes.get("state") == "scheduled":
+            raise OSError("disk full (test)")
+        return await real(event_id, **changes)
+
+    monkeypatch.setattr(store, "update", update)
+    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h")
+    assert "Something went wrong on our side (error id" in reply.text
+    assert [s.method for s in ev.discord.scheduled.requests] == ["POST", "DELETE"]
+    _nothing_made(ev)
+
+
+async def test_a_create_cut_short_by_a_crash_is_undone_on_start(ev: EventHarness) -> None:
+    """What a bot that died between the Discord call and the binding left: a `creating` row,
+    its Discord event and its start task. On start-up all three go."""
+    from bot.store.guild_events import NewEvent
+
+    events, store = ev.cog.events, ev.cog.events.store
+    start, end = NOW + timedelta(hours=2), NOW + timedelta(hours=3)
+    row = await store.insert(NewEvent("main", ev.discord.guild_id, "Build Battle", None, "here",
+                                      start, end, "say x", "say y", (), (), None, None, "UTC",
+                                      1, "x"), NOW)  # fmt: skip
+    guild = ev.discord.bot.get_guild(ev.discord.guild_id)
+    assert guild is not None
+    made = await guild.create_scheduled_event(
+        name="Build Battle", start_time=start, end_time=end, location="here",
+        entity_type=discord.EntityType.external, privacy_level=discord.PrivacyLevel.guild_only,
+    )  # fmt: skip
+    await store.update(row.id, discord_id=made.id)
+    task = await ev.tasks.schedule(server="main", task_id="Build_Battle.e1", command="say x",
+                                   due=start, announce=(), by_id=1, by_name="x")  # fmt: skip
+    assert await events.recover() == 1
+    assert ev.tasks.rows[task].state == "cancelled"
+    assert made.id in ev.discord.scheduled.deleted
+    assert await store.get(row.id) is None
+
+
+async def test_with_a_role_reminders_give_it_and_mention_it(tmp_path: Path) -> None:
+    async for ev in event_harness(tmp_path, event_role_id=5555, event_channel_id=6100):
+        event_id = await _create(ev, reminders="5m")
+        for user in (8001, 8002):
+            await ev.discord.scheduled.interest(event_id, user)
+        await ev.advance(115 * 60)
+        roles = [s.path for s in ev.discord.scheduled.requests if s.method == "PUT"]
+        guild = ev.discord.guild_id
+        # given when they pressed Interested, and again (idempotent) at the reminder
+        assert roles.count(f"/guilds/{guild}/members/8001/roles/5555") >= 1
+        assert f"/guilds/{guild}/members/8002/roles/5555" in roles
+        (reminder,) = ev.posts(6100)
+        assert reminder.payload["content"].endswith(" <@&5555>")
+        assert reminder.payload["allowed_mentions"]["roles"] == [5555]
