@@ -107,7 +107,8 @@ class TasksCog(commands.Cog, name="Tasks"):
         embed = discord.Embed(
             title=f"planned on {server.name}: {total} schedule(s)", colour=0x3498DB
         )
-        embed.description = "\n".join(planned_line(r) for r in rows)[:4096] or "Empty."
+        lines = [planned_line(r, scheduler.upcoming(r)) for r in rows]
+        embed.description = "\n".join(lines)[:4096] or "Empty."
         embed.set_footer(text=f"page {page + 1} of {pages}; times in your own time zone")
         return embed, pages
 
@@ -189,7 +190,10 @@ class TasksCog(commands.Cog, name="Tasks"):
             if isinstance(cmd, app_commands.Command):
                 lines.append(f"**/{cmd.qualified_name}**: {cmd.description}")
         embed.description = "\n".join(lines)[:4096]
-        embed.set_footer(text="Times are game time: a lagging or stopped server runs tasks later.")
+        embed.set_footer(
+            text="Times are game time (a lagging or empty server runs tasks later) unless you "
+            "give /schedule `when` or `repeat`: those are wall-clock times."
+        )
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 

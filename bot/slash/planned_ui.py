@@ -46,8 +46,9 @@ def _late(row: Schedule) -> str:
     return f"; last run: {row.last_outcome}{late}"
 
 
-def planned_line(row: Schedule) -> str:
-    """One row of `/list which:planned`."""
+def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
+    """One row of `/list which:planned`: its next run, the ones after it (repeating rows), how
+    late the last one ran."""
     run = row.command if len(row.command) <= 60 else row.command[:59] + "…"
     run = run.replace("`", "'")
     when: str
@@ -57,6 +58,9 @@ def planned_line(row: Schedule) -> str:
         when = str(row.state)
     else:
         when = f"{stamp(row.next_due)} ({stamp(row.next_due, 'R')})"
+        later = [t for t in upcoming if t > row.next_due][:2]
+        if later:
+            when += ", then " + ", ".join(stamp(t, "f") for t in later)
     return f"`{row.task_id}` {when}, {when_text(row)}{_late(row)}\n  `{run}`"
 
 

@@ -12,12 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import PASSWORD, ROOT
 from harness import MOD, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.services import build_services
 from mcsim.server import Server
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PASSWORD = "e2e-wallclock-password"
 
 
 @pytest.fixture

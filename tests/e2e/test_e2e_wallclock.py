@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from conftest import PASSWORD, following
 from harness import ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 
 from bot.config import ServerConfig
@@ -20,6 +19,7 @@ from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 
+PASSWORD = "e2e-rcon-password"  # the `mc` fixture's (tests/e2e/conftest.py)
 START_TS = 1_797_000_000  # 2026-12-11 (a Friday), 14:40 UTC
 
 
@@ -50,6 +50,18 @@ async def wall(mc: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, Manua
         yield harness, clock
     finally:
         await harness.close()
+
+
+async def following(harness: Harness, server: Server) -> None:
+    """Wait until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
+    tailer = harness.services.servers["main"].events
+    lines_read = tailer.lines_read  # type: ignore[union-attr]
+    for _ in range(250):
+        if tailer.lines_read != lines_read:  # type: ignore[union-attr]
+            return
+        await asyncio.to_thread(server.run, "say probe")
+        await asyncio.sleep(0.02)
+    raise AssertionError("the log tailer never caught up")
 
 
 def stored(tmp_path: Path) -> list[tuple[str, str]]:
@@ -84,6 +96,7 @@ async def test_plan_list_show_pause_resume_cancel(
     assert "planned on main: 2 schedule(s)" in body
     assert f"`raid` <t:{due}:F> (<t:{due}:R>), once" in body
     assert "`hourly` <t:1797001200:F>" in body and "cron `0 * * * *` (UTC)" in body
+    assert "then <t:1797004800:f>, <t:1797008400:f>" in body  # the next runs of a repeating row
     shown = await live.run("show", MOD, id="hourly")
     fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
     assert shown.embeds[0]["title"] == "Planned `hourly`"
