@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import PASSWORD, ROOT, following
 from harness import MOD, Harness, make_settings
 
 from bot.config import ServerConfig
@@ -25,6 +24,21 @@ from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PASSWORD = "e2e-rcon-password"  # the `mc` fixture's (tests/e2e/conftest.py)
+
+
+async def following(harness: Harness, server: Server) -> None:
+    """Wait until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
+    tailer = harness.services.servers["main"].events
+    lines_read = tailer.lines_read  # type: ignore[union-attr]
+    for _ in range(250):
+        if tailer.lines_read != lines_read:  # type: ignore[union-attr]
+            return
+        await asyncio.to_thread(server.run, "say probe")
+        await asyncio.sleep(0.02)
+    raise AssertionError("the log tailer never read the live latest.log")
 
 
 @pytest.fixture
