@@ -210,10 +210,11 @@ class EventsCog(commands.Cog, name="Events"):
             interaction.guild, target, draft, start_run=start_run, end_run=end_run,
             by_id=interaction.user.id, by_name=str(interaction.user),
         )  # fmt: skip
+        link = f"https://discord.com/events/{row.guild_id}/{row.discord_id}"
         outcome = (
             f"Event #{row.id} **{row.name}** made: Discord event {_ts(row.start)} to "
             f"{_ts(row.end)} at {row.location}; its start and end tasks are planned on "
-            f"{row.server}."
+            f"{row.server}. {link}"
         )
         request = {"name": name, "start": start, "end": end, "server": target.name,
                    "start_run": start_run, "end_run": end_run, "repeat": repeat}  # fmt: skip

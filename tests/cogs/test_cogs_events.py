@@ -367,3 +367,40 @@ async def test_with_a_role_reminders_give_it_and_mention_it(tmp_path: Path) -> N
         (reminder,) = ev.posts(6100)
         assert reminder.payload["content"].endswith(" <@&5555>")
         assert reminder.payload["allowed_mentions"]["roles"] == [5555]
+
+
+EDIT_BAD = [
+    ({"start": "2020-01-01 10:00"}, "is in the past"),
+    ({"end": "2026-12-05 13:00"}, "is not after the start"),
+    ({"name": "n" * 101}, "The event name is 101 characters long"),
+    ({"start": "in 5m"}, "The announce offset 10m is longer than the time until the start (5m)"),
+    ({}, "Nothing to change"),
+    ({"event": "nope"}, "There is no event 'nope': see /event list for the ids."),
+]
+
+
+@pytest.mark.parametrize(("options", "sentence"), EDIT_BAD, ids=[str(i) for i in range(6)])
+async def test_a_bad_edit_changes_nothing(
+    ev: EventHarness, options: dict[str, object], sentence: str
+) -> None:
+    await _create(ev)
+    before = len(ev.discord.scheduled.requests)
+    values: dict[str, object] = {"event": "1"}
+    values.update(options)
+    reply = await ev.run("event edit", MOD, **values)
+    assert sentence in reply.text, reply.text
+    assert len(ev.discord.scheduled.requests) == before
+    assert [t.due for t in ev.tasks.active()] == [
+        NOW + timedelta(hours=2),
+        NOW + timedelta(hours=3),
+    ]
+    assert len(ev.tasks.rows) == 2
+
+
+def test_mentions_are_split_into_messages_discord_accepts() -> None:
+    from bot.guildevents.timers import mention_chunks
+
+    mentions = [f"<@{10**18 + i}>" for i in range(200)]
+    chunks = mention_chunks("Reminder: **x** starts soon.", mentions)
+    assert len(chunks) > 1 and all(len(c) <= 2000 for c in chunks)
+    assert " ".join(chunks).split()[4:] == mentions  # every member, once, in order
