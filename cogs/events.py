@@ -128,6 +128,7 @@ class EventsCog(commands.Cog, name="Events"):
 
     # -- helpers ----------------------------------------------------------------------------------
 
+    @is_moderator()  # discord.py runs an autocomplete callback's own checks
     async def event_autocomplete(
         self, interaction: Interaction, current: str
     ) -> list[app_commands.Choice[str]]:

@@ -404,3 +404,13 @@ def test_mentions_are_split_into_messages_discord_accepts() -> None:
     chunks = mention_chunks("Reminder: **x** starts soon.", mentions)
     assert len(chunks) > 1 and all(len(c) <= 2000 for c in chunks)
     assert " ".join(chunks).split()[4:] == mentions  # every member, once, in order
+
+
+async def test_event_ids_autocomplete_from_live_events(ev: EventHarness) -> None:
+    await _create(ev)
+    await _create(ev, name="Quiz Night")
+    choices = await ev.autocomplete("event show", "event", MOD, event="quiz")
+    assert choices == [{"name": "#2 Quiz Night", "value": "2"}]
+    assert await ev.autocomplete("event show", "event", NOBODY, event="quiz") == []
+    await ev.run("event cancel", MOD, event="2")
+    assert await ev.autocomplete("event show", "event", MOD, event="quiz") == []
