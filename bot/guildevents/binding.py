@@ -11,7 +11,7 @@ repeating event and the alerts about failed tasks are :mod:`bot.guildevents.time
 
 from __future__ import annotations
 
-__all__ = ["GuildEvents", "event_permission_problem"]
+__all__ = ["GuildEvents", "discord_error", "event_permission_problem"]
 
 import asyncio
 import logging
@@ -54,7 +54,7 @@ def event_permission_problem(guild: discord.Guild | None) -> str | None:
     )
 
 
-def _discord_error(exc: discord.HTTPException) -> str:
+def discord_error(exc: discord.HTTPException) -> str:
     return f"{exc.text or exc.status} (HTTP {exc.status})"
 
 
@@ -177,7 +177,7 @@ class GuildEvents:
             except discord.HTTPException as exc:
                 await self.store.delete(row.id)
                 raise ValidationError(
-                    f"Discord refused to create the event {draft.name!r}: {_discord_error(exc)}. "
+                    f"Discord refused to create the event {draft.name!r}: {discord_error(exc)}. "
                     "Nothing was made."
                 ) from None
             row = await self.store.update(row.id, discord_id=made.id)
@@ -254,7 +254,7 @@ class GuildEvents:
         except discord.HTTPException as exc:
             await self.alert(
                 row,
-                f"{why}, and removing its Discord event failed too ({_discord_error(exc)}): "
+                f"{why}, and removing its Discord event failed too ({discord_error(exc)}): "
                 "delete the event in Discord by hand.",
             )
 
@@ -336,7 +336,7 @@ class GuildEvents:
                 if new_tasks is not None:
                     await self._cancel_tasks(new_tasks)
                 raise ValidationError(
-                    f"Discord refused the change to {row.name!r}: {_discord_error(exc)}. "
+                    f"Discord refused the change to {row.name!r}: {discord_error(exc)}. "
                     "Nothing was changed."
                 ) from None
             notes: list[str] = []
@@ -369,7 +369,7 @@ class GuildEvents:
                     pass  # already gone in Discord: the tasks go too
                 except discord.HTTPException as exc:
                     raise ValidationError(
-                        f"Discord refused to delete {row.name!r}: {_discord_error(exc)}. Its "
+                        f"Discord refused to delete {row.name!r}: {discord_error(exc)}. Its "
                         "tasks were kept, so the two still match."
                     ) from None
             failed = await self._cancel_tasks(row.tasks)

@@ -20,7 +20,7 @@ import discord
 
 from bot.errors import ValidationError
 from bot.guildevents import plan
-from bot.guildevents.binding import GuildEvents, _discord_error
+from bot.guildevents.binding import GuildEvents, discord_error
 from bot.guildevents.tasks import task_failed
 from bot.store.guild_events import EventRow
 
@@ -136,7 +136,7 @@ class EventTimers:
             users = await self._interested_users(row)
         except discord.HTTPException as exc:
             await self.events.alert(
-                row, f"its reminder could not read who is interested ({_discord_error(exc)})."
+                row, f"its reminder could not read who is interested ({discord_error(exc)})."
             )
             users = []
         else:

@@ -414,3 +414,21 @@ async def test_event_ids_autocomplete_from_live_events(ev: EventHarness) -> None
     assert await ev.autocomplete("event show", "event", NOBODY, event="quiz") == []
     await ev.run("event cancel", MOD, event="2")
     assert await ev.autocomplete("event show", "event", MOD, event="quiz") == []
+
+
+async def test_with_the_members_intent_the_gateway_clicks_count(ev: EventHarness) -> None:
+    """discord.py caches users only with the (privileged) members intent; where it does, its
+    parser delivers the user add/remove events and the stored count follows them."""
+    import types
+
+    from discord.state import ConnectionState
+
+    state = ev.bot._connection
+    state.store_user = types.MethodType(ConnectionState.store_user, state)  # type: ignore[method-assign]
+    event_id = await _create(ev)
+    store = ev.cog.events.store
+    await ev.discord.scheduled.interest(event_id, 8001)
+    await ev.discord.scheduled.interest(event_id, 8002)
+    assert (await store.get(1)).interested == 2  # type: ignore[union-attr]
+    await ev.discord.scheduled.interest(event_id, 8002, added=False)
+    assert (await store.get(1)).interested == 1  # type: ignore[union-attr]
