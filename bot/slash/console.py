@@ -58,7 +58,7 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
         name, cmd = f"{name} {sub}", child
     if not isinstance(cmd, app_commands.Command):
         raise ValueError(_("unknown command /{name}: try /help", name=name))
-    name = cmd.name
+    name = cmd.qualified_name  # "event create" for a group's subcommand
     params = {p.name: p for p in cmd.parameters}
     # the names in the console's language too (a name the same in both maps to itself)
     params |= {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}

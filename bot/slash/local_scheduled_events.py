@@ -80,6 +80,7 @@ class LocalScheduledEvents:
         self.deleted: set[int] = set()
         self._users: dict[int, discord.User] = {}  # strong refs: discord.py caches users weakly
         self._failures: list[_Failure] = []
+        self.failed: list[tuple[str, str]] = []  # (method, route template) of fail_next answers
         self._handlers: set[asyncio.Task[Any]] = set()
 
     # -- test controls ----------------------------------------------------------------------------
@@ -185,6 +186,7 @@ class LocalScheduledEvents:
         for failure in self._failures:
             if failure.method == request.method and failure.path == request.path:
                 self._failures.remove(failure)
+                self.failed.append((failure.method, failure.path))
                 raise _error(failure.status, failure.code, failure.message)
         if request.path == _ROLE:
             return None  # 204: the role was given or taken
