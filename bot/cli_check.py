@@ -1,6 +1,7 @@
 """`python -m bot check`: what the bot would use, and whether each part answers.
 
-For each server: RCON reachable (and the game time), the pack's version in storage, the log
+For each server: RCON reachable (and the game time), the server software (vanilla, Paper,
+Spigot, Fabric...: bot/minecraft/software.py), the pack's version in storage, the log
 file readable when events come from it, the Minecraft version the commands are checked against
 (and whether that had to fall back), `function-permission-level`, and `broadcast-rcon-to-ops`
 (which makes every event poll echo to operators and the log). Prints one line per finding;
@@ -18,6 +19,7 @@ from bot.config import ServerConfig, Settings
 from bot.errors import BotError
 from bot.minecraft.installer import read_pack_version
 from bot.minecraft.server_files import find_server_properties
+from bot.minecraft.software import detect_software
 from bot.services import build_checker, build_rcon, checker_note
 
 
@@ -32,6 +34,12 @@ async def check_server(settings: Settings, server: ServerConfig, out: TextIO) ->
     try:
         reply = await rcon.command("time query gametime")
         print(f"  RCON: reachable ({reply.strip()})", file=out)
+        software = await detect_software(rcon, server.log_path)
+        print(
+            f"  software: {software.describe()}; the pack is reloaded with "
+            f"`{software.reload_command}`",
+            file=out,
+        )
         version = await read_pack_version(rcon)
         if version is None:
             ok = False

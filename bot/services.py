@@ -41,6 +41,7 @@ from bot.minecraft.server_files import (
     minecraft_version,
     read_server_properties,
 )
+from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_software
 
 if TYPE_CHECKING:
     from bot.config import ServerConfig, Settings
@@ -79,10 +80,21 @@ class ServerServices:
     event_kind: str = "none"  # "log", "rcon" or "none", for /status
     minecraft: MinecraftVersion = UNKNOWN_VERSION
     properties: ServerProperties = NO_PROPERTIES
+    software: ServerSoftware = UNKNOWN_SOFTWARE  # filled by ensure_software()
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    async def ensure_software(self, *, again: bool = False) -> ServerSoftware:
+        """What runs the server (bot/minecraft/software.py), detected once and shared with the
+        installer, whose reload depends on it. `again` re-detects (after a restart)."""
+        if again or self.software.family == "unknown":
+            self.software = await detect_software(self.rcon, self.config.log_path)
+            log.info("%s runs %s", self.name, self.software.describe())
+        if self.installer is not None:
+            self.installer.software = self.software
+        return self.software
 
     @property
     def checker_note(self) -> str | None:

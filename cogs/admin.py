@@ -77,6 +77,11 @@ class AdminCog(commands.Cog, name="Admin"):
             name="RCON", value=f"ok ({server.config.rcon_host}:{server.config.rcon_port})"
         )
         embed.add_field(name="pack version", value=version or "not installed")
+        try:
+            software = await server.ensure_software()
+            embed.add_field(name="server software", value=software.describe()[:1024])
+        except errors.BotError as exc:
+            embed.add_field(name="server software", value=f"unknown: {exc}"[:1024])
         embed.add_field(name="event source", value=server.event_kind)
         try:
             embed.add_field(name="TPS", value=f"{await server.pack.tps():.1f}")

@@ -1,4 +1,4 @@
-"""`python -m mcsim --world DIR [--rcon-port N] [--rcon-password PW] [--frozen]`.
+"""`python -m mcsim --world DIR [--rcon-port N] [--rcon-password PW] [--frozen] [--flavour F]`.
 
 Runs the server in real time (20 TPS) until `stop` (over RCON) or Ctrl-C.
 """
@@ -11,6 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
+from mcsim.flavours import flavour_names
 from mcsim.server import Server
 
 __all__ = ["main"]
@@ -28,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
         "--noop", action="append", default=[], metavar="ROOT",
         help="treat this command root as a successful no-op (repeatable; for demos)",
     )  # fmt: skip
+    ap.add_argument(
+        "--flavour", default="vanilla", choices=flavour_names(),
+        help="server software to imitate at the edges the bot sees (default: vanilla)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     server = Server(
@@ -36,9 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         rcon_password=args.rcon_password,
         frozen=args.frozen,
         noop_commands=args.noop,
+        flavour=args.flavour,
     )
     server.start(realtime=True)
-    print(f"mcsim running on {args.world} (log: {server.log_path})", flush=True)
+    print(f"mcsim ({args.flavour}) running on {args.world} (log: {server.log_path})", flush=True)
     if server.rcon_port is not None:
         print(f"RCON on 127.0.0.1:{server.rcon_port}", flush=True)
 

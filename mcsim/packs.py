@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 # mcsim speaks 1.21.11 (mecha's 1.21 command tree): data pack format 94.1.
 SERVER_PACK_FORMAT: tuple[int, int] = (94, 1)
-# From 1.21.9 (format 82) packs describe their range with min_format/max_format.
-_MIN_FORMAT_ERA = 82
+# PackVersion.getLastOldPackVersion(SERVER_DATA): from 82 (1.21.9) packs give min/max_format.
+_LAST_OLD_FORMAT = 81
 
 
 class PackError(Exception):
@@ -66,72 +66,123 @@ class Pack:
 
 
 def _format(value: Any, *, is_max: bool) -> tuple[int, int]:
-    """A format given as N or [major, minor]; a bare max N covers every minor of N."""
-    if isinstance(value, bool):
-        raise PackError(f"Invalid pack format: {value!r}")
-    if isinstance(value, int):
-        return (value, 2**31 - 1) if is_max else (value, 0)
-    if isinstance(value, float) and value.is_integer():
-        return _format(int(value), is_max=is_max)
+    """PackVersion's codec: N or [major, minor, ...] of non-negative ints; a bare N is minor 0
+    for min_format and every minor (Integer.MAX_VALUE) for max_format."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
     if (
         isinstance(value, list)
-        and 1 <= len(value) <= 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and 1 <= len(value) <= 256
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
     ):
         if len(value) == 1:
-            return _format(value[0], is_max=is_max)
+            return (value[0], 2**31 - 1) if is_max else (value[0], 0)
         return (value[0], value[1])
     raise PackError(f"Invalid pack format: {value!r}")
 
 
-def pack_range(meta: Any) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The (min, max) formats a pack.mcmeta declares, checked the way 1.21.9+ reads it.
+def _int_range(value: Any) -> tuple[int, int]:
+    """Range.createCodec(Codec.INT): N, [min, max] or {min_inclusive, max_inclusive}."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, value
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return value[0], value[1]
+    if isinstance(value, dict) and {"min_inclusive", "max_inclusive"} <= set(value):
+        lo, hi = value["min_inclusive"], value["max_inclusive"]
+        if isinstance(lo, int) and isinstance(hi, int):
+            return lo, hi
+    raise PackError(f"Invalid supported_formats: {value!r}")
 
-    min_format/max_format win when present (both required). Otherwise pack_format, widened by
-    supported_formats (N, [a, b] or {min_inclusive, max_inclusive}); such a legacy declaration
-    may not reach the min_format era (82+), which needs min_format/max_format (inferred rule).
+
+def _main_format(fmt: int, lo: int, hi: int) -> None:
+    """PackVersion.Format.validateMainFormat."""
+    if fmt < lo or fmt > hi:
+        raise PackError(
+            f"Pack declared support for versions {lo} to {hi} but declared main format is {fmt}"
+        )
+    if fmt < 15:
+        raise PackError(
+            "Multi-version packs cannot support minimum version of less than 15, since this "
+            "will leave versions in range unable to load pack."
+        )
+
+
+def pack_range(meta: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (min, max) formats a pack.mcmeta declares, or PackError with the server's message.
+
+    As 1.21.11 reads a data pack's `pack` section (resource/PackVersion.java, Format.validate
+    with pack=true, supportsOld=false; the last old data format is 81): min_format/max_format
+    together; a range starting at 82+ must not give supported_formats, and its pack_format (if
+    any) lies in the range; a range starting at 81 or lower also needs supported_formats (same
+    minimum, maximum max_format or 81) and pack_format. Without min/max: supported_formats up
+    to 81 with pack_format in it, or a lone pack_format up to 81.
     """
     if not isinstance(meta, dict) or not isinstance(meta.get("pack"), dict):
         raise PackError("pack.mcmeta has no 'pack' section")
     pack = meta["pack"]
     if "description" not in pack:
         raise PackError("pack.mcmeta has no description")
-    if "min_format" in pack or "max_format" in pack:
-        if "min_format" not in pack or "max_format" not in pack:
-            raise PackError("min_format and max_format must be given together")
+    fmt = pack.get("pack_format")
+    if fmt is not None and (not isinstance(fmt, int) or isinstance(fmt, bool)):
+        raise PackError(f"Invalid pack_format: {fmt!r}")
+    sup = _int_range(pack["supported_formats"]) if "supported_formats" in pack else None
+    if ("min_format" in pack) != ("max_format" in pack):
+        raise PackError("Pack missing field, must declare both min_format and max_format")
+    if "min_format" in pack:
         lo = _format(pack["min_format"], is_max=False)
         hi = _format(pack["max_format"], is_max=True)
         if lo > hi:
-            raise PackError(f"min_format {lo} is above max_format {hi}")
-        if "pack_format" in pack and lo[0] < _MIN_FORMAT_ERA:
-            legacy = pack["pack_format"]
-            if not isinstance(legacy, int) or not lo[0] <= legacy:
-                raise PackError("pack_format must lie within min_format..max_format")
-        elif lo[0] < _MIN_FORMAT_ERA:
-            # Older servers read only pack_format: a range reaching below 82 must give it.
-            raise PackError("pack_format is required when min_format is below 82")
+            raise PackError(f"Pack min_format ({lo}) is greater than max_format ({hi})")
+        if lo[0] > _LAST_OLD_FORMAT:
+            if sup is not None:
+                raise PackError(
+                    f"Pack key supported_formats is deprecated starting from pack format "
+                    f"{_LAST_OLD_FORMAT + 1}. Remove supported_formats from your pack.mcmeta."
+                )
+            if fmt is not None:
+                _main_format(fmt, lo[0], hi[0])
+            return lo, hi
+        if sup is None:
+            raise PackError(
+                f"Pack declares support for format {lo[0]}, but game versions supporting "
+                f"formats 17 to {_LAST_OLD_FORMAT} require a supported_formats field"
+            )
+        if sup[0] != lo[0]:
+            raise PackError(
+                "Pack version declaration mismatch between supported_formats and min_format"
+            )
+        if sup[1] not in (hi[0], _LAST_OLD_FORMAT):
+            raise PackError(
+                "Pack version declaration mismatch between supported_formats and max_format"
+            )
+        if fmt is None:
+            raise PackError(
+                f"Pack declares support for formats up to {_LAST_OLD_FORMAT}, but game versions "
+                f"supporting formats 17 to {_LAST_OLD_FORMAT} require a pack_format field"
+            )
+        _main_format(fmt, lo[0], hi[0])
         return lo, hi
-    if "pack_format" not in pack:
-        raise PackError("pack.mcmeta has no pack_format")
-    fmt = pack["pack_format"]
-    if not isinstance(fmt, int) or isinstance(fmt, bool):
-        raise PackError(f"Invalid pack_format: {fmt!r}")
-    lo_i, hi_i = fmt, fmt
-    sup = pack.get("supported_formats")
     if sup is not None:
-        if isinstance(sup, int) and not isinstance(sup, bool):
-            lo_i, hi_i = sup, sup
-        elif isinstance(sup, list) and len(sup) == 2 and all(isinstance(v, int) for v in sup):
-            lo_i, hi_i = sup[0], sup[1]
-        elif isinstance(sup, dict):
-            lo_i, hi_i = int(sup.get("min_inclusive", fmt)), int(sup.get("max_inclusive", fmt))
-        else:
-            raise PackError(f"Invalid supported_formats: {sup!r}")
-        if not lo_i <= fmt <= hi_i:
-            raise PackError(f"pack_format {fmt} is outside supported_formats {sup!r}")
-    if hi_i >= _MIN_FORMAT_ERA:
-        raise PackError("a pack for format 82 or later must declare min_format and max_format")
-    return (lo_i, 0), (hi_i, 2**31 - 1)
+        if sup[1] > _LAST_OLD_FORMAT:
+            raise PackError(
+                f"Pack declares support for version newer than {_LAST_OLD_FORMAT}, but is "
+                "missing mandatory fields min_format and max_format"
+            )
+        if fmt is None:
+            raise PackError(
+                f"Pack declares support for formats up to {_LAST_OLD_FORMAT}, but game versions "
+                f"supporting formats 17 to {_LAST_OLD_FORMAT} require a pack_format field"
+            )
+        _main_format(fmt, sup[0], sup[1])
+        return (sup[0], 0), (sup[1], 0)
+    if fmt is not None:
+        if fmt > _LAST_OLD_FORMAT:
+            raise PackError(
+                f"Pack declares support for version newer than {_LAST_OLD_FORMAT}, but is "
+                "missing mandatory fields min_format and max_format"
+            )
+        return (fmt, 0), (fmt, 0)
+    raise PackError("Pack could not be parsed, missing format version information")
 
 
 def _read_meta(path: Path) -> Any:

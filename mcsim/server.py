@@ -12,6 +12,7 @@ import concurrent.futures
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from mcsim.context import FeedbackSink, Source, server_source
 from mcsim.deepstack import call_deep, start_deep_thread
 from mcsim.dimensions import load_dimensions
 from mcsim.executor import Executor
+from mcsim.flavours import FlavourReply, FlavourState, get_flavour
 from mcsim.gameloop import GameLoop
 from mcsim.log import ServerLog
 from mcsim.ops import op_level
@@ -93,13 +95,20 @@ class Server:
         frozen: bool = False,
         noop_commands: Iterable[str] = (),
         log_timestamp: str = "time",
+        flavour: str = "vanilla",
     ) -> None:
+        self.flavour = get_flavour(flavour)  # mcsim/flavours.py: Paper, Spigot, Fabric edges
+        self.flavour_state = FlavourState()
+        # Every RCON command received, in order (tests check what a client sent).
+        self.rcon_commands: deque[str] = deque(maxlen=100_000)
         self.world = Path(world)
         self.world.mkdir(parents=True, exist_ok=True)
         (self.world / "datapacks").mkdir(exist_ok=True)
         props_path = self.world / "server.properties"
         self.properties = read_properties(props_path)
         if not props_path.exists():
+            # A server writes its own defaults into a new server.properties (Paper: -1 pause).
+            self.properties.update(self.flavour.default_properties)
             write_properties(props_path, self.properties)
         if rcon_port is not None:
             self.properties["enable-rcon"] = "true"
@@ -135,10 +144,17 @@ class Server:
             if self._running:
                 return
             began = time.monotonic()
-            slog = ServerLog(self.world / "logs", timestamp=self._log_timestamp)
+            slog = self.flavour.wrap_log(
+                ServerLog(self.world / "logs", timestamp=self._log_timestamp)
+            )
             self.log = slog
+            self.flavour.log_bootstrap(slog)
+            self.flavour.prepare_world(self.world)
             level = self._open_level(slog)
-            log_setup(slog, self.properties)
+            log_setup(
+                slog, self.properties, self.flavour.game_version,
+                after_properties=lambda: self.flavour.log_after_properties(slog),
+            )  # fmt: skip
             level.game_type = GAME_MODES[game_mode(self.properties)]
             from mcsim.entities import Entities
 
@@ -279,6 +295,13 @@ class Server:
         with self.lock:
             sim, ex = self.world_state()
             assert self.log is not None
+            if as_player is None:
+                routed = self.flavour.route(self, text)
+                if isinstance(routed, FlavourReply):
+                    for line in routed.messages:
+                        self.log.info(line)
+                    return self._flavour_done(routed)
+                text = routed
             if as_player is not None:
                 player = sim.entities.player(as_player)
                 if player is None:
@@ -298,12 +321,30 @@ class Server:
     def run_rcon_command(self, text: str) -> str:
         with self.lock:
             _, ex = self.world_state()
+            self.rcon_commands.append(text)
+            routed = self.flavour.route(self, text)
+            if isinstance(routed, FlavourReply):
+                self._flavour_done(routed)
+                return self.flavour.rcon_reply(list(routed.messages), error=False, own=True)
             sink = FeedbackSink(on_broadcast=self._rcon_broadcast)
-            outcome = ex.run_top(text, self._server_source("Rcon", sink))
+            outcome = ex.run_top(routed, self._server_source("Rcon", sink))
             self._after_call(outcome, sink)
         # RconCommandOutput appends each message's text with no separator (the notes); the seam
-        # in docs/interfaces.md said "\n" but vanilla wins.
-        return "".join(sink.lines)
+        # in docs/interfaces.md said "\n" but vanilla wins. A Bukkit flavour shapes it its way.
+        return self.flavour.rcon_reply(sink.lines, error=outcome.error, own=False)
+
+    def _flavour_done(self, reply: FlavourReply) -> CommandResult:
+        """A command the flavour answered itself: run what it left behind (a reload)."""
+        if self._reload_requested:
+            self._reload_requested = False
+            self._load_packs(startup=False)
+            self._run_load()
+        return CommandResult(reply.success, reply.result, list(reply.messages))
+
+    def log_line(self, text: str) -> None:
+        """One INFO line in latest.log from the server thread (flavours' broadcasts)."""
+        if self.log is not None:
+            self.log.info(text)
 
     def _server_source(self, name: str, sink: FeedbackSink | None) -> Source:
         """The console (MinecraftServer.getCommandSource) or RCON (RconCommandOutput) source:
@@ -385,15 +426,16 @@ class Server:
         sim, ex = self.world_state()
         assert self.log is not None
         self._packs = discover_packs(self.world / "datapacks", self.log)
-        enabled = [p for p in sim.enabled_packs if p == "vanilla" or p in self._packs]
-        if "vanilla" not in enabled:
-            enabled.insert(0, "vanilla")
-        for pid, pack in self._packs.items():
+        builtin = self.flavour.builtin_packs  # vanilla's; Paper adds its own `paper` pack
+        enabled = [p for p in sim.enabled_packs if p in builtin or p in self._packs]
+        for i, pid in enumerate(builtin):
+            if pid not in enabled:
+                enabled.insert(i, pid)
+        for pid in self._packs:
             if pid in enabled or pid in sim.disabled_packs:
                 continue
-            if not pack.compatible:
-                self.log.warn(f"Data pack {pid} is not compatible with this version; not enabled")
-                continue
+            # Whatever its pack_format says (MinecraftServer: only missing feature flags hold a
+            # new pack back; the format only drives the client's "incompatible" warning).
             enabled.append(pid)
             self.log.info(f"Found new data pack {pid}, loading it automatically")
         sim.enabled_packs = enabled

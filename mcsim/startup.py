@@ -9,6 +9,7 @@ loading progress, the JSON-RPC management server, GS4 query) are left out.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from mcsim.dimensions import dimension_folder
 from mcsim.log import ServerLog
@@ -49,10 +50,19 @@ def log_new_world(slog: ServerLog) -> None:
     slog.info("No existing world data, creating new world", thread="ServerMain")
 
 
-def log_setup(slog: ServerLog, properties: dict[str, str]) -> None:
-    """MinecraftDedicatedServer.setupServer up to `Preparing level` (the caller logs that one)."""
-    slog.info(f"Starting minecraft server version {GAME_VERSION}")
+def log_setup(
+    slog: ServerLog,
+    properties: dict[str, str],
+    game_version: str = GAME_VERSION,
+    *,
+    after_properties: Callable[[], None] | None = None,
+) -> None:
+    """MinecraftDedicatedServer.setupServer up to `Preparing level` (the caller logs that one).
+    `after_properties` writes a flavour's lines after `Loading properties` (mcsim/flavours.py)."""
+    slog.info(f"Starting minecraft server version {game_version}")
     slog.info("Loading properties")
+    if after_properties is not None:
+        after_properties()
     slog.info(f"Default game type: {game_mode(properties).upper()}")
     slog.info("Generating keypair")
     ip = properties.get("server-ip", "").strip()

@@ -11,6 +11,12 @@ same file it resumes at the offset; if the file was rolled while the bot was dow
 rolled archive is read first (found by the hash of its first bytes, since gzip keeps no inode),
 then every archive rolled after it, then the new latest.log. Inode numbers alone are not trusted:
 Linux reuses them as soon as the old file is deleted.
+
+Order: on Paper a `say` line is written after the chat text was styled on another thread, so
+the lines of one function can reach the file late and out of order (../shared/notes/servers.md).
+With `reorder_window` > 0 an event whose seq is not the next one is held until the missing seqs
+arrive or it has waited that long, then events go out in seq order; while one is held the saved
+cursor stays before its line, so a restart reads it again rather than losing it.
 """
 
 from __future__ import annotations
@@ -167,8 +173,12 @@ class LogTailer:
         poll_interval: float = 0.5,
         cursor_key: str | None = None,
         dedup: SeqDedup | None = None,
+        reorder_window: float = 0.0,
     ) -> None:
         self.path = Path(path)
+        self.reorder_window = reorder_window
+        # seq -> (event, offset of its line's start, monotonic arrival) while held for order
+        self._pending: dict[int, tuple[Event, int, float]] = {}
         self.server = server
         self.poll_interval = poll_interval
         self.cursor_key = cursor_key or f"log:{server}"
@@ -201,6 +211,8 @@ class LogTailer:
                         async for ev in self._drain(current, current.lines(final=True)):
                             yield ev
                         await asyncio.sleep(0)
+                    async for ev in self._release(current, final=True):
+                        yield ev  # nothing of this file can arrive later
                     self._backlog.pop(0)
                     await self._save(current, force=True)
                     continue
@@ -235,14 +247,21 @@ class LogTailer:
                     await asyncio.sleep(0)
                     continue  # more may be waiting: read on before sleeping
                 if rolled:
+                    async for ev in self._release(current, final=True):
+                        yield ev
                     self.rotations += 1
                     self._own = (current.offset, _hash(current.read_at(0, _HEAD)))
                     log.info("%s was rolled; following the new file", self.path)
                     current.close()
                     self._live = None
                     continue
+                async for ev in self._release(current, final=False):
+                    yield ev  # held events whose wait is over
                 await self._save(current, force=False)
-                await asyncio.sleep(self.poll_interval)
+                wait = self.poll_interval
+                if self._pending:
+                    wait = min(wait, max(self.reorder_window / 4, 0.01))
+                await asyncio.sleep(wait)
         finally:
             if current is not None:
                 await self._save(current, force=True)
@@ -258,12 +277,41 @@ class LogTailer:
         """The events of whole lines read from `src`; its place is saved after each one handed out
         (once the consumer asks for the next, so an event counts as delivered only then)."""
         for end, raw in batch:
+            start = src.offset
             src.offset = end
             src.update_head()
             ev = self._parse(raw)
-            if ev is not None:
+            if ev is None:
+                continue
+            if self.reorder_window <= 0:
+                self._seq = max(self._seq, ev.seq)
                 yield ev
                 await self._save(src, force=True)
+                continue
+            self._pending[ev.seq] = (ev, start, time.monotonic())
+            async for out in self._release(src, final=False):
+                yield out
+
+    async def _release(self, src: _Source, *, final: bool) -> AsyncGenerator[Event, None]:
+        """Held events that may go now, lowest seq first: the next seq, anything at or below one
+        that waited `reorder_window`, or everything (`final`: the file will not grow)."""
+        while self._pending:
+            now = time.monotonic()
+            low = min(self._pending)
+            expired = max(
+                (s for s, (_, _, at) in self._pending.items() if now - at >= self.reorder_window),
+                default=-1,
+            )
+            # With no known place (a first start at the end of the file) the first event starts
+            # the count; a lower seq arriving after it is still delivered (late, not lost).
+            if not (final or self._seq < 0 or low <= self._seq + 1 or low <= expired):
+                return
+            ev, _, _ = self._pending.pop(low)
+            if 0 <= self._seq < low - 1 and not final:
+                log.info("%s: seq %d..%d did not arrive in time", self.path, self._seq + 1, low - 1)
+            self._seq = max(self._seq, low)
+            yield ev
+            await self._save(src, force=True)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -273,7 +321,6 @@ class LogTailer:
         ev = parse_log_line(self.server, line)
         if ev is None or not self._dedup.is_new(ev):
             return None
-        self._seq = max(self._seq, ev.seq)
         return ev
 
     def _open_live(self, *, from_end: bool) -> _Source | None:
@@ -313,10 +360,12 @@ class LogTailer:
         now = time.monotonic()
         if not force and now - self._last_save < _SAVE_EVERY:
             return
+        # A held event's line must be read again after a restart: stay before it.
+        held = [start for _, start, _ in self._pending.values()]
         cursor = TailCursor(
             dev=src.ident[0],
             ino=src.ident[1],
-            offset=src.offset,
+            offset=min([src.offset, *held]),
             head=src.head,
             head_len=src.head_len,
             seq=max(self._seq, self._dedup.floor(self.server)),

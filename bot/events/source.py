@@ -31,6 +31,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+# Seconds an out-of-order event waits for the seqs before it (bot/events/log_tail.py).
+LOG_REORDER_WINDOW = 2.0
+
 
 class EventSource(Protocol):
     ready: asyncio.Event  # set once the source knows where it starts reading
@@ -75,15 +78,22 @@ def build_event_source(
     log_poll_interval: float = 0.5,
     rcon_poll_interval: float = 2.0,
     broadcast_rcon_to_ops: bool | None = None,
+    log_reorder_window: float = LOG_REORDER_WINDOW,
 ) -> LogTailer | StoragePoller:
-    """The source for one server, by its `event_source` setting (`auto`: the log if readable)."""
+    """The source for one server, by its `event_source` setting (`auto`: the log if readable).
+    The tailer puts events back in seq order (Paper writes `say` lines late and out of order);
+    vanilla's come in order, so there it only waits when a seq is missing."""
     kind = server.event_source
     if kind == "auto":
         kind = "log" if log_readable(server.log_path) else "rcon"
         log.info("events of %s: %s (auto)", server.name, "latest.log" if kind == "log" else "RCON")
     if kind == "log" and server.log_path is not None:
         return LogTailer(
-            server.log_path, server.name, cursor_store, poll_interval=log_poll_interval
+            server.log_path,
+            server.name,
+            cursor_store,
+            poll_interval=log_poll_interval,
+            reorder_window=log_reorder_window,
         )
     return StoragePoller(
         pack,

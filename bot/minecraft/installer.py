@@ -1,7 +1,9 @@
 """Ships the doom.schedule data pack into a server's world and proves it is running.
 
 Steps: copy the repository's `datapack/` folder into `<world>/datapacks/doom.schedule` (through a
-staging folder, so the server never sees half a pack), `reload` over RCON, enable the pack if the
+staging folder, so the server never sees half a pack), reload over RCON (`minecraft:reload` on a
+Bukkit-family server, whose plain `reload` may reload every plugin; `reload` on vanilla and
+Fabric, which have no `minecraft:` names: bot/minecraft/software.py), enable the pack if the
 server lists it as available but not enabled (an admin may have disabled it once, and vanilla
 then keeps it disabled), then verify: `datapack list enabled` names it and
 `doom.schedule:const version` reads back as the version of the files just copied.
@@ -24,6 +26,7 @@ from typing import Literal
 from bot.config import ServerConfig
 from bot.errors import BotError
 from bot.minecraft.rcon import RconClient
+from bot.minecraft.software import ServerSoftware, detect_software, strip_colours
 
 __all__ = [
     "PACK_DIR_NAME",
@@ -119,7 +122,8 @@ def _snbt_scalar(text: str) -> str:
 
 async def read_pack_version(rcon: RconClient) -> str | None:
     """`doom.schedule:const version` on the running server; None when the pack never set it."""
-    reply = await rcon.command("data get storage doom.schedule:const version")
+    reply = strip_colours(await rcon.command("data get storage doom.schedule:const version"))
+    reply = reply.removesuffix("\n")
     if reply.startswith(_STORAGE_REPLY):
         return _snbt_scalar(reply[len(_STORAGE_REPLY) :])
     if reply.startswith("Found no elements matching"):
@@ -149,6 +153,7 @@ class PackInstaller:
         self.source = source
         self.verify_timeout = verify_timeout
         self.poll_interval = poll_interval
+        self.software: ServerSoftware | None = None  # detected on first install if not given
 
     def _world(self) -> Path:
         world = self.server.world_dir
@@ -191,8 +196,20 @@ class PackInstaller:
         else:
             action = "upgraded"
 
-        reply = await self.rcon.command("reload")
-        steps.append(f"reload: {reply.strip() or '(no answer)'}")
+        if self.software is None or self.software.family == "unknown":
+            self.software = await detect_software(self.rcon, self.server.log_path)
+        steps.append(f"server software: {self.software.describe()}")
+        reload = self.software.reload_command
+        reply = strip_colours(await self.rcon.command(reload))
+        steps.append(f"{reload}: {reply.strip() or '(no answer)'}")
+        if reload == "minecraft:reload" and reply.startswith("Unknown or incomplete command"):
+            # Not a Bukkit server after all (detected from a stale log?): vanilla's own name.
+            reply = strip_colours(await self.rcon.command("reload"))
+            steps.append(f"reload: {reply.strip() or '(no answer)'}")
+        elif reload == "reload" and "Are you sure you wish to reload" in reply:
+            # Paper up to 1.21.6 took it as Bukkit's reload and only asked: nothing reloaded.
+            reply = strip_colours(await self.rcon.command("minecraft:reload"))
+            steps.append(f"minecraft:reload: {reply.strip() or '(no answer)'}")
 
         def report(
             ok: bool,

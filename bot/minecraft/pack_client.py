@@ -43,6 +43,7 @@ from bot.minecraft.pack_input import (
 )
 from bot.minecraft.rcon import RconClient
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
+from bot.minecraft.software import strip_colours
 from bot.minecraft.tasks import TASK_LISTS, Task, TaskList, task_from_storage
 
 __all__ = ["NOMINAL_TPS", "CommandCheck", "PackClient", "Task"]
@@ -60,6 +61,7 @@ _STORAGE: Final = re.compile(r"^Storage (\S+) has the following contents: ", re.
 _RETURNED: Final = re.compile(r"Function \S+ returned (-?\d+)")
 _TIME: Final = re.compile(r"^The time is (-?\d+)")
 _COUNT: Final = re.compile(r"^Test passed(?:, count: |\. Count: )(\d+)")
+_LEADING_COLOURS: Final = re.compile("^(?:§.)+", re.S)
 
 
 class CommandCheck(Protocol):
@@ -68,8 +70,18 @@ class CommandCheck(Protocol):
     def check(self, command: str) -> None: ...
 
 
+def _plain(reply: str) -> str:
+    """A status reply as vanilla words it: Bukkit-family servers (and plugins rewriting replies)
+    may add `§x` colour codes and end each message with `\n` (../shared/notes/servers.md)."""
+    return strip_colours(reply).strip("\n")
+
+
 def _storage_payload(reply: str) -> str | None:
-    """The SNBT of a `data get storage` reply; None for "Found no elements matching ..."."""
+    """The SNBT of a `data get storage` reply; None for "Found no elements matching ...".
+    Only a leading colour and a final `\n` are dropped: the SNBT may hold `§` itself."""
+    reply = _LEADING_COLOURS.sub("", reply)
+    if reply.endswith("\n"):
+        reply = reply[:-1]
     m = _STORAGE.match(reply)
     if m:
         return reply[m.end() :]
@@ -114,7 +126,9 @@ class PackClient:
             raise PackError("bad_reply", f"Cannot read the server's storage reply: {e}") from None
 
     async def _count(self, path: str) -> int:
-        reply = await self.rcon.command(f"execute if data storage doom.schedule:data {path}")
+        reply = _plain(
+            await self.rcon.command(f"execute if data storage doom.schedule:data {path}")
+        )
         m = _COUNT.match(reply)
         if m:
             return int(m.group(1))
@@ -124,6 +138,7 @@ class PackClient:
 
     def _call_failed(self, function: str, reply: str) -> PackError | None:
         """A clear error when the `function` command itself did not run the pack."""
+        reply = strip_colours(reply)
         if "Unknown function" in reply or "Unknown or incomplete command" in reply:
             return PackError(
                 "not_installed",
@@ -169,7 +184,7 @@ class PackClient:
         left = await self.rcon.command(
             f'execute if data storage doom.schedule:in task{{req:"{req}"}}'
         )
-        if _COUNT.match(left):
+        if _COUNT.match(_plain(left)):
             await self.rcon.command("data remove storage doom.schedule:in task")
             raise PackError(
                 "player_offline",
@@ -307,7 +322,7 @@ class PackClient:
         error = self._call_failed("doom.schedule:get_time", reply)
         if error is not None:
             raise error
-        m = _RETURNED.search(reply)
+        m = _RETURNED.search(strip_colours(reply))
         if not m:
             raise PackError("bad_reply", f"Unexpected answer to get_time: {reply[:200]}")
         value = int(m.group(1))
@@ -492,7 +507,7 @@ class PackClient:
         return bool(self._samples) and time.monotonic() - self._samples[-1][0] < _TPS_WINDOW
 
     async def _sample(self) -> tuple[float, int]:
-        reply = await self.rcon.command("time query gametime")
+        reply = _plain(await self.rcon.command("time query gametime"))
         m = _TIME.match(reply)
         if not m:
             raise PackError("bad_reply", f"Unexpected answer to `time query gametime`: {reply}")

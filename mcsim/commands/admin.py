@@ -28,7 +28,8 @@ def _server(call: Call) -> Any:
 
 def pack_text(pack_id: str) -> str:
     """ResourcePackProfile.getInformationText: `[id (source)]`."""
-    source = "built-in" if pack_id == "vanilla" else "world"
+    # Built-in packs have no `file/` prefix: vanilla's, and Paper's `paper`.
+    source = "world" if pack_id.startswith("file/") else "built-in"
     return f"[{pack_id} ({source})]"
 
 
@@ -120,6 +121,16 @@ def datapack_disable(call: Call, node: AstCommand) -> int:
     call.feedback(f"Disabling data pack {pack_text(name)}")
     server.request_reload()
     return len(sim.enabled_packs)
+
+
+@handler("version")
+def version(call: Call, node: AstCommand) -> int:
+    """VersionCommand: sendMessage of each line (not broadcast to operators)."""
+    from mcsim.flavours import version_lines
+
+    for line in version_lines(_server(call).flavour.game_version):
+        call.feedback(line, broadcast=False)
+    return 1
 
 
 @handler("save-all", "save-all:flush")

@@ -163,7 +163,9 @@ async def test_fresh_install_is_copied_enabled_and_verified(
     assert not (target / "__pycache__").exists()
     assert names(world) == ["datapacks", "level.dat"]  # no staging left
     assert "1.2.0 installed" in report.summary()
-    assert game.commands[:2] == ["data get storage doom.schedule:const version", "reload"]
+    assert game.commands[0] == "data get storage doom.schedule:const version"
+    # vanilla (it knows no `minecraft:` names, no `carpet`): plain `reload`, once
+    assert [c for c in game.commands if "reload" in c] == ["reload"]
 
 
 async def test_upgrade_replaces_files_in_place(
@@ -342,12 +344,14 @@ def test_pack_version_of_reads_a_compound_write(tmp_path: Path) -> None:
 # -- against the full mcsim server and the repository's own pack --------------------------------
 
 
-@pytest.fixture
-def mcsim_world(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
+@pytest.fixture(params=["vanilla", "paper", "paper-1.21.6", "spigot", "fabric", "fabric-carpet"])
+def mcsim_world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Server, Path]]:
+    """A realtime mcsim of each flavour (mcsim/flavours.py); the installer has no log path, so
+    it tells the software by RCON probes."""
     from mcsim.server import Server
 
     world = tmp_path / "world"
-    server = Server(world, rcon_port=0, rcon_password="pack-install-pw")
+    server = Server(world, rcon_port=0, rcon_password="pack-install-pw", flavour=request.param)
     server.start(realtime=True)
     # a world from the first start on: level.dat is written at start-up, as vanilla does
     assert (world / "level.dat").is_file()
@@ -406,6 +410,16 @@ async def test_mcsim_install_then_upgrade_keeps_queued_tasks(
         "99.0.0",
     )
     assert [t["id"] for t in server.storage("doom.schedule:data")["queue"]] == ["keepme"]
+    # Every command the installer sent: none is a plugin reload on this flavour.
+    assert not [c for c in server.rcon_commands if server.flavour.is_plugin_reload(c)]
+    assert server.flavour_state.plugin_reloads == 0
+    expected = "minecraft:reload" if server.flavour.family == "bukkit" else "reload"
+    assert [c for c in server.rcon_commands if "reload" in c] == [expected, expected]
+    assert installer.software is not None
+    # over RCON alone, Fabric without Carpet answers exactly as vanilla does
+    seen_as = {"bukkit": "bukkit", "vanilla": "vanilla", "fabric": "vanilla"}
+    want = "fabric" if server.flavour.carpet else seen_as[server.flavour.family]
+    assert installer.software.family == want
 
 
 async def test_mcsim_disabled_pack_is_enabled_again(mcsim_world: tuple[Server, Path]) -> None:

@@ -19,13 +19,32 @@ from tests.mcsim.conftest import PACK_META, WritePack
         {"pack_format": 48, "supported_formats": [48, 94], "min_format": 48, "max_format": 94},
         {"min_format": 94, "max_format": 94, "description": "x"},
         {"min_format": [88, 0], "max_format": [94, 1]},
-        {"pack_format": 48, "min_format": 48, "max_format": [94, 1]},
+        {"pack_format": 48, "supported_formats": [48, 81], "min_format": 48, "max_format": 94},
+        {"min_format": 88, "max_format": 94, "pack_format": 90},
     ],
 )
 def test_mcmeta_accepted_and_compatible(pack: dict[str, object]) -> None:
     pack.setdefault("description", "d")
     lo, hi = pack_range({"pack": pack})
     assert lo <= (94, 1) <= hi
+
+
+@pytest.mark.parametrize(
+    ("pack", "span"),
+    [
+        ({"pack_format": 48}, ((48, 0), (48, 0))),
+        ({"pack_format": 71, "supported_formats": [48, 80]}, ((48, 0), (80, 0))),
+        ({"pack_format": 61, "supported_formats": {"min_inclusive": 57, "max_inclusive": 61}},
+         ((57, 0), (61, 0))),
+    ],
+)  # fmt: skip
+def test_older_formats_parse_to_their_own_range(
+    pack: dict[str, object], span: tuple[tuple[int, int], tuple[int, int]]
+) -> None:
+    # resource/PackVersion.java: a lone pack_format up to 81 is that format; supported_formats
+    # up to 81 is that span (minor 0 at both ends). Such packs still load (see below).
+    pack.setdefault("description", "d")
+    assert pack_range({"pack": pack}) == span
 
 
 @pytest.mark.parametrize(
@@ -37,6 +56,14 @@ def test_mcmeta_accepted_and_compatible(pack: dict[str, object]) -> None:
         {"min_format": 50, "max_format": 49},
         {"pack_format": "48"},
         {"min_format": 48, "max_format": 94},  # older servers need pack_format too
+        # read in resource/PackVersion.java (1.21.11), Format.validate / validateVersions:
+        {"pack_format": 48, "min_format": 48, "max_format": [94, 1]},  # no supported_formats
+        {"min_format": 94, "max_format": 94, "supported_formats": [94, 94]},  # deprecated key
+        {"min_format": 88, "max_format": 94, "pack_format": 80},  # main format outside
+        {"pack_format": 48, "supported_formats": [48, 60], "min_format": 48, "max_format": 94},
+        {"pack_format": 10, "supported_formats": [10, 20]},  # multi-version below 15
+        {"min_format": -1, "max_format": 94},
+        {"description": "d"},  # no format at all
     ],
 )
 def test_mcmeta_refused(pack: dict[str, object]) -> None:
@@ -45,11 +72,31 @@ def test_mcmeta_refused(pack: dict[str, object]) -> None:
         pack_range({"pack": pack})
 
 
-def test_old_only_pack_is_not_enabled(make_server, pack: WritePack) -> None:  # type: ignore[no-untyped-def]
-    pack({"t:f": "say hi"}, meta={"pack": {"description": "old", "pack_format": 48}})
+@pytest.mark.parametrize("fmt", [48, 57, 71, 80])
+def test_pack_made_for_an_older_version_is_enabled_at_start_up(  # type: ignore[no-untyped-def]
+    make_server, pack: WritePack, fmt: int
+) -> None:
+    # Vanilla notes, "Data pack format": a dedicated server enables every new pack it finds,
+    # whatever its pack_format; a 1.21.0 pack (48) runs on 1.21.11 (94.1).
+    pack({"t:f": "return 7"}, meta={"pack": {"description": "old", "pack_format": fmt}})
+    srv: Server = make_server()
+    assert srv.run("function t:f").result == 7
+    log = srv.log_path.read_text()
+    assert "Found new data pack file/testpack, loading it automatically" in log
+    assert "not compatible" not in log
+    assert "[file/testpack (world)]" in srv.run("datapack list enabled").feedback[0]
+
+
+def test_a_pack_that_fails_to_parse_is_still_kept_out(  # type: ignore[no-untyped-def]
+    make_server, world: Path
+) -> None:
+    root = world / "datapacks" / "broken"
+    (root / "data" / "t" / "function").mkdir(parents=True)
+    (root / "pack.mcmeta").write_text("{not json", encoding="utf-8")
+    (root / "data" / "t" / "function" / "f.mcfunction").write_text("return 1", encoding="utf-8")
     srv: Server = make_server()
     assert srv.run("function t:f").feedback == ["Unknown function t:f"]
-    assert "not compatible" in srv.log_path.read_text()
+    assert "Failed to load pack file/broken" in srv.log_path.read_text()
 
 
 def test_zip_pack_and_tags(make_server, world: Path) -> None:  # type: ignore[no-untyped-def]
