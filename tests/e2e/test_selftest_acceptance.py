@@ -26,6 +26,7 @@ from selftest_sim import (
 )
 
 from bot.minecraft.selftest import SELFTEST_PREFIX, STORAGE, Selftest, run_selftest
+from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
 
 
@@ -244,3 +245,28 @@ async def test_command_budget_too_small_for_the_cap_warns_and_far_too_small_fail
     # whatever the small budget kept it from removing, the next run removes
     assert (await run_selftest(live.main)).ok
     assert_clean(live)
+
+
+# what the selftest must call each flavour (bot/minecraft/software.py's names, from the log)
+SOFTWARE = {
+    "paper": "Paper 1.21.11", "paper-1.21.6": "Paper 1.21.6", "spigot": "Spigot 1.21.11",
+    "fabric": "Fabric 1.21.11", "fabric-carpet": "Fabric + Carpet 1.21.11",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("flavour", sorted(set(FLAVOURS) - {"vanilla"}))
+async def test_selftest_on_every_flavour(tmp_path: Path, flavour: str) -> None:
+    with running_server(tmp_path / "world", flavour=flavour) as server:
+        for source in ("log", "rcon"):
+            async with bot_services(server, tmp_path / source, event_source=source) as live:
+                result = await run_selftest(live.main)
+                found = statuses(result)
+                assert set(found) == set(CHECKS), result.text()
+                assert set(found.values()) == {"PASS"}, result.text()
+                [software] = [c for c in result.checks if c.name == "server software"]
+                assert software.detail.startswith(SOFTWARE[flavour]), software.detail
+                assert_clean(live)
+        # and a planted fault is named there too
+        server.run('datapack disable "file/doom.schedule"')
+        async with bot_services(server, tmp_path / "disabled") as live:
+            await _expect_failure(live, "pack enabled")
