@@ -205,8 +205,10 @@ class PackReads(PackBase):
             return []
         entries: list[object] = []
         if last - seq <= _EVENT_SINGLE_READS:
-            for back in range(last - seq, 0, -1):
-                value = await self._read(f"entries[-{back}]", "doom.schedule:events")
+            # by seq, not by position from the end: the game ticks between two reads, and an
+            # event appended meanwhile would shift `entries[-k]` onto a newer one (seq skipped)
+            for wanted in range(seq + 1, last + 1):
+                value = await self._read(f"entries[{{seq:{wanted}}}]", "doom.schedule:events")
                 if value is not None:
                     entries.append(value)
         else:

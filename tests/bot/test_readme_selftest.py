@@ -20,6 +20,6 @@ def test_install_section_ends_with_the_selftest() -> None:
 
 
 def test_users_guide_has_a_selftest_section_naming_every_check() -> None:
-    text = _section("6. Selftest")
+    text = _section("7. Selftest")
     for words in ("PASS", "FAIL", "WARN", "exits with 1", "doom.selftest.", "Ctrl-C"):
         assert words in text

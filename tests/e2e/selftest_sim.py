@@ -12,21 +12,24 @@ import contextlib
 import re
 import shutil
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness import make_settings
+from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
 from bot.config import ServerConfig
 from bot.minecraft.selftest import OBJECTIVE, SELFTEST_PREFIX, STORAGE, SelftestResult
 from bot.services import Services, build_services
+from mcsim.nbt import NbtList, format_snbt
 from mcsim.server import Server
 from mcsim.world import read_properties, write_properties
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "selftest-rcon-Pw"
+DEFAULTS = {"broadcast-rcon-to-ops": "false", "pause-when-empty-seconds": "0"}
 LINE = re.compile(r"^(PASS|FAIL|WARN) ([a-zA-Z_/ -]+?)(?:: (.+))?$")
 # every check the issue asks for, by the name the selftest prints
 CHECKS = (
@@ -62,6 +65,53 @@ def copy_pack(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     return pack
 
 
+@contextlib.contextmanager
+def running_server(
+    world: Path,
+    *,
+    pack: Path | None = None,
+    properties: dict[str, str] | None = None,
+    flavour: str | None = None,
+) -> Iterator[Server]:
+    """An mcsim at 20 TPS with `pack` (default: the bundled one) installed. Defaults: no RCON
+    echo, no empty-server pause."""
+    (world / "datapacks").mkdir(parents=True)
+    shutil.copytree(pack or ROOT / "datapack", world / "datapacks" / "doom.schedule")
+    values = read_properties(world / "server.properties")
+    values.update(DEFAULTS)
+    values.update(properties or {})
+    write_properties(world / "server.properties", values)
+    options: dict[str, Any] = {"flavour": flavour} if flavour else {}
+    server = Server(world, rcon_port=0, rcon_password=PASSWORD, **options)
+    server.start(realtime=True)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextlib.asynccontextmanager
+async def bot_services(
+    server: Server, tmp: Path, *, event_source: str = "log", log_path: Path | None = None
+) -> AsyncIterator[Live]:
+    """The services the bot would build for `server`."""
+    assert server.rcon_port is not None
+    config = ServerConfig(
+        name="main",
+        rcon_port=server.rcon_port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=server.world,
+        log_path=log_path or server.log_path,
+        event_source=event_source,  # type: ignore[arg-type]
+    )
+    settings = make_settings(tmp, [config], log_poll_interval=0.1, rcon_poll_interval=0.5)
+    services = await build_services(settings)
+    try:
+        yield Live(server, server.world, services, tmp)
+    finally:
+        await services.close()
+
+
 @contextlib.asynccontextmanager
 async def live_server(
     tmp: Path,
@@ -71,40 +121,58 @@ async def live_server(
     event_source: str = "log",
     log_path: Path | None = None,
     flavour: str | None = None,
-    before_services: Callable[[Server], None] | None = None,
 ) -> AsyncIterator[Live]:
-    """An mcsim at 20 TPS with `pack` (default: the bundled one) installed, and the services
-    the bot would build for it. Defaults: no RCON echo, no empty-server pause."""
-    world = tmp / "world"
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(pack or ROOT / "datapack", world / "datapacks" / "doom.schedule")
-    values = read_properties(world / "server.properties")
-    values.update({"broadcast-rcon-to-ops": "false", "pause-when-empty-seconds": "0"})
-    values.update(properties or {})
-    write_properties(world / "server.properties", values)
-    options: dict[str, Any] = {"flavour": flavour} if flavour else {}
-    server = Server(world, rcon_port=0, rcon_password=PASSWORD, **options)
-    server.start(realtime=True)
-    try:
-        if before_services is not None:
-            before_services(server)
-        assert server.rcon_port is not None
-        config = ServerConfig(
-            name="main",
-            rcon_port=server.rcon_port,
-            rcon_password=PASSWORD,  # type: ignore[arg-type]
-            world_dir=world,
-            log_path=log_path or server.log_path,
-            event_source=event_source,  # type: ignore[arg-type]
+    """A server of its own (`running_server`) and the bot's services on it."""
+    with running_server(tmp / "world", pack=pack, properties=properties, flavour=flavour) as srv:
+        async with bot_services(srv, tmp, event_source=event_source, log_path=log_path) as live:
+            yield live
+
+
+def bulk_queue(server: Server, count: int, *, due_from: int = 10_000_000) -> None:
+    """Append `count` tasks to the running server's queue, in the pack's task layout
+    (datapack/README.md, "A task"), in two console commands: what a busy server holds."""
+    tasks = NbtList()
+    for i in range(count):
+        tasks.append(
+            Compound(
+                {
+                    "id": String(f"bulk-{i:05d}"),
+                    "run": String(f'say "task" {i} \\ é'),
+                    "n": Int(due_from + i),  # serials far from the pack's own
+                    "due": Int(due_from + i),
+                    "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
+                    "dimension": String("minecraft:overworld"),
+                    "pos": NbtList([Double(0), Double(0), Double(0)]),
+                    "rot": NbtList([Float(0), Float(0)]),
+                    "retry": Int(i % 3),
+                    "retry_left": Int(i % 3),
+                    "retry_delay": Int(1 + i % 5),
+                    "interval": Int(0),
+                    "late": Int(0),
+                    "player": Byte(0),
+                }
+            )
         )
-        settings = make_settings(tmp, [config], log_poll_interval=0.1, rcon_poll_interval=0.5)
-        services = await build_services(settings)
-        try:
-            yield Live(server, world, services, tmp)
-        finally:
-            await services.close()
-    finally:
-        server.stop()
+    server.run(f"data modify storage doom.test:bulk q set value {format_snbt(tasks)}")
+    server.run(
+        "data modify storage doom.schedule:data queue append from storage doom.test:bulk q[]"
+    )
+    server.run("data remove storage doom.test:bulk q")
+
+
+def reset(server: Server) -> None:
+    """Undo what a test planted on a shared server (the faults and the tasks; a test that
+    joins a player makes it leave)."""
+    server.run("tick unfreeze")
+    server.run('datapack enable "file/doom.schedule"')
+    server.run("data modify storage doom.schedule:data cfg.log set value 1b")
+    server.run("gamerule max_command_sequence_length 65536")
+    server.properties.update(DEFAULTS)
+    path = server.world / "server.properties"
+    values = read_properties(path)
+    values.update(DEFAULTS)
+    write_properties(path, values)
+    server.run("function doom.schedule:clear")
 
 
 async def until(condition: Callable[[], bool], limit: float = 10.0) -> bool:

@@ -7,17 +7,49 @@ Real mcsim at 20 TPS over TCP RCON, the bot's own services (bot.services.build_s
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from selftest_sim import CHECKS, Live, assert_clean, copy_pack, live_server, statuses, until
+from selftest_sim import (
+    CHECKS,
+    Live,
+    assert_clean,
+    bot_services,
+    bulk_queue,
+    copy_pack,
+    live_server,
+    reset,
+    running_server,
+    statuses,
+    until,
+)
 
 from bot.minecraft.selftest import SELFTEST_PREFIX, STORAGE, Selftest, run_selftest
+from mcsim.flavours import FLAVOURS
+from mcsim.server import Server
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for the faults a test can plant and undo (see selftest_sim.reset): starting
+    an mcsim costs seconds, a selftest about two."""
+    with running_server(tmp_path_factory.mktemp("shared") / "world") as server:
+        yield server
+
+
+@pytest.fixture
+async def live(shared: Server, tmp_path: Path) -> AsyncIterator[Live]:
+    reset(shared)
+    async with bot_services(shared, tmp_path) as live:
+        yield live
+    reset(shared)
 
 
 @pytest.mark.parametrize("event_source", ["log", "rcon"])
-async def test_selftest_passes_at_20_tps(tmp_path: Path, event_source: str) -> None:
-    async with live_server(tmp_path, event_source=event_source) as live:
+async def test_selftest_passes_at_20_tps(shared: Server, tmp_path: Path, event_source: str) -> None:
+    reset(shared)
+    async with bot_services(shared, tmp_path, event_source=event_source) as live:
         result = await run_selftest(live.main)
         found = statuses(result)
         assert set(found) == set(CHECKS), result.text()
@@ -84,135 +116,157 @@ async def test_fault_event_source_cut(tmp_path: Path) -> None:
         assert found["marker task"] == "PASS" and found["retry counts"] == "PASS"
 
 
-async def test_fault_pack_logs_no_events(tmp_path: Path) -> None:
+async def test_fault_pack_logs_no_events(live: Live) -> None:
     # the event source is the log, but the pack was told not to say its events
-    async with live_server(tmp_path) as live:
-        live.server.run("data modify storage doom.schedule:data cfg.log set value 0b")
+    live.server.run("data modify storage doom.schedule:data cfg.log set value 0b")
+    result = await run_selftest(live.main)
+    [source] = [c for c in result.checks if c.name == "event source"]
+    assert source.status == "FAIL" and "cfg.log" in source.detail
+
+
+async def test_fault_game_time_frozen(live: Live) -> None:
+    live.server.run("tick freeze")
+    found = await _expect_failure(live, "game time")
+    # what needs ticks is said to be unchecked, not passed
+    assert found["marker task"] == found["retry counts"] == "WARN"
+    assert found["pause/resume"] == found["hostile run text"] == "WARN"
+
+
+async def test_fault_broadcast_rcon_to_ops_on(live: Live) -> None:
+    live.server.properties["broadcast-rcon-to-ops"] = "true"  # mcsim reads it live
+    found = await _expect_failure(live, "broadcast-rcon-to-ops")
+    assert found["marker task"] == "PASS"
+
+
+async def test_fault_pack_not_enabled(live: Live) -> None:
+    live.server.run('datapack disable "file/doom.schedule"')
+    found = await _expect_failure(live, "pack enabled")
+    assert found["function tags"] == "FAIL"
+    assert found["marker task"] == "WARN"  # not run on a pack that is not there
+
+
+async def test_paused_empty_server_is_a_warning(live: Live) -> None:
+    live.server.properties["pause-when-empty-seconds"] = "1"  # read by every server tick
+    props = live.world / "server.properties"  # and by the selftest, from the file
+    props.write_text(
+        props.read_text().replace("pause-when-empty-seconds=0", "pause-when-empty-seconds=1")
+    )
+    assert await until(lambda: "pausing" in live.server.log_path.read_text())
+    result = await run_selftest(live.main)
+    found = statuses(result)
+    assert found["game time"] == "WARN" and found["pause when empty"] == "WARN", result.text()
+    [game] = [c for c in result.checks if c.name == "game time"]
+    assert "wall-clock" in game.detail and "pause-when-empty-seconds" in game.detail
+    assert found["marker task"] == "WARN"
+    assert_clean(live)
+
+
+async def test_the_servers_own_tasks_are_left_exactly_as_they_were(live: Live) -> None:
+    srv = live.server
+    srv.join("Alex")
+    srv.run(
+        "execute as Alex run function doom.schedule:schedule "
+        '{run:"say parked",time:10,unit:"t",id:"park"}'
+    )
+    srv.leave("Alex")
+    pack = live.main.pack
+    for i in range(20):  # some the pack queued itself, with retries
+        await pack.schedule(f"say own {i}", 100_000 + i, "t", f"own{i % 7}", retry=1, retry_delay=3)
+    for i in range(0, 7, 2):
+        await pack.pause(f"own{i}")
+    bulk_queue(srv, 400)  # and hundreds more, as a busy server holds them
+    await until(lambda: bool(live.lists()[1]), 5)
+    before = live.lists()
+    assert isinstance(before[0], list) and len(before[0]) == 16 + 400
+    assert isinstance(before[1], list) and len(before[1]) == 1  # Alex's, parked
+    assert isinstance(before[2], list) and len(before[2]) == 4
+    result = await run_selftest(live.main)
+    assert result.ok, result.text()
+    assert live.lists() == before
+
+
+async def test_few_lines_reach_players(live: Live) -> None:
+    live.server.join("Steve")
+    seen = len(live.server.chat("Steve"))
+    try:
         result = await run_selftest(live.main)
-        [source] = [c for c in result.checks if c.name == "event source"]
-        assert source.status == "FAIL" and "cfg.log" in source.detail
+    finally:
+        live.server.leave("Steve")
+    assert result.ok, result.text()
+    said = live.server.chat("Steve")[seen:]
+    assert 1 <= len(said) <= 4, said  # the marker's three events
+    assert all("doom.selftest." in line for line in said)
 
 
-async def test_fault_game_time_frozen(tmp_path: Path) -> None:
-    async with live_server(tmp_path) as live:
-        live.server.run("tick freeze")
-        found = await _expect_failure(live, "game time")
-        # what needs ticks is said to be unchecked, not passed
-        assert found["marker task"] == found["retry counts"] == "WARN"
-        assert found["pause/resume"] == found["hostile run text"] == "WARN"
+async def test_an_interrupted_run_removes_what_it_made(live: Live) -> None:
+    selftest = Selftest(live.main)
+    task = asyncio.create_task(selftest.run())
 
-
-async def test_fault_broadcast_rcon_to_ops_on(tmp_path: Path) -> None:
-    async with live_server(tmp_path, properties={"broadcast-rcon-to-ops": "true"}) as live:
-        found = await _expect_failure(live, "broadcast-rcon-to-ops")
-        assert found["marker task"] == "PASS"
-
-
-async def test_fault_pack_not_enabled(tmp_path: Path) -> None:
-    async with live_server(tmp_path) as live:
-        live.server.run('datapack disable "file/doom.schedule"')
-        found = await _expect_failure(live, "pack enabled")
-        assert found["function tags"] == "FAIL"
-        assert found["marker task"] == "WARN"  # not run on a pack that is not there
-
-
-async def test_paused_empty_server_is_a_warning(tmp_path: Path) -> None:
-    async with live_server(tmp_path, properties={"pause-when-empty-seconds": "1"}) as live:
-        assert await until(lambda: "pausing" in live.server.log_path.read_text())
-        result = await run_selftest(live.main)
-        found = statuses(result)
-        assert found["game time"] == "WARN" and found["pause when empty"] == "WARN", result.text()
-        [game] = [c for c in result.checks if c.name == "game time"]
-        assert "wall-clock" in game.detail and "pause-when-empty-seconds" in game.detail
-        assert found["marker task"] == "WARN"
-        assert_clean(live)
-
-
-async def test_the_servers_own_tasks_are_left_exactly_as_they_were(tmp_path: Path) -> None:
-    async with live_server(tmp_path) as live:
-        srv = live.server
-        srv.join("Alex")
-        srv.run(
-            "execute as Alex run function doom.schedule:schedule "
-            '{run:"say parked",time:10,unit:"t",id:"park"}'
+    def queued() -> bool:  # cancel once its marker task is queued
+        queue = live.lists()[0]
+        return isinstance(queue, list) and any(
+            str(t["id"]).startswith(SELFTEST_PREFIX) for t in queue
         )
-        srv.leave("Alex")
-        for i in range(300):
-            srv.run(
-                "function doom.schedule:schedule_with_retry "
-                f'{{run:"say own {i}",time:{100_000 + i * 7 % 50},unit:"t",id:"own{i % 40}",'
-                "retry:1,retry_delay:3}"
-            )
-        for i in range(0, 40, 4):
-            srv.run(f'function doom.schedule:pause {{id:"own{i}"}}')
-        await until(lambda: bool(live.lists()[1]), 5)
-        before = live.lists()
-        assert isinstance(before[0], list) and len(before[0]) == 290
-        assert isinstance(before[1], list) and len(before[1]) == 1  # Alex's, parked
-        assert isinstance(before[2], list) and len(before[2]) == 10
-        result = await run_selftest(live.main)
-        assert result.ok, result.text()
-        assert live.lists() == before
+
+    assert await until(queued), "the selftest never queued its marker"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert_clean(live)
+    # and the connection still works for the bot afterwards
+    assert await live.main.pack.version()
 
 
-async def test_few_lines_reach_players(tmp_path: Path) -> None:
-    async with live_server(tmp_path) as live:
-        live.server.join("Steve")
-        seen = len(live.server.chat("Steve"))
-        result = await run_selftest(live.main)
-        assert result.ok, result.text()
-        said = live.server.chat("Steve")[seen:]
-        assert 1 <= len(said) <= 4, said  # the marker's three events
-        assert all("doom.selftest." in line for line in said)
-
-
-async def test_an_interrupted_run_removes_what_it_made(tmp_path: Path) -> None:
-    async with live_server(tmp_path) as live:
-        selftest = Selftest(live.main)
-        task = asyncio.create_task(selftest.run())
-
-        def queued() -> bool:  # cancel once its marker task is queued
-            queue = live.lists()[0]
-            return isinstance(queue, list) and any(
-                str(t["id"]).startswith(SELFTEST_PREFIX) for t in queue
-            )
-
-        assert await until(queued), "the selftest never queued its marker"
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert_clean(live)
-        # and the connection still works for the bot afterwards
-        assert await live.main.pack.version()
-
-
-async def test_a_killed_runs_leftovers_are_removed_by_the_next_run(tmp_path: Path) -> None:
-    async with live_server(tmp_path) as live:
-        srv = live.server
-        srv.run(f'data modify storage {STORAGE} token set value "dead00"')
-        srv.run(
-            "function doom.schedule:schedule "
-            f'{{run:"say left",time:9000,unit:"t",id:"{SELFTEST_PREFIX}dead00.pause"}}'
-        )
-        result = await run_selftest(live.main)
-        assert result.ok, result.text()
-        assert_clean(live)
+async def test_a_killed_runs_leftovers_are_removed_by_the_next_run(live: Live) -> None:
+    srv = live.server
+    srv.run(f'data modify storage {STORAGE} token set value "dead00"')
+    srv.run(
+        "function doom.schedule:schedule "
+        f'{{run:"say left",time:9000,unit:"t",id:"{SELFTEST_PREFIX}dead00.pause"}}'
+    )
+    result = await run_selftest(live.main)
+    assert result.ok, result.text()
+    assert_clean(live)
 
 
 async def test_command_budget_too_small_for_the_cap_warns_and_far_too_small_fails(
-    tmp_path: Path,
+    live: Live,
 ) -> None:
-    async with live_server(tmp_path) as live:
-        live.server.run("gamerule max_command_sequence_length 1000")
-        result = await run_selftest(live.main)
-        [budget] = [c for c in result.checks if c.name == "command budget"]
-        assert budget.status == "WARN" and "cfg.cap" in budget.detail, result.text()
-        assert result.ok and statuses(result)["marker task"] == "PASS"
-        live.server.run("gamerule max_command_sequence_length 20")
-        result = await run_selftest(live.main)
-        assert statuses(result)["command budget"] == "FAIL", result.text()
-        assert result.exit_status == 1
-        live.server.run("gamerule max_command_sequence_length 65536")
-        # whatever the small budget kept it from removing, the next run removes
-        assert (await run_selftest(live.main)).ok
-        assert_clean(live)
+    live.server.run("gamerule max_command_sequence_length 1000")
+    result = await run_selftest(live.main)
+    [budget] = [c for c in result.checks if c.name == "command budget"]
+    assert budget.status == "WARN" and "cfg.cap" in budget.detail, result.text()
+    assert result.ok and statuses(result)["marker task"] == "PASS"
+    live.server.run("gamerule max_command_sequence_length 20")
+    result = await run_selftest(live.main)
+    assert statuses(result)["command budget"] == "FAIL", result.text()
+    assert result.exit_status == 1
+    live.server.run("gamerule max_command_sequence_length 65536")
+    # whatever the small budget kept it from removing, the next run removes
+    assert (await run_selftest(live.main)).ok
+    assert_clean(live)
+
+
+# what the selftest must call each flavour (bot/minecraft/software.py's names, from the log)
+SOFTWARE = {
+    "paper": "Paper 1.21.11", "paper-1.21.6": "Paper 1.21.6", "spigot": "Spigot 1.21.11",
+    "fabric": "Fabric 1.21.11", "fabric-carpet": "Fabric + Carpet 1.21.11",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("flavour", sorted(set(FLAVOURS) - {"vanilla"}))
+async def test_selftest_on_every_flavour(tmp_path: Path, flavour: str) -> None:
+    with running_server(tmp_path / "world", flavour=flavour) as server:
+        for source in ("log", "rcon"):
+            async with bot_services(server, tmp_path / source, event_source=source) as live:
+                result = await run_selftest(live.main)
+                found = statuses(result)
+                assert set(found) == set(CHECKS), result.text()
+                assert set(found.values()) == {"PASS"}, result.text()
+                [software] = [c for c in result.checks if c.name == "server software"]
+                assert software.detail.startswith(SOFTWARE[flavour]), software.detail
+                assert_clean(live)
+        # and a planted fault is named there too
+        server.run('datapack disable "file/doom.schedule"')
+        async with bot_services(server, tmp_path / "disabled") as live:
+            await _expect_failure(live, "pack enabled")

@@ -3,21 +3,29 @@ harness), on the bot's services over TCP RCON to mcsim at 20 TPS."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from harness import ADMIN, ALERT_CHANNEL, AUDIT_CHANNEL, MOD, NOBODY, Harness
-from selftest_sim import Live, assert_clean, live_server
+from selftest_sim import Live, assert_clean, bot_services, reset, running_server
 
 from bot.minecraft.selftest import SelftestResult
 from bot.minecraft.selftest.result import Check
 from cogs.admin import MAX_MESSAGE, selftest_message
+from mcsim.server import Server
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("faces") / "world") as server:
+        yield server
 
 
 @pytest.fixture
-async def bot_on_live(tmp_path: Path) -> AsyncIterator[tuple[Harness, Live]]:
-    async with live_server(tmp_path) as live:
+async def bot_on_live(shared: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, Live]]:
+    reset(shared)
+    async with bot_services(shared, tmp_path) as live:
         harness = await Harness(live.services.settings, live.services).start()
         alerts = harness.bot.get_cog("Alerts")
         assert alerts is not None
@@ -26,6 +34,7 @@ async def bot_on_live(tmp_path: Path) -> AsyncIterator[tuple[Harness, Live]]:
             yield harness, live
         finally:
             await harness.discord.close()
+    reset(shared)
 
 
 async def test_selftest_command_shows_every_line_to_the_admin(

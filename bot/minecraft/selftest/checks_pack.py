@@ -175,7 +175,8 @@ class PackChecks(Base):
                     "FAIL",
                     name,
                     "the log shows the bot's RCON commands echoed "
-                    f"({echo[0].strip()[-80:]}): every command is shown to online operators; "
+                    f"({echo[0].split(']: ', 1)[-1].strip()[:80]}): every command is shown to "
+                    "online operators; "
                     "set broadcast-rcon-to-ops=false in server.properties and restart",
                 )
             else:

@@ -1,4 +1,5 @@
-"""What the selftest reads from the server besides the pack: settings, rules, the log.
+"""What the selftest reads from the server besides the pack: settings, rules, the log (the
+server software comes from bot.minecraft.software, through ServerServices.ensure_software).
 
 Each helper asks one thing over RCON or from the server's files and returns a plain value, so
 the checks in `runner` only decide PASS, WARN or FAIL.
@@ -8,9 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "LogWindow",
-    "Software",
     "command_budget",
-    "detect_software",
     "is_frozen",
     "pause_when_empty_seconds",
     "players_online",
@@ -19,11 +18,11 @@ __all__ = [
 ]
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.minecraft.server_files import find_server_properties, read_properties
+from bot.minecraft.software import strip_colours
 
 if TYPE_CHECKING:
     from bot.config import ServerConfig
@@ -34,63 +33,11 @@ _BUDGET_RULES = ("max_command_sequence_length", "maxCommandChainLength")
 _RULE_VALUE = re.compile(r"is currently set to: (-?\d+)")
 _PLAYERS = re.compile(r"There are (\d+) of a max")
 _STORAGE_INT = re.compile(r"has the following contents: (-?\d+)[bsL]?\s*$")
-_CODES = re.compile("\u00a7.")
-_HEAD_BYTES = 256 * 1024
-
-# start-up lines (../shared/notes/servers.md, "Telling them apart")
-_VANILLA = re.compile(r"\]: Starting minecraft server version (\S+)")
-_BUKKIT = re.compile(
-    r"This server is running (Paper|Purpur|Folia|CraftBukkit) version (\S+)"
-    r"(?: \(MC: ([^)]+)\))?"
-)
-_FABRIC = re.compile(r"Loading Minecraft (\S+) with Fabric Loader (\S+)")
-_CARPET = re.compile(r"^\s*- carpet ", re.M)
 
 
 def strip_codes(text: str) -> str:
-    """Bukkit-family replies carry `§x` colour codes; the text without them."""
-    return _CODES.sub("", text)
-
-
-@dataclass(frozen=True, slots=True)
-class Software:
-    """The server software and Minecraft version, and where that was read."""
-
-    name: str | None  # vanilla, Paper, Purpur, Spigot, Fabric, Fabric with Carpet; None unknown
-    version: str | None
-    source: str  # "the log" or why it is unknown
-
-    def describe(self) -> str:
-        name = self.name or "unknown software"
-        version = f"Minecraft {self.version}" if self.version else "Minecraft version unknown"
-        return f"{name}, {version} (from {self.source})"
-
-
-def detect_software(server: ServerConfig) -> Software:
-    """Read the start-up lines at the head of latest.log."""
-    path = server.log_path
-    if path is None:
-        return Software(None, server.minecraft_version, "no log_path configured")
-    try:
-        with path.open("rb") as f:
-            head = f.read(_HEAD_BYTES).decode("utf-8", errors="replace")
-    except OSError as exc:
-        return Software(None, server.minecraft_version, f"the log is not readable: {exc}")
-    version = None
-    name = None
-    if found := _VANILLA.findall(head):
-        version = found[-1]
-        name = "vanilla"
-    if bukkit := _BUKKIT.search(head):
-        kind = bukkit.group(1)
-        name = "Spigot" if kind == "CraftBukkit" and "Spigot" in bukkit.group(2) else kind
-        name = f"{name} {bukkit.group(2)}"
-        version = version or bukkit.group(3)
-    elif fabric := _FABRIC.search(head):
-        version = version or fabric.group(1)
-        carpet = " with Carpet" if _CARPET.search(head) else ""
-        name = f"Fabric (Loader {fabric.group(2)}){carpet}"
-    return Software(name, version, f"the log {path}")
+    """Bukkit-family replies carry `§x` colour codes and end with `\\n`; the plain text."""
+    return strip_colours(text).rstrip("\n")
 
 
 async def command_budget(rcon: RconClient) -> tuple[str, int] | None:

@@ -49,6 +49,7 @@ def probe_for(source: object) -> LogTailer | StoragePoller | None:
             MemoryCursors(),
             poll_interval=min(source.poll_interval, _MAX_LOG_POLL),
             cursor_key="selftest",
+            reorder_window=source.reorder_window,  # Paper's late say lines, as the bot's
         )
     if isinstance(source, StoragePoller):
         poller = StoragePoller(

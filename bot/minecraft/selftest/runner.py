@@ -92,8 +92,6 @@ class Selftest(PackChecks, TimedChecks):
 
     async def _checks(self) -> None:
         config = self.server.config
-        software = facts.detect_software(config)
-        self._add("PASS" if software.name else "WARN", "server software", software.describe())
         try:
             self.g0 = (time.monotonic(), await self._game_time())
         except BotError as exc:
@@ -105,6 +103,10 @@ class Selftest(PackChecks, TimedChecks):
             )
             return
         self._add("PASS", "rcon", f"{config.rcon_host}:{config.rcon_port} answers")
+        self.stage = "server software"
+        software = await self.server.ensure_software()
+        known = software.family != "unknown"
+        self._add("PASS" if known else "WARN", "server software", software.describe())
         self.stage = "pack enabled"
         pack_ok = await self._check_pack()
         self.stage = "setup"
