@@ -30,6 +30,7 @@ from typing import Protocol
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
+from bot.i18n import use_locale
 from bot.minecraft import handover
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
@@ -351,7 +352,9 @@ class Scheduler:
         if row is None or server is None:
             return
         try:
-            await server.pack.rcon.command(handover.announcement(row.task_id, offset))
+            with use_locale(server.config.locale):  # players read it: the server's language
+                said = handover.announcement(row.task_id, offset)
+            await server.pack.rcon.command(said)
         except BotError as e:  # a countdown that cannot be said is not worth an alert
             log.info("announcement of %s on %s failed: %s", row.task_id, row.server, e)
 
