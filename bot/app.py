@@ -51,6 +51,7 @@ class DoomBot(commands.Bot):
     def __init__(self, settings: Settings, services: Services, *, sync_commands: bool = False):
         intents = discord.Intents.none()
         intents.guilds = True  # the guild cache holds the roles the permission checks read
+        intents.guild_scheduled_events = True  # /event follows moves and cancels made in Discord
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,

@@ -10,10 +10,14 @@ never a password or token.
 
 from __future__ import annotations
 
-__all__ = ["check_all", "check_server", "find_server_properties"]
+__all__ = ["check_all", "check_discord", "check_server", "find_server_properties"]
 
+import asyncio
 import os
 from typing import TextIO
+
+import aiohttp
+import discord
 
 from bot.config import ServerConfig, Settings
 from bot.errors import BotError
@@ -131,6 +135,28 @@ async def check_server(settings: Settings, server: ServerConfig, out: TextIO) ->
     return ok
 
 
+async def check_discord(
+    settings: Settings, out: TextIO, http: discord.http.HTTPClient | None = None
+) -> bool:
+    """Log in over HTTP only (no gateway) and check /event's permission in each guild."""
+    from bot.guildevents.readiness import check_guilds
+
+    assert settings.discord_token is not None
+    client = http or discord.http.HTTPClient(asyncio.get_running_loop())
+    print("discord:", file=out)
+    try:
+        me = await client.static_login(settings.discord_token.get_secret_value())
+        return await check_guilds(client, dict(me), settings.guild_ids, out)
+    except discord.LoginFailure:
+        print("  Discord: the token was refused (check DOOM_DISCORD_TOKEN)", file=out)
+        return False
+    except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+        print(f"  Discord: NOT reachable ({type(exc).__name__})", file=out)
+        return False
+    finally:
+        await client.close()
+
+
 async def check_all(settings: Settings, out: TextIO) -> int:
     token = _("set") if settings.discord_token is not None else _("not set (console only)")
     print(
@@ -146,6 +172,8 @@ async def check_all(settings: Settings, out: TextIO) -> int:
         file=out,
     )
     results = [await check_server(settings, s, out) for s in settings.servers]
+    if settings.discord_token is not None:
+        results.append(await check_discord(settings, out))
     ok = all(results)
     print(_("check: all good") if ok else _("check: problems found (see above)"), file=out)
     return 0 if ok else 1

@@ -116,6 +116,8 @@ class ServerConfig(BaseModel):
     minecraft_version: str | None = None
     # the language of texts the bot makes players read in game (bot.i18n); English by default
     locale: str = "en"
+    # what members type to join (shown as the location of Discord events), e.g. mc.example.org
+    public_address: str | None = Field(default=None, max_length=100)
 
     @field_validator("name")
     @classmethod
@@ -187,7 +189,7 @@ class Settings(BaseSettings):
     servers: list[ServerConfig] = []
     data_dir: Path = Path("data")
     extensions: StrList = [
-        "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.dashboard",
+        "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.dashboard", "cogs.events",
     ]  # fmt: skip
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
@@ -218,6 +220,11 @@ class Settings(BaseSettings):
     @classmethod
     def _check_locale(cls, v: str | None) -> str | None:
         return None if v is None else _known_locale(v)
+
+    # /event reminders go here (default: the alert channel); with a role, interested members get
+    # it and the reminder mentions the role instead of each member
+    event_channel_id: int | None = None
+    event_role_id: int | None = None
 
     @field_validator(
         "guild_ids",

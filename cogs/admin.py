@@ -13,6 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.guildevents.readiness import status_line
 from bot.i18n import _, pgettext
 from bot.i18n.formats import decimal, number
 from bot.minecraft.selftest import run_selftest
@@ -160,7 +161,10 @@ class AdminCog(commands.Cog, name="Admin"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         embeds = [await self._status_embed(t) for t in targets]
         failed = ", ".join(sorted(self.bot.failed_extensions))
-        content = _("Extensions that failed to load: {names}", names=failed) if failed else None
+        content = (
+            _("Extensions that failed to load: {names}", names=failed) + "\n" if failed else ""
+        )
+        content += status_line(self.bot.intents, interaction.guild)
         for i, batch in enumerate(pack_embeds(embeds)):  # 10 and 6,000 characters a message
             text = content if i == 0 and content else discord.utils.MISSING
             await interaction.followup.send(text, embeds=batch, ephemeral=True)

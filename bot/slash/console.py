@@ -23,6 +23,7 @@ from discord import app_commands
 from bot.i18n import N_, _, console_locale, discord_locale, pgettext, set_locale
 from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
 from bot.slash.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
+from bot.slash.local_scheduled_events import describe_event
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -43,12 +44,21 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     Names and choices may also be written as the console's language names them (``/定时 命令:...``).
     """
     name, _sep, rest = line.strip().removeprefix("/").partition(" ")
-    cmd = bot.tree.get_command(name) or next(
+    cmd: object = bot.tree.get_command(name) or next(
         (c for c in bot.tree.get_commands() if pgettext(COMMAND_NAME, c.name) == name), None
     )
+    while isinstance(cmd, app_commands.Group):  # `/event create name:...`: a group's subcommand
+        sub, _sep, rest = rest.strip().partition(" ")
+        child = cmd.get_command(sub) or next(
+            (c for c in cmd.commands if pgettext(COMMAND_NAME, c.name) == sub), None
+        )
+        if child is None:
+            subs = ", ".join(c.name for c in cmd.commands)
+            raise ValueError(_("/{name} needs one of: {subs}", name=name, subs=subs))
+        name, cmd = f"{name} {sub}", child
     if not isinstance(cmd, app_commands.Command):
         raise ValueError(_("unknown command /{name}: try /help", name=name))
-    name = cmd.name
+    name = cmd.qualified_name  # "event create" for a group's subcommand
     params = {p.name: p for p in cmd.parameters}
     # the names in the console's language too (a name the same in both maps to itself)
     params |= {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}
@@ -105,6 +115,12 @@ def _convert(param: app_commands.Parameter, text: str) -> object:
 
 def _printer(out: TextIO) -> Callable[[Sent], None]:
     def show(sent: Sent) -> None:
+        if sent.kind == "scheduled_event" and sent.method in ("POST", "PATCH", "DELETE"):
+            # the Discord half of /event: what the bot asked Discord to make, change or delete
+            what = describe_event(sent.payload) if sent.payload else "Discord event"
+            verb = {"POST": "create", "PATCH": "edit", "DELETE": "delete"}[sent.method]
+            print(f"[Discord {verb}] {what} ({sent.path})", file=out, flush=True)
+            return
         if sent.kind in ("autocomplete", "other", "delete") or sent.payload.get("type") == 5:
             return
         prefix = _("(updated) ") if sent.kind in ("edit", "channel_edit") else ""

@@ -38,6 +38,7 @@ from bot.i18n import _
 from bot.i18n.formats import datetime_text, relative
 from bot.slash import discord_limits as limits
 from bot.slash.local_http import RateLimits, Request, Response, Session
+from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -63,7 +64,7 @@ class Sent:
     method: str
     path: str
     kind: str  # response, autocomplete, followup, edit, delete, channel, channel_edit, sync,
-    # other; "refused" only reaches listeners
+    # scheduled_event, other; "refused" only reaches listeners
     payload: dict[str, Any]
     token: str | None = None  # the interaction's, for interaction routes
     message_id: int | None = None
@@ -198,6 +199,11 @@ class LocalDiscord:
         # guild members' current roles, as Discord would answer GET .../members/{id}: set by
         # every interaction a user sends, changed by set_roles (a role taken away in Discord)
         self.members: dict[int, list[int]] = {}
+        self.scheduled = LocalScheduledEvents(self)  # guild scheduled events, their gateway events
+        # what the bot's own role allows in the guild (/status and /event read it from guild.me)
+        self.bot_permissions = discord.Permissions(
+            view_channel=True, send_messages=True, create_events=True, manage_events=True
+        )
         self.bot_user = {"id": str(APPLICATION_ID), "username": "doom", "discriminator": "0",
                          "global_name": "doom.schedule", "avatar": None, "bot": True}  # fmt: skip
 
@@ -249,11 +255,16 @@ class LocalDiscord:
             {"id": str(rid), "name": name, "permissions": "0", "position": i + 1}
             for i, (rid, name) in enumerate(self.roles.items())
         ]
+        bot_role = self.guild_id + 1  # the bot's managed role, holding its permissions
+        roles.append({"id": str(bot_role), "name": "doom.schedule", "position": len(roles),
+                      "permissions": str(self.bot_permissions.value)})  # fmt: skip
         for role in roles:
             role.update(color=0, hoist=False, managed=False, mentionable=False, flags=0)
+        me = self.member_payload(APPLICATION_ID, [bot_role])
+        me["user"] = self.bot_user
         return {
             "id": str(self.guild_id), "name": "local", "owner_id": "1", "roles": roles,
-            "channels": [self.channel_payload()], "members": [], "features": [], "emojis": [],
+            "channels": [self.channel_payload()], "members": [me], "features": [], "emojis": [],
             "stickers": [], "member_count": 1, "preferred_locale": self.guild_locale,
         }  # fmt: skip
 
@@ -295,7 +306,11 @@ class LocalDiscord:
         }  # fmt: skip
 
     def command(self, name: str) -> app_commands.Command[Any, ..., Any]:
-        cmd = self.bot.tree.get_command(name)
+        """`/name`, or a group's subcommand as `group sub`."""
+        head, *subs = name.split()
+        cmd: Any = self.bot.tree.get_command(head)
+        for sub in subs:
+            cmd = cmd.get_command(sub) if isinstance(cmd, app_commands.Group) else None
         if not isinstance(cmd, app_commands.Command):
             raise KeyError(f"no slash command /{name}")
         return cmd
@@ -321,14 +336,24 @@ class LocalDiscord:
             out.append(option)
         return out
 
+    def command_data(
+        self, name: str, values: Mapping[str, object], focused: str | None = None
+    ) -> dict[str, Any]:
+        """The `data` of an application command interaction; a subcommand nests its options
+        under the group's, as Discord sends them (option type 1 = SUB_COMMAND)."""
+        head, *subs = name.split()
+        options = self.options_payload(name, values, focused)
+        for sub in reversed(subs):
+            options = [{"name": sub, "type": 1, "options": options}]
+        return {"id": str(abs(hash(head)) % 10**18), "name": head, "type": 1, "options": options}
+
     # -- driving the bot ---------------------------------------------------------------------------
 
     async def invoke(
         self, name: str, user_id: int, role_ids: Sequence[int] = (), /, **options: object
     ) -> Exchange:
-        """Run ``/name`` as that user and wait until the command's callback returned."""
-        data = {"id": str(abs(hash(name)) % 10**18), "name": name, "type": 1,
-                "options": self.options_payload(name, options)}  # fmt: skip
+        """Run ``/name`` (or ``/group sub``) as that user and wait until its callback returned."""
+        data = self.command_data(name, options)
         return await self._dispatch(self.interaction_payload(2, data, user_id, role_ids))
 
     async def autocomplete(
@@ -336,8 +361,7 @@ class LocalDiscord:
         **options: object,
     ) -> list[dict[str, Any]]:  # fmt: skip
         """The choices the bot offers while the user types ``focused``."""
-        data = {"id": str(abs(hash(name)) % 10**18), "name": name, "type": 1,
-                "options": self.options_payload(name, options, focused)}  # fmt: skip
+        data = self.command_data(name, options, focused)
         exchange = await self._dispatch(self.interaction_payload(4, data, user_id, role_ids))
         return exchange.choices
 
@@ -438,6 +462,9 @@ class LocalDiscord:
             return self._webhook(request, token)
         if request.path.startswith("/applications/"):
             return self._commands(request)
+        scheduled = self.scheduled.answer(request)
+        if scheduled is not UNHANDLED:
+            return scheduled
         body = request.body if isinstance(request.body, dict) else {}
         channel_id = _int(request.param("channel_id"))
         mid = _int(request.param("message_id"))

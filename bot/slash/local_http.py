@@ -48,6 +48,11 @@ _ROUTES: list[tuple[str, str]] = [
     ("*", "/applications/{application_id}/commands"),
     ("*", "/applications/{application_id}/guilds/{guild_id}/commands"),
     ("GET", "/guilds/{guild_id}/members/{member_id}"),
+    # guild scheduled events and the member roles their reminders give (discord/http.py)
+    ("*", "/guilds/{guild_id}/scheduled-events"),
+    ("*", "/guilds/{guild_id}/scheduled-events/{guild_scheduled_event_id}"),
+    ("GET", "/guilds/{guild_id}/scheduled-events/{guild_scheduled_event_id}/users"),
+    ("*", "/guilds/{guild_id}/members/{user_id}/roles/{role_id}"),
 ]
 _PATTERNS = [
     (method, path, re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path) + "$"))

@@ -1,0 +1,1 @@
+"""Discord scheduled events bound to wall-clock tasks (issue 11)."""

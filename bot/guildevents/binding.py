@@ -1,0 +1,518 @@
+"""A Discord scheduled event and its in-game tasks, kept as one thing.
+
+:class:`GuildEvents` makes, moves and cancels both halves together: the guild scheduled event
+(through discord.py) and the wall-clock tasks bound to it (through :class:`EventTasks`). Whichever
+call fails, the half already made is undone, so there is never an event without its tasks nor
+tasks without their event. Moves and cancels made in Discord's own UI arrive as gateway events and
+are applied to the tasks; the bot's own edits come back the same way and change nothing (the stored
+times already match). Reminders, the Discord status at start and end, the next occurrence of a
+repeating event and the alerts about failed tasks are :mod:`bot.guildevents.timers`'s.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GuildEvents", "discord_error", "event_permission_problem"]
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.errors import ValidationError
+from bot.guildevents import plan
+from bot.guildevents.tasks import EventTasks, TaskStatus
+from bot.minecraft.pack_input import check_run_text
+from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore, NewEvent
+from bot.wallclock.when import parse_timezone, parse_when
+
+if TYPE_CHECKING:
+    from bot.app import DoomBot
+    from bot.services import ServerServices
+    from bot.wallclock.clock import Clock
+
+log = logging.getLogger(__name__)
+
+MOVE_TOLERANCE = 1.0  # seconds: Discord keeps times to the millisecond, the tasks to the second
+
+
+def event_permission_problem(guild: discord.Guild | None) -> str | None:
+    """The sentence saying why the bot cannot make events in this guild, or None when it can."""
+    if guild is None:
+        return "Events can only be made in a server (guild), not in direct messages."
+    me = guild.me
+    if me is None:
+        return None  # the member cache is not filled (no intent): Discord will say so if it must
+    perms = me.guild_permissions
+    if perms.create_events or perms.manage_events:
+        return None
+    return (
+        f"The bot lacks the Create Events permission in {guild.name}: give its role Create Events "
+        "(or Manage Events) in Server Settings > Roles, then try again. Nothing was made."
+    )
+
+
+def discord_error(exc: discord.HTTPException) -> str:
+    return f"{exc.text or exc.status} (HTTP {exc.status})"
+
+
+class GuildEvents:
+    """Both halves of every event; see the module docstring."""
+
+    def __init__(
+        self,
+        bot: DoomBot,
+        store: GuildEventStore,
+        tasks: EventTasks,
+        clock: Clock,
+        *,
+        default_timezone: str = "UTC",
+    ) -> None:
+        self.bot = bot
+        self.store = store
+        self.tasks = tasks
+        self.clock = clock
+        self.default_timezone = default_timezone
+        self._locks: dict[int, asyncio.Lock] = {}
+        self.wake = asyncio.Event()  # rows changed: the timers look again
+        self.alerts: list[str] = []  # every alert text posted, newest last (for /status, tests)
+
+    def lock(self, event_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(event_id, asyncio.Lock())
+
+    # -- reading --------------------------------------------------------------------------------
+
+    async def find(self, text: str) -> EventRow:
+        """The event a moderator names: `3`, `#3`, or its exact name (the newest live one)."""
+        wanted = text.strip().removeprefix("#")
+        if wanted.isdigit():
+            row = await self.store.get(int(wanted))
+            if row is not None and row.state != "creating":
+                return row
+        for row in reversed(await self.store.in_states(LIVE_STATES)):
+            if row.name.lower() == text.strip().lower():
+                return row
+        raise ValidationError(f"There is no event {text.strip()!r}: see /event list for the ids.")
+
+    async def refresh_counts(self, guild: discord.Guild | None) -> str | None:
+        """Read the interested counts from Discord (one request for the guild). discord.py drops
+        the gateway's user add/remove events for users it has not cached, which is every user
+        without the privileged members intent, so the count Discord keeps is the one to trust.
+        Returns a sentence when Discord could not be asked (the stored counts are shown then)."""
+        if guild is None:
+            return None
+        try:
+            found = await guild.fetch_scheduled_events(with_counts=True)
+        except discord.HTTPException as exc:
+            return (
+                f"Interested counts are the last known ones: Discord did not answer ({exc.status})."
+            )
+        for event in found:
+            row = await self.store.by_discord(event.id)
+            if row is not None and row.interested != event.user_count:
+                await self.store.update(row.id, interested=event.user_count)
+        return None
+
+    async def outcomes(self, row: EventRow) -> dict[str, TaskStatus | None]:
+        found: dict[str, TaskStatus | None] = {}
+        for role, task in (("start", row.start_task), ("end", row.end_task)):
+            if task is not None:
+                found[role] = await self.tasks.status(task)
+        return found
+
+    def location(self, server: ServerServices) -> str:
+        address = getattr(server.config, "public_address", None)
+        return (address or f"Minecraft server {server.name}")[: plan.MAX_LOCATION]
+
+    # -- create ---------------------------------------------------------------------------------
+
+    def check_commands(self, server: ServerServices, *commands: str) -> None:
+        for command in commands:
+            server.checker.check(check_run_text(command))
+
+    async def create(
+        self,
+        guild: discord.Guild,
+        server: ServerServices,
+        draft: plan.Draft,
+        *,
+        start_run: str | None,
+        end_run: str | None,
+        by_id: int,
+        by_name: str,
+        anchor: datetime | None = None,
+        previous: EventRow | None = None,
+    ) -> EventRow:
+        """Make the Discord event and its tasks, or nothing: ValidationError says what failed."""
+        problem = event_permission_problem(guild)
+        if problem is not None:
+            raise ValidationError(problem)
+        begin = start_run.strip() if start_run and start_run.strip() else None
+        finish = end_run.strip() if end_run and end_run.strip() else None
+        begin = begin or plan.default_start_run(draft.name)
+        finish = finish or plan.default_end_run(draft.name)
+        self.check_commands(server, begin, finish)
+        location = self.location(server)
+        new = NewEvent(
+            server.name, guild.id, draft.name, draft.description, location, draft.start,
+            draft.end, begin, finish, draft.announce, draft.reminders, draft.repeat,
+            anchor or (draft.start if draft.repeat else None), draft.timezone, by_id, by_name,
+            previous.occurrence + 1 if previous else 1, previous.id if previous else None,
+        )  # fmt: skip
+        row = await self.store.insert(new, self.clock.now())
+        async with self.lock(row.id):
+            try:
+                made = await guild.create_scheduled_event(
+                    name=draft.name,
+                    description=draft.description or discord.utils.MISSING,
+                    start_time=draft.start,
+                    end_time=draft.end,
+                    entity_type=discord.EntityType.external,
+                    privacy_level=discord.PrivacyLevel.guild_only,
+                    location=location,
+                    reason=f"/event create by {by_name}",
+                )
+            except discord.HTTPException as exc:
+                await self.store.delete(row.id)
+                raise ValidationError(
+                    f"Discord refused to create the event {draft.name!r}: {discord_error(exc)}. "
+                    "Nothing was made."
+                ) from None
+            row = await self.store.update(row.id, discord_id=made.id)
+            try:
+                start_task, end_task = await self._schedule_pair(row, draft.start, draft.end)
+            except Exception as exc:
+                await self._undo_discord(row, "its tasks could not be stored")
+                await self.store.delete(row.id)
+                reason = str(exc) if isinstance(exc, ValidationError) else "an internal error"
+                log.warning("event %s: tasks not stored", row.id, exc_info=True)
+                raise ValidationError(
+                    f"The tasks of {draft.name!r} could not be stored ({reason}), so its Discord "
+                    "event was removed again. Nothing was made."
+                ) from None
+            try:
+                row = await self.store.update(
+                    row.id, start_task=start_task, end_task=end_task, state="scheduled"
+                )
+            except Exception:
+                log.exception("event %s: binding not stored", row.id)
+                await self._cancel_tasks((start_task, end_task))
+                await self._undo_discord(row, "it could not be stored")
+                raise
+        self.wake.set()
+        return row
+
+    async def _schedule_pair(
+        self,
+        row: EventRow,
+        start: datetime,
+        end: datetime,
+        announce: tuple[int, ...] | None = None,
+        revision: int = 0,
+    ) -> tuple[int, int]:
+        """The start task (with its countdown) and the end task; both or neither."""
+        offsets = row.announce if announce is None else announce
+        common: dict[str, Any] = {"server": row.server, "by_id": row.created_by_id,
+                                  "by_name": row.created_by_name}  # fmt: skip
+        start_task = await self.tasks.schedule(
+            task_id=plan.task_id(row.name, row.id, "start", revision), command=row.start_run,
+            due=start, announce=offsets, **common,
+        )  # fmt: skip
+        try:
+            end_task = await self.tasks.schedule(
+                task_id=plan.task_id(row.name, row.id, "end", revision), command=row.end_run,
+                due=end,
+                announce=(), **common,
+            )  # fmt: skip
+        except BaseException:
+            await self._cancel_tasks((start_task,))
+            raise
+        return start_task, end_task
+
+    async def _cancel_tasks(self, tasks: tuple[int | None, ...]) -> list[str]:
+        """Cancel each; the ones that could not be cancelled, as sentences."""
+        failed: list[str] = []
+        for task in tasks:
+            if task is None:
+                continue
+            try:
+                await self.tasks.cancel(task)
+            except Exception as exc:
+                log.exception("cancelling task %s failed", task)
+                failed.append(f"task #{task}: {exc}")
+        return failed
+
+    async def _undo_discord(self, row: EventRow, why: str) -> None:
+        if row.discord_id is None:
+            return
+        try:
+            await self.bot.http.delete_scheduled_event(row.guild_id, row.discord_id, reason=why)
+        except discord.NotFound:
+            return
+        except discord.HTTPException as exc:
+            await self.alert(
+                row,
+                f"{why}, and removing its Discord event failed too ({discord_error(exc)}): "
+                "delete the event in Discord by hand.",
+            )
+
+    async def recover(self) -> int:
+        """Undo every create the bot died in the middle of: its tasks (found by their ids) are
+        cancelled, its Discord event deleted, its row removed. The number undone."""
+        undone = 0
+        for row in await self.store.in_states(("creating",)):
+            for role in ("start", "end"):
+                for revision in range(row.revision + 1):
+                    name = plan.task_id(row.name, row.id, role, revision)
+                    task = await self.tasks.find(row.server, name)
+                    if task is not None:
+                        await self._cancel_tasks((task,))
+            await self._undo_discord(row, "the bot stopped while making it")
+            await self.store.delete(row.id)
+            log.warning("event %s (%s): a create cut short was undone", row.id, row.name)
+            undone += 1
+        return undone
+
+    # -- edit and cancel from the bot's side ------------------------------------------------------
+
+    async def edit(
+        self,
+        row: EventRow,
+        *,
+        name: str | None,
+        description: str | None,
+        start: str | None,
+        end: str | None,
+    ) -> tuple[EventRow, list[str]]:
+        """Change the Discord event and move the tasks, or change nothing."""
+        async with self.lock(row.id):
+            current = await self.store.get(row.id)
+            if current is None or current.state != "scheduled":
+                state = current.state if current else "gone"
+                raise ValidationError(
+                    f"{row.name!r} is {state}: only an event that has not started can be edited."
+                )
+            row = current
+            now = self.clock.now()
+            tz = parse_timezone(row.timezone)
+            title = plan.check_name(name) if name is not None else row.name
+            text = plan.check_description(description) if description is not None else None
+            begin = plan.whole_second(parse_when(start, now, tz)) if start else row.start
+            length = row.end - row.start
+            finish = plan.read_end(end, begin, now, row.timezone) if end else begin + length
+            finish = plan.whole_second(finish)
+            if not end and finish <= begin:
+                finish = begin + plan.DEFAULT_LENGTH
+            moved = (
+                abs((begin - row.start).total_seconds()) >= MOVE_TOLERANCE
+                or abs((finish - row.end).total_seconds()) >= MOVE_TOLERANCE
+            )
+            if moved:
+                plan.check_offsets(row.announce, "announce", begin, now)
+                plan.check_offsets(row.reminders, "reminder", begin, now)
+            changes: dict[str, Any] = {}
+            if title != row.name:
+                changes["name"] = title
+            if description is not None:
+                changes["description"] = text or ""
+            if moved:
+                changes["scheduled_start_time"] = begin.isoformat()
+                changes["scheduled_end_time"] = finish.isoformat()
+            if not changes:
+                raise ValidationError(
+                    "Nothing to change: give a new name, description, start or end."
+                )
+            new_tasks: tuple[int, int] | None = None
+            if moved:  # the new tasks first: if Discord refuses, they go and the old ones stay
+                new_tasks = await self._schedule_pair(row, begin, finish, None, row.revision + 1)
+            assert row.discord_id is not None
+            try:
+                await self.bot.http.edit_scheduled_event(
+                    row.guild_id, row.discord_id, reason="/event edit", **changes
+                )
+            except discord.HTTPException as exc:
+                if new_tasks is not None:
+                    await self._cancel_tasks(new_tasks)
+                raise ValidationError(
+                    f"Discord refused the change to {row.name!r}: {discord_error(exc)}. "
+                    "Nothing was changed."
+                ) from None
+            notes: list[str] = []
+            update: dict[str, Any] = {"name": title}
+            if description is not None:
+                update["description"] = text
+            if new_tasks is not None:
+                notes = await self._cancel_tasks((row.start_task, row.end_task))
+                update.update(start=begin, end=finish, start_task=new_tasks[0],
+                              end_task=new_tasks[1], reminders_sent=(),
+                              revision=row.revision + 1)  # fmt: skip
+            row = await self.store.update(row.id, **update)
+        self.wake.set()
+        return row, notes
+
+    async def cancel(self, row: EventRow, *, by_name: str) -> EventRow:
+        """Cancel the Discord event (delete it) and its tasks; if Discord refuses, keep both."""
+        async with self.lock(row.id):
+            current = await self.store.get(row.id)
+            if current is None or current.state not in LIVE_STATES:
+                state = current.state if current else "gone"
+                raise ValidationError(f"{row.name!r} is already {state}.")
+            row = current
+            if row.discord_id is not None:
+                try:
+                    await self.bot.http.delete_scheduled_event(
+                        row.guild_id, row.discord_id, reason=f"/event cancel by {by_name}"
+                    )
+                except discord.NotFound:
+                    pass  # already gone in Discord: the tasks go too
+                except discord.HTTPException as exc:
+                    raise ValidationError(
+                        f"Discord refused to delete {row.name!r}: {discord_error(exc)}. Its "
+                        "tasks were kept, so the two still match."
+                    ) from None
+            failed = await self._cancel_tasks(row.tasks)
+            row = await self.store.update(row.id, state="cancelled")
+        if failed:
+            await self.alert(
+                row, "it was cancelled, but some tasks could not be: " + "; ".join(failed)
+            )
+        self.wake.set()
+        return row
+
+    # -- Discord's side: gateway events -----------------------------------------------------------
+
+    async def discord_updated(self, event: discord.ScheduledEvent) -> None:
+        """The event changed in Discord: cancelled there cancels the tasks; moved moves them."""
+        row = await self.store.by_discord(event.id)
+        if row is None:
+            return
+        async with self.lock(row.id):
+            row = await self.store.get(row.id) or row
+            if row.state not in LIVE_STATES:
+                return
+            if event.status in (discord.EventStatus.cancelled, discord.EventStatus.ended):
+                if event.status is discord.EventStatus.cancelled:
+                    await self._cancelled_in_discord(row, "cancelled")
+                elif row.state == "scheduled":  # ended by hand before it started: nothing runs
+                    await self._cancelled_in_discord(row, "ended before its start")
+                return
+            await self._follow_move(row, event)
+        self.wake.set()
+
+    async def discord_deleted(self, event: discord.ScheduledEvent) -> None:
+        row = await self.store.by_discord(event.id)
+        if row is None:
+            return
+        async with self.lock(row.id):
+            row = await self.store.get(row.id) or row
+            if row.state in LIVE_STATES:
+                await self._cancelled_in_discord(row, "deleted")
+        self.wake.set()
+
+    async def _cancelled_in_discord(self, row: EventRow, how: str) -> None:
+        pending = (row.start_task, row.end_task) if row.state == "scheduled" else (row.end_task,)
+        failed = await self._cancel_tasks(pending)
+        await self.store.update(row.id, state="cancelled")
+        text = f"it was {how} in Discord, so its in-game tasks were cancelled."
+        if failed:
+            text += " These could not be: " + "; ".join(failed)
+        await self.notice(row, text, problem=bool(failed))
+
+    async def _follow_move(self, row: EventRow, event: discord.ScheduledEvent) -> None:
+        begin = plan.whole_second(event.start_time)
+        finish = plan.whole_second(event.end_time or begin + (row.end - row.start))
+        moved_start = abs((begin - row.start).total_seconds()) >= MOVE_TOLERANCE
+        moved_end = abs((finish - row.end).total_seconds()) >= MOVE_TOLERANCE
+        renamed = event.name != row.name
+        if not (moved_start or moved_end):
+            if renamed:
+                await self.store.update(row.id, name=event.name)
+            return
+        now = self.clock.now()
+        if row.state == "active" or begin <= now:  # started: only the end can still move
+            begin, moved_start = row.start, False
+        until = (begin - now).total_seconds()
+        announce = tuple(o for o in row.announce if o <= until)
+        try:
+            if moved_start:
+                start_task, end_task = await self._schedule_pair(
+                    row, begin, finish, announce, row.revision + 1
+                )
+                old: tuple[int | None, ...] = (row.start_task, row.end_task)
+            else:
+                end_task = await self.tasks.schedule(
+                    server=row.server,
+                    task_id=plan.task_id(row.name, row.id, "end", row.revision + 1),
+                    command=row.end_run, due=finish, announce=(), by_id=row.created_by_id,
+                    by_name=row.created_by_name,
+                )  # fmt: skip
+                start_task, old = row.start_task or 0, (row.end_task,)
+        except Exception as exc:
+            log.exception("event %s: moving the tasks failed", row.id)
+            await self.alert(
+                row,
+                f"it was moved in Discord to <t:{int(begin.timestamp())}:F>, but its tasks could "
+                f"not be moved ({exc}): they still run at the old times.",
+            )
+            return
+        failed = await self._cancel_tasks(old)
+        sent = tuple(o for o in row.reminders_sent if not moved_start)
+        await self.store.update(
+            row.id, start=begin, end=finish, start_task=start_task or None, end_task=end_task,
+            name=event.name, reminders_sent=sent, revision=row.revision + 1,
+        )  # fmt: skip
+        text = (
+            f"it was moved in Discord: the tasks now run at <t:{int(begin.timestamp())}:F> "
+            f"(start) and <t:{int(finish.timestamp())}:F> (end)."
+        )
+        if len(announce) < len(row.announce):
+            text += " Countdowns longer than the time left were dropped."
+        if failed:
+            text += " The old tasks could not all be cancelled: " + "; ".join(failed)
+        await self.notice(row, text, problem=bool(failed))
+
+    async def interested(
+        self, event: discord.ScheduledEvent, user: discord.User, added: bool
+    ) -> None:
+        row = await self.store.by_discord(event.id)
+        if row is None:
+            return
+        async with self.lock(row.id):
+            row = await self.store.get(row.id) or row
+            count = max(0, row.interested + (1 if added else -1))
+            await self.store.update(row.id, interested=count)
+        role = self.bot.settings.event_role_id
+        if role is not None and row.state in LIVE_STATES:
+            call: Callable[..., Awaitable[Any]] = (
+                self.bot.http.add_role if added else self.bot.http.remove_role
+            )
+            try:
+                await call(row.guild_id, user.id, role, reason=f"interested in {row.name}")
+            except discord.HTTPException as exc:
+                log.warning("event %s: role for %s not changed: %s", row.id, user.id, exc)
+
+    # -- telling people -------------------------------------------------------------------------
+
+    def _channel(self, row: EventRow) -> int | None:
+        server = self.bot.services.servers.get(row.server)
+        own = server.config.alert_channel_id if server is not None else None
+        return own or self.bot.settings.alert_channel_id
+
+    async def alert(self, row: EventRow, text: str) -> None:
+        """A problem with an event, in the alert channel, naming the event."""
+        await self.notice(row, text, problem=True)
+
+    async def notice(self, row: EventRow, text: str, *, problem: bool = False) -> None:
+        body = f"Event **{row.name}** (#{row.id} on {row.server}): {text}"
+        if problem:
+            self.alerts.append(body)
+        log.log(logging.WARNING if problem else logging.INFO, "%s", body)
+        channel = self._channel(row)
+        if channel is None:
+            return
+        title = "Event problem" if problem else "Event changed"
+        embed = discord.Embed(title=title, description=body[:4096],
+                              colour=0xED4245 if problem else 0x5865F2)  # fmt: skip
+        await self.bot.post(channel, embed=embed)

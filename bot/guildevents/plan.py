@@ -1,0 +1,217 @@
+"""What `/event create` and `/event edit` say, checked before anything is made on either side.
+
+Times are read by :mod:`bot.wallclock.when` (the grammar of `/schedule when:`), so an event and a
+planned task accept exactly the same `start`, `repeat`, `timezone` and offsets. Every refusal is a
+:class:`~bot.errors.ValidationError` with one sentence naming the problem.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_ANNOUNCE",
+    "DEFAULT_LENGTH",
+    "MAX_DESCRIPTION",
+    "MAX_LOCATION",
+    "MAX_NAME",
+    "Draft",
+    "check_offsets",
+    "default_end_run",
+    "default_start_run",
+    "discord_payload",
+    "draft",
+    "next_start",
+    "read_end",
+    "task_id",
+]
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from bot.errors import ValidationError
+from bot.wallclock.when import (
+    Spec,
+    human,
+    next_boundary,
+    parse_announce,
+    parse_duration,
+    parse_repeat,
+    parse_timezone,
+    parse_when,
+)
+
+MAX_NAME = 100  # Discord's limits on a guild scheduled event
+MAX_DESCRIPTION = 1000
+MAX_LOCATION = 100
+DEFAULT_ANNOUNCE = "10m,1m"
+DEFAULT_LENGTH = timedelta(hours=1)  # Discord needs an end for an external event
+_SLUG = re.compile(r"[^A-Za-z0-9_.+-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """An event as it will be made: every time resolved to UTC, every offset in seconds."""
+
+    name: str
+    description: str | None
+    start: datetime
+    end: datetime
+    announce: tuple[int, ...]
+    reminders: tuple[int, ...]
+    repeat: str | None
+    timezone: str
+
+
+def whole_second(when: datetime) -> datetime:
+    """Rounded up to a whole second: the tasks are planned to the second, so the Discord event
+    and its tasks name the same instant ("in 5s" typed at 12:00:00.4 starts at 12:00:06)."""
+    return when if not when.microsecond else when.replace(microsecond=0) + timedelta(seconds=1)
+
+
+def check_name(name: str) -> str:
+    text = name.strip()
+    if not text:
+        raise ValidationError("The event name is empty: give it 1 to 100 characters.")
+    if len(text) > MAX_NAME:
+        raise ValidationError(
+            f"The event name is {len(text)} characters long; Discord allows at most {MAX_NAME}."
+        )
+    return text
+
+
+def check_description(description: str | None) -> str | None:
+    if description is None or not description.strip():
+        return None
+    if len(description) > MAX_DESCRIPTION:
+        raise ValidationError(
+            f"The description is {len(description)} characters long; Discord allows at most "
+            f"{MAX_DESCRIPTION}."
+        )
+    return description
+
+
+def read_end(text: str | None, start: datetime, now: datetime, tz_name: str) -> datetime:
+    """`end` as a time (`22:00`, `in 3h`, a Discord timestamp) or a length after the start
+    (`90m`, `2h`); start + 1 h when not given."""
+    if text is None or not text.strip():
+        return start + DEFAULT_LENGTH
+    try:
+        end = start + timedelta(seconds=parse_duration(text, "The event's length"))
+    except ValidationError:
+        end = parse_when(text, now, parse_timezone(tz_name))
+    if end <= start:
+        raise ValidationError(
+            f"The end ({_show(end, tz_name)}) is not after the start ({_show(start, tz_name)}): "
+            "give a later end, or a length such as 2h."
+        )
+    return end
+
+
+def check_offsets(offsets: tuple[int, ...], what: str, start: datetime, now: datetime) -> None:
+    until = int((start - now).total_seconds())
+    for offset in offsets:
+        if offset > until:
+            raise ValidationError(
+                f"The {what} offset {human(offset)} is longer than the time until the start "
+                f"({human(until)}): it could not be sent that early."
+            )
+
+
+def _offsets(text: str | None, what: str) -> tuple[int, ...]:
+    if text is None or not text.strip() or text.strip().lower() == "none":
+        return ()
+    try:
+        return parse_announce(text)
+    except ValidationError as e:  # its sentences say `announce`; name the option used
+        raise ValidationError(str(e).replace("`announce`", f"`{what}`")) from None
+
+
+def _show(when: datetime, tz_name: str) -> str:
+    return f"{when.astimezone(parse_timezone(tz_name)):%Y-%m-%d %H:%M:%S} {tz_name}"
+
+
+def draft(
+    *,
+    name: str,
+    start: str,
+    end: str | None,
+    description: str | None,
+    announce: str | None,
+    reminders: str | None,
+    repeat: str | None,
+    timezone: str | None,
+    default_timezone: str,
+    now: datetime,
+) -> Draft:
+    """Everything `/event create` says about the event, checked; raises with a sentence."""
+    title = check_name(name)
+    text = check_description(description)
+    tz = parse_timezone(timezone, default_timezone)
+    begin = whole_second(parse_when(start, now, tz))
+    finish = whole_second(read_end(end, begin, now, tz.key))
+    counts = _offsets(DEFAULT_ANNOUNCE if announce is None else announce, "announce")
+    reminds = _offsets(reminders, "reminders")
+    check_offsets(counts, "announce", begin, now)
+    check_offsets(reminds, "reminder", begin, now)
+    rule = None
+    if repeat is not None and repeat.strip():
+        rule = " ".join(repeat.split())
+        form = parse_repeat(rule)
+        if form[0] == "every" and form[1] < (finish - begin).total_seconds():
+            raise ValidationError(
+                f"The event lasts {human(int((finish - begin).total_seconds()))} but repeats "
+                f"every {human(form[1])}: one occurrence would start before the last one ended."
+            )
+    return Draft(title, text, begin, finish, counts, reminds, rule, tz.key)
+
+
+def next_start(repeat: str, anchor: datetime, timezone: str, after: datetime) -> datetime | None:
+    """The start of the occurrence after `after`, on the grid of `repeat` from `anchor`."""
+    form = parse_repeat(repeat)
+    if form[0] == "every":
+        spec = Spec("every", anchor, timezone, every=form[1], anchor=anchor)
+    else:
+        spec = Spec("cron", anchor, timezone, cron=form[1])
+    return next_boundary(spec, after)
+
+
+def task_id(name: str, event_id: int, role: str, revision: int = 0) -> str:
+    """The pack task id of an event's start or end: readable in the countdown ("Build_Battle.e3
+    starts in 1 minute"), unique per event and per move (the new pair exists before the old one
+    is cancelled, and the scheduler keeps ids unique among live rows)."""
+    slug = _SLUG.sub("_", name).strip("_")[:40] or "event"
+    moved = f"r{revision}" if revision else ""
+    return f"{slug}.e{event_id}{moved}" + ("" if role == "start" else f".{role}")
+
+
+def _tellraw(text: str) -> str:
+    parts = [{"text": "[event] ", "color": "gold"}, {"text": text, "color": "white"}]
+    return "tellraw @a " + json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+
+
+def default_start_run(name: str) -> str:
+    """What runs at the start when the moderator gave no command: everyone online is told."""
+    return _tellraw(f"{name} starts now!")
+
+
+def default_end_run(name: str) -> str:
+    return _tellraw(f"{name} is over. Thanks for playing!")
+
+
+def discord_payload(
+    name: str, description: str | None, start: datetime, end: datetime, location: str
+) -> dict[str, Any]:
+    """The body of POST /guilds/{id}/scheduled-events for this event, as discord.py sends it."""
+    body: dict[str, Any] = {
+        "name": name,
+        "privacy_level": 2,  # GUILD_ONLY, the only level Discord allows
+        "scheduled_start_time": start.isoformat(),
+        "scheduled_end_time": end.isoformat(),
+        "entity_type": 3,  # EXTERNAL: somewhere outside Discord (the Minecraft server)
+        "entity_metadata": {"location": location},
+    }
+    if description:
+        body["description"] = description
+    return body

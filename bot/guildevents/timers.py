@@ -1,0 +1,244 @@
+"""What happens to an event on the clock, besides its in-game tasks (the scheduler runs those):
+reminders to the members who pressed Interested, the Discord event set active at its start and
+completed at its end, the next occurrence of a repeating event made when one ends, and a look at
+the outcome of the start and end tasks shortly after each (an alert naming the event if one failed).
+
+One asyncio task sleeps on the injected clock until the earliest of these; tests move a manual
+clock and call :meth:`EventTimers.run_due`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CHECK_DELAY", "MAX_MESSAGE", "EventTimers", "mention_chunks"]
+
+import asyncio
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.errors import ValidationError
+from bot.guildevents import plan
+from bot.guildevents.binding import GuildEvents, discord_error
+from bot.guildevents.tasks import task_failed
+from bot.store.guild_events import EventRow
+
+if TYPE_CHECKING:
+    from bot.app import DoomBot
+
+log = logging.getLogger(__name__)
+
+CHECK_DELAY = 30.0  # seconds after a start/end before its task's outcome is looked at
+REMINDER_GRACE = 300.0  # a reminder more than this late (bot was down) is not sent
+MAX_MESSAGE = 2000  # Discord's limit on a message's content
+
+
+def mention_chunks(head: str, mentions: list[str]) -> list[str]:
+    """`head` then the mentions, split into messages of at most 2,000 characters."""
+    out: list[str] = []
+    current = head
+    for mention in mentions:
+        if len(current) + 1 + len(mention) > MAX_MESSAGE:
+            out.append(current)
+            current = mention
+        else:
+            current = f"{current} {mention}" if current else mention
+    out.append(current)
+    return out
+
+
+class EventTimers:
+    def __init__(self, events: GuildEvents, *, check_delay: float = CHECK_DELAY) -> None:
+        self.events = events
+        self.bot: DoomBot = events.bot
+        self.check_delay = timedelta(seconds=check_delay)
+        self._pass = asyncio.Lock()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="guild-event-timers")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def _loop(self) -> None:
+        while True:
+            self.events.wake.clear()
+            try:
+                deadline = await self.run_due()
+            except Exception:  # one bad pass must not stop every later reminder
+                log.exception("event timers failed; trying again in a minute")
+                deadline = self.events.clock.now() + timedelta(minutes=1)
+            await self.events.clock.wait(deadline, self.events.wake)
+
+    async def run_due(self) -> datetime | None:
+        """Do everything that is due now; the time of the next thing to do."""
+        async with self._pass:
+            earliest: datetime | None = None
+            for row in await self.events.store.pending():
+                nxt = await self._step(row)
+                if nxt is not None and (earliest is None or nxt < earliest):
+                    earliest = nxt
+            return earliest
+
+    async def _step(self, row: EventRow) -> datetime | None:
+        now = self.events.clock.now()
+        upcoming: list[datetime] = []
+        async with self.events.lock(row.id):
+            fresh = await self.events.store.get(row.id)
+            if fresh is None or fresh.state in ("creating", "cancelled"):
+                return None
+            row = fresh
+            if row.state == "scheduled":
+                for offset in row.reminders:
+                    if offset in row.reminders_sent:
+                        continue
+                    at = row.start - timedelta(seconds=offset)
+                    if at > now:
+                        upcoming.append(at)
+                        continue
+                    row = await self._remind(row, offset, late=(now - at).total_seconds())
+                if row.start <= now:
+                    row = await self._started(row)
+                else:
+                    upcoming.append(row.start)
+            for role, due in (("start", row.start), ("end", row.end)):
+                if role in row.checked:
+                    continue
+                at = due + self.check_delay
+                if at <= now:
+                    row = await self._check(row, role)
+                else:
+                    upcoming.append(at)
+            if row.state == "active":
+                if row.end <= now:
+                    row = await self._ended(row)
+                else:
+                    upcoming.append(row.end)
+        return min(upcoming) if upcoming else None
+
+    # -- the things that happen -------------------------------------------------------------------
+
+    async def _remind(self, row: EventRow, offset: int, *, late: float) -> EventRow:
+        row = await self.events.store.update(row.id, reminders_sent=(*row.reminders_sent, offset))
+        if late > REMINDER_GRACE:
+            log.info("event %s: reminder %ss skipped, %ss late", row.id, offset, int(late))
+            return row
+        try:
+            users = await self._interested_users(row)
+        except discord.HTTPException as exc:
+            await self.events.alert(
+                row, f"its reminder could not read who is interested ({discord_error(exc)})."
+            )
+            users = []
+        else:
+            row = await self.events.store.update(row.id, interested=len(users))
+        channel = self.bot.settings.event_channel_id or self.events._channel(row)
+        if channel is None:
+            return row
+        start = int(row.start.timestamp())
+        head = f"Reminder: **{row.name}** starts <t:{start}:R> (<t:{start}:F>) at {row.location}."
+        role = self.bot.settings.event_role_id
+        allowed: discord.AllowedMentions
+        if role is not None:
+            for user in users:
+                try:
+                    await self.bot.http.add_role(row.guild_id, user.id, role,
+                                                 reason=f"interested in {row.name}")  # fmt: skip
+                except discord.HTTPException as exc:
+                    log.warning("event %s: role for %s not given: %s", row.id, user.id, exc)
+            chunks = [f"{head} <@&{role}>"]
+            allowed = discord.AllowedMentions(roles=[discord.Object(role)], users=False)
+        else:
+            if not users:
+                head += " Nobody has pressed Interested yet."
+            chunks = mention_chunks(head, [u.mention for u in users])
+            allowed = discord.AllowedMentions(users=list(users), roles=False)
+        for content in chunks:
+            await self.bot.post(channel, content=content, allowed_mentions=allowed)
+        return row
+
+    async def _interested_users(self, row: EventRow) -> list[discord.User]:
+        guild = self.bot.get_guild(row.guild_id)
+        if guild is None or row.discord_id is None:
+            return []
+        event = await guild.fetch_scheduled_event(row.discord_id, with_counts=True)
+        return [user async for user in event.users()]
+
+    async def _set_status(self, row: EventRow, status: discord.EventStatus, what: str) -> None:
+        if row.discord_id is None:
+            return
+        try:
+            await self.bot.http.edit_scheduled_event(
+                row.guild_id, row.discord_id, status=status.value, reason=what
+            )
+        except discord.HTTPException as exc:
+            # an external event Discord already ended (or a moderator started by hand) refuses
+            # the change; the tasks do not depend on it, so it is logged, not alerted
+            log.info("event %s: Discord status %s not set: %s", row.id, status.name, exc)
+
+    async def _started(self, row: EventRow) -> EventRow:
+        row = await self.events.store.update(row.id, state="active")
+        await self._set_status(row, discord.EventStatus.active, "the event's start time")
+        return row
+
+    async def _ended(self, row: EventRow) -> EventRow:
+        row = await self.events.store.update(row.id, state="completed")
+        await self._set_status(row, discord.EventStatus.ended, "the event's end time")
+        if row.repeat:
+            await self._next_occurrence(row)
+        return row
+
+    async def _check(self, row: EventRow, role: str) -> EventRow:
+        row = await self.events.store.update(row.id, checked=(*row.checked, role))
+        task = row.start_task if role == "start" else row.end_task
+        if task is None:
+            return row
+        why = task_failed(await self.events.tasks.status(task))
+        if why is not None:
+            await self.events.alert(row, f"its {role} command did not run as it should: {why}.")
+        return row
+
+    async def _next_occurrence(self, row: EventRow) -> None:
+        assert row.repeat is not None
+        now = self.events.clock.now()
+        anchor = row.anchor or row.start
+        try:
+            start = plan.next_start(row.repeat, anchor, row.timezone, max(now, row.start))
+        except ValidationError as exc:
+            await self.events.alert(row, f"its next occurrence could not be planned: {exc}")
+            return
+        if start is None:
+            await self.events.notice(row, "its repeat rule has no further occurrence.")
+            return
+        until = (start - now).total_seconds()
+        draft = plan.Draft(
+            row.name, row.description, start, start + (row.end - row.start),
+            tuple(o for o in row.announce if o <= until),
+            tuple(o for o in row.reminders if o <= until), row.repeat, row.timezone,
+        )  # fmt: skip
+        guild = self.bot.get_guild(row.guild_id)
+        server = self.bot.services.servers.get(row.server)
+        if guild is None or server is None:
+            await self.events.alert(row, "its next occurrence could not be made: the guild or "
+                                         "the server is no longer known.")  # fmt: skip
+            return
+        try:
+            made = await self.events.create(
+                guild, server, draft, start_run=row.start_run, end_run=row.end_run,
+                by_id=row.created_by_id, by_name=row.created_by_name, anchor=anchor, previous=row,
+            )  # fmt: skip
+        except ValidationError as exc:
+            await self.events.alert(row, f"its next occurrence could not be made: {exc}")
+            return
+        await self.events.notice(
+            made, f"occurrence {made.occurrence} is planned for <t:{int(start.timestamp())}:F>."
+        )

@@ -1,0 +1,301 @@
+"""The plumbing under the pack client: the RCON exchange of the storage input, reads of the
+pack's storage, and the game-time samples behind tps() and eta().
+
+Split from bot/minecraft/pack_client.py (which holds the calls) so that each module stays small;
+see that module's docstring for how an exchange works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+import time
+from collections import deque
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Final, Protocol
+
+from bot.config import ServerConfig
+from bot.errors import PackError
+from bot.i18n import lazy
+from bot.minecraft.pack_input import (
+    MAX_INT,
+    check_run_text,
+    snbt_compound,
+)
+from bot.minecraft.rcon import RconClient
+from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
+from bot.minecraft.software import strip_colours
+from bot.minecraft.tasks import PackRecorder
+
+__all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "PackBase"]
+
+log = logging.getLogger(__name__)
+
+NOMINAL_TPS: Final = 20.0
+MAX_PAGE: Final = 100  # tasks per list_tasks call: bounds the round trips of one request
+_TPS_MIN_SPAN: Final = 1.0  # seconds between the two game-time samples of a TPS measurement
+_TPS_WINDOW: Final = 60.0  # samples older than this no longer describe the current rate
+_EVENT_SINGLE_READS: Final = 8  # up to this many new events are read one by one, else in bulk
+_BULK_IDS: Final = 1000  # task_ids reads a list's ids in one reply up to this many tasks
+
+_STORAGE: Final = re.compile(r"^Storage (\S+) has the following contents: ", re.S)
+_RETURNED: Final = re.compile(r"Function \S+ returned (-?\d+)")
+_TIME: Final = re.compile(r"^The time is (-?\d+)")
+_COUNT: Final = re.compile(r"^Test passed(?:, count: |\. Count: )(\d+)")
+_LEADING_COLOURS: Final = re.compile("^(?:§.)+", re.S)
+_SCORE: Final = re.compile(r"^\S+ has (-?\d+) \[")
+
+
+class CommandCheck(Protocol):
+    """bot.minecraft.command_check.CommandChecker, as far as the pack client uses it."""
+
+    def check(self, command: str) -> None: ...
+
+
+def _plain(reply: str) -> str:
+    """A status reply as vanilla words it: Bukkit-family servers (and plugins rewriting replies)
+    may add `§x` colour codes and end each message with `\n` (../shared/notes/servers.md)."""
+    return strip_colours(reply).strip("\n")
+
+
+def _storage_payload(reply: str) -> str | None:
+    """The SNBT of a `data get storage` reply; None for "Found no elements matching ...".
+    Only a leading colour and a final `\n` are dropped: the SNBT may hold `§` itself."""
+    reply = _LEADING_COLOURS.sub("", reply)
+    if reply.endswith("\n"):
+        reply = reply[:-1]
+    m = _STORAGE.match(reply)
+    if m:
+        return reply[m.end() :]
+    if reply.startswith("Found no elements matching"):
+        return None
+    raise PackError(
+        "bad_reply",
+        lazy("The server answered a storage read unexpectedly: {reply}", reply=reply[:200]),
+    )
+
+
+class PackBase:
+    """State and helpers shared by the pack client's reads and calls."""
+
+    def __init__(
+        self,
+        rcon: RconClient,
+        server: ServerConfig,
+        checker: CommandCheck,
+    ) -> None:
+        self.rcon = rcon
+        self.server = server
+        self.checker = checker
+        self._tag = secrets.token_hex(4)  # tells our requests from another bot's
+        self._serial = 0
+        self._lock = asyncio.Lock()  # one storage-input exchange at a time (in -> call -> out)
+        self._samples: deque[tuple[float, int]] = deque(maxlen=64)  # (monotonic s, game time)
+        self._tps: float | None = None
+        self.recorder: PackRecorder | None = None  # the crash record (bot.store.ledger)
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _next_req(self) -> str:
+        self._serial += 1
+        return f"{self._tag}.{self._serial}"
+
+    async def _read(self, path: str, storage: str = "doom.schedule:data") -> object | None:
+        """`data get storage <storage> <path>` as a Python value; None when nothing matches."""
+        reply = await self.rcon.command(f"data get storage {storage} {path}".rstrip())
+        payload = _storage_payload(reply)
+        if payload is None:
+            return None
+        try:
+            return parse_printed_snbt(payload)
+        except SnbtSyntaxError as e:
+            raise PackError(
+                "bad_reply", lazy("Cannot read the server's storage reply: {error}", error=e)
+            ) from None
+
+    async def _count(self, path: str) -> int:
+        reply = _plain(
+            await self.rcon.command(f"execute if data storage doom.schedule:data {path}")
+        )
+        m = _COUNT.match(reply)
+        if m:
+            return int(m.group(1))
+        if reply.startswith("Test failed"):
+            return 0
+        raise PackError(
+            "bad_reply",
+            lazy("Unexpected answer to counting {path}: {reply}", path=path, reply=reply[:200]),
+        )
+
+    def _call_failed(self, function: str, reply: str) -> PackError | None:
+        """A clear error when the `function` command itself did not run the pack."""
+        reply = strip_colours(reply)
+        if "Unknown function" in reply or "Unknown or incomplete command" in reply:
+            return PackError(
+                "not_installed",
+                lazy(
+                    "Server {name} has no {function}: the doom.schedule data pack is not "
+                    "installed or not enabled (`python -m bot install-datapack`).",
+                    name=repr(self.server.name),
+                    function=function,
+                ),
+            )
+        return None
+
+    async def _exchange(
+        self,
+        input_command: str,
+        function: str,
+        req: str,
+        *,
+        as_player: str | None = None,
+        then: str | None = None,
+    ) -> dict[str, object]:
+        """Write the input, run the pack's function, read `out`; the outcome if it is ours.
+
+        `then` is a command run in the same RCON call only when the function succeeded (a mark
+        that tells a retried hand-over whether the server already has the task)."""
+        async with self._lock:
+            await self.rcon.command(input_command)
+            call = f"function {function}"
+            if then is not None:
+                call = f"execute if function {function} run {then}"
+            if as_player is not None:
+                call = f"execute as {as_player} at @s run {call}"
+            reply = await self.rcon.command(call)
+            error = self._call_failed(function, reply)
+            if error is not None:
+                raise error
+            out = await self._read("", "doom.schedule:out")
+            if as_player is not None and (not isinstance(out, dict) or out.get("req") != req):
+                await self._player_missing(as_player, req)
+        if not isinstance(out, dict) or out.get("req") != req:
+            raise PackError(
+                "no_answer",
+                lazy(
+                    "The pack on {name} did not answer this request (its outcome record belongs "
+                    "to another request); nothing is known about what it did.",
+                    name=repr(self.server.name),
+                ),
+            )
+        self._sample_out(out)
+        return out
+
+    def _sample_out(self, out: Mapping[str, object]) -> None:
+        game_time = out.get("time")
+        # -1 is the outcome record's "none" (ops that do not read the clock)
+        if isinstance(game_time, int) and not isinstance(game_time, bool) and game_time >= 0:
+            self._sample_at(time.monotonic(), game_time)
+
+    async def _player_missing(self, player: str, req: str) -> None:
+        """`execute as <name>` matched nobody (vanilla: no error, no context), so our input is
+        still in `doom.schedule:in task`: take it back and say why."""
+        left = await self.rcon.command(
+            f'execute if data storage doom.schedule:in task{{req:"{req}"}}'
+        )
+        if _COUNT.match(_plain(left)):
+            await self.rcon.command("data remove storage doom.schedule:in task")
+            raise PackError(
+                "player_offline",
+                lazy(
+                    "Player {player} is not online on {name}; a task runs as a player only when "
+                    "it is scheduled while they are online.",
+                    player=player,
+                    name=repr(self.server.name),
+                ),
+            )
+
+    @staticmethod
+    def _raise_unless_ok(out: Mapping[str, object], *, tolerate: str | None = None) -> bool:
+        """True on success, False for the tolerated code, else PackError with the pack's words."""
+        if out.get("ok") == 1:
+            return True
+        code = str(out.get("code", "unknown"))
+        if code == tolerate:
+            return False
+        # the pack's own message is its English text; only the bot's fallback is translated
+        raise PackError(
+            code,
+            str(out.get("message") or "")
+            or lazy("The pack refused the request ({code}).", code=code),
+        )
+
+    async def _op(self, op: str, id: str | None = None) -> dict[str, object]:
+        req = self._next_req()
+        fields: dict[str, str | int] = {"req": req, "op": op}
+        if id is not None:
+            fields["id"] = id
+        command = "data modify storage doom.schedule:in op set value " + snbt_compound(fields)
+        return await self._exchange(command, "doom.schedule:call", req)
+
+    # -- scheduling -----------------------------------------------------------------------------
+
+    def _check_run(self, run: str) -> str:
+        text = check_run_text(run)
+        self.checker.check(text)
+        return text
+
+    # -- time -----------------------------------------------------------------------------------
+
+    def _sample_at(self, mono: float, game_time: int) -> None:
+        self._samples.append((mono, game_time))
+        if self.recorder is not None:
+            self.recorder.saw_time(game_time)
+
+    def _recent_sample(self) -> bool:
+        return bool(self._samples) and time.monotonic() - self._samples[-1][0] < _TPS_WINDOW
+
+    async def _sample(self) -> tuple[float, int]:
+        reply = _plain(await self.rcon.command("time query gametime"))
+        m = _TIME.match(reply)
+        if not m:
+            raise PackError(
+                "bad_reply",
+                lazy("Unexpected answer to `time query gametime`: {reply}", reply=reply),
+            )
+        sample = (time.monotonic(), int(m.group(1)))
+        self._sample_at(*sample)
+        return sample
+
+    async def tps(self) -> float:
+        """Ticks per second measured from two game-time samples at least 1 s apart."""
+        now, game = await self._sample()
+        base = self._baseline(now)
+        if base is None:
+            await asyncio.sleep(_TPS_MIN_SPAN)
+            now, game = await self._sample()
+            base = self._baseline(now)
+        assert base is not None
+        rate = (game - base[1]) / (now - base[0])
+        self._tps = max(rate, 0.0)
+        return self._tps
+
+    def _baseline(self, now: float) -> tuple[float, int] | None:
+        """The oldest sample within the window that is at least _TPS_MIN_SPAN old."""
+        for sample in self._samples:
+            age = now - sample[0]
+            if _TPS_MIN_SPAN <= age <= _TPS_WINDOW:
+                return sample
+        return None
+
+    def eta(self, due_tick: int) -> datetime:
+        """The wall-clock time (UTC) at which game time reaches `due_tick`, at the measured TPS.
+
+        Uses the last game-time sample (every schedule call, get_time, tps and list_tasks take
+        one) and the last measured TPS (20 until measured; a frozen game counts as 20 too, since
+        the ETA is then unknowable and "as if running" is the useful reading)."""
+        now = datetime.now(UTC)
+        if not self._samples:
+            return now + timedelta(seconds=max(due_tick, 0) / NOMINAL_TPS)
+        rate = self._tps if self._tps and self._tps > 0.01 else NOMINAL_TPS
+        mono, game = self._samples[-1]
+        current = game + (time.monotonic() - mono) * rate
+        seconds = max(0.0, (due_tick - current) / rate)
+        return now + timedelta(seconds=min(seconds, MAX_INT / 0.01))
+
+
+def _as_int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,308 @@
+"""`/event create|edit|cancel|list|show`: a Discord scheduled event and its in-game tasks as one.
+
+The face only: options are read by :mod:`bot.guildevents.plan`, both halves are made, moved and
+cancelled by :class:`bot.guildevents.binding.GuildEvents`, and the gateway's scheduled-event
+events (moves, cancels and Interested clicks in Discord's own UI) are handed to it here.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EventsCog", "setup"]
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import errors
+from bot.app import server_autocomplete
+from bot.guildevents import plan
+from bot.guildevents.binding import GuildEvents, event_permission_problem
+from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
+from bot.guildevents.timers import EventTimers
+from bot.slash.permissions import is_moderator
+from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
+from bot.wallclock.when import human
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from bot.app import DoomBot
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction["DoomBot"]
+MAX_LIST = 15
+
+
+class _NoScheduler:
+    """Stands in when the wall-clock scheduler is not running: every event is refused with a
+    sentence, nothing is made."""
+
+    async def schedule(self, **_: object) -> int:
+        raise errors.ValidationError(
+            "Wall-clock schedules are not running in this bot, so events cannot get their "
+            "in-game tasks."
+        )
+
+    async def cancel(self, task: int) -> None:
+        return None
+
+    async def status(self, task: int) -> TaskStatus | None:
+        return None
+
+    async def find(self, server: str, task_id: str) -> int | None:
+        return None
+
+
+def _ts(when: datetime, style: str = "F") -> str:
+    return f"<t:{int(when.timestamp())}:{style}>"
+
+
+def _outcome(status: TaskStatus | None) -> str:
+    if status is None:
+        return "unknown"
+    if status.last_outcome:
+        return f"{status.state}, last run: {status.last_outcome}"
+    return status.state
+
+
+class EventsCog(commands.Cog, name="Events"):
+    """Discord scheduled events bound to wall-clock tasks."""
+
+    event = app_commands.Group(
+        name="event",
+        description="Discord events with their in-game tasks.",
+        guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
+    )
+
+    def __init__(self, bot: DoomBot) -> None:
+        self.bot = bot
+        services = bot.services
+        scheduler = getattr(services, "scheduler", None)
+        tasks: EventTasks = SchedulerTasks(scheduler) if scheduler is not None else _NoScheduler()
+        clock = getattr(scheduler, "clock", None)
+        if clock is None:
+            from bot.wallclock.clock import SystemClock
+
+            clock = SystemClock()
+        default_tz = getattr(scheduler, "default_timezone", "UTC")
+        self.events = GuildEvents(bot, GuildEventStore(services.db), tasks, clock,
+                                  default_timezone=default_tz)  # fmt: skip
+        self.timers = EventTimers(self.events)
+
+    async def cog_load(self) -> None:
+        await self.events.store.migrate()
+        await self.events.recover()  # never an event without its tasks, even after a crash
+        self.timers.start()
+
+    async def cog_unload(self) -> None:
+        await self.timers.stop()
+
+    # -- gateway ----------------------------------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_update(
+        self, before: discord.ScheduledEvent, after: discord.ScheduledEvent
+    ) -> None:
+        await self.events.discord_updated(after)
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_delete(self, event: discord.ScheduledEvent) -> None:
+        await self.events.discord_deleted(event)
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_user_add(
+        self, event: discord.ScheduledEvent, user: discord.User
+    ) -> None:
+        await self.events.interested(event, user, True)
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_user_remove(
+        self, event: discord.ScheduledEvent, user: discord.User
+    ) -> None:
+        await self.events.interested(event, user, False)
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    @is_moderator()  # discord.py runs an autocomplete callback's own checks
+    async def event_autocomplete(
+        self, interaction: Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        low = current.lower().removeprefix("#")
+        rows = await self.events.store.in_states(LIVE_STATES)
+        found = [r for r in rows if low in r.name.lower() or low == str(r.id)]
+        return [
+            app_commands.Choice(name=f"#{r.id} {r.name}"[:100], value=str(r.id)) for r in found[:25]
+        ]
+
+    async def _embed(self, row: EventRow) -> discord.Embed:
+        embed = discord.Embed(title=f"#{row.id} {row.name}"[:256], colour=0x5865F2)
+        if row.description:
+            embed.description = row.description[:1000]
+        embed.add_field(name="starts", value=f"{_ts(row.start)} ({_ts(row.start, 'R')})")
+        embed.add_field(name="ends", value=_ts(row.end))
+        embed.add_field(name="state", value=row.state)
+        embed.add_field(name="interested", value=str(row.interested))
+        embed.add_field(name="server", value=f"{row.server} ({row.location})")
+        if row.repeat:
+            embed.add_field(name="repeats", value=f"`{row.repeat}` (occurrence {row.occurrence})")
+        outcomes = await self.events.outcomes(row)
+        for role, command in (("start", row.start_run), ("end", row.end_run)):
+            shown = command if len(command) <= 200 else command[:199] + "…"
+            embed.add_field(
+                name=f"{role} task",
+                value=f"`{shown.replace('`', chr(39))}`\n{_outcome(outcomes.get(role))}"[:1024],
+                inline=False,
+            )
+        offsets = ", ".join(human(o) for o in row.announce) or "none"
+        reminders = ", ".join(human(o) for o in row.reminders) or "none"
+        embed.set_footer(text=f"countdown {offsets}; reminders {reminders}")
+        return embed
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    @event.command(name="create", description="A Discord event plus its in-game start/end tasks.")
+    @app_commands.describe(
+        name="The event's name (up to 100 characters).",
+        start="When it starts, as /schedule when: 20:00, fri 20:00, in 90m, <t:…>.",
+        end="When it ends (a time, or a length such as 2h); default start + 1 h.",
+        description="What it is about (up to 1,000 characters).",
+        server="Which Minecraft server.",
+        start_run="The command run at the start (a function call for several).",
+        end_run="The command run at the end.",
+        announce="In-game countdown before the start, e.g. 10m,1m (default), or none.",
+        reminders="Discord reminders to interested members before the start, e.g. 1h,5m.",
+        repeat="Repeat like /schedule repeat: 7d, or a cron expression such as 0 20 * * fri.",
+        timezone="IANA time zone for the times, e.g. Europe/Berlin.",
+    )
+    @app_commands.autocomplete(server=server_autocomplete)
+    @is_moderator()
+    async def create(
+        self,
+        interaction: Interaction,
+        name: str,
+        start: str,
+        end: str | None = None,
+        description: str | None = None,
+        server: str | None = None,
+        start_run: str | None = None,
+        end_run: str | None = None,
+        announce: str | None = None,
+        reminders: str | None = None,
+        repeat: str | None = None,
+        timezone: str | None = None,
+    ) -> None:
+        target = self.bot.server(server)
+        problem = event_permission_problem(interaction.guild)
+        if problem is not None:
+            raise errors.ValidationError(problem)
+        draft = plan.draft(
+            name=name, start=start, end=end, description=description, announce=announce,
+            reminders=reminders, repeat=repeat, timezone=timezone,
+            default_timezone=self.events.default_timezone, now=self.events.clock.now(),
+        )  # fmt: skip
+        assert interaction.guild is not None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        row = await self.events.create(
+            interaction.guild, target, draft, start_run=start_run, end_run=end_run,
+            by_id=interaction.user.id, by_name=str(interaction.user),
+        )  # fmt: skip
+        link = f"https://discord.com/events/{row.guild_id}/{row.discord_id}"
+        outcome = (
+            f"Event #{row.id} **{row.name}** made: Discord event {_ts(row.start)} to "
+            f"{_ts(row.end)} at {row.location}; its start and end tasks are planned on "
+            f"{row.server}. {link}"
+        )
+        request = {"name": name, "start": start, "end": end, "server": target.name,
+                   "start_run": start_run, "end_run": end_run, "repeat": repeat}  # fmt: skip
+        await self.bot.audit(interaction, target, "event create", request, outcome)
+        await interaction.followup.send(outcome, embed=await self._embed(row), ephemeral=True)
+
+    @event.command(name="edit", description="Change an event; its tasks move with it.")
+    @app_commands.describe(
+        event="The event (its id or name).",
+        name="A new name.",
+        start="A new start (as /schedule when:).",
+        end="A new end, or a length such as 2h.",
+        description="A new description.",
+    )
+    @is_moderator()
+    async def edit(
+        self,
+        interaction: Interaction,
+        event: str,
+        name: str | None = None,
+        start: str | None = None,
+        end: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        row = await self.events.find(event)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        row, notes = await self.events.edit(row, name=name, description=description,
+                                            start=start, end=end)  # fmt: skip
+        outcome = f"Event #{row.id} **{row.name}** now runs {_ts(row.start)} to {_ts(row.end)}."
+        if notes:
+            outcome += " Some old tasks could not be cancelled: " + "; ".join(notes)
+        request = {"event": event, "name": name, "start": start, "end": end}
+        await self.bot.audit(interaction, self.bot.services.servers.get(row.server), "event edit",
+                             request, outcome)  # fmt: skip
+        await interaction.followup.send(outcome[:2000], ephemeral=True)
+
+    @event.command(name="cancel", description="Cancel an event in Discord and its tasks.")
+    @app_commands.describe(event="The event (its id or name).")
+    @is_moderator()
+    async def cancel(self, interaction: Interaction, event: str) -> None:
+        row = await self.events.find(event)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        row = await self.events.cancel(row, by_name=str(interaction.user))
+        outcome = f"Event #{row.id} **{row.name}** cancelled: the Discord event and its tasks."
+        await self.bot.audit(interaction, self.bot.services.servers.get(row.server),
+                             "event cancel", {"event": event}, outcome)  # fmt: skip
+        await interaction.followup.send(outcome, ephemeral=True)
+
+    @event.command(name="list", description="Planned and running events, with interested counts.")
+    @app_commands.describe(server="Only this Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @is_moderator()
+    async def list_(self, interaction: Interaction, server: str | None = None) -> None:
+        name = self.bot.server(server).name if server else None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        note = await self.events.refresh_counts(interaction.guild)
+        rows = await self.events.store.in_states(LIVE_STATES, name)
+        embed = discord.Embed(title=f"{len(rows)} event(s)", colour=0x5865F2)
+        lines = [
+            f"**#{r.id} {r.name}** {_ts(r.start)} ({_ts(r.start, 'R')}), {r.state}, "
+            f"{r.interested} interested, on {r.server}"
+            for r in rows[:MAX_LIST]
+        ]
+        if len(rows) > MAX_LIST:
+            lines.append(f"... and {len(rows) - MAX_LIST} more")
+        embed.description = "\n".join(lines)[:4096] or "No events planned."
+        if note:
+            embed.set_footer(text=note)
+        await interaction.followup.send(embed=embed, ephemeral=True)
+
+    @event.command(name="show", description="One event: times, interested, tasks and outcomes.")
+    @app_commands.describe(event="The event (its id or name).")
+    @is_moderator()
+    async def show(self, interaction: Interaction, event: str) -> None:
+        row = await self.events.find(event)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        note = await self.events.refresh_counts(interaction.guild)
+        row = await self.events.store.get(row.id) or row
+        embed = await self._embed(row)
+        if note:
+            embed.set_footer(text=f"{embed.footer.text}. {note}")
+        await interaction.followup.send(embed=embed, ephemeral=True)
+
+    for _command in (edit, cancel, show):
+        _command.autocomplete("event")(event_autocomplete)
+    del _command
+
+
+async def setup(bot: DoomBot) -> None:
+    await bot.add_cog(EventsCog(bot))

@@ -1,0 +1,434 @@
+"""/event at the Discord HTTP edge and through discord.py's gateway parser, on an injected clock."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import discord
+import pytest
+from events_fixture import NOW, EventHarness, event_harness
+from harness import ALERT_CHANNEL, MOD, NOBODY
+
+
+@pytest.fixture
+async def ev(tmp_path: Path) -> AsyncIterator[EventHarness]:
+    async for h in event_harness(tmp_path):
+        yield h
+
+
+async def test_create_posts_the_discord_event_and_binds_its_tasks(ev: EventHarness) -> None:
+    options = {"description": "Bring blocks", "start_run": "say go", "end_run": "say stop"}
+    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h", **options)
+    assert "Event #1 **Build Battle** made" in reply.text, reply.text
+    posts = [s for s in ev.discord.scheduled.requests if s.method == "POST"]
+    assert len(posts) == 1
+    assert posts[0].path == f"/guilds/{ev.discord.guild_id}/scheduled-events"
+    start = NOW + timedelta(hours=2)
+    assert posts[0].payload == {
+        "name": "Build Battle",
+        "description": "Bring blocks",
+        "privacy_level": 2,
+        "scheduled_start_time": start.isoformat(),
+        "scheduled_end_time": (start + timedelta(hours=1)).isoformat(),
+        "entity_type": 3,
+        "entity_metadata": {"location": "mc.example.org"},
+    }
+    start_task, end_task = ev.tasks.active()
+    assert (start_task.command, start_task.due, start_task.announce) == ("say go", start, (600, 60))
+    assert (end_task.command, end_task.due, end_task.announce) == (
+        "say stop",
+        start + timedelta(hours=1),
+        (),
+    )
+    assert (start_task.task_id, end_task.task_id) == ("Build_Battle.e1", "Build_Battle.e1.end")
+
+
+async def _create(ev: EventHarness, **options: object) -> int:
+    values: dict[str, object] = {"name": "Build Battle", "start": "in 2h"}
+    values.update(options)
+    reply = await ev.run("event create", MOD, **values)
+    assert "made" in reply.text, reply.text
+    return int(ev.discord.scheduled.live()[-1]["id"])
+
+
+def _nothing_made(ev: EventHarness) -> None:
+    assert not ev.discord.scheduled.live()
+    assert not ev.tasks.active()
+
+
+async def _rows(ev: EventHarness) -> list[object]:
+    return list(await ev.cog.events.store.in_states(("creating", "scheduled", "active")))
+
+
+async def test_end_defaults_to_one_hour_and_takes_a_length(ev: EventHarness) -> None:
+    await _create(ev, end="90m", announce="none")
+    body = ev.discord.scheduled.requests[-1].payload
+    assert body["scheduled_end_time"] == (NOW + timedelta(hours=3, minutes=30)).isoformat()
+    assert "description" not in body
+    assert ev.tasks.active()[0].announce == ()
+
+
+BAD = [
+    ({"start": "in 5m ago"}, "is not a duration"),
+    ({"start": "2020-01-01 10:00"}, "is in the past"),
+    ({"start": "yesterday 10:00"}, "is not a day"),
+    ({"end": "2026-12-05 13:00"}, "is not after the start"),
+    ({"end": "in 1h"}, "is not after the start"),
+    ({"name": "x" * 101}, "The event name is 101 characters long; Discord allows at most 100."),
+    ({"name": "   "}, "The event name is empty"),
+    ({"description": "d" * 1001},
+     "The description is 1001 characters long; Discord allows at most 1000."),
+    ({"server": "nether"}, "There is no server called 'nether'"),
+    ({"announce": "3h"}, "The announce offset 3h is longer than the time until the start (2h)"),
+    ({"announce": "10m,,1m"}, "`announce` '10m,,1m' has an empty item"),
+    ({"reminders": "1d"}, "The reminder offset 1d is longer than the time until the start (2h)"),
+    ({"reminders": "5x"}, "has an unknown unit 'x'"),
+    ({"repeat": "30m"}, "The event lasts 1h but repeats every 30m"),
+    ({"repeat": "61 * * * *"}, "is not a valid cron expression"),
+    ({"timezone": "Mars/Olympus"}, "'Mars/Olympus' is not a time zone I know"),
+    ({"start_run": "op Steve"}, "Refused"),
+    ({"end_run": "sya hi"}, "does not parse"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("options", "sentence"), BAD, ids=[str(i) for i in range(len(BAD))])
+async def test_bad_input_is_refused_with_a_sentence_and_nothing_made(
+    ev: EventHarness, options: dict[str, object], sentence: str
+) -> None:
+    values: dict[str, object] = {"name": "Build Battle", "start": "in 2h"}
+    values.update(options)
+    reply = await ev.run("event create", MOD, **values)
+    assert reply.ephemeral
+    assert sentence in reply.text, reply.text
+    assert not ev.discord.scheduled.requests
+    _nothing_made(ev)
+    assert not await _rows(ev)
+
+
+async def test_only_moderators_may_use_events(ev: EventHarness) -> None:
+    reply = await ev.run("event create", NOBODY, name="x", start="in 1h")
+    assert reply.text == "You need the moderator role to use /event create."
+    assert not ev.discord.scheduled.requests
+
+
+async def test_missing_create_events_permission_is_a_sentence(ev: EventHarness) -> None:
+    ev.discord.bot_permissions = type(ev.discord.bot_permissions)(send_messages=True)
+    ev.discord.bot._connection._add_guild_from_data(ev.discord.guild_payload())  # type: ignore[arg-type]
+    reply = await ev.run("event create", MOD, name="x", start="in 1h")
+    assert "The bot lacks the Create Events permission in local" in reply.text
+    assert not ev.discord.scheduled.requests
+    _nothing_made(ev)
+
+
+async def test_discord_refusing_the_create_leaves_no_tasks(ev: EventHarness) -> None:
+    ev.discord.scheduled.fail_next("POST", status=403, code=50013, message="Missing Permissions")
+    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h")
+    assert "Discord refused to create the event 'Build Battle': Missing Permissions (HTTP 403)" \
+        in reply.text  # fmt: skip
+    assert "Nothing was made." in reply.text
+    _nothing_made(ev)
+    assert not await _rows(ev)
+
+
+@pytest.mark.parametrize("failing", [1, 2], ids=["start task", "end task"])
+async def test_tasks_failing_after_the_discord_event_remove_it(
+    ev: EventHarness, failing: int
+) -> None:
+    ev.tasks.fail_schedules.append(failing)
+    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h")
+    assert "could not be stored (the schedule table is locked (test))" in reply.text, reply.text
+    assert "its Discord event was removed again. Nothing was made." in reply.text
+    methods = [s.method for s in ev.discord.scheduled.requests]
+    assert methods == ["POST", "DELETE"]
+    _nothing_made(ev)
+    assert not await _rows(ev)
+
+
+async def test_failing_undo_is_an_alert_naming_the_event(ev: EventHarness) -> None:
+    ev.tasks.fail_schedules.append(1)
+    ev.discord.scheduled.fail_next("DELETE", "/guilds/{guild_id}/scheduled-events/"
+                                   "{guild_scheduled_event_id}", status=403, code=50013,
+                                   message="Missing Permissions")  # fmt: skip
+    await ev.run("event create", MOD, name="Build Battle", start="in 2h")
+    alert = ev.posts(ALERT_CHANNEL)[-1].payload["embeds"][0]["description"]
+    assert "Event **Build Battle**" in alert and "delete the event in Discord by hand" in alert
+
+
+async def test_edit_moves_discord_and_the_tasks(ev: EventHarness) -> None:
+    event_id = await _create(ev)
+    reply = await ev.run("event edit", MOD, event="1", start="in 3h", name="Big Build")
+    assert "Event #1 **Big Build** now runs" in reply.text, reply.text
+    patch = ev.discord.scheduled.requests[-1]
+    assert patch.method == "PATCH"
+    assert patch.path == f"/guilds/{ev.discord.guild_id}/scheduled-events/{event_id}"
+    start = NOW + timedelta(hours=3)
+    assert patch.payload == {
+        "name": "Big Build",
+        "scheduled_start_time": start.isoformat(),
+        "scheduled_end_time": (start + timedelta(hours=1)).isoformat(),
+    }
+    await ev.discord.scheduled.settle()  # the gateway echo of the bot's own edit moves nothing
+    assert [(t.due, t.state) for t in ev.tasks.rows.values()] == [
+        (NOW + timedelta(hours=2), "cancelled"), (NOW + timedelta(hours=3), "cancelled"),
+        (start, "active"), (start + timedelta(hours=1), "active"),
+    ]  # fmt: skip
+
+
+async def test_discord_refusing_an_edit_keeps_the_old_tasks(ev: EventHarness) -> None:
+    await _create(ev)
+    ev.discord.scheduled.fail_next("PATCH", "/guilds/{guild_id}/scheduled-events/"
+                                   "{guild_scheduled_event_id}", status=400, code=50035,
+                                   message="Invalid Form Body")  # fmt: skip
+    reply = await ev.run("event edit", MOD, event="Build Battle", start="in 3h")
+    assert "Discord refused the change to 'Build Battle': Invalid Form Body (HTTP 400). " \
+        "Nothing was changed." in reply.text  # fmt: skip
+    assert [t.due for t in ev.tasks.active()] == [
+        NOW + timedelta(hours=2),
+        NOW + timedelta(hours=3),
+    ]
+    assert len(ev.tasks.rows) == 4  # the two new ones were made and cancelled again
+    row = (await ev.cog.events.store.in_states(("scheduled",)))[0]
+    assert row.start == NOW + timedelta(hours=2)
+
+
+async def test_cancel_deletes_the_discord_event_and_the_tasks(ev: EventHarness) -> None:
+    event_id = await _create(ev)
+    reply = await ev.run("event cancel", MOD, event="#1")
+    assert "cancelled: the Discord event and its tasks" in reply.text
+    assert ev.discord.scheduled.requests[-1].method == "DELETE"
+    assert event_id in ev.discord.scheduled.deleted
+    _nothing_made(ev)
+
+
+async def test_discord_refusing_the_cancel_keeps_the_tasks(ev: EventHarness) -> None:
+    await _create(ev)
+    ev.discord.scheduled.fail_next("DELETE", "/guilds/{guild_id}/scheduled-events/"
+                                   "{guild_scheduled_event_id}")  # fmt: skip
+    reply = await ev.run("event cancel", MOD, event="1")
+    assert "Discord refused to delete 'Build Battle'" in reply.text
+    assert len(ev.tasks.active()) == 2 and len(ev.discord.scheduled.live()) == 1
+
+
+async def test_a_move_in_discord_moves_every_bound_task(ev: EventHarness) -> None:
+    event_id = await _create(ev, reminders="1h")
+    start = NOW + timedelta(minutes=5)
+    await ev.discord.scheduled.move(event_id, start, start + timedelta(minutes=30))
+    active = ev.tasks.active()
+    assert [(t.due, t.announce) for t in active] == [
+        (start, (60,)),
+        (start + timedelta(minutes=30), ()),
+    ]  # fmt: skip  (the 10 min countdown no longer fits before the new start)
+    notice = ev.posts(ALERT_CHANNEL)[-1].payload["embeds"][0]["description"]
+    assert "it was moved in Discord" in notice and "Countdowns longer" in notice
+
+
+@pytest.mark.parametrize("how", ["delete", "cancel"])
+async def test_a_cancel_or_delete_in_discord_cancels_the_tasks(ev: EventHarness, how: str) -> None:
+    event_id = await _create(ev)
+    if how == "delete":
+        await ev.discord.scheduled.delete(event_id)
+    else:
+        await ev.discord.scheduled.set_status(event_id, 4)
+    _nothing_made(ev)
+    ev.clock.advance(3 * 3600)
+    assert ev.tasks.run_due() == []  # nothing left to run
+    row = (await ev.cog.events.store.in_states(("cancelled",)))[0]
+    assert row.name == "Build Battle"
+
+
+async def test_interested_clicks_change_the_count(ev: EventHarness) -> None:
+    event_id = await _create(ev)
+    for user in (8001, 8002):
+        await ev.discord.scheduled.interest(event_id, user)
+    listed = await ev.run("event list", MOD)
+    assert "2 interested" in listed.text
+    await ev.discord.scheduled.interest(event_id, 8001, added=False)
+    listed = await ev.run("event list", MOD)
+    assert "1 interested" in listed.text
+    shown = await ev.run("event show", MOD, event="1")
+    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    assert fields["interested"] == "1"
+    assert fields["start task"].endswith("active")
+    assert fields["starts"].startswith(f"<t:{int((NOW + timedelta(hours=2)).timestamp())}:F>")
+
+
+async def test_reminders_mention_the_interested_members(ev: EventHarness) -> None:
+    event_id = await _create(ev, reminders="1h,5m")
+    for user in (8001, 8002):
+        await ev.discord.scheduled.interest(event_id, user)
+    await ev.advance(59 * 60)
+    assert not ev.posts(ALERT_CHANNEL)[1:]  # nothing yet: one minute before the first reminder
+    await ev.advance(60)
+    reminder = ev.posts(ALERT_CHANNEL)[-1].payload
+    stamp = int((NOW + timedelta(hours=2)).timestamp())
+    assert reminder["content"] == (
+        f"Reminder: **Build Battle** starts <t:{stamp}:R> (<t:{stamp}:F>) at mc.example.org."
+        " <@8001> <@8002>"
+    )
+    assert sorted(reminder["allowed_mentions"]["users"]) == [8001, 8002]
+    assert reminder["allowed_mentions"]["parse"] == []
+    users = [s for s in ev.discord.scheduled.requests if s.path.endswith("/users")]
+    assert len(users) == 1
+    await ev.advance(55 * 60)
+    assert ev.posts(ALERT_CHANNEL)[-1].payload["content"].startswith("Reminder: **Build Battle**")
+    assert (
+        len([p for p in ev.posts(ALERT_CHANNEL) if "Reminder" in p.payload.get("content", "")]) == 2
+    )
+
+
+async def test_start_and_end_set_the_discord_status_and_repeat_makes_the_next(
+    ev: EventHarness,
+) -> None:
+    event_id = await _create(ev, repeat="1d", reminders="5m")
+    await ev.advance(2 * 3600)
+    assert ev.discord.scheduled.events[event_id]["status"] == 2
+    assert ev.tasks.run_due()[0].command.startswith("tellraw @a")
+    await ev.advance(3600)
+    assert ev.tasks.run_due()[0].command.startswith("tellraw @a")  # the end task
+    assert ev.discord.scheduled.events[event_id]["status"] == 3
+    nxt = ev.discord.scheduled.live()
+    assert len(nxt) == 1 and int(nxt[0]["id"]) != event_id
+    start = NOW + timedelta(days=1, hours=2)
+    assert nxt[0]["scheduled_start_time"] == start.isoformat()
+    assert [t.due for t in ev.tasks.active()] == [start, start + timedelta(hours=1)]
+    row = (await ev.cog.events.store.in_states(("scheduled",)))[0]
+    assert (row.occurrence, row.previous_id, row.reminders) == (2, 1, (300,))
+
+
+async def test_a_failed_start_command_is_an_alert_naming_the_event(ev: EventHarness) -> None:
+    await _create(ev)
+    ev.clock.advance(2 * 3600)
+    ev.tasks.run_due(outcome="failed: unknown_function")
+    await ev.advance(31)
+    alert = ev.posts(ALERT_CHANNEL)[-1].payload["embeds"][0]
+    assert alert["title"] == "Event problem"
+    assert alert["description"] == (
+        "Event **Build Battle** (#1 on main): its start command did not run as it should: "
+        "failed: unknown_function."
+    )
+
+
+async def test_the_binding_failing_to_store_undoes_both_halves(
+    ev: EventHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ev.cog.events.store
+    real = store.update
+
+    async def update(event_id: int, **changes: object) -> object:
+        if changes.get("state") == "scheduled":
+            raise OSError("disk full (test)")
+        return await real(event_id, **changes)
+
+    monkeypatch.setattr(store, "update", update)
+    reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h")
+    assert "Something went wrong on our side (error id" in reply.text
+    assert [s.method for s in ev.discord.scheduled.requests] == ["POST", "DELETE"]
+    _nothing_made(ev)
+
+
+async def test_a_create_cut_short_by_a_crash_is_undone_on_start(ev: EventHarness) -> None:
+    """What a bot that died between the Discord call and the binding left: a `creating` row,
+    its Discord event and its start task. On start-up all three go."""
+    from bot.store.guild_events import NewEvent
+
+    events, store = ev.cog.events, ev.cog.events.store
+    start, end = NOW + timedelta(hours=2), NOW + timedelta(hours=3)
+    row = await store.insert(NewEvent("main", ev.discord.guild_id, "Build Battle", None, "here",
+                                      start, end, "say x", "say y", (), (), None, None, "UTC",
+                                      1, "x"), NOW)  # fmt: skip
+    guild = ev.discord.bot.get_guild(ev.discord.guild_id)
+    assert guild is not None
+    made = await guild.create_scheduled_event(
+        name="Build Battle", start_time=start, end_time=end, location="here",
+        entity_type=discord.EntityType.external, privacy_level=discord.PrivacyLevel.guild_only,
+    )  # fmt: skip
+    await store.update(row.id, discord_id=made.id)
+    task = await ev.tasks.schedule(server="main", task_id="Build_Battle.e1", command="say x",
+                                   due=start, announce=(), by_id=1, by_name="x")  # fmt: skip
+    assert await events.recover() == 1
+    assert ev.tasks.rows[task].state == "cancelled"
+    assert made.id in ev.discord.scheduled.deleted
+    assert await store.get(row.id) is None
+
+
+async def test_with_a_role_reminders_give_it_and_mention_it(tmp_path: Path) -> None:
+    async for ev in event_harness(tmp_path, event_role_id=5555, event_channel_id=6100):
+        event_id = await _create(ev, reminders="5m")
+        for user in (8001, 8002):
+            await ev.discord.scheduled.interest(event_id, user)
+        await ev.advance(115 * 60)
+        roles = [s.path for s in ev.discord.scheduled.requests if s.method == "PUT"]
+        guild = ev.discord.guild_id
+        # given when they pressed Interested, and again (idempotent) at the reminder
+        assert roles.count(f"/guilds/{guild}/members/8001/roles/5555") >= 1
+        assert f"/guilds/{guild}/members/8002/roles/5555" in roles
+        (reminder,) = ev.posts(6100)
+        assert reminder.payload["content"].endswith(" <@&5555>")
+        assert reminder.payload["allowed_mentions"]["roles"] == [5555]
+
+
+EDIT_BAD = [
+    ({"start": "2020-01-01 10:00"}, "is in the past"),
+    ({"end": "2026-12-05 13:00"}, "is not after the start"),
+    ({"name": "n" * 101}, "The event name is 101 characters long"),
+    ({"start": "in 5m"}, "The announce offset 10m is longer than the time until the start (5m)"),
+    ({}, "Nothing to change"),
+    ({"event": "nope"}, "There is no event 'nope': see /event list for the ids."),
+]
+
+
+@pytest.mark.parametrize(("options", "sentence"), EDIT_BAD, ids=[str(i) for i in range(6)])
+async def test_a_bad_edit_changes_nothing(
+    ev: EventHarness, options: dict[str, object], sentence: str
+) -> None:
+    await _create(ev)
+    before = len(ev.discord.scheduled.requests)
+    values: dict[str, object] = {"event": "1"}
+    values.update(options)
+    reply = await ev.run("event edit", MOD, **values)
+    assert sentence in reply.text, reply.text
+    assert len(ev.discord.scheduled.requests) == before
+    assert [t.due for t in ev.tasks.active()] == [
+        NOW + timedelta(hours=2),
+        NOW + timedelta(hours=3),
+    ]
+    assert len(ev.tasks.rows) == 2
+
+
+def test_mentions_are_split_into_messages_discord_accepts() -> None:
+    from bot.guildevents.timers import mention_chunks
+
+    mentions = [f"<@{10**18 + i}>" for i in range(200)]
+    chunks = mention_chunks("Reminder: **x** starts soon.", mentions)
+    assert len(chunks) > 1 and all(len(c) <= 2000 for c in chunks)
+    assert " ".join(chunks).split()[4:] == mentions  # every member, once, in order
+
+
+async def test_event_ids_autocomplete_from_live_events(ev: EventHarness) -> None:
+    await _create(ev)
+    await _create(ev, name="Quiz Night")
+    choices = await ev.autocomplete("event show", "event", MOD, event="quiz")
+    assert choices == [{"name": "#2 Quiz Night", "value": "2"}]
+    assert await ev.autocomplete("event show", "event", NOBODY, event="quiz") == []
+    await ev.run("event cancel", MOD, event="2")
+    assert await ev.autocomplete("event show", "event", MOD, event="quiz") == []
+
+
+async def test_with_the_members_intent_the_gateway_clicks_count(ev: EventHarness) -> None:
+    """discord.py caches users only with the (privileged) members intent; where it does, its
+    parser delivers the user add/remove events and the stored count follows them."""
+    import types
+
+    from discord.state import ConnectionState
+
+    state = ev.bot._connection
+    state.store_user = types.MethodType(ConnectionState.store_user, state)  # type: ignore[method-assign]
+    event_id = await _create(ev)
+    store = ev.cog.events.store
+    await ev.discord.scheduled.interest(event_id, 8001)
+    await ev.discord.scheduled.interest(event_id, 8002)
+    assert (await store.get(1)).interested == 2  # type: ignore[union-attr]
+    await ev.discord.scheduled.interest(event_id, 8002, added=False)
+    assert (await store.get(1)).interested == 1  # type: ignore[union-attr]

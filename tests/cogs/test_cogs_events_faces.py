@@ -1,0 +1,109 @@
+"""/event in the console (command groups, the Discord event shown), and the readiness checks of
+`/status` and `python -m bot check` (the Create Events permission and the intent)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+from discord.http import Route
+from events_fixture import EventHarness, event_harness
+from harness import ADMIN, MOD
+from pydantic import SecretStr
+
+from bot.cli_check import check_discord
+from bot.slash.console import parse_line, run_console
+
+
+@pytest.fixture
+async def ev(tmp_path: Path) -> AsyncIterator[EventHarness]:
+    async for h in event_harness(tmp_path, guild_ids=[1_100_000_000_000_000_002]):
+        yield h
+
+
+async def test_the_console_parses_a_group_subcommand(ev: EventHarness) -> None:
+    name, options = parse_line("/event create name:Build Battle start:in 10m end:2h", ev.bot)
+    assert (name, options) == ("event create", {"name": "Build Battle", "start": "in 10m",
+                                                "end": "2h"})  # fmt: skip
+    with pytest.raises(ValueError, match="/event needs one of: create, edit, cancel, list, show"):
+        parse_line("/event frobnicate name:x", ev.bot)
+    with pytest.raises(ValueError, match="/event create needs start"):
+        parse_line("/event create name:x", ev.bot)
+
+
+async def test_the_console_shows_the_discord_event_it_made(ev: EventHarness) -> None:
+    out = io.StringIO()
+    stdin = io.StringIO("/event create name:Build Battle start:in 10m end:2h\n/event list\n")
+    await run_console(ev.discord, stdin, out, MOD.id, MOD.roles)
+    text = out.getvalue()
+    assert (
+        "[Discord create] Discord event 'Build Battle' from 2026-12-05T12:10:00+00:00 to "
+        "2026-12-05T14:10:00+00:00 at mc.example.org" in text
+    ), text
+    assert "Event #1 **Build Battle** made" in text
+    assert "**#1 Build Battle**" in text and "0 interested" in text
+
+
+async def test_status_says_when_the_event_permission_is_missing(ev: EventHarness) -> None:
+    reply = await ev.run("status", ADMIN)
+    assert "Discord events: ok (the bot may create and manage events" in reply.text
+    ev.discord.bot_permissions = discord.Permissions(send_messages=True)
+    ev.discord.bot._connection._add_guild_from_data(ev.discord.guild_payload())  # type: ignore[arg-type]
+    reply = await ev.run("status", ADMIN)
+    assert "The bot lacks the Create Events permission in local: give its role Create Events" \
+        in reply.text  # fmt: skip
+    assert "Traceback" not in reply.text
+
+
+def _discord_http(permissions: int, *, member_status: int = 200) -> discord.http.HTTPClient:
+    """discord.py's HTTP client with the Discord edge answered here (the only mock)."""
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    guild = "1100000000000000002"
+
+    async def request(route: Route, **kwargs: Any) -> Any:
+        if route.path == "/users/@me":
+            return {"id": "42", "username": "doom", "discriminator": "0", "avatar": None}
+        if route.path == "/guilds/{guild_id}/members/{member_id}":
+            if member_status != 200:
+                from types import SimpleNamespace
+
+                raise discord.NotFound(SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
+                                       {"code": 10004, "message": "Unknown Guild"})  # fmt: skip
+            return {"user": {"id": "42"}, "roles": ["77"]}
+        if route.path == "/guilds/{guild_id}/roles":
+            return [
+                {"id": guild, "permissions": "0"},
+                {"id": "77", "permissions": str(permissions)},
+            ]
+        raise AssertionError(route.path)
+
+    http.request = request  # type: ignore[method-assign]
+    return http
+
+
+@pytest.mark.parametrize(
+    ("permissions", "member_status", "ok", "line"),
+    [
+        (discord.Permissions(create_events=True).value, 200, True,
+         "guild 1100000000000000002: may create and manage events"),
+        (discord.Permissions(send_messages=True).value, 200, False,
+         "The bot lacks the Create Events permission in guild 1100000000000000002"),
+        (discord.Permissions(administrator=True).value, 200, True, "may create and manage events"),
+        (0, 404, False, "guild 1100000000000000002 NOT readable (404): is the bot in it?"),
+    ],
+)  # fmt: skip
+async def test_check_reads_the_event_permission_over_http(
+    ev: EventHarness, permissions: int, member_status: int, ok: bool, line: str
+) -> None:
+    settings = ev.settings.model_copy(update={"discord_token": SecretStr("secret-token")})
+    out = io.StringIO()
+    http = _discord_http(permissions, member_status=member_status)
+    assert await check_discord(settings, out, http) is ok
+    assert line in out.getvalue(), out.getvalue()
+    assert "guild_scheduled_events intent is requested" in out.getvalue()
+    assert "secret-token" not in out.getvalue()
