@@ -70,7 +70,8 @@ def alert_embed(event: Event) -> discord.Embed:
     if event.game_time >= 0:
         embed.add_field(name=_("game time"), value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
-        embed.add_field(name=key[:256], value=f"`{clip(value, 1000)}`")
+        # names and fixed reasons are marked N_() where they are made (scheduler, crash guard)
+        embed.add_field(name=_(key)[:256], value=f"`{clip(_(value) if value else value, 1000)}`")
     embed.set_footer(text=_("event {seq}", seq=event.seq))
     return embed
 

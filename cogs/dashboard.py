@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.i18n import _
 from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
@@ -72,8 +73,10 @@ class DashboardCog(commands.Cog, name="Dashboard"):
         web = self.bot.web
         if web is None:
             await interaction.response.send_message(
-                "The web dashboard is not enabled: an admin sets DOOM_WEB_PORT (and DOOM_WEB_URL "
-                "for the public address) and restarts the bot.",
+                _(
+                    "The web dashboard is not enabled: an admin sets DOOM_WEB_PORT (and "
+                    "DOOM_WEB_URL for the public address) and restarts the bot."
+                ),
                 ephemeral=True,
             )
             return
@@ -81,7 +84,10 @@ class DashboardCog(commands.Cog, name="Dashboard"):
         link = web.login_link(interaction.user.id, guild_id, str(interaction.user))
         log.info("issued a dashboard login link to user %s", interaction.user.id)
         await interaction.response.send_message(
-            f"Your login link (it works once, for 5 minutes; do not share it):\n{link}",
+            _(
+                "Your login link (it works once, for 5 minutes; do not share it):\n{link}",
+                link=link,
+            ),
             ephemeral=True,
         )
 

@@ -173,9 +173,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
                 mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
                 given = ", ".join(f"`{n}`" for n, v in wall.items() if v is not None)
                 raise errors.ValidationError(
-                    f"{given} set a wall-clock time and {mixed} a game time: use one or the "
-                    "other, not both."
-                )
+                    _("{given} set a wall-clock time and {mixed} a game time: use one or the "
+                      "other, not both.", given=given, mixed=mixed)
+                )  # fmt: skip
             await self._plan(interaction, target, run, id, retry, retry_delay, as_player, wall)
             return
         if (time is None) == (at is None):
@@ -222,16 +222,18 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             return None
         if online:
             return None
-        return (
-            f"Note: nobody is online on {target.name} and it pauses when empty "
-            f"(pause-when-empty-seconds={pause}), so game time stands still and this task "
-            "waits until a player joins. For a wall-clock time that runs anyway, use `when`."
+        return _(
+            "Note: nobody is online on {server} and it pauses when empty "
+            "(pause-when-empty-seconds={pause}), so game time stands still and this task "
+            "waits until a player joins. For a wall-clock time that runs anyway, use `when`.",
+            server=target.name,
+            pause=pause,
         )
 
     def _scheduler(self) -> Scheduler:
         scheduler = self.bot.services.scheduler
         if scheduler is None:
-            raise errors.ValidationError("Wall-clock schedules are not available in this bot.")
+            raise errors.ValidationError(_("Wall-clock schedules are not available in this bot."))
         return scheduler
 
     async def _plan(
@@ -257,13 +259,16 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             announce=wall["announce"],
         )  # fmt: skip
         assert row.next_due is not None
-        outcome = (
-            f"Planned `{task_id}` on {target.name} for <t:{int(row.next_due.timestamp())}:F> "
-            f"(<t:{int(row.next_due.timestamp())}:R>)."
+        outcome = _(
+            "Planned `{id}` on {server} for {when} ({relative}).",
+            id=task_id,
+            server=target.name,
+            when=f"<t:{int(row.next_due.timestamp())}:F>",
+            relative=f"<t:{int(row.next_due.timestamp())}:R>",
         )
         request = {"run": run, "id": task_id, "retry": retry, "retry_delay": retry_delay,
                    "as_player": as_player, **wall}  # fmt: skip
-        embed = planned_embed(row, scheduler.upcoming(row), title="Planned")
+        embed = planned_embed(row, scheduler.upcoming(row), title=_("Planned"))
         await interaction.response.send_message(outcome, embed=embed, ephemeral=True)
         await self.bot.audit(interaction, target, "schedule", request, outcome)
 

@@ -113,15 +113,19 @@ class TasksCog(commands.Cog, name="Tasks"):
     async def _planned_page(self, server: ServerServices, page: int) -> tuple[discord.Embed, int]:
         scheduler = self.bot.services.scheduler
         if scheduler is None:
-            raise errors.ValidationError("Wall-clock schedules are not available in this bot.")
+            raise errors.ValidationError(_("Wall-clock schedules are not available in this bot."))
         rows, total = await scheduler.planned(server.name, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
         pages = max(1, -(-total // PAGE_SIZE))
         embed = discord.Embed(
-            title=f"planned on {server.name}: {total} schedule(s)", colour=0x3498DB
+            title=_("planned on {server}: {n} schedule(s)", server=server.name, n=total),
+            colour=0x3498DB,
         )
         lines = [planned_line(r, scheduler.upcoming(r)) for r in rows]
-        embed.description = "\n".join(lines)[:4096] or "Empty."
-        embed.set_footer(text=f"page {page + 1} of {pages}; times in your own time zone")
+        embed.description = "\n".join(lines)[:4096] or _("Empty.")
+        embed.set_footer(
+            text=_("page {page} of {pages}; times in your own time zone", page=page + 1,
+                   pages=pages)
+        )  # fmt: skip
         return embed, pages
 
     # -- commands ---------------------------------------------------------------------------
@@ -167,7 +171,9 @@ class TasksCog(commands.Cog, name="Tasks"):
         row = await scheduler.find(target.name, id) if scheduler is not None else None
         if row is not None and scheduler is not None:
             runs = await scheduler.runs(row.id, 5)
-            embed = planned_embed(row, scheduler.upcoming(row), runs, title=f"Planned `{id}`")
+            embed = planned_embed(
+                row, scheduler.upcoming(row), runs, title=_("Planned `{id}`", id=id)
+            )
             await interaction.followup.send(embed=embed, ephemeral=True)
             return
         task = await target.pack.show(id)

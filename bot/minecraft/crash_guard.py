@@ -37,6 +37,7 @@ from typing import Final
 
 from bot.errors import BotError, PackError
 from bot.events.event import Event
+from bot.i18n import N_
 from bot.minecraft.pack_client import MAX_PAGE, PackClient
 from bot.minecraft.tasks import TASK_LISTS, Task
 from bot.store.ledger import Entry, Ledger, Pending
@@ -47,12 +48,12 @@ log = logging.getLogger(__name__)
 
 ALERT_TYPE: Final = "restored_after_crash"
 _LABELS: Final = {
-    "rescheduled": "scheduled again",
-    "cancelled": "cancelled again",
-    "paused": "paused again",
-    "resumed": "resumed again",
-    "not_rerun": "ran before the crash, kept from running again",
-    "failed": "could not be restored",
+    "rescheduled": N_("scheduled again"),
+    "cancelled": N_("cancelled again"),
+    "paused": N_("paused again"),
+    "resumed": N_("resumed again"),
+    "not_rerun": N_("ran before the crash, kept from running again"),
+    "failed": N_("could not be restored"),
 }
 
 
@@ -80,7 +81,7 @@ class RestoreReport:
         details = {
             _LABELS[kind]: ", ".join(items)[:1000] for kind, items in self.done.items() if items
         }
-        details["why"] = self.reason
+        details[N_("why")] = self.reason  # N_: the alerts cog translates names as it shows them
         total = sum(len(v) for v in self.done.values())
         return Event(server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time,
                      MappingProxyType(details))  # fmt: skip
@@ -216,7 +217,7 @@ class CrashGuard:
                 game_time = await self.pack.get_time()
                 serial = await self.pack.serial()
                 if not await self.ledger.saw(game_time, serial, before) and full:
-                    await self.ledger.begin_restore("the server started again")
+                    await self.ledger.begin_restore(N_("the server started again"))
                 _, _, pending = await self.ledger.marks()
             if pending is None:
                 return None

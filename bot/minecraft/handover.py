@@ -36,6 +36,7 @@ from typing import Literal
 
 from bot.config import ServerConfig
 from bot.errors import PackError
+from bot.i18n import _, ngettext
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.server_files import find_server_properties, read_properties
 
@@ -137,11 +138,22 @@ def announcement(task_id: str, seconds: int) -> str:
         [
             {"text": "[doom.schedule] ", "color": "gold"},
             {"text": task_id, "color": "yellow"},
-            {"text": f" starts in {_spoken(seconds)}.", "color": "white"},
+            {"text": _(" starts in {wait}.", wait=_spoken(seconds)), "color": "white"},
         ],
         ensure_ascii=False,
         separators=(",", ":"),
     )
+
+
+def _unit(name: str, n: int) -> str:
+    """`n` of a unit in the current locale (the scheduler sets the server's)."""
+    if name == "day":
+        return ngettext("{n} day", "{n} days", n, n=n)
+    if name == "hour":
+        return ngettext("{n} hour", "{n} hours", n, n=n)
+    if name == "minute":
+        return ngettext("{n} minute", "{n} minutes", n, n=n)
+    return ngettext("{n} second", "{n} seconds", n, n=n)
 
 
 def _spoken(seconds: int) -> str:
@@ -149,8 +161,8 @@ def _spoken(seconds: int) -> str:
     for name, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
         if seconds >= size:
             n, seconds = divmod(seconds, size)
-            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
-    return " ".join(parts[:2]) or "0 seconds"
+            parts.append(_unit(name, n))
+    return " ".join(parts[:2]) or _unit("second", 0)
 
 
 async def players_online(pack: PackClient) -> int:

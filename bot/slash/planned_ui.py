@@ -20,6 +20,7 @@ from datetime import datetime
 import discord
 from discord import app_commands
 
+from bot.i18n import _
 from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import human
 
@@ -33,17 +34,17 @@ def stamp(when: datetime, style: str = "F") -> str:
 def when_text(row: Schedule) -> str:
     """How the row repeats, in words."""
     if row.kind == "every" and row.every is not None:
-        return f"every {human(row.every)}"
+        return _("every {interval}", interval=human(row.every))
     if row.kind == "cron":
-        return f"cron `{row.cron}` ({row.timezone})"
-    return "once"
+        return _("cron `{cron}` ({zone})", cron=row.cron, zone=row.timezone)
+    return _("once")
 
 
 def _late(row: Schedule) -> str:
     if row.last_outcome is None:
         return ""
-    late = "" if row.last_lateness is None else f", {row.last_lateness:.1f} s late"
-    return f"; last run: {row.last_outcome}{late}"
+    late = "" if row.last_lateness is None else _(", {s} s late", s=f"{row.last_lateness:.1f}")
+    return _("; last run: {outcome}{late}", outcome=row.last_outcome, late=late)
 
 
 def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
@@ -53,14 +54,14 @@ def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
     run = run.replace("`", "'")
     when: str
     if row.state == "active" and row.next_due is None:
-        when = "running now"  # handed over, or waiting for its player
+        when = _("running now")  # handed over, or waiting for its player
     elif row.state == "paused" or row.next_due is None:
         when = str(row.state)
     else:
         when = f"{stamp(row.next_due)} ({stamp(row.next_due, 'R')})"
         later = [t for t in upcoming if t > row.next_due][:2]
         if later:
-            when += ", then " + ", ".join(stamp(t, "f") for t in later)
+            when += _(", then {times}", times=", ".join(stamp(t, "f") for t in later))
     return f"`{row.task_id}` {when}, {when_text(row)}{_late(row)}\n  `{run}`"
 
 
@@ -69,28 +70,30 @@ def planned_embed(
 ) -> discord.Embed:
     """One planned row: what, when (the next runs), its last runs."""
     embed = discord.Embed(title=title, colour=0x57F287)
-    embed.add_field(name="id", value=f"`{row.task_id}`")
-    embed.add_field(name="server", value=row.server)
-    embed.add_field(name="state", value=row.state)
-    embed.add_field(name="runs", value=f"```\n{row.command[:1000]}\n```", inline=False)
+    embed.add_field(name=_("id"), value=f"`{row.task_id}`")
+    embed.add_field(name=_("server"), value=row.server)
+    embed.add_field(name=_("state"), value=row.state)
+    embed.add_field(name=_("runs"), value=f"```\n{row.command[:1000]}\n```", inline=False)
     if upcoming and row.state == "active":
         lines = [f"{stamp(t)} ({stamp(t, 'R')})" for t in upcoming]
-        embed.add_field(name="next runs", value="\n".join(lines), inline=False)
-    embed.add_field(name="repeats", value=when_text(row))
+        embed.add_field(name=_("next runs"), value="\n".join(lines), inline=False)
+    embed.add_field(name=_("repeats"), value=when_text(row))
     if row.announce:
-        embed.add_field(name="announce", value=", ".join(human(s) for s in row.announce))
+        embed.add_field(name=_("announce"), value=", ".join(human(s) for s in row.announce))
     if row.as_player:
-        embed.add_field(name="as", value=f"player `{row.as_player}`")
+        embed.add_field(name=_("as"), value=_("player `{player}`", player=row.as_player))
     if row.retry:
-        embed.add_field(name="retries", value=f"{row.retry} (every {row.retry_delay} t)")
-    embed.add_field(name="if missed", value="run once, late" if row.missed == "once" else "skip")
+        embed.add_field(name=_("retries"), value=_("{n} (every {delay} t)", n=row.retry,
+                                                   delay=row.retry_delay))  # fmt: skip
+    embed.add_field(name=_("if missed"),
+                    value=_("run once, late") if row.missed == "once" else _("skip"))  # fmt: skip
     if runs:
         lines = []
         for run in runs[:5]:
-            late = "" if run.lateness is None else f", {run.lateness:.2f} s late"
+            late = "" if run.lateness is None else _(", {s} s late", s=f"{run.lateness:.2f}")
             lines.append(f"{stamp(run.due)}: {run.outcome}{late}")
-        embed.add_field(name="last runs", value="\n".join(lines), inline=False)
-    embed.set_footer(text=f"planned #{row.id} by {row.created_by.name}")
+        embed.add_field(name=_("last runs"), value="\n".join(lines), inline=False)
+    embed.set_footer(text=_("planned #{n} by {name}", n=row.id, name=row.created_by.name))
     return embed
 
 

@@ -30,6 +30,7 @@ from typing import Protocol
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
+from bot.i18n import N_, lazy, use_locale
 from bot.minecraft import handover
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
@@ -174,8 +175,8 @@ class Scheduler:
         target = self._server(server)
         check_id(task_id)
         text = check_run_text(command)
-        check_ticks(retry, "The number of retries")
-        check_ticks(retry_delay, "The retry delay", minimum=1)
+        check_ticks(retry, lazy("The number of retries"))
+        check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
         player = check_player(as_player) if as_player is not None else None
         target.checker.check(text)
         spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
@@ -183,9 +184,9 @@ class Scheduler:
         async with self._lock:
             if await self.store.find(server, task_id) is not None:
                 raise ValidationError(
-                    f"A planned schedule `{task_id}` already exists on {server}: cancel it "
-                    "first or choose another id."
-                )
+                    lazy("A planned schedule `{id}` already exists on {server}: cancel it "
+                         "first or choose another id.", id=task_id, server=server)
+                )  # fmt: skip
             row = await self.store.insert(
                 spec, server=server, command=text, task_id=task_id, retry=retry,
                 retry_delay=retry_delay, as_player=player, created_by=created_by,
@@ -246,21 +247,23 @@ class Scheduler:
         except KeyError:
             known = ", ".join(sorted(self.servers)) or "none"
             raise ValidationError(
-                f"There is no server called {name!r} (configured: {known})."
-            ) from None
+                lazy("There is no server called {name} (configured: {known}).", name=repr(name),
+                     known=known)
+            ) from None  # fmt: skip
 
     async def _change(self, schedule_id: int, state: State) -> Schedule:
         async with self._lock:
             row = await self.store.get(schedule_id)
             if row is None:
-                raise ValidationError(f"There is no planned schedule #{schedule_id}.")
+                raise ValidationError(lazy("There is no planned schedule #{n}.", n=schedule_id))
             allowed = {"cancelled": ("active", "paused"), "paused": ("active",),
                        "active": ("paused",)}[state]  # fmt: skip
             if row.state not in allowed:
                 verb = {"cancelled": "cancelled", "paused": "paused", "active": "resumed"}[state]
                 raise ValidationError(
-                    f"The planned schedule `{row.task_id}` is {row.state}: it cannot be {verb}."
-                )
+                    lazy("The planned schedule `{id}` is {state}: it cannot be {verb}.",
+                         id=row.task_id, state=row.state, verb=verb)
+                )  # fmt: skip
             next_due = row.next_due
             if state == "active":
                 next_due = self._resumed_due(row)
@@ -351,7 +354,9 @@ class Scheduler:
         if row is None or server is None:
             return
         try:
-            await server.pack.rcon.command(handover.announcement(row.task_id, offset))
+            with use_locale(server.config.locale):  # players read it: the server's language
+                said = handover.announcement(row.task_id, offset)
+            await server.pack.rcon.command(said)
         except BotError as e:  # a countdown that cannot be said is not worth an alert
             log.info("announcement of %s on %s failed: %s", row.task_id, row.server, e)
 
@@ -369,7 +374,7 @@ class Scheduler:
                 await self.store.record_missed(row.id, due, "missed", None, "missed")
                 late = human(int((now - due).total_seconds()))
                 self._alert(row, "wallclock_missed", due, late=late,
-                            reason="the bot was not running at its time")  # fmt: skip
+                            reason=N_("the bot was not running at its time"))  # fmt: skip
             return
         spec = row.spec
         latest = latest_boundary(spec, now) or due
@@ -384,7 +389,7 @@ class Scheduler:
             await self.store.record_missed(row.id, due, f"skipped {skipped}",
                                            latest if runnable else nxt, state)  # fmt: skip
             self._alert(row, "wallclock_skipped", due, skipped=str(skipped),
-                        reason="the bot was not running at those times")  # fmt: skip
+                        reason=N_("the bot was not running at those times"))  # fmt: skip
         if runnable:
             run_id = await self.store.begin_run(row.id, latest, nxt, state)
         moved = await self.store.get(row.id) or row
@@ -418,7 +423,7 @@ class Scheduler:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
                     await self._finished_badly(
-                        row, run_id, due, "missed", "it could not be handed over in time"
+                        row, run_id, due, "missed", N_("it could not be handed over in time")
                     )
                     return
                 result = await handover.hand_over(
@@ -431,7 +436,7 @@ class Scheduler:
                     if not waiting_said:
                         waiting_said = True
                         await self.store.finish_run(run_id, "sending")
-                        reason = "the player is offline; it runs when they are back"
+                        reason = N_("the player is offline; it runs when they are back")
                         self._alert(row, "wallclock_waiting", due, player=row.as_player or "",
                                     reason=reason)  # fmt: skip
                     attempt += 1
@@ -473,6 +478,10 @@ class Scheduler:
         await self.store.finish_run(run_id, outcome, state=state)
         kind = "wallclock_missed" if outcome == "missed" else "wallclock_failed"
         self._alert(row, kind, due, reason=reason)
+
+    # the alerts cog shows a detail's name and a fixed reason translated: marked here for it
+    _DETAIL_NAMES = (N_("schedule"), N_("due"), N_("late"), N_("skipped"), N_("player"),
+                     N_("reason"))  # fmt: skip
 
     def _alert(self, row: Schedule, kind: str, due: datetime, **details: str) -> None:
         fields = {"schedule": f"#{row.id}", "due": f"<t:{int(due.timestamp())}:F>", **details}

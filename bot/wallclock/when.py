@@ -43,6 +43,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cronsim import CronSim, CronSimError
 
 from bot.errors import ValidationError
+from bot.i18n import Text, lazy
 
 DEFAULT_TIMEZONE = "UTC"
 MAX_DELAY = timedelta(days=3653)  # "a delay beyond 10 years" is refused (SpacetimeDB: DelayTooLong)
@@ -88,21 +89,26 @@ class Spec:
 def parse_timezone(name: str | None, default: str = DEFAULT_TIMEZONE) -> ZoneInfo:
     text = (name if name is not None else default).strip()
     if not text:
-        raise ValidationError("The time zone is empty: give an IANA name such as Europe/Berlin.")
+        raise ValidationError(
+            lazy("The time zone is empty: give an IANA name such as Europe/Berlin.")
+        )
     try:
         return ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         raise ValidationError(
-            f"{text!r} is not a time zone I know: give an IANA name such as Europe/Berlin, "
-            "America/New_York or UTC."
-        ) from None
+            lazy("{text} is not a time zone I know: give an IANA name such as Europe/Berlin, "
+                 "America/New_York or UTC.", text=repr(text))
+        ) from None  # fmt: skip
 
 
-def parse_duration(text: str, what: str = "The duration") -> int:
+_DURATION = lazy("The duration")  # a Lazy is read only at str(): one default is safe
+
+
+def parse_duration(text: str, what: Text = _DURATION) -> int:
     """`90m`, `2h 30m`, `1d`, `5s` (also `2h30m`, `1 hour`) as whole seconds, at least 1."""
     cleaned = text.strip().lower().replace(",", " ")
     if not cleaned:
-        raise ValidationError(f"{what} is empty: write it like 90m, 2h 30m or 1d.")
+        raise ValidationError(lazy("{what} is empty: write it like 90m, 2h 30m or 1d.", what=what))
     pos = 0
     total = 0
     seen: set[int] = set()
@@ -112,21 +118,26 @@ def parse_duration(text: str, what: str = "The duration") -> int:
         unit = _UNITS.get(m.group(2))
         if unit is None:
             raise ValidationError(
-                f"{what} {text.strip()!r} has an unknown unit {m.group(2)!r}: use s, m, h, d or w."
-            )
+                lazy("{what} {text} has an unknown unit {unit}: use s, m, h, d or w.", what=what,
+                     text=repr(text.strip()), unit=repr(m.group(2)))
+            )  # fmt: skip
         if unit in seen:
-            raise ValidationError(f"{what} {text.strip()!r} gives the unit {m.group(2)!r} twice.")
+            raise ValidationError(lazy("{what} {text} gives the unit {unit} twice.", what=what,
+                                       text=repr(text.strip()), unit=repr(m.group(2))))  # fmt: skip
         seen.add(unit)
         total += int(m.group(1)) * unit
         pos = m.end()
     if pos == 0 or cleaned[pos:].strip():
         raise ValidationError(
-            f"{what} {text.strip()!r} is not a duration: write it like 90m, 2h 30m or 1d."
-        )
+            lazy("{what} {text} is not a duration: write it like 90m, 2h 30m or 1d.", what=what,
+                 text=repr(text.strip()))
+        )  # fmt: skip
     if total < 1:
-        raise ValidationError(f"{what} {text.strip()!r} is zero: it must be at least 1 second.")
+        raise ValidationError(lazy("{what} {text} is zero: it must be at least 1 second.",
+                                   what=what, text=repr(text.strip())))  # fmt: skip
     if total > MAX_DELAY.total_seconds():
-        raise ValidationError(f"{what} {text.strip()!r} is longer than 10 years.")
+        raise ValidationError(lazy("{what} {text} is longer than 10 years.", what=what,
+                                   text=repr(text.strip())))  # fmt: skip
     return total
 
 
@@ -140,19 +151,21 @@ def local_valid(naive: datetime, tz: ZoneInfo) -> datetime:
         if aware.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == probe:
             return aware.astimezone(UTC)
         probe = (probe + timedelta(minutes=1)).replace(second=0, microsecond=0)
-    raise ValidationError(f"{naive:%Y-%m-%d %H:%M} does not exist in {tz.key}.")
+    raise ValidationError(lazy("{time} does not exist in {zone}.",
+                               time=f"{naive:%Y-%m-%d %H:%M}", zone=tz.key))  # fmt: skip
 
 
 def _clock(text: str, whole: str) -> time:
     m = _CLOCK.match(text)
     if not m:
         raise ValidationError(
-            f"{whole!r} is not a time I can read: write 20:00, 2026-12-05 20:00, fri 20:00, "
-            "tomorrow 18:30, in 90m or paste a Discord timestamp."
-        )
+            lazy("{text} is not a time I can read: write 20:00, 2026-12-05 20:00, fri 20:00, "
+                 "tomorrow 18:30, in 90m or paste a Discord timestamp.", text=repr(whole))
+        )  # fmt: skip
     hour, minute, second = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
     if hour > 23 or minute > 59 or second > 59:
-        raise ValidationError(f"{text!r} is not a time of day (hours 0-23, minutes 0-59).")
+        raise ValidationError(lazy("{text} is not a time of day (hours 0-23, minutes 0-59).",
+                                   text=repr(text)))  # fmt: skip
     return time(hour, minute, second)
 
 
@@ -161,15 +174,16 @@ def parse_when(text: str, now: datetime, tz: ZoneInfo) -> datetime:
     whole = text.strip()
     low = " ".join(whole.lower().split())
     if not low:
-        raise ValidationError("`when` is empty: write 20:00, fri 20:00, in 90m, ...")
+        raise ValidationError(lazy("`when` is empty: write 20:00, fri 20:00, in 90m, ..."))
     local_now = now.astimezone(tz)
     due: datetime
     if low.startswith("in ") or low == "in":
-        due = now + timedelta(seconds=parse_duration(low[3:], "The delay after `in`"))
+        due = now + timedelta(seconds=parse_duration(low[3:], lazy("The delay after `in`")))
     elif (m := _DISCORD.match(whole)) is not None:
         seconds = int(m.group(1))
         if not 0 <= seconds <= _EPOCH_MAX:
-            raise ValidationError(f"The Discord timestamp {whole!r} is out of range.")
+            raise ValidationError(lazy("The Discord timestamp {text} is out of range.",
+                                       text=repr(whole)))  # fmt: skip
         due = datetime.fromtimestamp(seconds, UTC)
     else:
         words = low.replace("t", " ", 1).split() if _iso_t(low) else low.split()
@@ -194,23 +208,27 @@ def parse_when(text: str, now: datetime, tz: ZoneInfo) -> datetime:
                 try:
                     day = date(int(d.group(1)), int(d.group(2)), int(d.group(3)))
                 except ValueError:
-                    raise ValidationError(f"{head} is not a date that exists.") from None
+                    raise ValidationError(
+                        lazy("{date} is not a date that exists.", date=head)
+                    ) from None
             else:
                 raise ValidationError(
-                    f"{words[0]!r} in {whole!r} is not a day: use today, tomorrow, a weekday "
-                    "(mon ... sun) or a date YYYY-MM-DD."
-                )
+                    lazy("{word} in {text} is not a day: use today, tomorrow, a weekday "
+                         "(mon ... sun) or a date YYYY-MM-DD.", word=repr(words[0]),
+                         text=repr(whole))
+                )  # fmt: skip
             due = local_valid(datetime.combine(day, clock), tz)
         else:
             _clock("", whole)  # raises the sentence listing the forms
             raise AssertionError
     if due <= now:
         raise ValidationError(
-            f"{whole!r} is in the past ({due.astimezone(tz):%Y-%m-%d %H:%M:%S} {tz.key}): "
-            "give a time from now on."
-        )
+            lazy("{text} is in the past ({time} {zone}): give a time from now on.",
+                 text=repr(whole), time=f"{due.astimezone(tz):%Y-%m-%d %H:%M:%S}", zone=tz.key)
+        )  # fmt: skip
     if due - now > MAX_DELAY:
-        raise ValidationError(f"{whole!r} is more than 10 years away: that is too long to wait.")
+        raise ValidationError(lazy("{text} is more than 10 years away: that is too long to wait.",
+                                   text=repr(whole)))  # fmt: skip
     return due
 
 
@@ -223,7 +241,7 @@ def parse_repeat(text: str) -> tuple[Literal["every"], int] | tuple[Literal["cro
     """`30m`/`1d`/`2h 30m` (a fixed interval) or a 5-field cron expression `0 20 * * fri`."""
     cleaned = " ".join(text.split())
     if not cleaned:
-        raise ValidationError("`repeat` is empty: write 30m, 1d or a cron expression.")
+        raise ValidationError(lazy("`repeat` is empty: write 30m, 1d or a cron expression."))
     fields = cleaned.split(" ")
     if len(fields) == 5 or any(c in cleaned for c in "*/"):
         expr = cleaned.lower()
@@ -231,16 +249,17 @@ def parse_repeat(text: str) -> tuple[Literal["every"], int] | tuple[Literal["cro
             CronSim(expr, datetime(2026, 1, 1, tzinfo=UTC))
         except CronSimError as e:
             raise ValidationError(
-                f"`repeat` {cleaned!r} is not a valid cron expression ({e}): five fields, "
-                "minute hour day-of-month month day-of-week, e.g. `0 20 * * fri`."
-            ) from None
+                lazy("`repeat` {text} is not a valid cron expression ({error}): five fields, "
+                     "minute hour day-of-month month day-of-week, e.g. `0 20 * * fri`.",
+                     text=repr(cleaned), error=e)
+            ) from None  # fmt: skip
         return "cron", expr
     if cleaned.startswith("@"):
         raise ValidationError(
-            f"`repeat` {cleaned!r}: write the five fields instead of a @ nickname "
-            "(`0 0 * * *` for @daily)."
-        )
-    return "every", parse_duration(cleaned, "The interval `repeat`")
+            lazy("`repeat` {text}: write the five fields instead of a @ nickname "
+                 "(`0 0 * * *` for @daily).", text=repr(cleaned))
+        )  # fmt: skip
+    return "every", parse_duration(cleaned, lazy("The interval `repeat`"))
 
 
 def parse_announce(text: str | None) -> tuple[int, ...]:
@@ -249,14 +268,16 @@ def parse_announce(text: str | None) -> tuple[int, ...]:
         return ()
     parts = [p.strip() for p in text.split(",")]
     if not any(parts):
-        raise ValidationError("`announce` is empty: write it like 5m,1m,10s.")
+        raise ValidationError(lazy("`announce` is empty: write it like 5m,1m,10s."))
     if any(not p for p in parts):
-        raise ValidationError(f"`announce` {text!r} has an empty item between commas.")
-    offsets = [parse_duration(p, "The announce offset") for p in parts]
+        raise ValidationError(lazy("`announce` {text} has an empty item between commas.",
+                                   text=repr(text)))  # fmt: skip
+    offsets = [parse_duration(p, lazy("The announce offset")) for p in parts]
     if len(set(offsets)) != len(offsets):
-        raise ValidationError(f"`announce` {text!r} gives the same offset twice.")
+        raise ValidationError(lazy("`announce` {text} gives the same offset twice.",
+                                   text=repr(text)))  # fmt: skip
     if len(offsets) > MAX_ANNOUNCE:
-        raise ValidationError(f"`announce` takes at most {MAX_ANNOUNCE} offsets.")
+        raise ValidationError(lazy("`announce` takes at most {n} offsets.", n=MAX_ANNOUNCE))
     return tuple(sorted(offsets, reverse=True))
 
 
@@ -343,7 +364,9 @@ def build_spec(
 ) -> Spec:
     """Everything a wall-clock /schedule says about time, checked; the Spec to store."""
     if when is None and repeat is None:
-        raise ValidationError("Give `when` (a wall-clock time) or `repeat` (an interval or cron).")
+        raise ValidationError(
+            lazy("Give `when` (a wall-clock time) or `repeat` (an interval or cron).")
+        )
     tz = parse_timezone(timezone, default_timezone)
     offsets = parse_announce(announce)
     start = parse_when(when, now, tz) if when is not None else None
@@ -364,21 +387,23 @@ def build_spec(
             first = next_boundary(probe, after)
             if first is None or first - now > MAX_DELAY:
                 raise ValidationError(
-                    f"The cron expression {form[1]!r} never fires in the next 10 years."
-                )
+                    lazy("The cron expression {text} never fires in the next 10 years.",
+                         text=repr(form[1]))
+                )  # fmt: skip
             spec = Spec("cron", first, tz.key, cron=form[1], missed=missed or "skip")
     delay = (spec.first_due - now).total_seconds()
     for offset in offsets:
         if offset > delay:
             raise ValidationError(
-                f"The announce offset {_human(offset)} is longer than the delay to the first "
-                f"run ({_human(int(delay))}): nothing could be announced that early."
-            )
+                lazy("The announce offset {offset} is longer than the delay to the first "
+                     "run ({delay}): nothing could be announced that early.",
+                     offset=_human(offset), delay=_human(int(delay)))
+            )  # fmt: skip
         if spec.every is not None and offset >= spec.every:
             raise ValidationError(
-                f"The announce offset {_human(offset)} is not shorter than the interval "
-                f"({_human(spec.every)})."
-            )
+                lazy("The announce offset {offset} is not shorter than the interval ({every}).",
+                     offset=_human(offset), every=_human(spec.every))
+            )  # fmt: skip
     return Spec(spec.kind, spec.first_due, spec.timezone, spec.at, spec.every, spec.anchor,
                 spec.cron, offsets, spec.missed)  # fmt: skip
 

@@ -198,3 +198,31 @@ async def test_a_missed_run_is_posted_to_the_alert_channel(
     assert fields["task"] == "`late`" and "game time" not in fields
     assert "not running" in fields["reason"]
     assert mc.score("#runs", "wc") is None
+
+
+async def test_a_chinese_moderator_plans_lists_and_is_refused_in_chinese(
+    wall: tuple[Harness, ManualClock], tmp_path: Path
+) -> None:
+    live, _ = wall
+    zh = "zh-CN"
+    refused = await live.run_in(zh, "schedule", MOD, run="say hi", id="nope", when="in 5m",
+                                timezone="Moon/Base")  # fmt: skip
+    assert refused.ephemeral and "'Moon/Base' 不是已知的时区" in refused.text, refused.text
+    mixed = await live.run_in(zh, "schedule", MOD, run="say hi", id="nope", time=5, when="in 5m")
+    assert "`when` 设定的是现实时间，`time` 设定的是游戏时间" in mixed.text, mixed.text  # noqa: RUF001
+    assert stored(tmp_path) == []
+    due = 1_797_015_600  # Friday 2026-12-11 20:00 in Berlin
+    reply = await live.run_in(zh, "schedule", MOD, run="say raid", id="raid", when="fri 20:00")
+    assert reply.text.startswith("已在 main 上按现实时间计划 `raid`"), reply.text
+    assert f"<t:{due}:F>" in raw(reply)
+    [embed] = reply.embeds
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert embed["title"] == "已按现实时间计划" and fields["重复"] == "一次"
+    assert fields["错过时"] == "补运行一次", fields
+    listed = raw(await live.run_in(zh, "list", MOD, which="planned"))
+    assert "main 的计划：1 个" in listed and "时间按你所在的时区显示" in listed, listed  # noqa: RUF001
+    # English stays English for the next reader (the locale is per interaction)
+    en = await live.run(
+        "schedule", MOD, run="say hi", id="nope", when="in 5m", timezone="Moon/Base"
+    )
+    assert "'Moon/Base' is not a time zone I know" in en.text, en.text
