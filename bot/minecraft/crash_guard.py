@@ -126,6 +126,8 @@ class CrashGuard:
     def notice_start(self) -> None:
         """The server logged its start-up line: it came back from its last save."""
         self._full = True
+        # every tick before the restore may run a saved task a second time: reconnect now
+        self.pack.rcon.retry_now()
         self._notice()
 
     def notice_reconnect(self) -> None:

@@ -184,6 +184,11 @@ class RconClient:
             self._closed = False
             await self._ensure_connected()
 
+    def retry_now(self) -> None:
+        """Let the next command connect at once instead of waiting out the back-off: the caller
+        knows the server is up again (it logged its start-up line)."""
+        self._next_attempt = 0.0
+
     async def close(self) -> None:
         """Close the connection; later commands raise ServerUnavailable until connect()."""
         async with self._lock:

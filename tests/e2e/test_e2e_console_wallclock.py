@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness import make_settings
 
+from bot.i18n.formats import datetime_text
 from bot.slash.console import main
 
 
@@ -26,7 +27,10 @@ def test_console_plans_lists_and_cancels_in_local_time(tmp_path: Path) -> None:
     out = io.StringIO()
     assert main(settings, stdin=stdin, stdout=out) == 0
     text = out.getvalue()
-    local = datetime(2030, 1, 5, 18, 30, tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    # a Discord timestamp prints as the console's local time, in its language's format (Babel)
+    local = datetime_text(
+        datetime.fromtimestamp(datetime(2030, 1, 5, 18, 30, tzinfo=UTC).timestamp())
+    )
     assert f"Planned `plan` on embedded for {local}" in text
     assert "2030-02-30 is not a date that exists" in text
     assert "== planned on embedded: 1 schedule(s) ==" in text

@@ -42,6 +42,9 @@ class MemoryCursors:
 
 def probe_for(source: object) -> LogTailer | StoragePoller | None:
     """A fresh source like `source` (same file or pack client), with a memory cursor."""
+    inner = getattr(source, "inner", None)  # the crash guard's wrapper (bot.events.guarded)
+    if isinstance(inner, LogTailer | StoragePoller):
+        source = inner
     if isinstance(source, LogTailer):
         return LogTailer(
             source.path,
