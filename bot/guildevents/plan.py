@@ -24,13 +24,13 @@ __all__ = [
     "task_id",
 ]
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from bot.errors import ValidationError
+from bot.minecraft.handover import tellraw_all
 from bot.wallclock.when import (
     Spec,
     human,
@@ -187,8 +187,8 @@ def task_id(name: str, event_id: int, role: str, revision: int = 0) -> str:
 
 
 def _tellraw(text: str) -> str:
-    parts = [{"text": "[event] ", "color": "gold"}, {"text": text, "color": "white"}]
-    return "tellraw @a " + json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    # the command itself is built on the Minecraft side (bot.minecraft.handover)
+    return tellraw_all([{"text": "[event] ", "color": "gold"}, {"text": text, "color": "white"}])
 
 
 def default_start_run(name: str) -> str:

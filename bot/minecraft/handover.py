@@ -131,17 +131,20 @@ async def hand_over(
     return HandOver(serial, where, handed, ran)
 
 
+def tellraw_all(parts: list[dict[str, str]]) -> str:
+    """`tellraw @a` of JSON text components: quotes or braces in a text cannot break it."""
+    return "tellraw @a " + json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+
+
 def announcement(task_id: str, seconds: int) -> str:
     """`tellraw @a` telling everyone online what starts and in how long (as restart warnings
-    do); JSON text, so an id or a long wait cannot break the command."""
-    return "tellraw @a " + json.dumps(
+    do)."""
+    return tellraw_all(
         [
             {"text": "[doom.schedule] ", "color": "gold"},
             {"text": task_id, "color": "yellow"},
             {"text": _(" starts in {wait}.", wait=_spoken(seconds)), "color": "white"},
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
+        ]
     )
 
 
