@@ -58,6 +58,7 @@ SAMPLES: dict[str, str] = {
     "seq": "12",
     "late": "40",
     "t": "340",
+    "key": "s12r3",
     "by": UUID,
     **{f"b{k}": str(k * 17) for k in range(16)},
 }
@@ -101,7 +102,7 @@ def test_the_pack_has_its_public_functions() -> None:
     public = {
         "schedule", "schedule_with_retry", "schedule_every", "schedule_at", "submit", "call",
         "cancel_one", "cancel_all", "count", "clear", "pause", "resume", "get_time", "__help__",
-        "api/schedule_dynamic", "page",
+        "api/schedule_dynamic", "page", "submit_staged",
     }  # fmt: skip
     assert public <= names
     for name in public:
