@@ -1,16 +1,20 @@
 """The Minecraft side of a wall-clock run: hand a due task to the pack, run it now, mark it, and
 the countdown `tellraw` before it.
 
-A hand-over is the pack client's ordinary `schedule` with a delay of 0 (so context capture,
-retry and offline parking are the pack's), followed by `function doom.schedule:core/tick` in the
-next RCON call: a server paused because it is empty skips its ticks but still runs RCON commands
-(../shared/notes/vanilla-1.21.md, "Time and persistence"), so the due task runs inside that call
-instead of waiting for a tick that will not come. On a ticking server it runs the task at most one
-tick early (a task due now runs in the next tick anyway), and the tasks of the next tick with it.
+A hand-over queues the task with a delay of 0 (so context capture, retry and offline parking
+are the pack's): with the request staged ahead (PackClient.stage, a couple of seconds before the
+due time), in one RCON call at the due time (`submit_staged`); else through the pack client's
+ordinary `schedule` (write the input, then submit). It is followed by
+`function doom.schedule:core/tick` in the next RCON call: a server paused because it is empty
+skips its ticks but still runs RCON commands (../shared/notes/vanilla-1.21.md, "Time and
+persistence"), so the due task runs inside that call instead of waiting for a tick that will not
+come. On a ticking server it runs the task at most one tick early (a task due now runs in the
+next tick anyway), and the tasks of the next tick with it.
 
-Never twice: the submit carries `then` = a mark in `doom.bot:wallclock done.<key>`, set by the
-server in the same command only when the task was queued. A hand-over retried after an RCON drop
-first asks for the mark: present means the server has the task, so it is not sent again.
+Never twice: the submit sets a mark `doom.bot:wallclock done.<key>` to 1b in the same command,
+only when the task was queued (`execute if function ... run` or `execute store success`). A
+hand-over retried after an RCON drop first asks for the mark: present means the server has the
+task, so it is not sent again.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ __all__ = [
 ]
 
 import json
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,8 +42,10 @@ from typing import Literal
 from bot.config import ServerConfig
 from bot.errors import PackError
 from bot.i18n import _, ngettext
-from bot.minecraft.pack_client import PackClient
+from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.server_files import find_server_properties, read_properties
+
+log = logging.getLogger(__name__)
 
 MARKS = "doom.bot:wallclock"
 _KEY = re.compile(r"^[A-Za-z0-9_]{1,40}$")
@@ -71,7 +78,8 @@ def _key(key: str) -> str:
 
 async def has_mark(pack: PackClient, key: str) -> bool:
     """Whether the server acknowledged the hand-over of this key (one round trip)."""
-    reply = await pack.rcon.command(f"execute if data storage {MARKS} done.{_key(key)}")
+    # 1b only: `execute store success` leaves 0b when the submit was refused
+    reply = await pack.rcon.command(f"execute if data storage {MARKS} done{{{_key(key)}:1b}}")
     return bool(_PASSED.match(reply))
 
 
@@ -113,18 +121,38 @@ async def hand_over(
     retry_delay: int = 1,
     as_player: str | None = None,
     skip_submit: bool = False,
+    staged: Staged | None = None,
     now: Callable[[], datetime] = _utcnow,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
-    server already has it (a retry after a drop). `now` is the caller's clock."""
+    server already has it (a retry after a drop); `staged`: its request, staged ahead. `now` is
+    the caller's clock; the hand-over's time is when the server's acknowledgement arrived."""
     serial: int | None = None
+    handed = now()
+    acked: list[datetime] = []
+    if not skip_submit and staged is not None:
+        try:
+            serial = await pack.submit_staged(
+                staged, as_player=as_player, mark=f"storage {MARKS} done.{_key(key)}",
+                on_ack=lambda: acked.append(now()),
+            )  # fmt: skip
+            skip_submit = True
+        except PackError as e:
+            # no_input: the server lost it (restarted from an older save); not_installed: a pack
+            # older than 2.2.0. Nothing was queued either way: write the request now.
+            if e.code not in ("no_input", "not_installed"):
+                raise
+            log.info("%s: staged hand-over of %s not possible (%s)", pack.server.name, task_id, e)
+            acked.clear()
     if not skip_submit:
         task = await pack.schedule(
             command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
             as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
+            on_ack=lambda: acked.append(now()),
         )  # fmt: skip
         serial = task.n if task is not None else None
-    handed = now()
+    if acked:
+        handed = acked[0]
     await run_due_now(pack)
     ran = now()
     where: Where = "ran" if serial is None else await _where(pack, serial)

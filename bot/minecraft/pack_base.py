@@ -13,7 +13,7 @@ import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol
 
@@ -147,32 +147,48 @@ class PackBase:
 
     async def _exchange(
         self,
-        input_command: str,
+        input_command: str | None,
         function: str,
         req: str,
         *,
         as_player: str | None = None,
         then: str | None = None,
+        args: str | None = None,
+        store_success: str | None = None,
+        input_path: str = "task",
+        on_ack: Callable[[], object] | None = None,
+        refusal_req: str | None = None,
     ) -> dict[str, object]:
         """Write the input, run the pack's function, read `out`; the outcome if it is ours.
 
-        `then` is a command run in the same RCON call only when the function succeeded (a mark
-        that tells a retried hand-over whether the server already has the task)."""
+        `input_command` None: the input is already in storage (`doom.schedule:in <input_path>`,
+        staged ahead). `args`: the function's macro arguments. `then` is a command run in the
+        same RCON call only when the function succeeded; `store_success` (a storage target)
+        stores the call's success there instead (`execute if function` takes no arguments):
+        either is the mark that tells a retried hand-over whether the server has the task.
+        `on_ack` is called as soon as the call returned (when the pack had queued it, if ok).
+        `refusal_req`: what `out.req` says when the pack refused before it saw the input."""
+        call = f"function {function}" + (f" {args}" if args else "")
+        if then is not None:
+            call = f"execute if function {function} run {then}"
+        if store_success is not None:
+            call = f"execute store success {store_success} byte 1 run {call}"
+        if as_player is not None:
+            call = f"execute as {as_player} at @s run {call}"
         async with self._lock:
-            await self.rcon.command(input_command)
-            call = f"function {function}"
-            if then is not None:
-                call = f"execute if function {function} run {then}"
-            if as_player is not None:
-                call = f"execute as {as_player} at @s run {call}"
+            if input_command is not None:
+                await self.rcon.command(input_command)
             reply = await self.rcon.command(call)
+            if on_ack is not None:
+                on_ack()
             error = self._call_failed(function, reply)
             if error is not None:
                 raise error
             out = await self._read("", "doom.schedule:out")
-            if as_player is not None and (not isinstance(out, dict) or out.get("req") != req):
-                await self._player_missing(as_player, req)
-        if not isinstance(out, dict) or out.get("req") != req:
+            ours = {req} if refusal_req is None else {req, refusal_req}
+            if as_player is not None and (not isinstance(out, dict) or out.get("req") not in ours):
+                await self._player_missing(as_player, req, input_path)
+        if not isinstance(out, dict) or out.get("req") not in ours:
             raise PackError(
                 "no_answer",
                 lazy(
@@ -190,14 +206,14 @@ class PackBase:
         if isinstance(game_time, int) and not isinstance(game_time, bool) and game_time >= 0:
             self._sample_at(time.monotonic(), game_time)
 
-    async def _player_missing(self, player: str, req: str) -> None:
+    async def _player_missing(self, player: str, req: str, path: str = "task") -> None:
         """`execute as <name>` matched nobody (vanilla: no error, no context), so our input is
-        still in `doom.schedule:in task`: take it back and say why."""
+        still in `doom.schedule:in <path>`: take it back and say why."""
         left = await self.rcon.command(
-            f'execute if data storage doom.schedule:in task{{req:"{req}"}}'
+            f'execute if data storage doom.schedule:in {path}{{req:"{req}"}}'
         )
         if _COUNT.match(_plain(left)):
-            await self.rcon.command("data remove storage doom.schedule:in task")
+            await self.rcon.command(f"data remove storage doom.schedule:in {path}")
             raise PackError(
                 "player_offline",
                 lazy(

@@ -18,8 +18,10 @@ early when the tasks' `run` texts pass 8000 characters, and the client asks agai
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from bot.errors import PackError
 from bot.i18n import lazy
@@ -43,9 +45,28 @@ from bot.minecraft.pack_reads import PackReads
 from bot.minecraft.software import strip_colours
 from bot.minecraft.tasks import TASK_LISTS, PackRecorder, Task, task_from_storage
 
-__all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "PackClient", "PackRecorder", "Task"]
+__all__ = [
+    "MAX_PAGE",
+    "NOMINAL_TPS",
+    "CommandCheck",
+    "PackClient",
+    "PackRecorder",
+    "Staged",
+    "Task",
+]
 
 log = logging.getLogger(__name__)
+_KEY = re.compile(r"^[A-Za-z0-9_]{1,40}$")  # a staging key is spliced into a storage path
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A request written ahead by `PackClient.stage`: its key, its request id, and its fields
+    (for the crash record once it is queued)."""
+
+    key: str
+    req: str
+    request: Mapping[str, str | int]
 
 
 class PackClient(PackReads):
@@ -64,11 +85,13 @@ class PackClient(PackReads):
         at_tick: int | None = None,
         as_player: str | None = None,
         then: str | None = None,
+        on_ack: Callable[[], object] | None = None,
     ) -> Task | None:
         """Queue `run`; returns the queued task (None if it already ran or left the queue).
 
         `then`: a command the server runs in the same call once the task is queued (see
-        bot.minecraft.handover: the mark of a wall-clock hand-over)."""
+        bot.minecraft.handover: the mark of a wall-clock hand-over); `on_ack`: called when the
+        submit call returned."""
         check_id(id)
         ticks = check_unit(unit)
         fields: dict[str, str | int] = {"id": id, "unit": unit}
@@ -90,7 +113,7 @@ class PackClient(PackReads):
         req = self._next_req()
         command = task_input_command({"req": req, "run": text, **fields})
         out = await self._exchange(
-            command, "doom.schedule:submit", req, as_player=player, then=then
+            command, "doom.schedule:submit", req, as_player=player, then=then, on_ack=on_ack
         )
         self._raise_unless_ok(out)
         await self._record_schedule({"run": text, **fields, "as_player": player}, out)
@@ -118,6 +141,60 @@ class PackClient(PackReads):
         if not isinstance(new_id, str):
             raise PackError("bad_reply", "The pack scheduled the task but did not say its id.")
         return new_id
+
+    async def stage(
+        self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1
+    ) -> Staged:
+        """Write a request due now to `doom.schedule:in staged.<key>`, checked as `schedule`
+        checks it, for `submit_staged` to queue with one command at its time (the wall-clock
+        hand-over stages a run ahead of its due time). Queues nothing."""
+        check_id(id)
+        if not _KEY.match(key):
+            raise ValueError(f"bad staging key {key!r}")
+        fields: dict[str, str | int] = {"id": id, "unit": "tick", "time": 0}
+        if retry:
+            fields["retry"] = check_ticks(retry, lazy("The number of retries"))
+            fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
+        text = self._check_run(run)
+        req = self._next_req()
+        command = task_input_command({"req": req, "run": text, **fields}, f"staged.{key}")
+        reply = strip_colours(await self.rcon.command(command))  # no lock: not `in task`
+        if not reply.startswith("Modified storage"):
+            raise PackError(
+                "bad_reply", lazy("Unexpected answer to staging a task: {reply}", reply=reply[:200])
+            )
+        return Staged(key, req, {"run": text, **fields})
+
+    async def unstage(self, key: str) -> None:
+        """Drop a staged request that will not be submitted (its run was cancelled or moved)."""
+        if not _KEY.match(key):
+            raise ValueError(f"bad staging key {key!r}")
+        await self.rcon.command(f"data remove storage doom.schedule:in staged.{key}")
+
+    async def submit_staged(
+        self,
+        staged: Staged,
+        *,
+        as_player: str | None = None,
+        mark: str | None = None,
+        on_ack: Callable[[], object] | None = None,
+    ) -> int | None:
+        """Queue a staged request in one RCON call; the queued task's serial (None if the pack
+        did not say). `mark`: a storage target (`storage <id> <path>`) the call's success is
+        stored in, in the same command. `on_ack` is called when that call returned. Fails with
+        PackError `no_input` when nothing is staged under the key (e.g. the server restarted
+        from a save older than the staging): nothing was queued then."""
+        player = check_player(as_player) if as_player is not None else None
+        out = await self._exchange(
+            None, "doom.schedule:submit_staged", staged.req, as_player=player,
+            args=f'{{key:"{staged.key}"}}', store_success=mark,
+            input_path=f"staged.{staged.key}", on_ack=on_ack,
+            refusal_req=f"staged.{staged.key}",
+        )  # fmt: skip
+        self._raise_unless_ok(out)
+        await self._record_schedule({**staged.request, "as_player": player}, out)
+        serial = out.get("n")
+        return serial if isinstance(serial, int) else None
 
     async def _task_by_serial(self, serial: int) -> Task | None:
         for which in TASK_LISTS:

@@ -229,9 +229,10 @@ def snbt_compound(fields: Mapping[str, str | int]) -> str:
     return "{" + ",".join(parts) + "}"
 
 
-def task_input_command(fields: Mapping[str, str | int]) -> str:
-    """The `data modify storage doom.schedule:in task set value {...}` command, size-checked."""
-    command = TASK_INPUT + snbt_compound(fields)
+def task_input_command(fields: Mapping[str, str | int], path: str = "task") -> str:
+    """The `data modify storage doom.schedule:in <path> set value {...}` command, size-checked
+    (`path`: `task` for submit, `staged.<key>` for submit_staged)."""
+    command = TASK_INPUT.replace(" task ", f" {path} ") + snbt_compound(fields)
     size = len(command.encode("utf-8"))
     if size > MAX_COMMAND_BYTES:
         run = fields.get("run", "")

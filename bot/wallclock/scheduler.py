@@ -32,7 +32,7 @@ from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
 from bot.i18n import N_, lazy, use_locale
 from bot.minecraft import handover
-from bot.minecraft.pack_client import PackClient
+from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
 from bot.store.schedules import Creator, Run, Schedule, ScheduleStore, State
 from bot.wallclock.clock import Clock, SystemClock
@@ -55,6 +55,12 @@ GRACE = timedelta(seconds=5)  # later than this is "late" (alerted), not on time
 ANNOUNCE_GRACE = 5.0  # an announcement more than this late (bot was down) is not sent
 OFFLINE_RETRY = 15.0  # seconds between hand-over attempts while the as_player is offline
 EVENT_BACKLOG = 1000
+# A run's request is written to the server this long before its due time, so that at the due
+# time one RCON call queues it (PackClient.stage / submit_staged): the hand-over's latency is
+# then one round trip, not two. Without a staged request (staging failed, the row was made less
+# than this before its time, the server restarted since) the hand-over writes it then.
+STAGE_LEAD = 2.0
+_STAGE = -1  # the offset of a heap entry that stages (announcements: > 0, the run itself: 0)
 
 
 class _Server(Protocol):
@@ -96,6 +102,7 @@ class Scheduler:
         self._heap: list[tuple[float, int, int, float, int]] = []  # (at, seq, id, due, offset)
         # only (due, id) stay in memory, ~250 bytes a row: the row itself is read when it fires
         self._due: dict[int, float] = {}  # id -> the due its heap entries are valid for
+        self._staged: dict[int, Staged] = {}  # id -> its next run's request, staged ahead
         self._seq = itertools.count()
         self._event_seq = itertools.count(1)
         self._wake = asyncio.Event()
@@ -273,6 +280,7 @@ class Scheduler:
             self._arm(changed)
         else:
             self._disarm(schedule_id)
+            self._unstage(changed)
         return changed
 
     def _resumed_due(self, row: Schedule) -> datetime | None:
@@ -291,8 +299,11 @@ class Scheduler:
     def _arm_at(self, schedule_id: int, due: float, announce: tuple[int, ...]) -> None:
         self._due[schedule_id] = due
         heapq.heappush(self._heap, (due, next(self._seq), schedule_id, due, 0))
+        now = self.clock.now().timestamp()
+        if due - STAGE_LEAD >= now:
+            stage = (due - STAGE_LEAD, next(self._seq), schedule_id, due, _STAGE)
+            heapq.heappush(self._heap, stage)
         if announce:
-            now = self.clock.now().timestamp()
             for offset in announce:
                 at = due - offset
                 if at >= now - ANNOUNCE_GRACE:
@@ -318,7 +329,9 @@ class Scheduler:
                 _, _, sid, due, offset = heapq.heappop(self._heap)
                 if self._due.get(sid) != due:
                     continue  # cancelled, paused or moved since it was pushed
-                if offset:
+                if offset == _STAGE:
+                    self._spawn(self._stage(sid, due))
+                elif offset:
                     self._spawn(self._announce(sid, due, offset))
                 else:
                     self._disarm(sid)
@@ -347,6 +360,36 @@ class Scheduler:
         row = await self._current(schedule_id, due)
         if row is not None:
             await self._fire(row)
+
+    async def _stage(self, schedule_id: int, due: float) -> None:
+        """Write the run's request to the server ahead of its due time (see STAGE_LEAD)."""
+        row = await self._current(schedule_id, due)
+        server = self.servers.get(row.server) if row is not None else None
+        if row is None or server is None:
+            return
+        try:
+            staged = await server.pack.stage(
+                row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
+                retry_delay=row.retry_delay,
+            )  # fmt: skip
+        except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
+            log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
+            return
+        if self._due.get(schedule_id) == due:
+            self._staged[schedule_id] = staged
+        else:  # fired (staging was slow), cancelled or paused meanwhile
+            self._spawn(self._drop_staged(server.pack, staged.key))
+
+    def _unstage(self, row: Schedule) -> None:
+        staged = self._staged.pop(row.id, None)
+        server = self.servers.get(row.server)
+        if staged is not None and server is not None:
+            self._spawn(self._drop_staged(server.pack, staged.key))
+
+    @staticmethod
+    async def _drop_staged(pack: PackClient, key: str) -> None:
+        with contextlib.suppress(BotError):  # a leftover is overwritten by the row's next staging
+            await pack.unstage(key)
 
     async def _announce(self, schedule_id: int, due: float, offset: int) -> None:
         row = await self._current(schedule_id, due)
@@ -409,6 +452,7 @@ class Scheduler:
         attempt = 1 if recovered else 0
         waiting_said = False
         server = self.servers.get(row.server)
+        staged = self._staged.pop(row.id, None)  # its content does not depend on the due
         while True:
             if attempt > 0:
                 current = await self.store.get(row.id)
@@ -429,7 +473,8 @@ class Scheduler:
                 result = await handover.hand_over(
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
-                    skip_submit=known, now=self.clock.now,
+                    skip_submit=known, staged=staged if attempt == 0 else None,
+                    now=self.clock.now,
                 )  # fmt: skip
             except PackError as e:
                 if e.code == "player_offline":
@@ -452,7 +497,10 @@ class Scheduler:
                     )
                     return
                 delay = self.backoff[min(attempt, len(self.backoff) - 1)]
-                attempt += 1
+                attempt += 1  # later attempts write the request anew: drop the staged one
+                if staged is not None and server is not None:
+                    self._spawn(self._drop_staged(server.pack, staged.key))
+                    staged = None
                 await self._sleep(min(delay, (deadline - now).total_seconds()))
                 continue
             break

@@ -37,7 +37,7 @@ def test_nothing_staged_under_the_key_fails_and_queues_nothing(pack: Pack) -> No
     result = pack.call("submit_staged", {"key": "s1"})
     assert not result.success
     out = pack.out()
-    assert (out["ok"], out["code"]) == (0, "no_input")
+    assert (out["ok"], out["code"], out["req"]) == (0, "no_input", "staged.s1")
     assert pack.queue() == []
     assert "task" not in pack.server.storage("doom.schedule:in")
     assert list(staged(pack)) == ["s2"]

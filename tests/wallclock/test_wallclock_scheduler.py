@@ -28,7 +28,7 @@ from wallclock_sim import (
 from bot.events.event import Event
 from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
+from bot.wallclock.scheduler import STAGE_LEAD, Scheduler
 
 ADD = "scoreboard players add #runs wc 1"
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -51,6 +51,10 @@ async def server(sim: PackSim) -> AsyncIterator[ServerServices]:
         yield services
     finally:
         await services.rcon.close()
+
+
+def staged_requests(sim: PackSim) -> dict[str, object]:
+    return dict(sim.server.storage("doom.schedule:in").get("staged", {}))  # type: ignore[call-overload]
 
 
 def drain(scheduler: Scheduler) -> list[Event]:
@@ -276,8 +280,9 @@ RUN_NOW = b"doom.schedule:core/tick"
     ],
     ids=["submit-after", "submit-before", "run-after", "submit-then-check", "three"],
 )
+@pytest.mark.parametrize("staged", [True, False], ids=["staged", "written-at-due"])
 async def test_never_twice_under_rcon_drops(
-    sim: PackSim, tmp_path: Path, plan: list[tuple[bytes, bool]]
+    sim: PackSim, tmp_path: Path, plan: list[tuple[bytes, bool]], staged: bool
 ) -> None:
     assert sim.server.rcon_port is not None
     proxy = TcpProxy(sim.server.rcon_port)
@@ -289,8 +294,14 @@ async def test_never_twice_under_rcon_drops(
         row = await scheduler.create(server="sim", command=ADD, task_id="once", created_by=MOD,
                                      when="in 1m")  # fmt: skip
         serial_before = sim.server.score("#serial", "doom.schedule") or 0
+        if staged:  # the request is on the server before the due time: one call then
+            clock.advance(60 - STAGE_LEAD)
+            await scheduler.settled()
+            assert list(staged_requests(sim)) == [f"w{row.id}"]
+            clock.advance(STAGE_LEAD)
         proxy.plan = list(plan)
-        clock.advance(60)
+        if not staged:
+            clock.advance(60)
         for _ in range(6):
             await scheduler.settled()
             clock.advance(4)
@@ -301,6 +312,7 @@ async def test_never_twice_under_rcon_drops(
         assert submitted == 1  # the pack queued exactly one task
         assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
         assert sim.server.storage("doom.bot:wallclock").get("done", {}) == {}  # mark forgotten
+        assert staged_requests(sim) == {}  # nothing left behind for a later run to trip on
     finally:
         await scheduler.stop()
         await server.rcon.close()
@@ -432,5 +444,113 @@ async def test_a_run_waiting_for_its_player_can_be_cancelled(
         await scheduler.settled()
         assert sim.server.score("Steve", "wc") is None
         assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["cancelled"]
+    finally:
+        await scheduler.stop()
+
+
+def commands_since(sim: PackSim, mark: int) -> list[str]:
+    return list(sim.server.rcon_commands)[mark:]
+
+
+async def test_a_run_is_staged_ahead_and_queued_by_one_call_at_its_time(
+    sim: PackSim, server: ServerServices, tmp_path: Path
+) -> None:
+    clock = ManualClock(START)
+    scheduler = await started(tmp_path / "bot.sqlite3", server, clock)
+    try:
+        row = await scheduler.create(server="sim", command=ADD, task_id="staged", created_by=MOD,
+                                     when="in 10m", retry=2, retry_delay=5)  # fmt: skip
+        clock.advance(600 - STAGE_LEAD - 0.5)
+        await scheduler.settled()
+        assert staged_requests(sim) == {}  # not yet
+        clock.advance(0.5)
+        await scheduler.settled()
+        [request] = staged_requests(sim).values()
+        assert isinstance(request, dict)
+        assert (request["run"], request["id"], request["retry"], request["time"]) == (
+            ADD, "staged", 2, 0,
+        )  # fmt: skip
+        assert count_runs(sim) == 0 and sim.server.storage("doom.schedule:data")["queue"] == []
+        mark = len(sim.server.rcon_commands)
+        clock.advance(STAGE_LEAD)
+        await scheduler.settled()
+        assert count_runs(sim) == 1
+        sent = commands_since(sim, mark)
+        # the first command at the due time queues it; no input is written then
+        assert "submit_staged" in sent[0] and f"done.s{row.id}" in sent[0]
+        assert not any("doom.schedule:in task set" in c for c in sent)
+        assert staged_requests(sim) == {}
+        runs = await scheduler.runs(row.id, 5)
+        assert [r.outcome for r in runs] == ["ran"] and runs[0].lateness == 0.0
+    finally:
+        await scheduler.stop()
+
+
+async def test_a_staged_request_the_server_lost_is_written_again_at_its_time(
+    sim: PackSim, server: ServerServices, tmp_path: Path
+) -> None:
+    clock = ManualClock(START)
+    scheduler = await started(tmp_path / "bot.sqlite3", server, clock)
+    try:
+        row = await scheduler.create(server="sim", command=ADD, task_id="lost", created_by=MOD,
+                                     when="in 1m")  # fmt: skip
+        clock.advance(60 - STAGE_LEAD)
+        await scheduler.settled()
+        assert staged_requests(sim) != {}
+        # what a crash back to a save older than the staging looks like to the bot
+        sim.server.run("data remove storage doom.schedule:in staged")
+        serial_before = sim.server.score("#serial", "doom.schedule") or 0
+        clock.advance(STAGE_LEAD)
+        await scheduler.settled()
+        assert count_runs(sim) == 1
+        assert (sim.server.score("#serial", "doom.schedule") or 0) - serial_before == 1
+        assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
+    finally:
+        await scheduler.stop()
+
+
+@pytest.mark.parametrize("change", ["cancel", "pause"])
+async def test_cancelling_or_pausing_a_staged_row_takes_its_request_back(
+    sim: PackSim, server: ServerServices, tmp_path: Path, change: str
+) -> None:
+    clock = ManualClock(START)
+    scheduler = await started(tmp_path / "bot.sqlite3", server, clock)
+    try:
+        row = await scheduler.create(server="sim", command=ADD, task_id="gone", created_by=MOD,
+                                     when="in 1m")  # fmt: skip
+        clock.advance(60 - STAGE_LEAD)
+        await scheduler.settled()
+        assert staged_requests(sim) != {}
+        await (scheduler.cancel if change == "cancel" else scheduler.pause)(row.id)
+        await scheduler.settled()
+        assert staged_requests(sim) == {}
+        clock.advance(3600)
+        await scheduler.settled()
+        assert count_runs(sim) == 0
+    finally:
+        await scheduler.stop()
+
+
+async def test_a_pack_without_submit_staged_still_gets_its_run(
+    sim: PackSim, server: ServerServices, tmp_path: Path
+) -> None:
+    """A server still on pack 2.1.0 (before /setup upgraded it): the hand-over writes the input."""
+    function = sim.server.world / "datapacks/doom.schedule/data/doom.schedule/function"
+    (function / "submit_staged.mcfunction").unlink()
+    (function.parent / "tags/function/submit_staged.json").unlink()
+    sim.server.run("reload")
+    old = sim.server.run('function doom.schedule:submit_staged {key:"a"}')
+    assert "Unknown function" in old.feedback[0]
+    clock = ManualClock(START)
+    scheduler = await started(tmp_path / "bot.sqlite3", server, clock)
+    try:
+        row = await scheduler.create(server="sim", command=ADD, task_id="old", created_by=MOD,
+                                     when="in 1m")  # fmt: skip
+        clock.advance(60 - STAGE_LEAD)
+        await scheduler.settled()
+        clock.advance(STAGE_LEAD)
+        await scheduler.settled()
+        assert count_runs(sim) == 1
+        assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
     finally:
         await scheduler.stop()
