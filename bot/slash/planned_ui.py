@@ -63,7 +63,9 @@ def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
         later = [t for t in upcoming if t > row.next_due][:2]
         if later:
             when += _(", then {times}", times=", ".join(stamp(t, "f") for t in later))
-    return f"`{row.task_id}` {when}, {when_text(row)}{_late(row)}\n  `{run}`"
+    head = _("`{id}` {when}, {repeats}{late}", id=row.task_id, when=when,
+             repeats=when_text(row), late=_late(row))  # fmt: skip
+    return f"{head}\n  `{run}`"
 
 
 def planned_embed(
