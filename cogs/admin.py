@@ -39,7 +39,7 @@ def selftest_message(result: SelftestResult) -> str:
     lines = result.lines()
     body = "\n".join(lines)
     if len(body) > MAX_MESSAGE - 8:
-        short = [c.line() if c.status != "PASS" else f"PASS {c.name}" for c in result.checks]
+        short = [c.line() if c.status != "PASS" else c.short() for c in result.checks]
         body = "\n".join([*short, lines[-1]])
     if len(body) > MAX_MESSAGE - 8:
         body = body[: MAX_MESSAGE - 9] + "…"

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.i18n import Lazy, _, lazy, localized
+from bot.i18n import Lazy, _, lazy, localized, ngettext
+from bot.minecraft.crash_guard import restored_count
 from bot.minecraft.selftest import is_selftest_id
 from bot.slash.fit import clip, pack_embeds, pages
 
@@ -65,13 +66,17 @@ SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6
 def alert_embed(event: Event) -> discord.Embed:
     title, colour = ALERTS[event.type]
     embed = discord.Embed(title=str(title), colour=colour)
-    embed.add_field(name=_("task"), value=f"`{event.task_id[:100]}`")
+    count = restored_count(event)
+    task = event.task_id if count is None else ngettext("{n} task", "{n} tasks", count)
+    embed.add_field(name=_("task"), value=f"`{task[:100]}`")
     embed.add_field(name=_("server"), value=event.server)
     if event.game_time >= 0:
         embed.add_field(name=_("game time"), value=str(event.game_time))
     for key, value in list(event.details.items())[:20]:
         # names and fixed reasons are marked N_() where they are made (scheduler, crash guard)
-        embed.add_field(name=_(key)[:256], value=f"`{clip(_(value) if value else value, 1000)}`")
+        # a lazy value is said now, in this alert's locale; a plain one may be a marked reason
+        shown = str(value) if isinstance(value, Lazy) else _(value) if value else value
+        embed.add_field(name=_(key)[:256], value=f"`{clip(shown, 1000)}`")
     embed.set_footer(text=_("event {seq}", seq=event.seq))
     return embed
 

@@ -22,6 +22,8 @@ from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, event_permission_problem
 from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
 from bot.guildevents.timers import EventTimers
+from bot.i18n import _, ngettext
+from bot.i18n.words import event_state, run_outcome, schedule_state
 from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.wallclock.when import human
@@ -41,10 +43,12 @@ class _NoScheduler:
     """Stands in when the wall-clock scheduler is not running: every event is refused with a
     sentence, nothing is made."""
 
-    async def schedule(self, **_: object) -> int:
+    async def schedule(self, **request: object) -> int:
         raise errors.ValidationError(
-            "Wall-clock schedules are not running in this bot, so events cannot get their "
-            "in-game tasks."
+            _(
+                "Wall-clock schedules are not running in this bot, so events cannot get their "
+                "in-game tasks."
+            )
         )
 
     async def cancel(self, task: int) -> None:
@@ -63,10 +67,12 @@ def _ts(when: datetime, style: str = "F") -> str:
 
 def _outcome(status: TaskStatus | None) -> str:
     if status is None:
-        return "unknown"
+        return _("unknown")
+    state = schedule_state(status.state)
     if status.last_outcome:
-        return f"{status.state}, last run: {status.last_outcome}"
-    return status.state
+        return _("{state}, last run: {outcome}", state=state,
+                 outcome=run_outcome(status.last_outcome))  # fmt: skip
+    return state
 
 
 class EventsCog(commands.Cog, name="Events"):
@@ -143,24 +149,29 @@ class EventsCog(commands.Cog, name="Events"):
         embed = discord.Embed(title=f"#{row.id} {row.name}"[:256], colour=0x5865F2)
         if row.description:
             embed.description = row.description[:1000]
-        embed.add_field(name="starts", value=f"{_ts(row.start)} ({_ts(row.start, 'R')})")
-        embed.add_field(name="ends", value=_ts(row.end))
-        embed.add_field(name="state", value=row.state)
-        embed.add_field(name="interested", value=str(row.interested))
-        embed.add_field(name="server", value=f"{row.server} ({row.location})")
+        embed.add_field(name=_("starts"), value=f"{_ts(row.start)} ({_ts(row.start, 'R')})")
+        embed.add_field(name=_("ends"), value=_ts(row.end))
+        embed.add_field(name=_("state"), value=event_state(row.state))
+        embed.add_field(name=_("interested"), value=str(row.interested))
+        embed.add_field(name=_("server"), value=f"{row.server} ({row.location})")
         if row.repeat:
-            embed.add_field(name="repeats", value=f"`{row.repeat}` (occurrence {row.occurrence})")
+            repeats = _("`{rule}` (occurrence {n})", rule=row.repeat, n=row.occurrence)
+            embed.add_field(name=_("repeats"), value=repeats)
         outcomes = await self.events.outcomes(row)
-        for role, command in (("start", row.start_run), ("end", row.end_run)):
+        for role, title, command in (
+            ("start", _("start task"), row.start_run),
+            ("end", _("end task"), row.end_run),
+        ):
             shown = command if len(command) <= 200 else command[:199] + "…"
             embed.add_field(
-                name=f"{role} task",
+                name=title,
                 value=f"`{shown.replace('`', chr(39))}`\n{_outcome(outcomes.get(role))}"[:1024],
                 inline=False,
             )
-        offsets = ", ".join(human(o) for o in row.announce) or "none"
-        reminders = ", ".join(human(o) for o in row.reminders) or "none"
-        embed.set_footer(text=f"countdown {offsets}; reminders {reminders}")
+        offsets = ", ".join(human(o) for o in row.announce) or _("none")
+        reminders = ", ".join(human(o) for o in row.reminders) or _("none")
+        embed.set_footer(text=_("countdown {offsets}; reminders {reminders}", offsets=offsets,
+                                reminders=reminders))  # fmt: skip
         return embed
 
     # -- commands ---------------------------------------------------------------------------------
@@ -212,11 +223,12 @@ class EventsCog(commands.Cog, name="Events"):
             by_id=interaction.user.id, by_name=str(interaction.user),
         )  # fmt: skip
         link = f"https://discord.com/events/{row.guild_id}/{row.discord_id}"
-        outcome = (
-            f"Event #{row.id} **{row.name}** made: Discord event {_ts(row.start)} to "
-            f"{_ts(row.end)} at {row.location}; its start and end tasks are planned on "
-            f"{row.server}. {link}"
-        )
+        outcome = _(
+            "Event #{id} **{name}** made: Discord event {start} to {end} at {location}; its "
+            "start and end tasks are planned on {server}. {link}",
+            id=row.id, name=row.name, start=_ts(row.start), end=_ts(row.end),
+            location=row.location, server=row.server, link=link,
+        )  # fmt: skip
         request = {"name": name, "start": start, "end": end, "server": target.name,
                    "start_run": start_run, "end_run": end_run, "repeat": repeat}  # fmt: skip
         await self.bot.audit(interaction, target, "event create", request, outcome)
@@ -244,9 +256,11 @@ class EventsCog(commands.Cog, name="Events"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         row, notes = await self.events.edit(row, name=name, description=description,
                                             start=start, end=end)  # fmt: skip
-        outcome = f"Event #{row.id} **{row.name}** now runs {_ts(row.start)} to {_ts(row.end)}."
+        outcome = _("Event #{id} **{name}** now runs {start} to {end}.", id=row.id,
+                    name=row.name, start=_ts(row.start), end=_ts(row.end))  # fmt: skip
         if notes:
-            outcome += " Some old tasks could not be cancelled: " + "; ".join(notes)
+            outcome += " " + _("Some old tasks could not be cancelled: {notes}",
+                               notes="; ".join(str(n) for n in notes))  # fmt: skip
         request = {"event": event, "name": name, "start": start, "end": end}
         await self.bot.audit(interaction, self.bot.services.servers.get(row.server), "event edit",
                              request, outcome)  # fmt: skip
@@ -259,7 +273,8 @@ class EventsCog(commands.Cog, name="Events"):
         row = await self.events.find(event)
         await interaction.response.defer(ephemeral=True, thinking=True)
         row = await self.events.cancel(row, by_name=str(interaction.user))
-        outcome = f"Event #{row.id} **{row.name}** cancelled: the Discord event and its tasks."
+        outcome = _("Event #{id} **{name}** cancelled: the Discord event and its tasks.",
+                    id=row.id, name=row.name)  # fmt: skip
         await self.bot.audit(interaction, self.bot.services.servers.get(row.server),
                              "event cancel", {"event": event}, outcome)  # fmt: skip
         await interaction.followup.send(outcome, ephemeral=True)
@@ -273,15 +288,17 @@ class EventsCog(commands.Cog, name="Events"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         note = await self.events.refresh_counts(interaction.guild)
         rows = await self.events.store.in_states(LIVE_STATES, name)
-        embed = discord.Embed(title=f"{len(rows)} event(s)", colour=0x5865F2)
+        title = ngettext("{n} event", "{n} events", len(rows))
+        embed = discord.Embed(title=title, colour=0x5865F2)
         lines = [
-            f"**#{r.id} {r.name}** {_ts(r.start)} ({_ts(r.start, 'R')}), {r.state}, "
-            f"{r.interested} interested, on {r.server}"
+            _("**#{id} {name}** {start} ({relative}), {state}, {interested} interested, on "
+              "{server}", id=r.id, name=r.name, start=_ts(r.start), relative=_ts(r.start, "R"),
+              state=event_state(r.state), interested=r.interested, server=r.server)
             for r in rows[:MAX_LIST]
-        ]
+        ]  # fmt: skip
         if len(rows) > MAX_LIST:
-            lines.append(f"... and {len(rows) - MAX_LIST} more")
-        embed.description = "\n".join(lines)[:4096] or "No events planned."
+            lines.append(_("... and {n} more", n=len(rows) - MAX_LIST))
+        embed.description = "\n".join(lines)[:4096] or _("No events planned.")
         if note:
             embed.set_footer(text=note)
         await interaction.followup.send(embed=embed, ephemeral=True)

@@ -29,7 +29,8 @@ CLIENT_QUEUE = 256  # a slow tab loses its oldest events, never holds the bus up
 def event_json(event: Event) -> dict[str, Any]:
     return {
         "server": event.server, "seq": event.seq, "type": event.type, "task_id": event.task_id,
-        "game_time": event.game_time, "details": dict(event.details),
+        "game_time": event.game_time,
+        "details": {k: str(v) for k, v in event.details.items()},  # a lazy text in the locale now
     }  # fmt: skip
 
 

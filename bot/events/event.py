@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
 
+from bot.i18n import Text
+
 __all__ = [
     "LOG_TAG",
     "CursorStore",
@@ -56,7 +58,8 @@ class Event:
     type: str  # retry, retry_exhausted, offline, restored, dropped, invalid, ...
     task_id: str
     game_time: int
-    details: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # values are strings, or lazy texts (bot.i18n) an alert says in its channel's language
+    details: Mapping[str, Text] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def _to_int(text: str) -> int | None:

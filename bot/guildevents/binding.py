@@ -24,6 +24,8 @@ import discord
 from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.tasks import EventTasks, TaskStatus
+from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
+from bot.i18n.words import event_state
 from bot.minecraft.pack_input import check_run_text
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore, NewEvent
 from bot.wallclock.when import parse_timezone, parse_when
@@ -41,16 +43,17 @@ MOVE_TOLERANCE = 1.0  # seconds: Discord keeps times to the millisecond, the tas
 def event_permission_problem(guild: discord.Guild | None) -> str | None:
     """The sentence saying why the bot cannot make events in this guild, or None when it can."""
     if guild is None:
-        return "Events can only be made in a server (guild), not in direct messages."
+        return _("Events can only be made in a server (guild), not in direct messages.")
     me = guild.me
     if me is None:
         return None  # the member cache is not filled (no intent): Discord will say so if it must
     perms = me.guild_permissions
     if perms.create_events or perms.manage_events:
         return None
-    return (
-        f"The bot lacks the Create Events permission in {guild.name}: give its role Create Events "
-        "(or Manage Events) in Server Settings > Roles, then try again. Nothing was made."
+    return _(
+        "The bot lacks the Create Events permission in {guild}: give its role Create Events "
+        "(or Manage Events) in Server Settings > Roles, then try again. Nothing was made.",
+        guild=guild.name,
     )
 
 
@@ -79,6 +82,11 @@ class GuildEvents:
         self.wake = asyncio.Event()  # rows changed: the timers look again
         self.alerts: list[str] = []  # every alert text posted, newest last (for /status, tests)
 
+    def guild_locale(self, guild: discord.Guild | None) -> str:
+        """What members read (the Discord event's own texts): DOOM_LOCALE, else the guild's."""
+        preferred = guild.preferred_locale if guild is not None else None
+        return pick(self.bot.settings.locale, preferred)
+
     def lock(self, event_id: int) -> asyncio.Lock:
         return self._locks.setdefault(event_id, asyncio.Lock())
 
@@ -94,7 +102,9 @@ class GuildEvents:
         for row in reversed(await self.store.in_states(LIVE_STATES)):
             if row.name.lower() == text.strip().lower():
                 return row
-        raise ValidationError(f"There is no event {text.strip()!r}: see /event list for the ids.")
+        raise ValidationError(
+            _("There is no event {name}: see /event list for the ids.", name=repr(text.strip()))
+        )
 
     async def refresh_counts(self, guild: discord.Guild | None) -> str | None:
         """Read the interested counts from Discord (one request for the guild). discord.py drops
@@ -106,8 +116,9 @@ class GuildEvents:
         try:
             found = await guild.fetch_scheduled_events(with_counts=True)
         except discord.HTTPException as exc:
-            return (
-                f"Interested counts are the last known ones: Discord did not answer ({exc.status})."
+            return _(
+                "Interested counts are the last known ones: Discord did not answer ({status}).",
+                status=exc.status,
             )
         for event in found:
             row = await self.store.by_discord(event.id)
@@ -124,7 +135,7 @@ class GuildEvents:
 
     def location(self, server: ServerServices) -> str:
         address = getattr(server.config, "public_address", None)
-        return (address or f"Minecraft server {server.name}")[: plan.MAX_LOCATION]
+        return (address or _("Minecraft server {name}", name=server.name))[: plan.MAX_LOCATION]
 
     # -- create ---------------------------------------------------------------------------------
 
@@ -151,10 +162,12 @@ class GuildEvents:
             raise ValidationError(problem)
         begin = start_run.strip() if start_run and start_run.strip() else None
         finish = end_run.strip() if end_run and end_run.strip() else None
-        begin = begin or plan.default_start_run(draft.name)
-        finish = finish or plan.default_end_run(draft.name)
+        with use_locale(server.config.locale):  # the players read these: the server's language
+            begin = begin or plan.default_start_run(draft.name)
+            finish = finish or plan.default_end_run(draft.name)
         self.check_commands(server, begin, finish)
-        location = self.location(server)
+        with use_locale(self.guild_locale(guild)):  # shown on the event to every member
+            location = self.location(server)
         new = NewEvent(
             server.name, guild.id, draft.name, draft.description, location, draft.start,
             draft.end, begin, finish, draft.announce, draft.reminders, draft.repeat,
@@ -172,26 +185,26 @@ class GuildEvents:
                     entity_type=discord.EntityType.external,
                     privacy_level=discord.PrivacyLevel.guild_only,
                     location=location,
-                    reason=f"/event create by {by_name}",
+                    reason=_("/event create by {user}", user=by_name),
                 )
             except discord.HTTPException as exc:
                 await self.store.delete(row.id)
                 raise ValidationError(
-                    f"Discord refused to create the event {draft.name!r}: {discord_error(exc)}. "
-                    "Nothing was made."
-                ) from None
+                    _("Discord refused to create the event {name}: {error}. Nothing was made.",
+                      name=repr(draft.name), error=discord_error(exc))
+                ) from None  # fmt: skip
             row = await self.store.update(row.id, discord_id=made.id)
             try:
                 start_task, end_task = await self._schedule_pair(row, draft.start, draft.end)
             except Exception as exc:
-                await self._undo_discord(row, "its tasks could not be stored")
+                await self._undo_discord(row, lazy("its tasks could not be stored"))
                 await self.store.delete(row.id)
-                reason = str(exc) if isinstance(exc, ValidationError) else "an internal error"
+                reason = str(exc) if isinstance(exc, ValidationError) else _("an internal error")
                 log.warning("event %s: tasks not stored", row.id, exc_info=True)
                 raise ValidationError(
-                    f"The tasks of {draft.name!r} could not be stored ({reason}), so its Discord "
-                    "event was removed again. Nothing was made."
-                ) from None
+                    _("The tasks of {name} could not be stored ({reason}), so its Discord event "
+                      "was removed again. Nothing was made.", name=repr(draft.name), reason=reason)
+                ) from None  # fmt: skip
             try:
                 row = await self.store.update(
                     row.id, start_task=start_task, end_task=end_task, state="scheduled"
@@ -199,7 +212,7 @@ class GuildEvents:
             except Exception:
                 log.exception("event %s: binding not stored", row.id)
                 await self._cancel_tasks((start_task, end_task))
-                await self._undo_discord(row, "it could not be stored")
+                await self._undo_discord(row, lazy("it could not be stored"))
                 raise
         self.wake.set()
         return row
@@ -231,9 +244,10 @@ class GuildEvents:
             raise
         return start_task, end_task
 
-    async def _cancel_tasks(self, tasks: tuple[int | None, ...]) -> list[str]:
-        """Cancel each; the ones that could not be cancelled, as sentences."""
-        failed: list[str] = []
+    async def _cancel_tasks(self, tasks: tuple[int | None, ...]) -> list[Lazy]:
+        """Cancel each; the ones that could not be cancelled, as sentences (said later, maybe in
+        an alert channel's language)."""
+        failed: list[Lazy] = []
         for task in tasks:
             if task is None:
                 continue
@@ -241,22 +255,23 @@ class GuildEvents:
                 await self.tasks.cancel(task)
             except Exception as exc:
                 log.exception("cancelling task %s failed", task)
-                failed.append(f"task #{task}: {exc}")
+                failed.append(lazy("task #{task}: {error}", task=task, error=exc))
         return failed
 
-    async def _undo_discord(self, row: EventRow, why: str) -> None:
+    async def _undo_discord(self, row: EventRow, why: Lazy) -> None:
         if row.discord_id is None:
             return
         try:
-            await self.bot.http.delete_scheduled_event(row.guild_id, row.discord_id, reason=why)
+            await self.bot.http.delete_scheduled_event(row.guild_id, row.discord_id,
+                                                       reason=str(why))  # fmt: skip
         except discord.NotFound:
             return
         except discord.HTTPException as exc:
             await self.alert(
                 row,
-                f"{why}, and removing its Discord event failed too ({discord_error(exc)}): "
-                "delete the event in Discord by hand.",
-            )
+                lazy("{why}, and removing its Discord event failed too ({error}): delete the "
+                     "event in Discord by hand.", why=why, error=discord_error(exc)),
+            )  # fmt: skip
 
     async def recover(self) -> int:
         """Undo every create the bot died in the middle of: its tasks (found by their ids) are
@@ -269,7 +284,7 @@ class GuildEvents:
                     task = await self.tasks.find(row.server, name)
                     if task is not None:
                         await self._cancel_tasks((task,))
-            await self._undo_discord(row, "the bot stopped while making it")
+            await self._undo_discord(row, lazy("the bot stopped while making it"))
             await self.store.delete(row.id)
             log.warning("event %s (%s): a create cut short was undone", row.id, row.name)
             undone += 1
@@ -285,15 +300,16 @@ class GuildEvents:
         description: str | None,
         start: str | None,
         end: str | None,
-    ) -> tuple[EventRow, list[str]]:
+    ) -> tuple[EventRow, list[Lazy]]:
         """Change the Discord event and move the tasks, or change nothing."""
         async with self.lock(row.id):
             current = await self.store.get(row.id)
             if current is None or current.state != "scheduled":
-                state = current.state if current else "gone"
+                state = event_state(current.state if current else "gone")
                 raise ValidationError(
-                    f"{row.name!r} is {state}: only an event that has not started can be edited."
-                )
+                    _("{name} is {state}: only an event that has not started can be edited.",
+                      name=repr(row.name), state=state)
+                )  # fmt: skip
             row = current
             now = self.clock.now()
             tz = parse_timezone(row.timezone)
@@ -322,7 +338,7 @@ class GuildEvents:
                 changes["scheduled_end_time"] = finish.isoformat()
             if not changes:
                 raise ValidationError(
-                    "Nothing to change: give a new name, description, start or end."
+                    _("Nothing to change: give a new name, description, start or end.")
                 )
             new_tasks: tuple[int, int] | None = None
             if moved:  # the new tasks first: if Discord refuses, they go and the old ones stay
@@ -330,16 +346,16 @@ class GuildEvents:
             assert row.discord_id is not None
             try:
                 await self.bot.http.edit_scheduled_event(
-                    row.guild_id, row.discord_id, reason="/event edit", **changes
+                    row.guild_id, row.discord_id, reason=_("/event edit"), **changes
                 )
             except discord.HTTPException as exc:
                 if new_tasks is not None:
                     await self._cancel_tasks(new_tasks)
                 raise ValidationError(
-                    f"Discord refused the change to {row.name!r}: {discord_error(exc)}. "
-                    "Nothing was changed."
-                ) from None
-            notes: list[str] = []
+                    _("Discord refused the change to {name}: {error}. Nothing was changed.",
+                      name=repr(row.name), error=discord_error(exc))
+                ) from None  # fmt: skip
+            notes: list[Lazy] = []
             update: dict[str, Any] = {"name": title}
             if description is not None:
                 update["description"] = text
@@ -357,27 +373,30 @@ class GuildEvents:
         async with self.lock(row.id):
             current = await self.store.get(row.id)
             if current is None or current.state not in LIVE_STATES:
-                state = current.state if current else "gone"
-                raise ValidationError(f"{row.name!r} is already {state}.")
+                state = event_state(current.state if current else "gone")
+                raise ValidationError(
+                    _("{name} is already {state}.", name=repr(row.name), state=state)
+                )
             row = current
             if row.discord_id is not None:
                 try:
                     await self.bot.http.delete_scheduled_event(
-                        row.guild_id, row.discord_id, reason=f"/event cancel by {by_name}"
+                        row.guild_id,
+                        row.discord_id,
+                        reason=_("/event cancel by {user}", user=by_name),
                     )
                 except discord.NotFound:
                     pass  # already gone in Discord: the tasks go too
                 except discord.HTTPException as exc:
                     raise ValidationError(
-                        f"Discord refused to delete {row.name!r}: {discord_error(exc)}. Its "
-                        "tasks were kept, so the two still match."
-                    ) from None
+                        _("Discord refused to delete {name}: {error}. Its tasks were kept, so "
+                          "the two still match.", name=repr(row.name), error=discord_error(exc))
+                    ) from None  # fmt: skip
             failed = await self._cancel_tasks(row.tasks)
             row = await self.store.update(row.id, state="cancelled")
         if failed:
-            await self.alert(
-                row, "it was cancelled, but some tasks could not be: " + "; ".join(failed)
-            )
+            await self.alert(row, lazy("it was cancelled, but some tasks could not be: {tasks}",
+                                       tasks=_joined(failed)))  # fmt: skip
         self.wake.set()
         return row
 
@@ -394,9 +413,16 @@ class GuildEvents:
                 return
             if event.status in (discord.EventStatus.cancelled, discord.EventStatus.ended):
                 if event.status is discord.EventStatus.cancelled:
-                    await self._cancelled_in_discord(row, "cancelled")
+                    await self._cancelled_in_discord(
+                        row,
+                        lazy("it was cancelled in Discord, so its in-game tasks were cancelled."),
+                    )
                 elif row.state == "scheduled":  # ended by hand before it started: nothing runs
-                    await self._cancelled_in_discord(row, "ended before its start")
+                    await self._cancelled_in_discord(
+                        row,
+                        lazy("it was ended before its start in Discord, so its in-game tasks "
+                             "were cancelled."),
+                    )  # fmt: skip
                 return
             await self._follow_move(row, event)
         self.wake.set()
@@ -408,17 +434,19 @@ class GuildEvents:
         async with self.lock(row.id):
             row = await self.store.get(row.id) or row
             if row.state in LIVE_STATES:
-                await self._cancelled_in_discord(row, "deleted")
+                await self._cancelled_in_discord(
+                    row, lazy("it was deleted in Discord, so its in-game tasks were cancelled.")
+                )
         self.wake.set()
 
-    async def _cancelled_in_discord(self, row: EventRow, how: str) -> None:
+    async def _cancelled_in_discord(self, row: EventRow, text: Lazy) -> None:
         pending = (row.start_task, row.end_task) if row.state == "scheduled" else (row.end_task,)
         failed = await self._cancel_tasks(pending)
         await self.store.update(row.id, state="cancelled")
-        text = f"it was {how} in Discord, so its in-game tasks were cancelled."
+        said: list[Text] = [text]
         if failed:
-            text += " These could not be: " + "; ".join(failed)
-        await self.notice(row, text, problem=bool(failed))
+            said.append(lazy("These could not be: {tasks}", tasks=_joined(failed)))
+        await self.notice(row, said, problem=bool(failed))
 
     async def _follow_move(self, row: EventRow, event: discord.ScheduledEvent) -> None:
         begin = plan.whole_second(event.start_time)
@@ -453,9 +481,10 @@ class GuildEvents:
             log.exception("event %s: moving the tasks failed", row.id)
             await self.alert(
                 row,
-                f"it was moved in Discord to <t:{int(begin.timestamp())}:F>, but its tasks could "
-                f"not be moved ({exc}): they still run at the old times.",
-            )
+                lazy("it was moved in Discord to {start}, but its tasks could not be moved "
+                     "({error}): they still run at the old times.",
+                     start=f"<t:{int(begin.timestamp())}:F>", error=exc),
+            )  # fmt: skip
             return
         failed = await self._cancel_tasks(old)
         sent = tuple(o for o in row.reminders_sent if not moved_start)
@@ -463,15 +492,16 @@ class GuildEvents:
             row.id, start=begin, end=finish, start_task=start_task or None, end_task=end_task,
             name=event.name, reminders_sent=sent, revision=row.revision + 1,
         )  # fmt: skip
-        text = (
-            f"it was moved in Discord: the tasks now run at <t:{int(begin.timestamp())}:F> "
-            f"(start) and <t:{int(finish.timestamp())}:F> (end)."
-        )
+        said: list[Text] = [
+            lazy("it was moved in Discord: the tasks now run at {start} (start) and {end} (end).",
+                 start=f"<t:{int(begin.timestamp())}:F>", end=f"<t:{int(finish.timestamp())}:F>")
+        ]  # fmt: skip
         if len(announce) < len(row.announce):
-            text += " Countdowns longer than the time left were dropped."
+            said.append(lazy("Countdowns longer than the time left were dropped."))
         if failed:
-            text += " The old tasks could not all be cancelled: " + "; ".join(failed)
-        await self.notice(row, text, problem=bool(failed))
+            said.append(lazy("The old tasks could not all be cancelled: {tasks}",
+                             tasks=_joined(failed)))  # fmt: skip
+        await self.notice(row, said, problem=bool(failed))
 
     async def interested(
         self, event: discord.ScheduledEvent, user: discord.User, added: bool
@@ -489,7 +519,8 @@ class GuildEvents:
                 self.bot.http.add_role if added else self.bot.http.remove_role
             )
             try:
-                await call(row.guild_id, user.id, role, reason=f"interested in {row.name}")
+                await call(row.guild_id, user.id, role,
+                           reason=_("interested in {name}", name=row.name))  # fmt: skip
             except discord.HTTPException as exc:
                 log.warning("event %s: role for %s not changed: %s", row.id, user.id, exc)
 
@@ -500,19 +531,35 @@ class GuildEvents:
         own = server.config.alert_channel_id if server is not None else None
         return own or self.bot.settings.alert_channel_id
 
-    async def alert(self, row: EventRow, text: str) -> None:
+    def channel_locale(self, row: EventRow, channel: int | None) -> str:
+        """The language of what is posted about an event: DOOM_LOCALE, else the guild's."""
+        if channel is not None:
+            return self.bot.channel_locale(channel)
+        return self.guild_locale(self.bot.get_guild(row.guild_id))
+
+    async def alert(self, row: EventRow, text: Text | list[Text]) -> None:
         """A problem with an event, in the alert channel, naming the event."""
         await self.notice(row, text, problem=True)
 
-    async def notice(self, row: EventRow, text: str, *, problem: bool = False) -> None:
-        body = f"Event **{row.name}** (#{row.id} on {row.server}): {text}"
+    async def notice(
+        self, row: EventRow, text: Text | list[Text], *, problem: bool = False
+    ) -> None:
+        """Post about an event; lazy texts are said in the alert channel's language."""
+        channel = self._channel(row)
+        parts = text if isinstance(text, list) else [text]
+        with use_locale(self.channel_locale(row, channel)):
+            body = _("Event **{name}** (#{id} on {server}): {text}", name=row.name, id=row.id,
+                     server=row.server, text=" ".join(str(p) for p in parts))  # fmt: skip
+            title = _("Event problem") if problem else _("Event changed")
         if problem:
             self.alerts.append(body)
         log.log(logging.WARNING if problem else logging.INFO, "%s", body)
-        channel = self._channel(row)
         if channel is None:
             return
-        title = "Event problem" if problem else "Event changed"
         embed = discord.Embed(title=title, description=body[:4096],
                               colour=0xED4245 if problem else 0x5865F2)  # fmt: skip
         await self.bot.post(channel, embed=embed)
+
+
+def _joined(items: list[Lazy]) -> Joined:
+    return Joined(items, "; ")

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.errors import ValidationError
+from bot.i18n import _
 from bot.minecraft.handover import tellraw_all
 from bot.wallclock.when import (
     Spec,
@@ -73,11 +74,12 @@ def whole_second(when: datetime) -> datetime:
 def check_name(name: str) -> str:
     text = name.strip()
     if not text:
-        raise ValidationError("The event name is empty: give it 1 to 100 characters.")
+        raise ValidationError(_("The event name is empty: give it 1 to 100 characters."))
     if len(text) > MAX_NAME:
         raise ValidationError(
-            f"The event name is {len(text)} characters long; Discord allows at most {MAX_NAME}."
-        )
+            _("The event name is {n} characters long; Discord allows at most {limit}.",
+              n=len(text), limit=MAX_NAME)
+        )  # fmt: skip
     return text
 
 
@@ -86,9 +88,9 @@ def check_description(description: str | None) -> str | None:
         return None
     if len(description) > MAX_DESCRIPTION:
         raise ValidationError(
-            f"The description is {len(description)} characters long; Discord allows at most "
-            f"{MAX_DESCRIPTION}."
-        )
+            _("The description is {n} characters long; Discord allows at most {limit}.",
+              n=len(description), limit=MAX_DESCRIPTION)
+        )  # fmt: skip
     return description
 
 
@@ -98,25 +100,31 @@ def read_end(text: str | None, start: datetime, now: datetime, tz_name: str) -> 
     if text is None or not text.strip():
         return start + DEFAULT_LENGTH
     try:
-        end = start + timedelta(seconds=parse_duration(text, "The event's length"))
+        end = start + timedelta(seconds=parse_duration(text, _("The event's length")))
     except ValidationError:
         end = parse_when(text, now, parse_timezone(tz_name))
     if end <= start:
         raise ValidationError(
-            f"The end ({_show(end, tz_name)}) is not after the start ({_show(start, tz_name)}): "
-            "give a later end, or a length such as 2h."
-        )
+            _("The end ({end}) is not after the start ({start}): give a later end, or a length "
+              "such as 2h.", end=_show(end, tz_name), start=_show(start, tz_name))
+        )  # fmt: skip
     return end
 
 
 def check_offsets(offsets: tuple[int, ...], what: str, start: datetime, now: datetime) -> None:
     until = int((start - now).total_seconds())
     for offset in offsets:
-        if offset > until:
-            raise ValidationError(
-                f"The {what} offset {human(offset)} is longer than the time until the start "
-                f"({human(until)}): it could not be sent that early."
-            )
+        if offset <= until:
+            continue
+        if what == "reminder":
+            text = _("The reminder offset {offset} is longer than the time until the start "
+                     "({left}): it could not be sent that early.", offset=human(offset),
+                     left=human(until))  # fmt: skip
+        else:
+            text = _("The announce offset {offset} is longer than the time until the start "
+                     "({left}): it could not be sent that early.", offset=human(offset),
+                     left=human(until))  # fmt: skip
+        raise ValidationError(text)
 
 
 def _offsets(text: str | None, what: str) -> tuple[int, ...]:
@@ -161,9 +169,10 @@ def draft(
         form = parse_repeat(rule)
         if form[0] == "every" and form[1] < (finish - begin).total_seconds():
             raise ValidationError(
-                f"The event lasts {human(int((finish - begin).total_seconds()))} but repeats "
-                f"every {human(form[1])}: one occurrence would start before the last one ended."
-            )
+                _("The event lasts {length} but repeats every {every}: one occurrence would "
+                  "start before the last one ended.",
+                  length=human(int((finish - begin).total_seconds())), every=human(form[1]))
+            )  # fmt: skip
     return Draft(title, text, begin, finish, counts, reminds, rule, tz.key)
 
 
@@ -188,16 +197,18 @@ def task_id(name: str, event_id: int, role: str, revision: int = 0) -> str:
 
 def _tellraw(text: str) -> str:
     # the command itself is built on the Minecraft side (bot.minecraft.handover)
-    return tellraw_all([{"text": "[event] ", "color": "gold"}, {"text": text, "color": "white"}])
+    head = _("[event]") + " "  # the tag players see before an event's message
+    return tellraw_all([{"text": head, "color": "gold"}, {"text": text, "color": "white"}])
 
 
 def default_start_run(name: str) -> str:
-    """What runs at the start when the moderator gave no command: everyone online is told."""
-    return _tellraw(f"{name} starts now!")
+    """What runs at the start when the moderator gave no command: everyone online is told (in
+    the current locale: the caller sets the server's)."""
+    return _tellraw(_("{name} starts now!", name=name))
 
 
 def default_end_run(name: str) -> str:
-    return _tellraw(f"{name} is over. Thanks for playing!")
+    return _tellraw(_("{name} is over. Thanks for playing!", name=name))
 
 
 def discord_payload(

@@ -16,7 +16,9 @@ from typing import Any, TextIO
 
 import discord
 
-INTENT_MISSING = (
+from bot.i18n import _, lazy
+
+INTENT_MISSING = lazy(
     "The bot does not ask Discord for scheduled-event updates (the guild_scheduled_events "
     "intent): moves and cancels made in Discord's own UI would not reach the in-game tasks."
 )
@@ -26,9 +28,10 @@ def permission_sentence(perms: discord.Permissions, guild_name: str) -> str | No
     """Why /event cannot work with these permissions, or None when it can."""
     if perms.administrator or perms.create_events or perms.manage_events:
         return None
-    return (
-        f"The bot lacks the Create Events permission in {guild_name}: give its role Create "
-        "Events (or Manage Events) in Server Settings > Roles, or /event cannot make events."
+    return _(
+        "The bot lacks the Create Events permission in {guild}: give its role Create Events "
+        "(or Manage Events) in Server Settings > Roles, or /event cannot make events.",
+        guild=guild_name,
     )
 
 
@@ -36,14 +39,14 @@ def status_line(intents: discord.Intents, guild: discord.Guild | None) -> str:
     """One line for /status about Discord events in this guild."""
     problems: list[str] = []
     if not intents.guild_scheduled_events:
-        problems.append(INTENT_MISSING)
+        problems.append(str(INTENT_MISSING))
     if guild is not None and guild.me is not None:
         missing = permission_sentence(guild.me.guild_permissions, guild.name)
         if missing:
             problems.append(missing)
     if problems:
-        return "Discord events: " + " ".join(problems)
-    return "Discord events: ok (the bot may create and manage events and follows their changes)."
+        return _("Discord events: {problems}", problems=" ".join(problems))
+    return _("Discord events: ok (the bot may create and manage events and follows their changes).")
 
 
 def _permissions(member: dict[str, Any], roles: Sequence[dict[str, Any]], guild_id: int) -> int:
@@ -62,26 +65,26 @@ async def check_guilds(
     logged in as `me` (what ``static_login`` returned)."""
     ok = True
     # the intent is not privileged, so asking for it (bot.app does) is enough to get it
-    print(f"  Discord: logged in as {me.get('username')}; the guild_scheduled_events intent is "
-          "requested", file=out)  # fmt: skip
+    print("  " + _("Discord: logged in as {user}; the guild_scheduled_events intent is "
+                   "requested", user=me.get("username")), file=out)  # fmt: skip
     if not guild_ids:
-        print(
-            "  Discord events: no DOOM_GUILD_IDS set, so no guild's permissions checked", file=out
-        )
+        print("  " + _("Discord events: no DOOM_GUILD_IDS set, so no guild's permissions checked"),
+              file=out)  # fmt: skip
     for guild_id in guild_ids:
         try:
             member = await http.get_member(guild_id, int(me["id"]))
             roles = await http.get_roles(guild_id)
         except discord.HTTPException as exc:
             ok = False
-            print(f"  Discord events: guild {guild_id} NOT readable ({exc.status}): is the bot in "
-                  "it?", file=out)  # fmt: skip
+            print("  " + _("Discord events: guild {guild} NOT readable ({status}): is the bot "
+                           "in it?", guild=guild_id, status=exc.status), file=out)  # fmt: skip
             continue
         perms = discord.Permissions(_permissions(dict(member), [dict(r) for r in roles], guild_id))
-        problem = permission_sentence(perms, f"guild {guild_id}")
+        problem = permission_sentence(perms, _("guild {guild}", guild=guild_id))
         if problem is None:
-            print(f"  Discord events: guild {guild_id}: may create and manage events", file=out)
+            print("  " + _("Discord events: guild {guild}: may create and manage events",
+                           guild=guild_id), file=out)  # fmt: skip
         else:
             ok = False
-            print(f"  Discord events: {problem}", file=out)
+            print("  " + _("Discord events: {problems}", problems=problem), file=out)
     return ok

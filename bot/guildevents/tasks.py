@@ -16,6 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from bot.errors import ValidationError
+from bot.i18n import _
+from bot.i18n.words import run_outcome
 
 if TYPE_CHECKING:
     from bot.wallclock.scheduler import Scheduler
@@ -39,11 +41,12 @@ class TaskStatus:
 def task_failed(status: TaskStatus | None) -> str | None:
     """Why a task that was due did not run as it should, or None when it did (or is not due)."""
     if status is None:
-        return "its task is gone from the schedules"
+        return _("its task is gone from the schedules")
     if status.state == "missed":
-        return f"it was missed ({status.last_outcome or 'not run'})"
+        outcome = run_outcome(status.last_outcome) if status.last_outcome else _("not run")
+        return _("it was missed ({outcome})", outcome=outcome)
     if status.last_outcome is not None and not status.last_outcome.startswith(GOOD_OUTCOMES):
-        return status.last_outcome
+        return run_outcome(status.last_outcome)
     return None
 
 

@@ -22,6 +22,7 @@ from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, discord_error
 from bot.guildevents.tasks import task_failed
+from bot.i18n import _, lazy, use_locale
 from bot.store.guild_events import EventRow
 
 if TYPE_CHECKING:
@@ -90,6 +91,12 @@ class EventTimers:
             return earliest
 
     async def _step(self, row: EventRow) -> datetime | None:
+        # nobody asked: what is said (reminders, alerts, the next occurrence's location) is in
+        # the alert channel's language, DOOM_LOCALE else the guild's
+        with use_locale(self.events.channel_locale(row, self.events._channel(row))):
+            return await self._step_in_locale(row)
+
+    async def _step_in_locale(self, row: EventRow) -> datetime | None:
         now = self.events.clock.now()
         upcoming: list[datetime] = []
         async with self.events.lock(row.id):
@@ -136,30 +143,41 @@ class EventTimers:
             users = await self._interested_users(row)
         except discord.HTTPException as exc:
             await self.events.alert(
-                row, f"its reminder could not read who is interested ({discord_error(exc)})."
-            )
+                row, lazy("its reminder could not read who is interested ({error}).",
+                          error=discord_error(exc))
+            )  # fmt: skip
             users = []
         else:
             row = await self.events.store.update(row.id, interested=len(users))
         channel = self.bot.settings.event_channel_id or self.events._channel(row)
         if channel is None:
             return row
+        with use_locale(self.events.channel_locale(row, channel)):
+            return await self._post_reminder(row, channel, users)
+
+    async def _post_reminder(
+        self, row: EventRow, channel: int, users: list[discord.User]
+    ) -> EventRow:
         start = int(row.start.timestamp())
-        head = f"Reminder: **{row.name}** starts <t:{start}:R> (<t:{start}:F>) at {row.location}."
+        head = _("Reminder: **{name}** starts {relative} ({start}) at {location}.", name=row.name,
+                 relative=f"<t:{start}:R>", start=f"<t:{start}:F>",
+                 location=row.location)  # fmt: skip
         role = self.bot.settings.event_role_id
         allowed: discord.AllowedMentions
         if role is not None:
             for user in users:
                 try:
-                    await self.bot.http.add_role(row.guild_id, user.id, role,
-                                                 reason=f"interested in {row.name}")  # fmt: skip
+                    await self.bot.http.add_role(
+                        row.guild_id, user.id, role,
+                        reason=_("interested in {name}", name=row.name),
+                    )  # fmt: skip
                 except discord.HTTPException as exc:
                     log.warning("event %s: role for %s not given: %s", row.id, user.id, exc)
             chunks = [f"{head} <@&{role}>"]
             allowed = discord.AllowedMentions(roles=[discord.Object(role)], users=False)
         else:
             if not users:
-                head += " Nobody has pressed Interested yet."
+                head += " " + _("Nobody has pressed Interested yet.")
             chunks = mention_chunks(head, [u.mention for u in users])
             allowed = discord.AllowedMentions(users=list(users), roles=False)
         for content in chunks:
@@ -187,12 +205,12 @@ class EventTimers:
 
     async def _started(self, row: EventRow) -> EventRow:
         row = await self.events.store.update(row.id, state="active")
-        await self._set_status(row, discord.EventStatus.active, "the event's start time")
+        await self._set_status(row, discord.EventStatus.active, _("the event's start time"))
         return row
 
     async def _ended(self, row: EventRow) -> EventRow:
         row = await self.events.store.update(row.id, state="completed")
-        await self._set_status(row, discord.EventStatus.ended, "the event's end time")
+        await self._set_status(row, discord.EventStatus.ended, _("the event's end time"))
         if row.repeat:
             await self._next_occurrence(row)
         return row
@@ -204,7 +222,12 @@ class EventTimers:
             return row
         why = task_failed(await self.events.tasks.status(task))
         if why is not None:
-            await self.events.alert(row, f"its {role} command did not run as it should: {why}.")
+            text = (
+                _("its start command did not run as it should: {why}.", why=why)
+                if role == "start"
+                else _("its end command did not run as it should: {why}.", why=why)
+            )
+            await self.events.alert(row, text)
         return row
 
     async def _next_occurrence(self, row: EventRow) -> None:
@@ -214,10 +237,12 @@ class EventTimers:
         try:
             start = plan.next_start(row.repeat, anchor, row.timezone, max(now, row.start))
         except ValidationError as exc:
-            await self.events.alert(row, f"its next occurrence could not be planned: {exc}")
+            await self.events.alert(
+                row, _("its next occurrence could not be planned: {error}", error=exc)
+            )
             return
         if start is None:
-            await self.events.notice(row, "its repeat rule has no further occurrence.")
+            await self.events.notice(row, _("its repeat rule has no further occurrence."))
             return
         until = (start - now).total_seconds()
         draft = plan.Draft(
@@ -228,8 +253,8 @@ class EventTimers:
         guild = self.bot.get_guild(row.guild_id)
         server = self.bot.services.servers.get(row.server)
         if guild is None or server is None:
-            await self.events.alert(row, "its next occurrence could not be made: the guild or "
-                                         "the server is no longer known.")  # fmt: skip
+            await self.events.alert(row, _("its next occurrence could not be made: the guild or "
+                                           "the server is no longer known."))  # fmt: skip
             return
         try:
             made = await self.events.create(
@@ -237,8 +262,11 @@ class EventTimers:
                 by_id=row.created_by_id, by_name=row.created_by_name, anchor=anchor, previous=row,
             )  # fmt: skip
         except ValidationError as exc:
-            await self.events.alert(row, f"its next occurrence could not be made: {exc}")
+            await self.events.alert(
+                row, _("its next occurrence could not be made: {error}", error=exc)
+            )
             return
         await self.events.notice(
-            made, f"occurrence {made.occurrence} is planned for <t:{int(start.timestamp())}:F>."
-        )
+            made, _("occurrence {n} is planned for {start}.", n=made.occurrence,
+                    start=f"<t:{int(start.timestamp())}:F>")
+        )  # fmt: skip

@@ -27,6 +27,7 @@ from __future__ import annotations
 __all__ = [
     "DEFAULT_LOCALE",
     "N_",
+    "Joined",
     "Lazy",
     "Text",
     "_",
@@ -53,7 +54,7 @@ import gettext
 import io
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -266,6 +267,32 @@ class Lazy:
 def lazy(message: str, /, **params: Any) -> Lazy:
     """``message`` (with ``params``) to be translated when it is shown, see :class:`Lazy`."""
     return Lazy(message, params)
+
+
+class Joined(Lazy):
+    """Texts joined by ``sep`` when shown, each (a lazy one) in the locale current then: a list
+    of things that failed, made where no reader is known, said in an alert channel's language."""
+
+    __slots__ = ("items", "sep")
+
+    def __init__(self, items: Iterable[str | Lazy], sep: str = ", ") -> None:
+        super().__init__("", {})
+        self.items = tuple(items)
+        self.sep = sep
+
+    def __str__(self) -> str:
+        return self.sep.join(str(i) for i in self.items)
+
+    def __repr__(self) -> str:
+        return f"Joined({self.items!r}, {self.sep!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Joined):
+            return (self.items, self.sep) == (other.items, other.sep)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.items, self.sep))
 
 
 Text = str | Lazy  # what an error or a title may hold: a plain string, or a lazy one

@@ -37,12 +37,12 @@ from typing import Final
 
 from bot.errors import BotError, PackError
 from bot.events.event import Event
-from bot.i18n import N_
+from bot.i18n import N_, Joined, Lazy, Text, lazy
 from bot.minecraft.pack_client import MAX_PAGE, PackClient
 from bot.minecraft.tasks import TASK_LISTS, Task
 from bot.store.ledger import Entry, Ledger, Pending
 
-__all__ = ["ALERT_TYPE", "CrashGuard", "RestoreReport"]
+__all__ = ["ALERT_TYPE", "CrashGuard", "RestoreReport", "restored_count"]
 
 log = logging.getLogger(__name__)
 
@@ -59,32 +59,43 @@ _LABELS: Final = {
 
 @dataclass
 class RestoreReport:
-    """What one restore did, by kind (keys of _LABELS), as `id (detail)` strings."""
+    """What one restore did, by kind (keys of _LABELS), as `id (detail)` texts: lazy, so the
+    alert says them in its channel's language (bot.app.DoomBot.channel_locale)."""
 
     game_time: int = 0
-    reason: str = ""
-    done: dict[str, list[str]] = field(default_factory=dict)
+    reason: Text = ""
+    done: dict[str, list[Text]] = field(default_factory=dict)
 
-    def add(self, kind: str, text: str) -> None:
+    def add(self, kind: str, text: Text) -> None:
         items = self.done.setdefault(kind, [])
         if text not in items:  # a restore resumed after a drop says each thing once
             items.append(text)
 
-    def discard(self, kind: str, text: str) -> None:
+    def discard(self, kind: str, text: Text) -> None:
         if text in self.done.get(kind, []):
             self.done[kind].remove(text)
 
     def __bool__(self) -> bool:
         return any(self.done.values())
 
+    def texts(self) -> dict[str, list[str]]:
+        """Every item in the current locale, by kind."""
+        return {kind: [str(i) for i in items] for kind, items in self.done.items()}
+
     def event(self, server: str, seq: int) -> Event:
-        details = {
-            _LABELS[kind]: ", ".join(items)[:1000] for kind, items in self.done.items() if items
+        details: dict[str, Text] = {
+            _LABELS[kind]: Joined(items) for kind, items in self.done.items() if items
         }
         details[N_("why")] = self.reason  # N_: the alerts cog translates names as it shows them
         total = sum(len(v) for v in self.done.values())
         return Event(server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time,
                      MappingProxyType(details))  # fmt: skip
+
+
+def restored_count(event: Event) -> int | None:
+    """How many tasks a restore alert lists (its task_id reads "<n> task(s)"), else None."""
+    head = event.task_id.split(" ", 1)[0]
+    return int(head) if event.type == ALERT_TYPE and head.isdigit() else None
 
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -258,7 +269,7 @@ class CrashGuard:
         for clear_time, clear_serial in await self.ledger.unsettled_clears():
             for i, task in enumerate(present):
                 if i not in plan.claimed and task.n <= clear_serial:
-                    plan.remove(i, "cancelled", f"clear at {clear_time}")
+                    plan.remove(i, "cancelled", lazy("clear at {time}", time=clear_time))
         for entry in plan.finished:
             await self.ledger.set_state(entry.key, "done", now)
         for entry in plan.replaced:
@@ -279,13 +290,12 @@ class CrashGuard:
         return report
 
     @staticmethod
-    def _reason(pending: Pending, now: int) -> str:
+    def _reason(pending: Pending, now: int) -> Lazy:
+        reason = Lazy(pending.reason, {})  # stored in English; marked N_() where it is made
         if now < pending.last_time:
-            return (
-                f"{pending.reason}: it came back at game time {now} after the bot had seen "
-                f"{pending.last_time}"
-            )
-        return pending.reason
+            return lazy("{reason}: it came back at game time {now} after the bot had seen "
+                        "{seen}", reason=reason, now=now, seen=pending.last_time)  # fmt: skip
+        return reason
 
     def _compare(
         self, e: Entry, plan: _Plan, now: int, serial: int, seen: int, newer: dict[int, Entry]
@@ -300,20 +310,20 @@ class CrashGuard:
                 plan.remove(i, "cancelled", e.last_op)
         elif e.state in ("done", "replaced"):
             if i is not None and e.own and e.state == "done" and _would_rerun(e, now, seen):
-                plan.remove(i, "not_rerun", f"due {e.due}")
+                plan.remove(i, "not_rerun", lazy("due {due}", due=e.due))
         elif e.state in ("queue", "offline"):
             if task is not None and i is not None:
                 if task.list == "paused" and e.last_op == "resume":
                     plan.resumes.append(i)
                 elif task.list == "queue" and _would_rerun(e, now, seen, task.due):
-                    plan.remove(i, "not_rerun", f"due {task.due}")
+                    plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
                 elif (
                     task.list == "queue" and e.interval is not None and e.own
                     and e.as_player is None and now < task.due <= seen
                 ):  # fmt: skip
                     # repeating: its boundaries up to what the bot saw ran before the crash;
                     # it goes in again at the next one (once the saved copy is out)
-                    plan.remove(i, "not_rerun", f"due {task.due}")
+                    plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
                     plan.adds.append((e, _next_due(e, now, seen), False, i))
             elif lost and e.own and ran_before and e.state == "queue":
                 plan.finished.append(e)  # it ran before the crash; the record says so now
@@ -367,12 +377,13 @@ class CrashGuard:
                     done.append(i)
             for i in targets:
                 kind, why = plan.removals[i]
-                label = f"{task_id} ({why})"
+                label = lazy("{id} ({why})", id=task_id, why=why)
                 if i in done:
                     gone.add(i)
                     report.add(kind, label)
                 else:
-                    report.add("failed", f"{task_id}: another task with this id comes first")
+                    report.add("failed", lazy("{id}: another task with this id comes first",
+                                              id=task_id))  # fmt: skip
         plan.gone = gone
 
     async def _apply_moves(self, plan: _Plan, report: RestoreReport) -> None:
@@ -384,12 +395,13 @@ class CrashGuard:
                 task = plan.present[i]
                 first = plan.first(task.id, lists)
                 if first != i:
-                    report.add("failed", f"{task.id}: another task with this id comes first")
+                    report.add("failed", lazy("{id}: another task with this id comes first",
+                                              id=task.id))  # fmt: skip
                 elif await op(task.id):
                     report.add(kind, task.id)
                     plan.present[i] = replace(task, list="paused" if kind == "paused" else "queue")
                 else:
-                    report.add("failed", f"{task.id}: the pack no longer has it")
+                    report.add("failed", lazy("{id}: the pack no longer has it", id=task.id))
 
     async def _apply_adds(self, plan: _Plan, report: RestoreReport, now: int) -> None:
         for entry, target, paused, after in plan.adds:
@@ -398,9 +410,10 @@ class CrashGuard:
             adopted = plan.unclaimed_like(entry, target)
             if adopted is not None:
                 await self.ledger.adopt(entry.key, adopted, now)
-                report.add("rescheduled", f"{entry.task_id} (due {adopted.due})")
+                report.add("rescheduled", lazy("{id} (due {due})", id=entry.task_id,
+                                               due=adopted.due))  # fmt: skip
                 continue
-            label = f"{entry.task_id} (due {target})"
+            label = lazy("{id} (due {due})", id=entry.task_id, due=target)
             if not paused:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:
@@ -408,7 +421,7 @@ class CrashGuard:
             except BotError as e:
                 if not _retryable(e):
                     report.discard("rescheduled", label)
-                    report.add("failed", f"{entry.task_id}: {e}")
+                    report.add("failed", lazy("{id}: {error}", id=entry.task_id, error=e))
                     await self.ledger.set_state(entry.key, "done", now)
                     continue
                 raise
@@ -417,9 +430,11 @@ class CrashGuard:
                 instances = await self.pack.instances(entry.task_id)
                 waiting = [t for t in instances if t.list != "paused"]
                 if waiting and waiting[0].due == target and await self.pack.pause(entry.task_id):
-                    report.add("rescheduled", f"{entry.task_id} (paused, {target - now} left)")
+                    left = lazy("{id} (paused, {ticks} left)", id=entry.task_id, ticks=target - now)
+                    report.add("rescheduled", left)
                     continue
-                report.add("failed", f"{entry.task_id}: put in again but could not be paused")
+                report.add("failed", lazy("{id}: put in again but could not be paused",
+                                          id=entry.task_id))  # fmt: skip
 
     async def _schedule_again(self, entry: Entry, target: int) -> None:
         request = entry.request
@@ -461,7 +476,7 @@ class _Plan:
     def __init__(self, present: list[Task]) -> None:
         self.present = present
         self.claimed: set[int] = set()
-        self.removals: dict[int, tuple[str, str]] = {}
+        self.removals: dict[int, tuple[str, Text]] = {}
         self.pauses: list[int] = []
         self.resumes: list[int] = []
         # (row, due tick, pause it after, the index of a saved copy that must be out first)
@@ -491,7 +506,7 @@ class _Plan:
         unique in one timeline, and a rollback hands them out again)."""
         return any(not e.same_task(self.present[i]) for i in self._by_n.get(e.n, []))
 
-    def remove(self, i: int, kind: str, why: str) -> None:
+    def remove(self, i: int, kind: str, why: Text) -> None:
         self.removals.setdefault(i, (kind, why))
 
     def first(self, task_id: str, lists: tuple[str, ...]) -> int | None:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, Protocol
 
+from bot.i18n import _
+
 __all__ = [
     "UNKNOWN_SOFTWARE",
     "ServerSoftware",
@@ -100,7 +102,8 @@ class ServerSoftware:
         name = f"{self.name} + Carpet" if self.carpet else self.name
         version = f" {self.version}" if self.version else ""
         build = f" ({self.build})" if self.build else ""
-        how = {"log": "from latest.log", "rcon": "by RCON probes", "none": "not detected"}
+        how = {"log": _("from latest.log"), "rcon": _("by RCON probes"),
+               "none": _("not detected")}  # fmt: skip
         return f"{name}{version}{build}, {how[self.source]}"
 
 

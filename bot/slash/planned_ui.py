@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 
 from bot.i18n import _
+from bot.i18n.words import run_outcome, schedule_state
 from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import human
 
@@ -44,7 +45,7 @@ def _late(row: Schedule) -> str:
     if row.last_outcome is None:
         return ""
     late = "" if row.last_lateness is None else _(", {s} s late", s=f"{row.last_lateness:.1f}")
-    return _("; last run: {outcome}{late}", outcome=row.last_outcome, late=late)
+    return _("; last run: {outcome}{late}", outcome=run_outcome(row.last_outcome), late=late)
 
 
 def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
@@ -56,13 +57,15 @@ def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
     if row.state == "active" and row.next_due is None:
         when = _("running now")  # handed over, or waiting for its player
     elif row.state == "paused" or row.next_due is None:
-        when = str(row.state)
+        when = schedule_state(row.state)
     else:
         when = f"{stamp(row.next_due)} ({stamp(row.next_due, 'R')})"
         later = [t for t in upcoming if t > row.next_due][:2]
         if later:
             when += _(", then {times}", times=", ".join(stamp(t, "f") for t in later))
-    return f"`{row.task_id}` {when}, {when_text(row)}{_late(row)}\n  `{run}`"
+    head = _("`{id}` {when}, {repeats}{late}", id=row.task_id, when=when,
+             repeats=when_text(row), late=_late(row))  # fmt: skip
+    return f"{head}\n  `{run}`"
 
 
 def planned_embed(
@@ -72,7 +75,7 @@ def planned_embed(
     embed = discord.Embed(title=title, colour=0x57F287)
     embed.add_field(name=_("id"), value=f"`{row.task_id}`")
     embed.add_field(name=_("server"), value=row.server)
-    embed.add_field(name=_("state"), value=row.state)
+    embed.add_field(name=_("state"), value=schedule_state(row.state))
     embed.add_field(name=_("runs"), value=f"```\n{row.command[:1000]}\n```", inline=False)
     if upcoming and row.state == "active":
         lines = [f"{stamp(t)} ({stamp(t, 'R')})" for t in upcoming]
@@ -91,7 +94,7 @@ def planned_embed(
         lines = []
         for run in runs[:5]:
             late = "" if run.lateness is None else _(", {s} s late", s=f"{run.lateness:.2f}")
-            lines.append(f"{stamp(run.due)}: {run.outcome}{late}")
+            lines.append(f"{stamp(run.due)}: {run_outcome(run.outcome)}{late}")
         embed.add_field(name=_("last runs"), value="\n".join(lines), inline=False)
     embed.set_footer(text=_("planned #{n} by {name}", n=row.id, name=row.created_by.name))
     return embed

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.events.event import Event
+from bot.i18n import N_
 from bot.minecraft.tasks import Task
 from bot.store.db import Database
 
@@ -234,10 +235,10 @@ class Ledger:
                 if pending is not None:
                     return True
                 if 0 <= game_time < last_time or 0 <= serial < last_serial:
-                    why = (
-                        "its game time went back"
+                    why = (  # N_(): kept in English, translated where an alert shows it
+                        N_("its game time went back")
                         if 0 <= game_time < last_time
-                        else "its task serial went back"
+                        else N_("its task serial went back")
                     )
                     now_time, now_serial, _ = self._marks(db)
                     self._set_pending(db, Pending(now_time, now_serial, why, self._top_key(db)))

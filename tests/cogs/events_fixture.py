@@ -39,15 +39,18 @@ class EventHarness(Harness):
         await self.run_due()
 
 
-async def event_harness(tmp_path: Path, **settings: Any) -> AsyncIterator[EventHarness]:
+async def event_harness(
+    tmp_path: Path, *, server_locale: str = "en", guild_locale: str = "en-US", **settings: Any
+) -> AsyncIterator[EventHarness]:
     config = ServerConfig(name="main", rcon_port=1, rcon_password="x",  # type: ignore[arg-type]
-                          public_address="mc.example.org")  # fmt: skip
+                          public_address="mc.example.org", locale=server_locale)  # fmt: skip
     values = make_settings(tmp_path, [config], **settings)
     audit = AuditStore(tmp_path / "bot.sqlite3")
     server = build_server(values, config, audit)
     server.events = None  # no Minecraft server here: nothing to poll events from
     services = Services(values, {"main": server}, audit)
     harness = EventHarness(values, services)
+    harness.discord.guild_locale = guild_locale  # the guild's preferred locale, in its payload
     await harness.start()
     harness.clock = ManualClock(NOW)
     harness.tasks = MemoryTasks(harness.clock)

@@ -219,8 +219,14 @@ async def test_a_chinese_moderator_plans_lists_and_is_refused_in_chinese(
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert embed["title"] == "已按现实时间计划" and fields["重复"] == "一次"
     assert fields["错过时"] == "补运行一次", fields
+    assert fields["状态"] == "生效中", fields  # the stored "active", as this reader reads it
     listed = raw(await live.run_in(zh, "list", MOD, which="planned"))
     assert "main 的计划：1 个" in listed and "时间按你所在的时区显示" in listed, listed  # noqa: RUF001
+    await live.run_in(zh, "pause", MOD, id="raid")
+    listed = raw(await live.run_in(zh, "list", MOD, which="planned"))
+    assert "`raid` 已暂停，一次" in listed and "paused" not in listed, listed  # noqa: RUF001
+    assert stored(tmp_path) == [("raid", "paused")]  # the stored word stays English
+    assert "`raid` paused, once" in raw(await live.run("list", MOD, which="planned"))
     # English stays English for the next reader (the locale is per interaction)
     en = await live.run(
         "schedule", MOD, run="say hi", id="nope", when="in 5m", timezone="Moon/Base"

@@ -55,6 +55,24 @@ async def test_selftest_command_shows_every_line_to_the_admin(
     assert [p.payload["embeds"][0]["title"] for p in harness.posts(AUDIT_CHANNEL)] == ["/selftest"]
 
 
+async def test_selftest_answers_a_chinese_admin_in_chinese(
+    bot_on_live: tuple[Harness, Live],
+) -> None:
+    harness, live = bot_on_live
+    reply = await harness.run_in("zh-CN", "selftest", ADMIN)
+    text = reply.text
+    lines = (
+        "通过 标记任务：恰好在入队后 20 刻运行",  # noqa: RUF001
+        "通过 清理：它的任务、计分项和存储都已移除",  # noqa: RUF001
+        "通过 cancel_all 计数：计数 3，移除 3，剩余 0",  # noqa: RUF001
+    )
+    for line in lines:
+        assert line in text, text
+    assert "通过 重试次数：retry=2：运行 3 次，每次间隔 5 刻，然后 retry_exhausted" in text  # noqa: RUF001
+    assert "'main' 的自检通过" in text and "PASS" not in text and "失败" not in text, text
+    assert_clean(live)
+
+
 @pytest.mark.parametrize("user", [MOD, NOBODY], ids=["moderator", "nobody"])
 async def test_selftest_is_for_admins_only(bot_on_live: tuple[Harness, Live], user: object) -> None:
     harness, live = bot_on_live
@@ -88,3 +106,24 @@ def test_a_long_report_still_fits_one_message() -> None:
     message = selftest_message(result)
     assert len(message) <= MAX_MESSAGE
     assert "FAIL game time: frozen: run `tick unfreeze`" in message and "PASS check 39" in message
+
+
+def test_one_result_reads_in_each_readers_language() -> None:
+    """Made once (details are lazy), shown to a Chinese and an English reader."""
+    from bot.i18n import lazy, use_locale
+
+    result = SelftestResult("main")
+    result.add("FAIL", "marker task", lazy("the pack did not queue the marker task"))
+    result.add("WARN", "game time", lazy("not checked: the marker raised no event"))
+    with use_locale("zh_CN"):
+        assert result.lines() == [
+            "失败 标记任务：数据包没有将标记任务加入队列",  # noqa: RUF001
+            "警告 游戏时间：未检查：标记任务没有产生事件",  # noqa: RUF001
+            "'main' 的自检失败（1 项检查），1 个警告，用时 0.0 秒",  # noqa: RUF001
+        ]
+    assert result.lines() == [
+        "FAIL marker task: the pack did not queue the marker task",
+        "WARN game time: not checked: the marker raised no event",
+        "selftest of 'main' FAILED (1 check), 1 warning in 0.0 s",
+    ]
+    assert result.status_of("marker task") == "FAIL"  # the id stays English

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from bot.errors import PackError
+from bot.i18n import Text
 from bot.minecraft.selftest import facts
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 
@@ -63,7 +64,7 @@ class Base:
     ticking: bool
     _hostile_queued: str | None
 
-    def _add(self, status: Status, name: str, detail: str = "") -> None:
+    def _add(self, status: Status, name: str, detail: Text = "") -> None:
         self.result.add(status, name, detail)
 
     async def _game_time(self) -> int:

@@ -8,6 +8,7 @@ __all__ = ["PackChecks"]
 from pathlib import Path
 
 from bot.errors import PackError
+from bot.i18n import lazy
 from bot.minecraft.installer import PACK_ID, is_pack_enabled, pack_version_of
 from bot.minecraft.pack_input import snbt_string
 from bot.minecraft.selftest import facts
@@ -34,22 +35,29 @@ class PackChecks(Base):
         listed = facts.strip_codes(await rcon.command("datapack list enabled"))
         enabled = is_pack_enabled(listed)
         if enabled:
-            self._add("PASS", "pack enabled", f"{PACK_ID} is in `datapack list enabled`")
+            self._add("PASS", "pack enabled",
+                      lazy("{pack} is in `datapack list enabled`", pack=PACK_ID))  # fmt: skip
         elif is_pack_enabled(facts.strip_codes(await rcon.command("datapack list available"))):
             self._add(
                 "FAIL",
                 "pack enabled",
-                f"the server has {PACK_ID} but it is disabled: run `datapack enable "
-                f'"{PACK_ID}"` in the server console, or `python -m bot install-datapack` '
-                "(/setup), which enables it",
+                lazy(
+                    "the server has {pack} but it is disabled: run `datapack enable "
+                    '"{pack}"` in the server console, or `python -m bot install-datapack` '
+                    "(/setup), which enables it",
+                    pack=PACK_ID,
+                ),
             )
         else:
             self._add(
                 "FAIL",
                 "pack enabled",
-                f"the server does not list {PACK_ID}: install it with `python -m bot "
-                "install-datapack` (/setup) or copy datapack/ to <world>/datapacks/doom.schedule "
-                "and /reload",
+                lazy(
+                    "the server does not list {pack}: install it with `python -m bot "
+                    "install-datapack` (/setup) or copy datapack/ to "
+                    "<world>/datapacks/doom.schedule and /reload",
+                    pack=PACK_ID,
+                ),
             )
         expected = pack_version_of(self.pack_dir)
         try:
@@ -60,15 +68,21 @@ class PackChecks(Base):
             self._add(
                 "FAIL",
                 "pack version",
-                "doom.schedule:const version is not set: the pack's #load never ran; install "
-                "the pack (`python -m bot install-datapack`) or /reload",
+                lazy(
+                    "doom.schedule:const version is not set: the pack's #load never ran; "
+                    "install the pack (`python -m bot install-datapack`) or /reload"
+                ),
             )
         elif expected is not None and version != expected:
             self._add(
                 "FAIL",
                 "pack version",
-                f"the server runs doom.schedule {version}, the bot ships {expected}: update it "
-                "with `python -m bot install-datapack` (/setup)",
+                lazy(
+                    "the server runs doom.schedule {version}, the bot ships {expected}: update "
+                    "it with `python -m bot install-datapack` (/setup)",
+                    version=version,
+                    expected=expected,
+                ),
             )
         else:
             self._add("PASS", "pack version", f"doom.schedule {version}")
@@ -95,13 +109,18 @@ class PackChecks(Base):
             self._add(
                 "FAIL",
                 "function tags",
-                f"missing on the server: {', '.join(missing)}: its copy of the pack is "
-                "incomplete or disabled; reinstall it with `python -m bot install-datapack`",
+                lazy(
+                    "missing on the server: {tags}: its copy of the pack is incomplete or "
+                    "disabled; reinstall it with `python -m bot install-datapack`",
+                    tags=", ".join(missing),
+                ),
             )
         elif odd:
-            self._add("WARN", "function tags", f"unexpected answers: {'; '.join(odd)}")
+            self._add("WARN", "function tags",
+                      lazy("unexpected answers: {answers}", answers="; ".join(odd)))  # fmt: skip
         else:
-            self._add("PASS", "function tags", f"all {len(names)} public tags present")
+            self._add("PASS", "function tags",
+                      lazy("all {n} public tags present", n=len(names)))  # fmt: skip
 
     async def _check_budget(self) -> bool:
         """False when the budget is too small for the pack to run at all."""
@@ -109,23 +128,35 @@ class PackChecks(Base):
         cap = await facts.storage_int(self.rcon, "doom.schedule:data", "cfg.cap") or 100
         need = cap * PER_DUE_TASK + 100
         if rule is None:
-            self._add("WARN", "command budget", "the server answered neither gamerule name")
+            self._add("WARN", "command budget",
+                      lazy("the server answered neither gamerule name"))  # fmt: skip
             return True
         name, value = rule
         if value < MIN_BUDGET:
             self._add(
                 "FAIL",
                 "command budget",
-                f"gamerule {name} is {value}: not even one task fits in a tick; set it back "
-                f"with `gamerule {name} 65536`",
+                lazy(
+                    "gamerule {name} is {value}: not even one task fits in a tick; set it back "
+                    "with `gamerule {name} 65536`",
+                    name=name,
+                    value=value,
+                ),
             )
             return False
         elif value < need:
             self._add(
                 "WARN",
                 "command budget",
-                f"gamerule {name} is {value}, but {cap} due tasks a tick (cfg.cap) need about "
-                f"{need}: raise the gamerule or lower cfg.cap to {max(1, (value - 100) // 25)}",
+                lazy(
+                    "gamerule {name} is {value}, but {cap} due tasks a tick (cfg.cap) need "
+                    "about {need}: raise the gamerule or lower cfg.cap to {lower}",
+                    name=name,
+                    value=value,
+                    cap=cap,
+                    need=need,
+                    lower=max(1, (value - 100) // 25),
+                ),
             )
         else:
             self._add("PASS", "command budget", f"gamerule {name} = {value} (cfg.cap {cap})")
@@ -139,13 +170,21 @@ class PackChecks(Base):
         removed = await self.pack.cancel_all(task_id)
         after = await self.pack.count(task_id)
         if (counted, removed, after) == (MANY, MANY, 0):
-            self._add("PASS", "cancel_all counts", f"{MANY} counted, {MANY} removed, 0 left")
+            self._add("PASS", "cancel_all counts",
+                      lazy("{n} counted, {n} removed, 0 left", n=MANY))  # fmt: skip
         else:
             self._add(
                 "FAIL",
                 "cancel_all counts",
-                f"{MANY} tasks with one id: count said {counted}, cancel_all removed {removed}, "
-                f"{after} left; the pack on the server is not the bundled one: reinstall it",
+                lazy(
+                    "{n} tasks with one id: count said {counted}, cancel_all removed "
+                    "{removed}, {after} left; the pack on the server is not the bundled one: "
+                    "reinstall it",
+                    n=MANY,
+                    counted=counted,
+                    removed=removed,
+                    after=after,
+                ),
             )
 
     async def _schedule_hostile(self) -> str:
@@ -174,27 +213,39 @@ class PackChecks(Base):
                 self._add(
                     "FAIL",
                     name,
-                    "the log shows the bot's RCON commands echoed "
-                    f"({echo[0].split(']: ', 1)[-1].strip()[:80]}): every command is shown to "
-                    "online operators; "
-                    "set broadcast-rcon-to-ops=false in server.properties and restart",
+                    lazy(
+                        "the log shows the bot's RCON commands echoed ({line}): every command "
+                        "is shown to online operators; set broadcast-rcon-to-ops=false in "
+                        "server.properties and restart",
+                        line=echo[0].split("]: ", 1)[-1].strip()[:80],
+                    ),
                 )
             else:
-                self._add("PASS", name, "no echo of the bot's RCON commands in the log")
+                self._add("PASS", name, lazy("no echo of the bot's RCON commands in the log"))
         elif props.broadcast_rcon_to_ops:
             self._add(
                 "FAIL",
                 name,
-                f"true in {props.path}: every command the bot sends is shown to online "
-                "operators; set it to false and restart",
+                lazy(
+                    "true in {path}: every command the bot sends is shown to online "
+                    "operators; set it to false and restart",
+                    path=props.path,
+                ),
             )
         elif props.broadcast_rcon_to_ops is None:
             self._add(
                 "WARN",
                 name,
-                "unknown (no readable log or server.properties; vanilla's default is true, "
-                "which echoes every RCON command to operators)",
+                lazy(
+                    "unknown (no readable log or server.properties; vanilla's default is true, "
+                    "which echoes every RCON command to operators)"
+                ),
             )
         else:
-            why = "the log was not readable" if lines is None else "nothing reached the log"
-            self._add("PASS", name, f"false in {props.path} ({why} during the run)")
+            if lines is None:
+                why = lazy("false in {path} (the log was not readable during the run)",
+                           path=props.path)  # fmt: skip
+            else:
+                why = lazy("false in {path} (nothing reached the log during the run)",
+                           path=props.path)  # fmt: skip
+            self._add("PASS", name, why)

@@ -9,6 +9,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
+from bot.i18n import lazy
 from bot.minecraft.selftest import facts
 from bot.minecraft.selftest.base import (
     HOSTILE,
@@ -41,59 +42,84 @@ class TimedChecks(Base):
         self.ticking = ticks > 0
         pause, path = facts.pause_when_empty_seconds(self.server.config)
         if self.ticking:
-            self._add("PASS", "game time", f"advancing ({ticks} ticks in {seconds:.1f} s)")
+            self._add("PASS", "game time", lazy("advancing ({ticks} ticks in {seconds} s)",
+                                                ticks=ticks, seconds=f"{seconds:.1f}"))  # fmt: skip
         elif await facts.is_frozen(self.rcon):
             self._add(
                 "FAIL",
                 "game time",
-                "frozen (`tick freeze`): no task runs until someone runs `tick unfreeze`",
+                lazy("frozen (`tick freeze`): no task runs until someone runs `tick unfreeze`"),
             )
         elif pause is not None and pause > 0 and await facts.players_online(self.rcon) == 0:
             self._add(
                 "WARN",
                 "game time",
-                f"paused: nobody has been online for {pause} s (pause-when-empty-seconds), so "
-                "game-time tasks wait until a player joins, wall-clock ones do not; join, or "
-                "set pause-when-empty-seconds=0, and run the selftest again",
+                lazy(
+                    "paused: nobody has been online for {pause} s (pause-when-empty-seconds), "
+                    "so game-time tasks wait until a player joins, wall-clock ones do not; "
+                    "join, or set pause-when-empty-seconds=0, and run the selftest again",
+                    pause=pause,
+                ),
             )
         else:
             self._add(
                 "FAIL",
                 "game time",
-                f"stuck at {game} for {seconds:.1f} s although not frozen: the server is not "
-                "ticking (stalled, or stepped by hand); see its log",
+                lazy(
+                    "stuck at {game} for {seconds} s although not frozen: the server is not "
+                    "ticking (stalled, or stepped by hand); see its log",
+                    game=game,
+                    seconds=f"{seconds:.1f}",
+                ),
             )
         if pause is None:
             self._add(
                 "WARN",
                 "pause when empty",
-                "server.properties not readable: since 1.21.2 a server with nobody online "
-                "stops ticking after pause-when-empty-seconds (default 60); game-time tasks "
-                "then wait, wall-clock ones do not",
+                lazy(
+                    "server.properties not readable: since 1.21.2 a server with nobody online "
+                    "stops ticking after pause-when-empty-seconds (default 60); game-time "
+                    "tasks then wait, wall-clock ones do not"
+                ),
             )
         elif pause > 0:
             self._add(
                 "WARN",
                 "pause when empty",
-                f"pause-when-empty-seconds={pause} ({path}): {pause} s after the last player "
-                "leaves, the game time stops; game-time tasks then wait until someone joins, "
-                "wall-clock ones do not. Set it to 0 if tasks must run on an empty server",
+                lazy(
+                    "pause-when-empty-seconds={pause} ({path}): {pause} s after the last player "
+                    "leaves, the game time stops; game-time tasks then wait until someone "
+                    "joins, wall-clock ones do not. Set it to 0 if tasks must run on an empty "
+                    "server",
+                    pause=pause,
+                    path=path,
+                ),
             )
         else:
-            self._add("PASS", "pause when empty", f"off (pause-when-empty-seconds={pause})")
+            self._add("PASS", "pause when empty",
+                      lazy("off (pause-when-empty-seconds={pause})", pause=pause))  # fmt: skip
 
     async def _check_resume(self, due: int, before: int, after: int, kept: int | None) -> None:
         name = "pause/resume"
         task_id = self.ids["pause"]
         if kept is None or due < 0:
-            self._add("FAIL", name, "pausing a queued task left no paused task with its delay")
+            self._add("FAIL", name,
+                      lazy("pausing a queued task left no paused task with its delay"))  # fmt: skip
             return
         if not due - after <= kept <= due - before:
             self._add(
                 "FAIL",
                 name,
-                f"paused at game time {before}..{after} a task due at {due} kept {kept} ticks "
-                f"instead of {due - after}..{due - before}; reinstall the pack",
+                lazy(
+                    "paused at game time {before}..{after} a task due at {due} kept {kept} "
+                    "ticks instead of {low}..{high}; reinstall the pack",
+                    before=before,
+                    after=after,
+                    due=due,
+                    kept=kept,
+                    low=due - after,
+                    high=due - before,
+                ),
             )
             return
         deadline = time.monotonic() + 3.0
@@ -106,8 +132,12 @@ class TimedChecks(Base):
             self._add(
                 "FAIL",
                 name,
-                f"while paused the task changed ({still}); a paused task must keep its "
-                f"{kept} ticks",
+                lazy(
+                    "while paused the task changed ({task}); a paused task must keep its "
+                    "{kept} ticks",
+                    task=still,
+                    kept=kept,
+                ),
             )
             return
         before = await self._game_time()
@@ -115,26 +145,38 @@ class TimedChecks(Base):
         after = await self._game_time()
         back = await self.pack.show(task_id)
         if not resumed or back is None or back.list != "queue":
-            self._add("FAIL", name, "resume did not put the task back in the queue")
+            self._add("FAIL", name, lazy("resume did not put the task back in the queue"))
         elif not before + kept <= back.due <= after + kept:
             self._add(
                 "FAIL",
                 name,
-                f"resumed at {before}..{after} with {kept} ticks left, the task is due at "
-                f"{back.due} instead of {before + kept}..{after + kept}",
+                lazy(
+                    "resumed at {before}..{after} with {kept} ticks left, the task is due at "
+                    "{due} instead of {low}..{high}",
+                    before=before,
+                    after=after,
+                    kept=kept,
+                    due=back.due,
+                    low=before + kept,
+                    high=after + kept,
+                ),
             )
         else:
             self._add(
                 "PASS",
                 name,
-                f"kept its {kept} ticks while paused and is due {kept} ticks after resuming",
+                lazy(
+                    "kept its {kept} ticks while paused and is due {kept} ticks after resuming",
+                    kept=kept,
+                ),
             )
 
     async def _check_hostile(self, run: str) -> None:
         name = "hostile run text"
         queued = self._hostile_queued
         if queued is not None and queued != run:
-            self._add("FAIL", name, f"the queued command differs from the one sent: {queued!r}")
+            self._add("FAIL", name, lazy("the queued command differs from the one sent: {run}",
+                                         run=repr(queued)))  # fmt: skip
             return
         deadline = time.monotonic() + 3.0
         got = await self._read(STORAGE, "got")
@@ -142,15 +184,19 @@ class TimedChecks(Base):
             await asyncio.sleep(0.05)
             got = await self._read(STORAGE, "got")
         if got == HOSTILE:
-            self._add("PASS", name, "quotes, backslashes and non-ASCII ran exactly as given")
+            self._add("PASS", name, lazy("quotes, backslashes and non-ASCII ran exactly as given"))
         elif got is None:
-            self._add("FAIL", name, "the task did not run within 3 s of being due")
+            self._add("FAIL", name, lazy("the task did not run within 3 s of being due"))
         else:
             self._add(
                 "FAIL",
                 name,
-                f"the command ran but produced {got!r} instead of {HOSTILE!r}: the storage "
-                "input altered the text",
+                lazy(
+                    "the command ran but produced {got} instead of {sent}: the storage input "
+                    "altered the text",
+                    got=repr(got),
+                    sent=repr(HOSTILE),
+                ),
             )
 
     async def _ring(self) -> list[Event]:
@@ -160,7 +206,7 @@ class TimedChecks(Base):
     async def _check_marker(self, task: Task | None) -> None:
         """The marker's three runs: on time, each event delivered, retries counted."""
         if task is None:
-            self._add("FAIL", "marker task", "the pack did not queue the marker task")
+            self._add("FAIL", "marker task", lazy("the pack did not queue the marker task"))
             return
         expected = [("retry", "1"), ("retry", "0"), ("retry_exhausted", "0")]
         times = [task.due - 1 + k * RETRY_DELAY for k in range(len(expected))]
@@ -196,22 +242,33 @@ class TimedChecks(Base):
             self._add(
                 "FAIL",
                 "marker task",
-                f"queued to run at game time {task.due} ({MARKER_DELAY} ticks later), it "
-                "raised no event: the pack's tick does not run tasks (is it in #minecraft:tick?"
-                " see the log for errors)",
+                lazy(
+                    "queued to run at game time {due} ({delay} ticks later), it raised no "
+                    "event: the pack's tick does not run tasks (is it in #minecraft:tick? see "
+                    "the log for errors)",
+                    due=task.due,
+                    delay=MARKER_DELAY,
+                ),
             )
             return
         first = truth[0]
         late = first.details.get("late")
         if first.game_time != times[0] or late:
-            self._add(
-                "FAIL",
-                "marker task",
-                f"due {MARKER_DELAY} ticks after queueing (t={times[0]}), it ran at "
-                f"t={first.game_time}{f', {late} ticks late' if late else ''}",
-            )
+            detail = (
+                lazy("due {delay} ticks after queueing (t={due}), it ran at t={ran}, {late} "
+                     "ticks late", delay=MARKER_DELAY, due=times[0], ran=first.game_time,
+                     late=late)
+                if late
+                else lazy("due {delay} ticks after queueing (t={due}), it ran at t={ran}",
+                          delay=MARKER_DELAY, due=times[0], ran=first.game_time)
+            )  # fmt: skip
+            self._add("FAIL", "marker task", detail)
         else:
-            self._add("PASS", "marker task", f"ran exactly {MARKER_DELAY} ticks after queueing")
+            self._add(
+                "PASS",
+                "marker task",
+                lazy("ran exactly {delay} ticks after queueing", delay=MARKER_DELAY),
+            )
 
     def _seen(self) -> list[Event]:
         """The marker's events the probe delivered, in seq order."""
@@ -228,29 +285,45 @@ class TimedChecks(Base):
             self._add(
                 "FAIL",
                 "event source",
-                "the bot has no event source for this server it can read: set log_path to the "
-                "server's logs/latest.log, or event_source=rcon",
+                lazy(
+                    "the bot has no event source for this server it can read: set log_path to "
+                    "the server's logs/latest.log, or event_source=rcon"
+                ),
             )
             return
         kind = self.probe.kind
         if not truth:
-            self._add("WARN", "event source", "not checked: the marker raised no event")
+            self._add("WARN", "event source", lazy("not checked: the marker raised no event"))
         elif seen and seen[0].seq == truth[0].seq:
-            self._add("PASS", "event source", f"the marker's events arrived through {kind}")
-        elif self.probe.error is not None:
-            self._add("FAIL", "event source", f"reading {kind} failed: {self.probe.error}")
-        else:
-            hint = (
-                f"check that log_path ({self.server.config.log_path}) is the server's "
-                "logs/latest.log and that the pack's cfg.log is 1b"
-                if "log" in kind
-                else "check that the bot can poll the ring buffer over RCON"
+            self._add(
+                "PASS",
+                "event source",
+                lazy("the marker's events arrived through {source}", source=kind),
             )
+        elif self.probe.error is not None:
             self._add(
                 "FAIL",
                 "event source",
-                f"the pack raised event seq {truth[0].seq} but {kind} did not deliver it "
-                f"within {_EVENT_GRACE:g} s; {hint}",
+                lazy("reading {source} failed: {error}", source=kind, error=self.probe.error),
+            )
+        else:
+            hint = (
+                lazy("check that log_path ({path}) is the server's logs/latest.log and that the "
+                     "pack's cfg.log is 1b", path=self.server.config.log_path)
+                if self.probe.reads_log
+                else lazy("check that the bot can poll the ring buffer over RCON")
+            )  # fmt: skip
+            self._add(
+                "FAIL",
+                "event source",
+                lazy(
+                    "the pack raised event seq {seq} but {source} did not deliver it within "
+                    "{grace} s; {hint}",
+                    seq=truth[0].seq,
+                    source=kind,
+                    grace=f"{_EVENT_GRACE:g}",
+                    hint=hint,
+                ),
             )
 
     def _judge_retries(
@@ -259,22 +332,34 @@ class TimedChecks(Base):
         got = [(e.type, e.details.get("retry", "")) for e in truth]
         at = [e.game_time for e in truth]
         if not truth:
-            self._add("WARN", "retry counts", "not checked: the marker raised no event")
+            self._add("WARN", "retry counts", lazy("not checked: the marker raised no event"))
         elif got == expected and at == times:
             self._add(
                 "PASS",
                 "retry counts",
-                f"retry={RETRIES}: {RETRIES + 1} runs {RETRY_DELAY} ticks apart, then "
-                "retry_exhausted",
+                lazy(
+                    "retry={retries}: {runs} runs {delay} ticks apart, then retry_exhausted",
+                    retries=RETRIES,
+                    runs=RETRIES + 1,
+                    delay=RETRY_DELAY,
+                ),
             )
         else:
             runs = len(truth)
             self._add(
                 "FAIL",
                 "retry counts",
-                f"retry={RETRIES} gave {runs} run(s) ({', '.join(f'{k} retry={r}' for k, r in got)}"
-                f" at t={at}) instead of {RETRIES + 1} runs at t={times} ending in "
-                "retry_exhausted; the server's pack is not the bundled one: reinstall it",
+                lazy(
+                    "retry={retries} gave {runs} run(s) ({got} at t={at}) instead of {want} "
+                    "runs at t={times} ending in retry_exhausted; the server's pack is not the "
+                    "bundled one: reinstall it",
+                    retries=RETRIES,
+                    runs=runs,
+                    got=", ".join(f"{k} retry={r}" for k, r in got),
+                    at=at,
+                    want=RETRIES + 1,
+                    times=times,
+                ),
             )
 
     async def _start_probe(self) -> None:
@@ -289,13 +374,18 @@ class TimedChecks(Base):
     async def _check_tps(self) -> None:
         rate = await self.pack.tps()
         if not self.ticking:
-            self._add("WARN", "measured TPS", f"{rate:.1f} (the game time does not advance)")
+            self._add("WARN", "measured TPS", lazy("{tps} (the game time does not advance)",
+                                                   tps=f"{rate:.1f}"))  # fmt: skip
         elif rate >= _TPS_OK:
             self._add("PASS", "measured TPS", f"{rate:.1f}")
         else:
             self._add(
                 "WARN",
                 "measured TPS",
-                f"{rate:.1f}: below 20, a task due in N seconds of game time runs "
-                f"{20 / max(rate, 0.1):.1f} times later in wall-clock time",
+                lazy(
+                    "{tps}: below 20, a task due in N seconds of game time runs {factor} times "
+                    "later in wall-clock time",
+                    tps=f"{rate:.1f}",
+                    factor=f"{20 / max(rate, 0.1):.1f}",
+                ),
             )

@@ -20,6 +20,7 @@ from contextlib import aclosing
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import StoragePoller
+from bot.i18n import Lazy, lazy
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +80,15 @@ class EventProbe:
         self._task: asyncio.Task[None] | None = None
 
     @property
-    def kind(self) -> str:
+    def reads_log(self) -> bool:
+        return isinstance(self.source, LogTailer)
+
+    @property
+    def kind(self) -> Lazy:
+        """Where it reads, said in the report's language."""
         if isinstance(self.source, LogTailer):
-            return f"the log {self.source.path}"
-        return "the pack's ring buffer over RCON"
+            return lazy("the log {path}", path=self.source.path)
+        return lazy("the pack's ring buffer over RCON")
 
     async def start(self, limit: float = 5.0) -> bool:
         """Start reading; True once the source knows where it starts (a poller: after its

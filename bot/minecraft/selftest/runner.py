@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import BotError
+from bot.i18n import Joined, Lazy, lazy
 from bot.minecraft.installer import bundled_datapack
 from bot.minecraft.pack_input import snbt_string
 from bot.minecraft.selftest import facts
@@ -76,7 +77,7 @@ class Selftest(PackChecks, TimedChecks):
         try:
             await self._checks()
         except BotError as exc:  # the server went away or refused mid-run: say where
-            self._add("FAIL", self.stage, f"stopped the selftest: {exc}")
+            self._add("FAIL", self.stage, lazy("stopped the selftest: {error}", error=exc))
         finally:
             cleanup = asyncio.ensure_future(self._cleanup())
             try:
@@ -98,11 +99,16 @@ class Selftest(PackChecks, TimedChecks):
             self._add(
                 "FAIL",
                 "rcon",
-                f"{exc} Check rcon_host, rcon_port and rcon_password of {config.name!r} and "
-                "enable-rcon=true in server.properties.",
+                lazy(
+                    "{error} Check rcon_host, rcon_port and rcon_password of {server} and "
+                    "enable-rcon=true in server.properties.",
+                    error=exc,
+                    server=repr(config.name),
+                ),
             )
             return
-        self._add("PASS", "rcon", f"{config.rcon_host}:{config.rcon_port} answers")
+        self._add("PASS", "rcon", lazy("{host}:{port} answers", host=config.rcon_host,
+                                       port=config.rcon_port))  # fmt: skip
         self.stage = "server software"
         software = await self.server.ensure_software()
         known = software.family != "unknown"
@@ -116,9 +122,9 @@ class Selftest(PackChecks, TimedChecks):
         self.stage = "command budget"
         budget_ok = await self._check_budget()
         unusable = (
-            "not checked: the pack is not usable (see above)"
+            lazy("not checked: the pack is not usable (see above)")
             if not pack_ok
-            else "not checked: the command budget is too small (see command budget)"
+            else lazy("not checked: the command budget is too small (see command budget)")
         )
         pack_ok = pack_ok and budget_ok
         marker: Task | None = None
@@ -151,7 +157,7 @@ class Selftest(PackChecks, TimedChecks):
             self.stage = "marker task"
             await self._check_marker(marker)
         elif pack_ok:
-            why = "not checked: the game time does not advance (see game time)"
+            why = lazy("not checked: the game time does not advance (see game time)")
             for name in ("pause/resume", "hostile run text", "marker task", "event source"):
                 self._add("WARN", name, why)
             self._add("WARN", "retry counts", why)
@@ -185,14 +191,14 @@ class Selftest(PackChecks, TimedChecks):
             await self.probe.stop()
         if not self.touched:
             return
-        problems: list[str] = []
+        problems: list[Lazy] = []
         for task_id in self.ids.values() if self.queued else ():
             try:
                 await self.pack.cancel_all(task_id)
                 if await self.pack.count(task_id):
-                    problems.append(f"task {task_id} is still queued")
+                    problems.append(lazy("task {id} is still queued", id=task_id))
             except BotError as exc:
-                problems.append(f"cancelling {task_id}: {exc}")
+                problems.append(lazy("cancelling {id}: {error}", id=task_id, error=exc))
         commands = [
             f"scoreboard objectives remove {OBJECTIVE}",
             f"data remove storage {STORAGE} got",
@@ -203,13 +209,14 @@ class Selftest(PackChecks, TimedChecks):
             try:
                 await self.rcon.command(command)
             except BotError as exc:
-                problems.append(f"`{command}`: {exc}")
+                problems.append(lazy("`{command}`: {error}", command=command, error=exc))
         if problems:
             self._add(
                 "FAIL",
                 "cleanup",
-                f"{'; '.join(problems)}; the next selftest removes what is left (tasks "
-                f"{SELFTEST_PREFIX}{self.token}.*, objective {OBJECTIVE})",
-            )
+                lazy("{problems}; the next selftest removes what is left (tasks {tasks}, "
+                     "objective {objective})", problems=Joined(problems, "; "),
+                     tasks=f"{SELFTEST_PREFIX}{self.token}.*", objective=OBJECTIVE),
+            )  # fmt: skip
         else:
-            self._add("PASS", "cleanup", "its tasks, objective and storage are removed")
+            self._add("PASS", "cleanup", lazy("its tasks, objective and storage are removed"))
