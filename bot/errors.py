@@ -7,7 +7,7 @@ into a message, and callers must keep it that way.
 
 from __future__ import annotations
 
-from bot.i18n import Text, lazy
+from bot.i18n import Lazy, Text, lazy
 
 __all__ = [
     "BadPassword",
@@ -25,6 +25,12 @@ __all__ = [
 
 class BotError(Exception):
     """Base of every error the bot turns into a user-facing message."""
+
+    @property
+    def text(self) -> Text:
+        """The message as given (a lazy one stays lazy: said later in its reader's locale)."""
+        first = self.args[0] if len(self.args) == 1 else None
+        return first if isinstance(first, str | Lazy) else str(self)
 
 
 class ConfigError(BotError):

@@ -41,7 +41,7 @@ from typing import Literal
 
 from bot.config import ServerConfig
 from bot.errors import PackError
-from bot.i18n import _, ngettext
+from bot.i18n import _, lazy, ngettext
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.server_files import find_server_properties, read_properties
 
@@ -94,8 +94,11 @@ async def run_due_now(pack: PackClient) -> None:
     if "Unknown function" in reply or "Unknown or incomplete command" in reply:
         raise PackError(
             "not_installed",
-            f"Server {pack.server.name!r} has no doom.schedule:core/tick: the data pack is not "
-            "installed or not enabled.",
+            lazy(
+                "Server {name} has no doom.schedule:core/tick: the data pack is not installed or "
+                "not enabled.",
+                name=repr(pack.server.name),
+            ),
         )
 
 
@@ -201,7 +204,9 @@ async def players_online(pack: PackClient) -> int:
     reply = await pack.rcon.command("list")
     m = _LIST.match(reply)
     if not m:
-        raise PackError("bad_reply", f"Unexpected answer to `list`: {reply[:200]}")
+        raise PackError(
+            "bad_reply", lazy("Unexpected answer to `list`: {reply}", reply=reply[:200])
+        )
     return int(m.group(1))
 
 

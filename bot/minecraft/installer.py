@@ -148,6 +148,11 @@ async def read_pack_version(rcon: RconClient) -> str | None:
     )
 
 
+def _answer(reply: str) -> str:
+    """A server's answer as a step of the report (the server's own words are not translated)."""
+    return reply.strip() or _("(no answer)")
+
+
 def is_pack_enabled(datapack_list_reply: str) -> bool:
     """Whether a `datapack list enabled` reply names our pack."""
     return bool(_LISTED.search(datapack_list_reply))
@@ -210,9 +215,9 @@ class PackInstaller:
         # file changes, with the RCON client's own error.
         previous = await read_pack_version(self.rcon)
         existed = target.exists()
-        steps: list[str] = [f"version before: {previous}"]
+        steps: list[str] = [_("version before: {version}", version=previous)]
         await asyncio.to_thread(_replace_tree, source, target)
-        steps.append(f"copied {source} to {target}")
+        steps.append(_("copied {source} to {target}", source=source, target=target))
         action: Literal["installed", "upgraded", "reinstalled"]
         if not existed:
             action = "installed"
@@ -223,18 +228,18 @@ class PackInstaller:
 
         if self.software is None or self.software.family == "unknown":
             self.software = await detect_software(self.rcon, self.server.log_path)
-        steps.append(f"server software: {self.software.describe()}")
+        steps.append(_("server software: {software}", software=self.software.describe()))
         reload = self.software.reload_command
         reply = strip_colours(await self.rcon.command(reload))
-        steps.append(f"{reload}: {reply.strip() or '(no answer)'}")
+        steps.append(f"{reload}: {_answer(reply)}")
         if reload == "minecraft:reload" and reply.startswith("Unknown or incomplete command"):
             # Not a Bukkit server after all (detected from a stale log?): vanilla's own name.
             reply = strip_colours(await self.rcon.command("reload"))
-            steps.append(f"reload: {reply.strip() or '(no answer)'}")
+            steps.append(f"reload: {_answer(reply)}")
         elif reload == "reload" and "Are you sure you wish to reload" in reply:
             # Paper up to 1.21.6 took it as Bukkit's reload and only asked: nothing reloaded.
             reply = strip_colours(await self.rcon.command("minecraft:reload"))
-            steps.append(f"minecraft:reload: {reply.strip() or '(no answer)'}")
+            steps.append(f"minecraft:reload: {_answer(reply)}")
 
         def report(
             ok: bool,
@@ -271,7 +276,7 @@ class PackInstaller:
                 enabled_by_us,
             )
         version = await self._await_version(expected)
-        steps.append(f"version read back: {version}")
+        steps.append(_("version read back: {version}", version=version))
         if version is None:
             problem = _("the pack is enabled but never wrote its version (did its #load run?)")
             return report(False, problem, None, True, enabled_by_us)
@@ -295,7 +300,7 @@ class PackInstaller:
         while True:
             listed = await self.rcon.command("datapack list enabled")
             if is_pack_enabled(listed):
-                steps.append("datapack list enabled: listed")
+                steps.append(_("datapack list enabled: listed"))
                 return True, enabled_by_us
             now = loop.time()
             if not enabled_by_us and now >= settle:
@@ -305,7 +310,9 @@ class PackInstaller:
                     steps.append(f"datapack enable: {answer.strip()}")
                     enabled_by_us = True
             if now >= deadline:
-                steps.append(f"datapack list enabled: not listed ({listed.strip()[:200]})")
+                steps.append(
+                    _("datapack list enabled: not listed ({answer})", answer=listed.strip()[:200])
+                )
                 return False, enabled_by_us
             await asyncio.sleep(self.poll_interval)
 

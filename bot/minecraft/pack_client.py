@@ -139,7 +139,9 @@ class PackClient(PackReads):
         )
         new_id = out.get("id")
         if not isinstance(new_id, str):
-            raise PackError("bad_reply", "The pack scheduled the task but did not say its id.")
+            raise PackError(
+                "bad_reply", lazy("The pack scheduled the task but did not say its id.")
+            )
         return new_id
 
     async def stage(
@@ -260,7 +262,9 @@ class PackClient(PackReads):
             return int(m.group(1))
         if reply.startswith("Can't get value of"):
             return 0  # no task was ever scheduled on this world
-        raise PackError("bad_reply", f"Unexpected answer to reading #serial: {reply[:200]}")
+        raise PackError(
+            "bad_reply", lazy("Unexpected answer to reading #serial: {reply}", reply=reply[:200])
+        )
 
     async def instances(self, id: str) -> list[Task]:
         """Every task with this id, in the order the pack's ops search them (queue, offline,

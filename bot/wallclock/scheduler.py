@@ -30,7 +30,8 @@ from typing import Protocol
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
-from bot.i18n import N_, lazy, use_locale
+from bot.i18n import N_, Text, lazy, use_locale
+from bot.i18n.words import schedule_state
 from bot.minecraft import handover
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
@@ -266,10 +267,15 @@ class Scheduler:
             allowed = {"cancelled": ("active", "paused"), "paused": ("active",),
                        "active": ("paused",)}[state]  # fmt: skip
             if row.state not in allowed:
-                verb = {"cancelled": "cancelled", "paused": "paused", "active": "resumed"}[state]
+                # raised in the asker's locale context: the state word is said in it now
+                said = {"id": row.task_id, "state": schedule_state(row.state)}
                 raise ValidationError(
-                    lazy("The planned schedule `{id}` is {state}: it cannot be {verb}.",
-                         id=row.task_id, state=row.state, verb=verb)
+                    {"cancelled": lazy("The planned schedule `{id}` is {state}: it cannot be "
+                                       "cancelled.", **said),
+                     "paused": lazy("The planned schedule `{id}` is {state}: it cannot be "
+                                    "paused.", **said),
+                     "active": lazy("The planned schedule `{id}` is {state}: it cannot be "
+                                    "resumed.", **said)}[state]
                 )  # fmt: skip
             next_due = row.next_due
             if state == "active":
@@ -461,7 +467,10 @@ class Scheduler:
                     return
             try:
                 if server is None:
-                    raise PackError("no_server", f"The server {row.server!r} is not configured.")
+                    raise PackError(
+                        "no_server",
+                        lazy("The server {name} is not configured.", name=repr(row.server)),
+                    )
                 known = attempt > 0 and await handover.has_mark(server.pack, key)
                 if not known and not waiting_said and self.clock.now() > deadline:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
@@ -487,13 +496,17 @@ class Scheduler:
                     attempt += 1
                     await self._sleep(self.offline_retry)
                     continue
-                await self._finished_badly(row, run_id, due, f"failed: {e.code}", str(e))
+                await self._finished_badly(row, run_id, due, f"failed: {e.code}", e.text)
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
                 now = self.clock.now()
                 if now >= deadline and not waiting_said:
                     await self._finished_badly(
-                        row, run_id, due, "missed", f"the server was unreachable: {e}"
+                        row,
+                        run_id,
+                        due,
+                        "missed",
+                        lazy("the server was unreachable: {error}", error=e.text),
                     )
                     return
                 delay = self.backoff[min(attempt, len(self.backoff) - 1)]
@@ -520,7 +533,7 @@ class Scheduler:
                 await handover.forget_mark(server.pack, key)
 
     async def _finished_badly(
-        self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: str
+        self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: Text
     ) -> None:
         state: State | None = "missed" if row.kind == "at" else None
         await self.store.finish_run(run_id, outcome, state=state)
@@ -531,7 +544,7 @@ class Scheduler:
     _DETAIL_NAMES = (N_("schedule"), N_("due"), N_("late"), N_("skipped"), N_("player"),
                      N_("reason"))  # fmt: skip
 
-    def _alert(self, row: Schedule, kind: str, due: datetime, **details: str) -> None:
+    def _alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
         fields = {"schedule": f"#{row.id}", "due": f"<t:{int(due.timestamp())}:F>", **details}
         event = Event(row.server, next(self._event_seq), kind, row.task_id, -1,
                       MappingProxyType(fields))  # fmt: skip
