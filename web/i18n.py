@@ -18,9 +18,12 @@ from __future__ import annotations
 
 __all__ = ["install", "request_locale"]
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from quart import request
 
 from bot.i18n import N_, _, current_locale, formats, ngettext, pgettext, pick, set_locale
@@ -77,6 +80,18 @@ def duration_filter(value: float | timedelta) -> str:
     return formats.duration(value)
 
 
+def per_render(func: Callable[..., str]) -> Callable[..., str]:
+    """``func`` as a filter Jinja calls at each render: it folds a plain filter of a constant
+    (``{{ 'planned'|choice }}``) once, when it compiles the template, in that request's locale,
+    and caches the result for every reader after; a context filter it never folds."""
+
+    @pass_context
+    def filter_(context: Context, value: Any, *args: Any, **kwargs: Any) -> str:
+        return func(value, *args, **kwargs)
+
+    return filter_
+
+
 def install(app: Quart) -> None:
     """Give ``app`` (the dashboard, or an extension's app) the request locale, and its Jinja
     environment the bot's translations. Install it before any other ``before_request`` hook:
@@ -92,13 +107,14 @@ def install(app: Quart) -> None:
         _, ngettext, newstyle=False, pgettext=pgettext
     )
     env.globals["html_lang"] = html_lang
-    env.filters.update(
-        number=formats.number,
-        decimal=formats.decimal,
-        datetime=datetime_filter,
-        relative=relative_filter,
-        duration=duration_filter,
-        ticks_duration=formats.ticks_duration,
-        choice=choice_name,
-        rank=rank_name,
-    )
+    filters: dict[str, Callable[..., str]] = {
+        "number": formats.number,
+        "decimal": formats.decimal,
+        "datetime": datetime_filter,
+        "relative": relative_filter,
+        "duration": duration_filter,
+        "ticks_duration": formats.ticks_duration,
+        "choice": choice_name,
+        "rank": rank_name,
+    }
+    env.filters.update({name: per_render(f) for name, f in filters.items()})
