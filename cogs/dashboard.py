@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import _
+from bot.i18n import N_, _
 from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
@@ -23,13 +23,15 @@ log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
 
+# the page's texts come translated from index() (an inline template is not extracted); the
+# descriptions are the command tree's, whose translations the catalog has (no context)
 COMMANDS_PAGE = """{% extends "base.html" %}
-{% block title %}Commands{% endblock %}
+{% block title %}{{ heading }}{% endblock %}
 {% block main %}
-<h1>Slash commands</h1>
-<p>Everything the dashboard does is also a slash command in Discord.</p>
+<h1>{{ heading }}</h1>
+<p>{{ intro }}</p>
 <dl>{% for name, text in commands %}
-<dt><code>/{{ name }}</code></dt><dd>{{ text }}</dd>
+<dt><code>/{{ name }}</code></dt><dd>{{ _(text) }}</dd>
 {% endfor %}</dl>
 {% endblock %}"""
 
@@ -52,7 +54,10 @@ def _blueprint(bot: DoomBot) -> Any:
             for c in bot.tree.walk_commands()
             if isinstance(c, app_commands.Command)
         )
-        return await render_template_string(COMMANDS_PAGE, commands=found, user=g.user)
+        return await render_template_string(
+            COMMANDS_PAGE, commands=found, user=g.user, heading=_("Slash commands"),
+            intro=_("Everything the dashboard does is also a slash command in Discord."),
+        )  # fmt: skip
 
     return pages
 
@@ -60,7 +65,7 @@ def _blueprint(bot: DoomBot) -> Any:
 class DashboardCog(commands.Cog, name="Dashboard"):
     """Login links to the web dashboard, and its Commands page."""
 
-    web_label = "Commands"
+    web_label = N_("Commands")  # translated in the navigation
 
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot

@@ -26,6 +26,8 @@ import discord
 from discord.ext import commands
 
 from bot import errors
+from bot.i18n import N_, _
+from bot.i18n.formats import number
 from web.context import WebError, WebUser, state
 
 if TYPE_CHECKING:
@@ -52,15 +54,17 @@ class ScheduleRequest:
 
     def validate(self) -> None:
         if not 1 <= len(self.run) <= MAX_RUN:
-            raise errors.ValidationError(f"The command must be 1 to {MAX_RUN} characters long.")
+            raise errors.ValidationError(
+                _("The command must be 1 to {max} characters long.", max=number(MAX_RUN))
+            )
         if not 0 <= self.time <= MAX_INT:
-            raise errors.ValidationError(f"The delay must be 0 to {MAX_INT}.")
+            raise errors.ValidationError(_("The delay must be 0 to {max}.", max=number(MAX_INT)))
         if self.unit not in UNITS:
-            raise errors.ValidationError(f"The unit is one of {', '.join(UNITS)}.")
+            raise errors.ValidationError(_("The unit is one of {units}.", units=", ".join(UNITS)))
         if self.id is not None and not 1 <= len(self.id) <= 64:
-            raise errors.ValidationError("A task id is 1 to 64 characters long.")
+            raise errors.ValidationError(_("A task id is 1 to 64 characters long."))
         if not 0 <= self.retry <= 1000:
-            raise errors.ValidationError("Retries must be 0 to 1000.")
+            raise errors.ValidationError(_("Retries must be 0 to 1000."))
 
 
 def server_named(name: str) -> ServerServices:
@@ -68,8 +72,9 @@ def server_named(name: str) -> ServerServices:
     try:
         return servers[name]
     except KeyError:
-        known = ", ".join(sorted(servers)) or "none"
-        raise WebError(404, f"There is no server called {name!r} (configured: {known}).") from None
+        known = ", ".join(sorted(servers)) or _("none")
+        raise WebError(404, _("There is no server called {name} (configured: {known}).",
+                              name=repr(name), known=known)) from None  # fmt: skip
 
 
 async def audit(
@@ -86,10 +91,11 @@ async def audit(
     channel_id = web.bot.audit_channel_id(server)
     if channel_id is None:
         return
-    embed = discord.Embed(title=f"/{action} (web)", description=outcome[:4096], colour=0x5865F2)
+    title = _("/{action} (web)", action=action)
+    embed = discord.Embed(title=title, description=outcome[:4096], colour=0x5865F2)
     embed.set_author(name=f"{user.name} ({user.id})")
     if name:
-        embed.add_field(name="server", value=name)
+        embed.add_field(name=_("server"), value=name)
     for key, value in list(request.items())[:20]:
         if value is not None:
             embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
@@ -106,35 +112,47 @@ async def schedule(
     else:
         task_id = req.id or f"{DYNAMIC_PREFIX}{user.session.sid[:8]}"
         await server.pack.schedule(req.run, req.time, req.unit, task_id, retry=req.retry)
-    outcome = f"Scheduled `{task_id}` on {server.name}."
+    outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=server.name)
     await audit(user, server, "schedule", asdict(req), outcome)
     return outcome, await server.pack.show(task_id)
 
 
 async def cancel(user: WebUser, server: ServerServices, task_id: str) -> str:
     done = await server.pack.cancel_one(task_id)
-    outcome = f"Cancelled `{task_id}`." if done else f"No task `{task_id}` on {server.name}."
+    outcome = (
+        _("Cancelled `{id}`.", id=task_id)
+        if done
+        else _("No task `{id}` on {server}.", id=task_id, server=server.name)
+    )
     await audit(user, server, "cancel", {"id": task_id}, outcome)
     return outcome
 
 
 async def pause(user: WebUser, server: ServerServices, task_id: str) -> str:
     done = await server.pack.pause(task_id)
-    outcome = f"Paused `{task_id}`." if done else f"No queued task `{task_id}` on {server.name}."
+    outcome = (
+        _("Paused `{id}`.", id=task_id)
+        if done
+        else _("No queued task `{id}` on {server}.", id=task_id, server=server.name)
+    )
     await audit(user, server, "pause", {"id": task_id}, outcome)
     return outcome
 
 
 async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
     done = await server.pack.resume(task_id)
-    outcome = f"Resumed `{task_id}`." if done else f"No paused task `{task_id}` on {server.name}."
+    outcome = (
+        _("Resumed `{id}`.", id=task_id)
+        if done
+        else _("No paused task `{id}` on {server}.", id=task_id, server=server.name)
+    )
     await audit(user, server, "resume", {"id": task_id}, outcome)
     return outcome
 
 
 async def clear(user: WebUser, server: ServerServices) -> str:
     removed = await server.pack.clear()
-    outcome = f"Removed {removed} task(s) from {server.name}."
+    outcome = _("Removed {n} task(s) from {server}.", n=removed, server=server.name)
     await audit(user, server, "clear", {}, outcome)
     return outcome
 
@@ -143,16 +161,22 @@ async def change_planned(user: WebUser, server: ServerServices, plan_id: str, ve
     """Pause, resume or cancel one wall-clock schedule of this server (services.scheduler)."""
     scheduler = state().services.scheduler
     if scheduler is None:
-        raise WebError(404, "Wall-clock schedules are not enabled.")
+        raise WebError(404, _("Wall-clock schedules are not enabled."))
     changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
     if verb not in changes or not plan_id.isdigit():
-        raise WebError(404, f"{verb!r} is not something a schedule can do.")
+        raise WebError(404, _("{verb} is not something a schedule can do.", verb=repr(verb)))
     row = await scheduler.get(int(plan_id))
     if row is None or row.server != server.name:
-        raise WebError(404, f"There is no planned schedule #{plan_id} on {server.name}.")
+        raise WebError(404, _("There is no planned schedule #{id} on {server}.", id=plan_id,
+                              server=server.name))  # fmt: skip
     changed = await changes[verb](row.id)  # the scheduler's sentence when it cannot
-    past = {"cancel": "Cancelled", "pause": "Paused", "resume": "Resumed"}[verb]
-    outcome = f"{past} planned `{changed.task_id}` on {server.name}."
+    # whole sentences, not a verb spliced in: other languages do not put it first
+    said = {
+        "cancel": N_("Cancelled planned `{id}` on {server}."),
+        "pause": N_("Paused planned `{id}` on {server}."),
+        "resume": N_("Resumed planned `{id}` on {server}."),
+    }
+    outcome = _(said[verb], id=changed.task_id, server=server.name)
     await audit(user, server, verb, {"planned": changed.task_id}, outcome)
     return outcome
 
@@ -161,7 +185,7 @@ async def reload_extension(user: WebUser, name: str) -> str:
     bot = state().bot
     known = {*state().settings.extensions, *bot.extensions}
     if name not in known:
-        raise errors.ValidationError(f"Unknown extension {name!r}.")
+        raise errors.ValidationError(_("Unknown extension {name}.", name=repr(name)))
     try:
         if name in bot.extensions:
             await bot.reload_extension(name)
@@ -169,9 +193,9 @@ async def reload_extension(user: WebUser, name: str) -> str:
             await bot.load_extension(name)
     except commands.ExtensionError as exc:
         log.exception("reloading %s failed", name)
-        outcome = f"Reloading {name} failed: {exc.__cause__ or exc}"
+        outcome = _("Reloading {name} failed: {error}", name=name, error=exc.__cause__ or exc)
     else:
         bot.failed_extensions.pop(name, None)
-        outcome = f"Reloaded {name}."
+        outcome = _("Reloaded {name}.", name=name)
     await audit(user, None, "reload", {"extension": name}, outcome)
     return outcome

@@ -18,6 +18,7 @@ from quart import Blueprint, g
 from quart_schema import tag, validate_request
 
 from bot import errors
+from bot.i18n import N_, _
 from bot.slash.permissions import Rank
 from web import actions
 from web.actions import ScheduleRequest, server_named
@@ -81,7 +82,8 @@ async def tasks(name: str, which: str) -> Any:
     tasks with exactly that id."""
     server = server_named(name)
     if which not in LISTS:
-        raise WebError(404, f"{which!r} is not a list: queue, offline, paused or planned.")
+        raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
+                              list=repr(which)))  # fmt: skip
     number, search = page_args()
     rows, total = await list_page(server, which, number, search)
     return {"server": name, "list": which, "page": number, "total": total, "tasks": rows}
@@ -98,7 +100,7 @@ async def show(name: str, task_id: str) -> Any:
     except errors.BotError as exc:
         return _refusal(exc)
     if task is None:
-        raise WebError(404, f"No task `{task_id}` on {server.name}.")
+        raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
     return task_row(task, server)
 
 
@@ -126,7 +128,7 @@ async def change(name: str, task_id: str, verb: str) -> Any:
     server = server_named(name)
     verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume}
     if verb not in verbs:
-        raise WebError(404, f"{verb!r} is not something a task can do.")
+        raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:
         return {"outcome": await verbs[verb](g.user, server, task_id)}
     except errors.BotError as exc:
@@ -150,12 +152,12 @@ async def change_planned(name: str, plan_id: str, verb: str) -> Any:
 @tag(["tasks"])
 @validate_request(ClearRequest)
 @write_limit
-@action(Rank.ADMIN, "clear the queue")
+@action(Rank.ADMIN, N_("clear the queue"))
 async def clear(name: str, data: ClearRequest) -> Any:
     """Remove every task (admins); the body must say `{"confirm": true}`."""
     server = server_named(name)
     if not data.confirm:
-        raise WebError(400, 'Send {"confirm": true} to clear the queue.')
+        raise WebError(400, _("Send {body} to clear the queue.", body='{"confirm": true}'))
     return {"outcome": await actions.clear(g.user, server)}
 
 

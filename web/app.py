@@ -28,7 +28,8 @@ from quart_rate_limiter import RateLimiter, RateLimitExceeded
 from quart_schema import QuartSchema, RequestSchemaValidationError
 
 from bot.config import Settings
-from web import api, audit, auth, events, extensions, metrics, servers, tasks
+from bot.i18n import N_, _
+from web import api, audit, auth, events, extensions, i18n, metrics, servers, tasks
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import HostBot, WebError, WebState
 
@@ -55,13 +56,16 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
 
-async def _error_page(status: int, message: str) -> Any:
+TITLES = {401: N_("Log in first"), 403: N_("Not allowed"), 404: N_("Not found"),
+          429: N_("Slow down")}  # fmt: skip
+
+
+async def _error_page(status: int, message: object) -> Any:
+    text = str(message)  # a lazy text comes out in the request's locale here
     if _wants_json():
-        return {"error": message}, status
-    title = {401: "Log in first", 403: "Not allowed", 404: "Not found", 429: "Slow down"}.get(
-        status, "Something went wrong"
-    )
-    return await render_template("message.html", title=title, message=message), status
+        return {"error": text}, status
+    title = _(TITLES.get(status, N_("Something went wrong")))
+    return await render_template("message.html", title=title, message=text), status
 
 
 def _install_handlers(app: Quart) -> None:
@@ -71,22 +75,23 @@ def _install_handlers(app: Quart) -> None:
 
     @app.errorhandler(RateLimitExceeded)
     async def too_many(exc: RateLimitExceeded) -> Any:
-        response = await _error_page(429, "Too many attempts in a short time: wait a minute.")
+        response = await _error_page(429, _("Too many attempts in a short time: wait a minute."))
         return response
 
     @app.errorhandler(RequestSchemaValidationError)
     async def bad_body(exc: RequestSchemaValidationError) -> Any:
-        return {"error": f"The request body does not fit the schema: {exc.validation_error}"}, 400
+        error = _("The request body does not fit the schema: {error}", error=exc.validation_error)
+        return {"error": error}, 400
 
     @app.errorhandler(404)
     async def not_found(exc: Exception) -> Any:
-        return await _error_page(404, "There is no such page.")
+        return await _error_page(404, _("There is no such page."))
 
     @app.errorhandler(Exception)
     async def unexpected(exc: Exception) -> Any:
         ref = secrets.token_hex(4)
         log.exception("web: unexpected error %s on %s %s", ref, request.method, request.path)
-        return await _error_page(500, f"Unexpected error; quote {ref} to the admins.")
+        return await _error_page(500, _("Unexpected error; quote {ref} to the admins.", ref=ref))
 
     app.jinja_env.filters["ticks"] = ticks
 
@@ -144,6 +149,7 @@ class HostApp(Quart):
                 sub.config[key] = self.config.get(key)
             sub.config["DOOM_HOST"] = self
             sub.secret_key = self.secret_key
+            i18n.install(sub)
             _install_handlers(sub)
             sub.register_blueprint(blueprint, url_prefix=PLUGIN_PREFIX + blueprint.name)
             await sub.startup()
@@ -216,6 +222,7 @@ def create_app(
         security_schemes={"bearer": {"type": "http", "scheme": "bearer"}},
         security=[{"bearer": []}],
     )  # fmt: skip
+    i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
     for module in (auth, servers, tasks, events, audit, extensions, api, metrics):
         app.register_blueprint(module.blueprint)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, g, render_template, request
 
+from bot.i18n import N_, _
 from web.auth import page
 from web.context import WebError, state
 
@@ -30,22 +31,24 @@ def mutation_json(m: Mutation) -> dict[str, Any]:
 
 
 def _int_arg(name: str, what: str) -> int | None:
+    """The whole number in ``?name=``; ``what`` (marked with N_) names it in the refusal."""
     text = request.args.get(name, "").strip()
     if not text:
         return None
     try:
         return int(text)
     except ValueError:
-        raise WebError(400, f"The {what} must be a number (got {text[:40]!r}).") from None
+        raise WebError(400, _("The {what} must be a number (got {text}).", what=_(what),
+                              text=repr(text[:40]))) from None  # fmt: skip
 
 
 async def query() -> tuple[list[Mutation], dict[str, str]]:
     filters = {k: request.args.get(k, "").strip() for k in ("user", "server", "action", "before")}
     found = await state().services.audit.mutations(
         server=filters["server"] or None,
-        user_id=_int_arg("user", "user filter (a Discord user id)"),
+        user_id=_int_arg("user", N_("user filter (a Discord user id)")),
         action=filters["action"] or None,
-        before_id=_int_arg("before", "page marker"),
+        before_id=_int_arg("before", N_("page marker")),
         limit=PAGE,
     )
     return found, filters

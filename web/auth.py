@@ -43,6 +43,7 @@ from itsdangerous import (
 from quart import Blueprint, g, redirect, render_template, request, session
 from quart_rate_limiter import rate_limit
 
+from bot.i18n import N_, _
 from bot.slash.permissions import Rank
 from web.context import WebError, WebUser, state
 
@@ -88,14 +89,16 @@ class LoginLinks:
         try:
             data = self._serializer.loads(token, max_age=LINK_TTL)
         except SignatureExpired:
-            raise WebError(403, "This login link has expired (links last 5 minutes): "
-                                "run /dashboard again for a new one.") from None  # fmt: skip
+            raise WebError(403, _("This login link has expired (links last 5 minutes): "
+                                  "run /dashboard again for a new one.")) from None  # fmt: skip
         except BadSignature:
-            raise WebError(403, "This is not a valid login link: run /dashboard for one.") from None
+            raise WebError(
+                403, _("This is not a valid login link: run /dashboard for one.")
+            ) from None
         nonce = data.get("k") if isinstance(data, dict) else None
         if nonce not in self._pending or self._pending[nonce] <= self._clock():
-            raise WebError(403, "This login link was already used (each link works once): "
-                                "run /dashboard again for a new one.")  # fmt: skip
+            raise WebError(403, _("This login link was already used (each link works once): "
+                                  "run /dashboard again for a new one."))  # fmt: skip
         if spend:
             del self._pending[nonce]
         return LinkClaim(int(data["u"]), int(data["g"]), str(data["n"]))
@@ -177,13 +180,13 @@ async def current_user(*, fresh: bool = False) -> WebUser:
     if not by_token:
         found = web.sessions.get(session.get("sid"))
     if found is None:
-        raise WebError(401, "You are not logged in: run /dashboard in Discord for a login link.")
+        raise WebError(401, _("You are not logged in: run /dashboard in Discord for a login link."))
     rank = await web.rank(found, fresh=fresh)
     if rank < Rank.MODERATOR:
         web.sessions.end(found.sid)
         log.info("web session of user %s ended: no dashboard role any more", found.user_id)
         raise WebError(
-            403, "Your Discord roles no longer allow the dashboard; you were logged out."
+            403, _("Your Discord roles no longer allow the dashboard; you were logged out.")
         )
     return WebUser(found.user_id, found.name, found.guild_id, rank, found, by_token)
 
@@ -191,13 +194,14 @@ async def current_user(*, fresh: bool = False) -> WebUser:
 def _need(user: WebUser, rank: Rank, what: str) -> None:
     if user.rank < rank:
         log.info("web: refused %s to user %s (rank %s)", what, user.id, user.rank.name)
-        raise WebError(403, f"You need the admin role to {what}.")
+        raise WebError(403, _("You need the admin role to {what}.", what=_(what)))
 
 
 def page(
-    rank: Rank = Rank.MODERATOR, what: str = "see this"
+    rank: Rank = Rank.MODERATOR, what: str = N_("see this")
 ) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
-    """A read: needs a session whose roles (asked at most every few seconds) give `rank`."""
+    """A read: needs a session whose roles (asked at most every few seconds) give `rank`;
+    `what` (marked with N_, translated when refused) ends "You need the admin role to …"."""
 
     def decorator(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         @wraps(func)
@@ -212,7 +216,7 @@ def page(
 
 
 def action(
-    rank: Rank = Rank.MODERATOR, what: str = "do this"
+    rank: Rank = Rank.MODERATOR, what: str = N_("do this")
 ) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
     """A write: a CSRF token (form field or X-CSRF-Token; not for bearer tokens) and the roles
     Discord reports right now."""
@@ -228,8 +232,8 @@ def action(
                 if token is None and request.mimetype != "application/json":
                     token = (await request.form).get("csrf_token")
                 if found is not None and not web.sessions.csrf_ok(found, token):
-                    raise WebError(403, "The form's security token is missing or wrong: "
-                                        "reload the page and try again.")  # fmt: skip
+                    raise WebError(403, _("The form's security token is missing or wrong: "
+                                          "reload the page and try again."))  # fmt: skip
             g.user = await current_user(fresh=True)
             _need(g.user, rank, what)
             return await func(*args, **kwargs)
@@ -281,11 +285,11 @@ async def logout() -> Any:
     found = web.sessions.get(session.get("sid"))
     if found is not None:
         if not web.sessions.csrf_ok(found, (await request.form).get("csrf_token")):
-            raise WebError(403, "The form's security token is missing or wrong.")
+            raise WebError(403, _("The form's security token is missing or wrong."))
         web.sessions.end(found.sid)
     session.clear()
-    message = "You are logged out. /dashboard gives a new link."
-    return await render_template("message.html", title="Logged out", message=message)
+    message = _("You are logged out. /dashboard gives a new link.")
+    return await render_template("message.html", title=_("Logged out"), message=message)
 
 
 async def _writer_key() -> str:

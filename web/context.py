@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import discord
 from quart import current_app
 
+from bot.i18n import _
 from bot.slash.permissions import Rank, rank_for
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ class WebState:
             roles = []  # no longer in the guild: only user-id grants remain
         except discord.HTTPException as exc:
             log.warning("could not read the roles of user %s: HTTP %s", session.user_id, exc.status)
-            raise WebError(503, "Discord did not say what roles you hold; try again.") from None
+            raise WebError(503, _("Discord did not say what roles you hold; try again.")) from None
         rank = rank_for(session.user_id, roles, self.settings)
         session.rank, session.rank_at = rank, now
         return rank

@@ -10,6 +10,7 @@ from typing import Any
 
 from quart import Blueprint, flash, g, redirect, render_template, request
 
+from bot.i18n import N_
 from bot.slash.permissions import Rank
 from web import actions
 from web.auth import action, page, write_limit
@@ -47,7 +48,7 @@ async def index() -> Any:
 
 @blueprint.post("/extensions/reload")
 @write_limit
-@action(Rank.ADMIN, "reload extensions")
+@action(Rank.ADMIN, N_("reload extensions"))
 async def reload() -> Any:
     name = (await request.form).get("extension", "")
     await flash(await actions.reload_extension(g.user, name), "ok")

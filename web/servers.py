@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from quart import Blueprint, g, render_template, request
 
 from bot import errors
+from bot.i18n import _
 from bot.minecraft.tasks import TASK_LISTS
 from bot.slash.planned_ui import when_text
 from web.actions import UNITS, server_named
@@ -33,18 +34,27 @@ blueprint = Blueprint("servers", __name__)
 
 @dataclass
 class Status:
+    """A server's state. The API's fields stay English words (scripts compare them); the page
+    says them in the reader's language from ``ok``, ``error`` and ``pack_missing``."""
+
     name: str
-    rcon: str
     ok: bool
     version: str = ""
+    pack_missing: bool = False
+    error: str | None = None  # why RCON is unavailable, in the request's locale
     tps: float | None = None
     sizes: dict[str, int | None] | None = None
     event_source: str = "none"
     note: str | None = None
 
+    @property
+    def rcon(self) -> str:
+        return "connected" if self.ok else f"unavailable: {self.error}"
+
     def as_json(self) -> dict[str, Any]:
+        version = "not installed" if self.pack_missing else self.version
         return {
-            "name": self.name, "rcon": self.rcon, "ok": self.ok, "pack_version": self.version,
+            "name": self.name, "rcon": self.rcon, "ok": self.ok, "pack_version": version,
             "tps": self.tps, "queues": self.sizes or {}, "event_source": self.event_source,
             "warning": self.note,
         }  # fmt: skip
@@ -52,18 +62,20 @@ class Status:
 
 async def server_status(server: ServerServices) -> Status:
     """RCON state, pack version, TPS and list sizes, as /status shows them."""
-    found = Status(server.name, "", False, event_source=server.event_kind)
+    found = Status(server.name, False, event_source=server.event_kind)
     found.note = server.checker_note
     try:
-        found.version = await server.pack.version() or "not installed"
-        found.rcon, found.ok = "connected", True
+        version = await server.pack.version()
+        found.ok, found.version, found.pack_missing = True, version or "", not version
         found.tps = await server.pack.tps()
         found.sizes = {}
         for which in TASK_LISTS:
             found.sizes[which] = (await server.pack.list_tasks(which, limit=1))[1]
     except errors.BotError as exc:
-        found.rcon = found.rcon or f"unavailable: {exc}"
-        found.note = found.note or (str(exc) if found.ok else None)
+        if found.ok:  # connected, but a later read failed: say so as the warning
+            found.note = found.note or str(exc)
+        else:
+            found.error = str(exc)
     return found
 
 
@@ -93,7 +105,7 @@ def page_args() -> tuple[int, str]:
     try:
         number = max(1, int(request.args.get("page", "1")))
     except ValueError:
-        raise WebError(400, "The page number must be a whole number.") from None
+        raise WebError(400, _("The page number must be a whole number.")) from None
     return number, request.args.get("id", "").strip()
 
 
@@ -154,7 +166,8 @@ async def render_list(
 ) -> Any:
     """A list page; after a refused schedule, with the error (and caret) and the form kept."""
     if which not in LISTS:
-        raise WebError(404, f"{which!r} is not a list: queue, offline, paused or planned.")
+        raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
+                              list=repr(which)))  # fmt: skip
     number, search = page_args()
     rows, total = await list_page(server, which, number, search)
     caret = error.caret() if isinstance(error, errors.CommandParseError) else None

@@ -11,6 +11,7 @@ from typing import Any
 from quart import Blueprint, flash, g, redirect, render_template, request
 
 from bot import errors
+from bot.i18n import N_, _
 from bot.slash.permissions import Rank
 from web import actions
 from web.actions import ScheduleRequest, server_named
@@ -35,7 +36,9 @@ def schedule_request(form: dict[str, str]) -> ScheduleRequest:
         try:
             numbers[key] = int(text)
         except ValueError:
-            raise errors.ValidationError(f"`{key}` must be a whole number, not {text!r}.") from None
+            raise errors.ValidationError(
+                _("`{field}` must be a whole number, not {text}.", field=key, text=repr(text))
+            ) from None
     return ScheduleRequest(
         run=form.get("run", "").strip().removeprefix("/"),
         time=numbers["time"],
@@ -54,7 +57,7 @@ async def show(name: str, task_id: str) -> Any:
     except errors.BotError as exc:
         raise WebError(400, str(exc)) from None
     if task is None:
-        raise WebError(404, f"No task `{task_id}` on {server.name}.")
+        raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
     return await render_template(
         "task.html", server=server, task=task_row(task, server), user=g.user
     )
@@ -83,7 +86,7 @@ async def change(name: str, task_id: str, verb: str) -> Any:
     which = (await request.form).get("list", "queue")
     verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume}
     if verb not in verbs:
-        raise WebError(404, f"{verb!r} is not something a task can do.")
+        raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:
         await flash(await verbs[verb](g.user, server, task_id), "ok")
     except errors.BotError as exc:
@@ -92,7 +95,7 @@ async def change(name: str, task_id: str, verb: str) -> Any:
 
 
 @blueprint.get("/servers/<name>/clear")
-@page(Rank.ADMIN, "clear the queue")
+@page(Rank.ADMIN, N_("clear the queue"))
 async def clear_confirm(name: str) -> Any:
     server = server_named(name)
     sizes = [(await server.pack.list_tasks(w, limit=1))[1] for w in ("queue", "offline", "paused")]
@@ -101,11 +104,11 @@ async def clear_confirm(name: str) -> Any:
 
 @blueprint.post("/servers/<name>/clear")
 @write_limit
-@action(Rank.ADMIN, "clear the queue")
+@action(Rank.ADMIN, N_("clear the queue"))
 async def clear(name: str) -> Any:
     server = server_named(name)
     if (await request.form).get("confirm") != "yes":
-        raise WebError(400, "Confirm the clear on the confirmation page first.")
+        raise WebError(400, _("Confirm the clear on the confirmation page first."))
     await flash(await actions.clear(g.user, server), "ok")
     return _back(name)
 

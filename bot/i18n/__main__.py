@@ -1,8 +1,9 @@
 """``python -m bot.i18n update|check|init LOCALE``: keep the catalogs in step with the code.
 
 ``update`` is the one command to run after changing a text: it extracts every ``_()``,
-``ngettext()``, ``pgettext()``, ``lazy()`` and ``N_()`` literal of bot/, cogs/ and web/ (Babel's
-Python extractor, mapping in babel.cfg), adds every name, description and choice of the slash
+``ngettext()``, ``pgettext()``, ``lazy()`` and ``N_()`` literal of bot/, cogs/ and web/ and of the
+dashboard's Jinja templates (the files and extractors babel.cfg maps: Babel's Python extractor,
+Jinja2's ``babel_extract``), adds every name, description and choice of the slash
 command tree (read from the tree itself, so new commands need no markers), writes
 ``locale/messages.pot``, merges it into each ``locale/*/LC_MESSAGES/messages.po`` (Babel's update:
 new ids empty, changed ids fuzzy, removed ones kept as obsolete) and runs ``check``.
@@ -11,7 +12,8 @@ new ids empty, changed ids fuzzy, removed ones kept as obsolete) and runs ``chec
 ``python -m bot.i18n tree > tests/cogs/command_tree.json`` regenerates the golden tree.
 
 ``check`` compiles each catalog (as the bot does at run time) and lists what is missing:
-untranslated or fuzzy ids, and translations whose ``{placeholders}`` differ from the source's.
+untranslated or fuzzy ids, and translations whose ``{placeholders}`` differ from the source's,
+and what Babel's own catalog checks find (the count of plural forms, ``%``-format fields).
 It exits 1 when anything is missing. ``init LOCALE`` starts a new language from the template.
 """
 
@@ -32,12 +34,14 @@ from typing import Any, TypeVar
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE_DIR = ROOT / "locale"
 TEMPLATE = LOCALE_DIR / "messages.pot"
+MAPPING = ROOT / "babel.cfg"
 SOURCES = ("bot", "cogs", "web")
 KEYWORDS = {
     "_": None,
@@ -102,12 +106,20 @@ def extract() -> Catalog:
     """The template: every marked literal and every command tree string."""
     template = Catalog(project="doom.schedule", copyright_holder="the doom.schedule authors",
                        msgid_bugs_address="", fuzzy=False, charset="utf-8")  # fmt: skip
+    with MAPPING.open(encoding="utf-8") as f:
+        method_map, options_map = parse_mapping_cfg(f, str(MAPPING))
     for folder in SOURCES:
         if not (ROOT / folder).is_dir():
             continue
+        # babel.cfg's patterns are relative to the checkout: those of this folder, made
+        # relative to it (walking only bot/, cogs/ and web/, not the whole checkout)
+        prefix = f"{folder}/"
+        methods = [(p.removeprefix(prefix), m) for p, m in method_map if p.startswith(prefix)]
+        options = {p.removeprefix(prefix): o for p, o in options_map.items()}
         found = extract_from_dir(
             ROOT / folder,
-            method_map=[("**.py", "python")],
+            method_map=methods,
+            options_map=options,
             keywords=KEYWORDS,
             comment_tags=COMMENT_TAGS,
             strip_comment_tags=True,
@@ -163,6 +175,8 @@ def problems(po: Path) -> list[str]:
         if not message.id:
             continue  # the header
         found += _message_problems(message)
+    for message, errors in catalog.check():  # Babel's checkers: plural count, %-format fields
+        found += [f"{_texts(message.id)[0]!r}: {error}" for error in errors]
     buffer = io.BytesIO()
     write_mo(buffer, catalog)  # the bot compiles the same way at run time
     return found

@@ -42,6 +42,16 @@ def test_the_template_is_in_step_with_the_code() -> None:
     assert ids(extract()) == recorded
 
 
+def test_the_dashboard_templates_texts_are_in_the_template() -> None:
+    """babel.cfg maps the Jinja templates: their `_()` texts are extracted with the code's."""
+    with TEMPLATE.open("rb") as f:
+        template = read_po(f)
+    where = {path for m in template if m.id == "Schedule a command" for path, _line in m.locations}
+    assert "web/templates/tasks.html" in where
+    plural = template.get(("{count} task", "{count} tasks"))
+    assert plural is not None and plural.locations[0][0].startswith("web/templates/")
+
+
 def test_a_missing_translation_and_a_changed_placeholder_are_caught(tmp_path: Path) -> None:
     broken = tmp_path / "zh_CN" / "LC_MESSAGES" / "messages.po"
     broken.parent.mkdir(parents=True)

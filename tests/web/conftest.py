@@ -50,15 +50,22 @@ def mc(tmp_path: Path) -> Iterator[Server]:
 
 
 @pytest.fixture
-async def dash(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
+def dash_locale() -> str | None:
+    """DOOM_LOCALE of the dashboard (a test parametrizes it to change it)."""
+    return None
+
+
+@pytest.fixture
+async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIterator[Dash]:
     assert mc.rcon_port is not None
     config = ServerConfig(
         name="main", rcon_port=mc.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
         world_dir=mc.world, log_path=mc.log_path, event_source="log",
     )  # fmt: skip
     settings = make_settings(
-        tmp_path, [config], log_poll_interval=0.02, discord_token=BOT_TOKEN, web_port=0
-    )
+        tmp_path, [config], log_poll_interval=0.02, discord_token=BOT_TOKEN, web_port=0,
+        locale=dash_locale,
+    )  # fmt: skip
     services = await build_services(settings)
     # wall-clock schedules on a manual clock: nothing here waits for real time to pass
     wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))

@@ -85,7 +85,7 @@ async def test_search_by_id_and_paging(dash: Dash, admin: Client) -> None:
     page2 = json.loads(body)
     assert page2["total"] == 25 and len(page2["tasks"]) == 5
     status, html = await admin.get("/servers/main/queue?id=dup")
-    assert status == 200 and "2 task(s) with id “dup”" in html and "say dup b" in html
+    assert status == 200 and "2 tasks with id “dup”" in html and "say dup b" in html
     status, html = await admin.get("/servers/main/queue?page=x")
     assert status == 400 and "whole number" in html
     status, html = await admin.get("/servers/nowhere/queue")

@@ -50,7 +50,7 @@ async def test_the_planned_list_and_its_actions(dash: Dash, mod: Client) -> None
     assert (await scheduler.get(raid)).state == "paused"  # type: ignore[union-attr]
     status, html = await mod.get("/servers/main/planned")
     assert (
-        "Paused planned <code>raid</code> on main." in html and 'aria-label="resume raid"' in html
+        "Paused planned <code>raid</code> on main." in html and 'aria-label="Resume raid"' in html
     )
     await mod.post(f"/servers/main/planned/{raid}/pause", data={"csrf_token": csrf})
     status, html = await mod.get("/servers/main/planned")

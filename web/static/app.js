@@ -1,10 +1,12 @@
 // doom.schedule dashboard: a little plain JavaScript, no build step.
 // 1. <time data-local datetime="..."> shows in the reader's own time zone.
 // 2. The events page follows /events/stream (server-sent events) and adds rows live.
+// Texts come from the page (translated there); dates follow the page's <html lang>.
 "use strict";
 
 function localTimes(root) {
-  const fmt = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  const lang = document.documentElement.lang || undefined;
+  const fmt = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "medium" });
   for (const el of root.querySelectorAll("time[data-local]")) {
     const when = new Date(el.getAttribute("datetime"));
     if (!isNaN(when)) {
@@ -27,8 +29,8 @@ function cell(text, kind) {
 function follow(feed) {
   const state = document.getElementById("feed-state");
   const source = new EventSource(feed.dataset.stream);
-  source.addEventListener("open", () => { state.textContent = "Live: new events appear at the top."; });
-  source.addEventListener("error", () => { state.textContent = "Reconnecting to the live feed…"; });
+  source.addEventListener("open", () => { state.textContent = state.dataset.live; });
+  source.addEventListener("error", () => { state.textContent = state.dataset.reconnecting; });
   source.addEventListener("pack", (msg) => {
     const ev = JSON.parse(msg.data);
     const tr = document.createElement("tr");
