@@ -7,9 +7,12 @@ holds them in, the cost of one create and one cancel, and the bot's CPU time ove
 seconds (nothing due: the scheduler sleeps, it does not poll). Then, on mcsim's realtime loop at
 20 TPS and at 10 TPS (mcsim as its own process) with `--runs` one-shot rows due `--spacing`
 apart, at varying points of a tick: the lateness from due to the
-hand-over (the pack acknowledged the task) and from due to the command having run in game (the
-return of the RCON call the pack ran it in: an upper bound); beside them, how late a game-time
-task of the same delay runs at 10 TPS.
+hand-over (the pack acknowledged the task), the bot's share of it (due -> the submit sent: the
+rest is mcsim running the call), and from due to the command having run in game (the return of
+the RCON call the pack ran it in: an upper bound); for scale, one RCON round trip of a command
+mcsim parsed before and of one new to it (mecha parses in pure Python: ~1.5 ms a fresh line, and
+a hand-over's call is always new: it names its run); beside them, how late a game-time task of
+the same delay runs at 10 TPS.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import resource
 import shutil
 import socket
@@ -159,9 +163,31 @@ async def table_figures(rows: int, idle: float, ops: int) -> list[str]:
     return out
 
 
+class _SendTimes:
+    """When the bot sent each run's submit (the command carrying its mark): splits a hand-over
+    into the bot's share (due -> sent) and the server's (sent -> acknowledged). Bench only: it
+    wraps the RCON client's `command`."""
+
+    def __init__(self, rcon: RconClient) -> None:
+        self.sent: dict[int, float] = {}  # schedule id -> wall-clock time the submit was sent
+        self._command = rcon.command
+        rcon.command = self._timed  # type: ignore[method-assign]
+
+    async def _timed(self, text: str, *args: object, **kwargs: object) -> str:
+        m = _MARKED.search(text)
+        if m and (" submit" in text or "submit_staged" in text):
+            self.sent.setdefault(int(m.group(1)), time.time())
+        return await self._command(text, *args, **kwargs)
+
+
+_MARKED = re.compile(r"done\.s(\d+)r\d+")
+
+
 async def _wallclock_runs(
     services: ServerServices, db: Path, runs: int, spacing: float
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float]]:
+    """Per run: due -> hand-over, due -> ran in game, due -> submit sent (the bot's share)."""
+    sends = _SendTimes(services.rcon)
     store = ScheduleStore(Database(db))
     start = datetime.now(UTC) + timedelta(seconds=3)
     rows = []
@@ -182,6 +208,7 @@ async def _wallclock_runs(
         await asyncio.sleep(max(0.0, (last - datetime.now(UTC)).total_seconds()))
         handed: list[float] = []
         in_game: list[float] = []
+        bot_share: list[float] = []
         for row in rows:
             got = await scheduler.runs(row.id, 1)
             run = got[0]
@@ -189,7 +216,8 @@ async def _wallclock_runs(
             assert run.handed_over is not None and run.ran_in_game is not None
             handed.append((run.handed_over - run.due).total_seconds() * 1e3)
             in_game.append((run.ran_in_game - run.due).total_seconds() * 1e3)
-        return handed, in_game
+            bot_share.append((sends.sent[row.id] - run.due.timestamp()) * 1e3)
+        return handed, in_game, bot_share
     finally:
         await scheduler.stop()
 
@@ -255,7 +283,7 @@ async def loop_figures(runs: int, spacing: float) -> list[str]:
                 await services.rcon.command("scoreboard objectives add wc dummy")
                 if tps != 20:
                     await services.rcon.command(f"tick rate {tps}")
-                handed, in_game = await _wallclock_runs(
+                handed, in_game, bot_share = await _wallclock_runs(
                     services, Path(tmp) / "bot.sqlite3", runs, spacing
                 )
                 tick = 1000 / tps
@@ -265,8 +293,17 @@ async def loop_figures(runs: int, spacing: float) -> list[str]:
                     await services.rcon.command("time query gametime")
                     rtt.append((time.perf_counter() - t0) * 1e3)
                     await asyncio.sleep(0.013)
-                out.append(_line(f"{tps} TPS, one RCON round trip (the hand-over takes 4)", rtt))
+                fresh = []
+                for i in range(100):  # a command mcsim has not parsed before (mecha: pure Python)
+                    t0 = time.perf_counter()
+                    await services.rcon.command(f"data remove storage bench:fresh k{tps}x{i}")
+                    fresh.append((time.perf_counter() - t0) * 1e3)
+                    await asyncio.sleep(0.013)
+                out.append(_line(f"{tps} TPS, one RCON round trip (a command parsed before)", rtt))
+                out.append(_line(f"{tps} TPS, one RCON round trip (a command new to mcsim)", fresh))
                 out.append(_line(f"{tps} TPS, due -> hand-over (goal p99 <= 10 ms)", handed))
+                out.append(_line(f"{tps} TPS, of which the bot's share: due -> submit sent",
+                                 bot_share))  # fmt: skip
                 goal = f"goal p99 <= {tick:.0f} + 10 ms"
                 out.append(_line(f"{tps} TPS, due -> ran in game ({goal})", in_game))
                 if tps == 10:
