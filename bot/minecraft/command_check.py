@@ -28,9 +28,11 @@ from mecha.ast import AstVector2, AstVector3
 
 from bot.errors import CommandParseError, CommandRefused
 from bot.i18n import Text, lazy
+from bot.minecraft.execute_chain import read_chain
 
 __all__ = [
     "ALIASES",
+    "MAX_EXECUTE_STAGES",
     "NEWEST_TREE",
     "NODE_LEVEL",
     "REQUIRED_LEVEL",
@@ -94,6 +96,10 @@ _FUNCTION_IDS = (
 )
 _TREE_FILE = re.compile(r"(\d+)_(\d+)\.json")
 _CACHE_SIZE = 4096
+# mecha's refusal of a bad stage costs ~2^(stages before it) ms (8 stages: ~0.25 s, 12: ~4 s,
+# all of it holding the event loop): longer chains are refused before they are parsed
+MAX_EXECUTE_STAGES = 8
+_STAND_IN = "say x"  # a tail that always parses: the stages are checked with it
 
 
 def _available_trees() -> list[str]:
@@ -234,10 +240,45 @@ class CommandChecker:
 
     # -- the checks --------------------------------------------------------------------------
 
+    def _chain_failure(self, text: str) -> _Failure | None:
+        """mecha's refusal of an `execute ... run <tail>` chain, found without making it
+        backtrack through the stages (bot.minecraft.execute_chain): the stages are parsed with a
+        stand-in tail, then the tail alone (nested chains likewise). None: no failure found this
+        way; the whole command is parsed next either way."""
+        runs = read_chain(text).runs
+        if not runs:
+            return None
+        tail = runs[0] + len("run ")
+        head = self._parser.parse(text[:tail] + _STAND_IN)
+        if isinstance(head, _Failure):
+            # a failure before `run` is the one the whole command has (nothing after it counts)
+            return head if head.column <= runs[0] else None
+        if not _runs_at(head, tail):
+            return None  # that `run` was an argument (a score holder called run): no shortcut
+        inner = self._chain_failure(text[tail:])
+        if inner is None:
+            parsed = self._parser.parse(text[tail:])
+            inner = parsed if isinstance(parsed, _Failure) else None
+        return None if inner is None else _Failure(tail + inner.column, inner.message)
+
     def _judge(self, command: str) -> CommandParseError | CommandRefused | None:
         early = _shape_error(command)
         if early is not None:
             return CommandParseError(command, early.column, early.message)
+        stages = read_chain(command).stages
+        if stages > MAX_EXECUTE_STAGES:
+            return CommandRefused(
+                lazy(
+                    "This command has {n} `execute` stages; at most {max} can be checked before "
+                    "it is scheduled. Put the chain in a function of your data pack and schedule "
+                    "`function <namespace>:<name>`.",
+                    n=stages,
+                    max=MAX_EXECUTE_STAGES,
+                )
+            )
+        failure = self._chain_failure(command)
+        if failure is not None:
+            return CommandParseError(command, failure.column, failure.message)
         parsed = self._parser.parse(command)
         if isinstance(parsed, _Failure):
             return CommandParseError(command, parsed.column, parsed.message)
@@ -303,6 +344,14 @@ def _chain(root: AstCommand) -> Iterator[tuple[AstCommand, bool]]:
             for arg in node.arguments:
                 if isinstance(arg, AstCommand):
                     yield arg, True
+
+
+def _runs_at(parsed: AstCommand, pos: int) -> bool:
+    """Whether the command parsed runs a command that starts at `pos` (the stand-in tail)."""
+    return any(
+        isinstance(node, AstCommand) and node is not parsed and node.location.pos == pos
+        for node in parsed.walk()
+    )
 
 
 def _shape_error(command: str) -> _Failure | None:
