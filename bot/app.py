@@ -9,6 +9,8 @@ from __future__ import annotations
 
 __all__ = ["DoomBot", "DoomTree", "server_autocomplete"]
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_AUTOCOMPLETE = 25
+AUDIT_DRAIN = 10.0  # seconds close() waits for audit posts still queued
 
 
 class DoomTree(app_commands.CommandTree["DoomBot"]):
@@ -65,6 +68,10 @@ class DoomBot(commands.Bot):
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
         self.web: Any = None  # the dashboard (web.server.WebServer) when DOOM_WEB_PORT is set
+        # audit-channel posts go out in order behind the replies: Discord allows 5 messages per
+        # 5 s in a channel, and a reply that waited for its audit post waited for that bucket
+        self._audit_posts: asyncio.Queue[tuple[int, discord.Embed]] = asyncio.Queue()
+        self._audit_worker: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         await self.tree.set_translator(DoomTranslator())  # zh-CN names and descriptions
@@ -95,9 +102,34 @@ class DoomBot(commands.Bot):
     async def close(self) -> None:
         # cogs first (their tasks save event cursors in the audit store), then the services
         try:
+            await self._stop_audit_posts()
             await super().close()
         finally:
             await self.services.close()
+
+    async def audit_posted(self) -> None:
+        """Return once every audit post queued so far has been sent (or failed)."""
+        await self._audit_posts.join()
+
+    async def _post_audits(self) -> None:
+        while True:
+            channel_id, embed = await self._audit_posts.get()
+            try:
+                await self.post(channel_id, embed=embed)
+            finally:
+                self._audit_posts.task_done()
+
+    async def _stop_audit_posts(self) -> None:
+        worker, self._audit_worker = self._audit_worker, None
+        if worker is None:
+            return
+        try:
+            await asyncio.wait_for(self.audit_posted(), AUDIT_DRAIN)
+        except TimeoutError:
+            log.warning("%d audit posts not sent at shutdown", self._audit_posts.qsize())
+        worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker
 
     # -- helpers shared by the cogs -------------------------------------------------------------
 
@@ -153,7 +185,8 @@ class DoomBot(commands.Bot):
         request: Mapping[str, object],
         outcome: str,
     ) -> None:
-        """Record a mutation in the audit store and post it to the audit channel if configured."""
+        """Record a mutation in the audit store and queue its post to the audit channel, if one
+        is configured (posted in order, after the reply: see `_audit_posts`)."""
         user = interaction.user
         server_name = server.config.name if server is not None else ""
         await self.services.audit.record(
@@ -169,7 +202,10 @@ class DoomBot(commands.Bot):
         for key, value in list(request.items())[:20]:
             if value is not None:
                 embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
-        await self.post(channel_id, embed=fit_embed(embed))
+        # recorded above before the reply; the post follows in order, without holding it
+        self._audit_posts.put_nowait((channel_id, fit_embed(embed)))
+        if self._audit_worker is None or self._audit_worker.done():
+            self._audit_worker = asyncio.create_task(self._post_audits(), name="audit-posts")
 
 
 async def server_autocomplete(

@@ -34,6 +34,7 @@ async def test_failing_task_with_retry_ends_in_an_alert(live: Harness, mc: Serve
     [audited] = await live.services.audit.mutations(server="main")
     assert audited.action == "schedule" and audited.user_id == MOD.id
     assert audited.request["id"] == "nopig"
+    await live.bot.audit_posted()
     assert any(p.payload["embeds"][0]["title"] == "/schedule" for p in live.posts(AUDIT_CHANNEL))
 
 

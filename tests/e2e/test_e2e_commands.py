@@ -217,5 +217,8 @@ async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
     assert actions == [
         "schedule", "schedule_dynamic", "pause", "resume", "cancel", "schedule", "cancel_all",
     ]  # fmt: skip
+    # the channel takes 5 messages per 5 s: the replies above did not wait for the last posts
+    assert len(live.posts(AUDIT_CHANNEL)) < len(actions)
+    await live.bot.audit_posted()
     posted = [p.payload["embeds"][0]["title"] for p in live.posts(AUDIT_CHANNEL)]
-    assert posted == [f"/{a}" for a in actions]
+    assert posted == [f"/{a}" for a in actions]  # all of them, in order

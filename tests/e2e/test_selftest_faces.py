@@ -52,6 +52,7 @@ async def test_selftest_command_shows_every_line_to_the_admin(
     assert harness.posts(ALERT_CHANNEL) == []
     rows = await live.services.audit.mutations(server="main")
     assert [r.action for r in rows] == ["selftest"]
+    await harness.bot.audit_posted()
     assert [p.payload["embeds"][0]["title"] for p in harness.posts(AUDIT_CHANNEL)] == ["/selftest"]
 
 
