@@ -12,8 +12,10 @@ __all__ = ["CONSOLE_USER_ID", "main", "parse_line", "run_console"]
 
 import asyncio
 import logging
+import queue
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -148,10 +150,11 @@ async def run_console(
         _("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."), file=out
     )
     prompt = _is_terminal(stdin)  # a person at a terminal gets a prompt; a pipe does not
+    lines = _Lines(stdin, loop)
     while True:
         if prompt:
             print("> ", end="", file=out, flush=True)
-        raw = await loop.run_in_executor(None, stdin.readline)
+        raw = await lines.readline()
         line = raw.strip()
         if not raw or line.lower() in ("quit", "exit"):  # readline gives "" only at EOF
             break
@@ -177,6 +180,40 @@ async def run_console(
              and any(not b.get("disabled") for b in buttons(local.messages[s.message_id]))),
             None,
         )  # fmt: skip
+
+
+class _Lines:
+    """Lines of `stream`, read on a daemon thread of their own. A read waits in `readline` until
+    the user presses Enter; in the default executor that wait held up asyncio.run's shutdown, so
+    Ctrl-C did nothing until the next Enter. A daemon thread does not keep the process alive."""
+
+    def __init__(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._wanted: queue.SimpleQueue[asyncio.Future[str]] = queue.SimpleQueue()
+        reader = threading.Thread(target=self._read, args=(stream,), name="console-stdin")
+        reader.daemon = True
+        reader.start()
+
+    async def readline(self) -> str:
+        future: asyncio.Future[str] = self._loop.create_future()
+        self._wanted.put(future)
+        return await future
+
+    def _read(self, stream: TextIO) -> None:
+        while True:
+            future = self._wanted.get()
+            try:
+                line = stream.readline()
+            except (OSError, ValueError):  # a closed stream reads as the end
+                line = ""
+            self._loop.call_soon_threadsafe(_resolve, future, line)
+            if not line:
+                return
+
+
+def _resolve(future: asyncio.Future[str], line: str) -> None:
+    if not future.done():  # cancelled: Ctrl-C while waiting
+        future.set_result(line)
 
 
 def _is_terminal(stream: TextIO) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -89,4 +90,16 @@ def test_typing_schedule_then_list_in_a_terminal(terminal: Terminal) -> None:
     terminal.expect("Refused: `op` is on this server's deny-list.", after=mark)
     terminal.type("quit")
     assert terminal.proc.wait(60) == 0
+    assert "Traceback" not in terminal.screen
+
+
+def test_ctrl_c_at_the_prompt_ends_the_console(terminal: Terminal) -> None:
+    """Ctrl-C while the console waits for a line: it ends at once, without another Enter (a
+    read waiting in the default executor used to hold asyncio.run's shutdown until one came)."""
+    terminal.expect("> ")
+    mark = len(terminal.screen)
+    # what Ctrl-C sends (the pty here is no controlling terminal, so ^C itself would not)
+    terminal.proc.send_signal(signal.SIGINT)
+    terminal.expect("Interrupted.", after=mark)
+    assert terminal.proc.wait(30) == 0
     assert "Traceback" not in terminal.screen
