@@ -257,7 +257,7 @@ async def test_server_unreachable_then_back(sim: PackSim, tmp_path: Path) -> Non
         assert row is not None and row.state == "missed"
         alerts = drain(scheduler)
         assert [a.type for a in alerts] == ["wallclock_missed"]
-        assert "unreachable" in alerts[0].details["reason"]
+        assert "unreachable" in str(alerts[0].details["reason"])
     finally:
         await scheduler.stop()
         await server.rcon.close()

@@ -79,7 +79,7 @@ async def test_a_chinese_browser_gets_the_dashboard_in_chinese(
     await pause.click()
     flash = page.locator(".flash.error")
     await flash.wait_for()
-    assert "计划 hourly 当前状态为 paused" in await flash.inner_text()
+    assert "计划 hourly 当前为已暂停：无法暂停" in await flash.inner_text()
     await page.screenshot(path=shots / "refused-zh.png", full_page=True)
 
     # the clear confirmation and its outcome
