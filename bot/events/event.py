@@ -164,6 +164,12 @@ class SeqDedup:
     def floor(self, server: str) -> int:
         return self._floor.get(server, -1)
 
+    def rewind(self, server: str, seq: int) -> None:
+        """The pack's event counter went back to `seq` (its server restarted from a save older
+        than the events already delivered): seqs above it are new events again."""
+        self._floor[server] = seq
+        self._seen[server] = set()
+
     def is_new(self, event: Event) -> bool:
         """True the first time this (server, seq) is offered; records it."""
         if event.seq <= self._floor.get(event.server, -1):

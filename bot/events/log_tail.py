@@ -205,6 +205,8 @@ class LogTailer:
         self.lines_read = 0  # counters for tests and benchmarks
         # called for each start-up line read (bot.minecraft.crash_guard listens)
         self.on_server_started: list[Callable[[], None]] = []
+        self._started = False  # a start-up line was read; the next event may rewind the count
+        self._in_backlog = False
         self.rotations = 0
         # set once the start position is fixed: a caller that says "following" waits for it,
         # or lines written before the tailer placed itself at the end would be skipped unseen
@@ -213,6 +215,7 @@ class LogTailer:
     # -- the iterator ------------------------------------------------------------------------
 
     async def events(self) -> AsyncGenerator[Event, None]:
+        self._in_backlog = False  # a stream closed while in an archive left it set
         await self._resume()
         self.ready.set()
         current: _Source | None = None
@@ -221,8 +224,12 @@ class LogTailer:
                 if self._backlog:  # archives to read in full before the live file
                     current = self._backlog[0]
                     while current.offset < current.size():
+                        # a start line in an archive read again is no news of a restart: what
+                        # follows it was counted before (and a repeat is dropped by seq)
+                        self._in_backlog = True
                         async for ev in self._drain(current, current.lines(final=True)):
                             yield ev
+                        self._in_backlog = False
                         await asyncio.sleep(0)
                     async for ev in self._release(current, final=True):
                         yield ev  # nothing of this file can arrive later
@@ -332,14 +339,37 @@ class LogTailer:
         self.lines_read += 1
         line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
         ev = parse_log_line(self.server, line)
-        if ev is None and self.on_server_started and "Done (" in line:
+        if ev is None and "Done (" in line:
             message = log_message(line)
             if message is not None and _STARTED.match(message):
+                self._started = not self._in_backlog
                 for listener in self.on_server_started:
                     listener()
-        if ev is None or not self._dedup.is_new(ev):
+        if ev is None:
+            return None
+        if self._started:
+            self._started = False
+            self._after_start(ev)
+        if not self._dedup.is_new(ev):
             return None
         return ev
+
+    def _after_start(self, ev: Event) -> None:
+        """The first event after the server logged its start: a crash brought the pack back
+        from its last save, so its event counter may have gone back, and seqs already delivered
+        before the crash are new events now (they would be dropped as repeats until the counter
+        passed its old height)."""
+        highest = max(self._dedup.highest(self.server), self._seq)
+        if ev.seq <= highest:
+            log.warning(
+                "%s: the pack's events start again at seq %d after the server's start (%d had "
+                "been read): the server came back from an older save",
+                self.server,
+                ev.seq,
+                highest,
+            )
+            self._dedup.rewind(self.server, ev.seq - 1)
+            self._seq = ev.seq - 1
 
     def _open_live(self, *, from_end: bool) -> _Source | None:
         try:

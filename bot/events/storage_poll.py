@@ -30,6 +30,9 @@ class EventsReader(Protocol):
 
     async def events_after(self, seq: int) -> list[Event]: ...
 
+    # the pack's event counter as the last events_after read it (None: not read)
+    last_event_seq: int | None
+
 
 class _Named(Protocol):
     @property
@@ -126,6 +129,21 @@ class StoragePoller:
                 )
                 await asyncio.sleep(self.poll_interval)
                 continue
+            newest = getattr(self.pack, "last_event_seq", None)
+            if newest is not None and 0 <= newest < last:
+                # the server restarted from a save older than what was read: its counter went
+                # back, and from here on its seqs are new events (which of those up to `newest`
+                # came after the restart cannot be told: they are skipped, and said to be)
+                log.warning(
+                    "the event counter of %s went back from %d to %d (the server came back from "
+                    "an older save); events from seq %d on are delivered, up to %d made since "
+                    "its restart may be missed",
+                    self.server, last, newest, newest + 1, newest,
+                )  # fmt: skip
+                self._dedup.rewind(self.server, newest)
+                last = newest
+                self._last = last
+                await self._save(last)
             for ev in sorted(batch, key=lambda e: e.seq):
                 if ev.seq <= last or not self._dedup.is_new(ev):
                     continue

@@ -96,6 +96,7 @@ class PackBase:
         self._samples: deque[tuple[float, int]] = deque(maxlen=64)  # (monotonic s, game time)
         self._tps: float | None = None
         self.recorder: PackRecorder | None = None  # the crash record (bot.store.ledger)
+        self.last_event_seq: int | None = None  # the pack's event counter (events_after)
 
     # -- plumbing -------------------------------------------------------------------------------
 

@@ -199,8 +199,11 @@ class PackReads(PackBase):
         return (starts + contains)[:limit]
 
     async def events_after(self, seq: int) -> list[Event]:
-        """Events in the ring buffer with a seq greater than `seq`, oldest first."""
+        """Events in the ring buffer with a seq greater than `seq`, oldest first. The pack's
+        counter it read is kept in `last_event_seq` (below `seq`: the server went back to an
+        older save)."""
         last = await self._read("seq", "doom.schedule:events")
+        self.last_event_seq = last if isinstance(last, int) else None
         if not isinstance(last, int) or last <= seq:
             return []
         entries: list[object] = []
