@@ -10,7 +10,6 @@ from __future__ import annotations
 __all__ = ["DoomBot", "DoomTree", "server_autocomplete"]
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
+from bot.aio import cancel_and_wait
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
 from bot.slash import errors_ui
@@ -127,9 +127,7 @@ class DoomBot(commands.Bot):
             await asyncio.wait_for(self.audit_posted(), AUDIT_DRAIN)
         except TimeoutError:
             log.warning("%d audit posts not sent at shutdown", self._audit_posts.qsize())
-        worker.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await worker
+        await cancel_and_wait(worker)
 
     # -- helpers shared by the cogs -------------------------------------------------------------
 

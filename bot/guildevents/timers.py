@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.aio import cancel_and_wait
 from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, discord_error
@@ -63,11 +64,7 @@ class EventTimers:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+            await cancel_and_wait(self._task)
             self._task = None
 
     async def _loop(self) -> None:

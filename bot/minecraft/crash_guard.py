@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Final
 
+from bot.aio import cancel_and_wait
 from bot.errors import BotError, PackError
 from bot.events.event import Event
 from bot.i18n import N_, Joined, Lazy, Text, lazy
@@ -184,10 +185,7 @@ class CrashGuard:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def _loop(self) -> None:
         delay = self.retry_initial

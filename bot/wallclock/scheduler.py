@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Protocol
 
+from bot.aio import cancel_and_wait
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
@@ -132,11 +133,7 @@ class Scheduler:
     async def stop(self) -> None:
         tasks = [t for t in (self._loop_task, *self._inflight) if t is not None]
         self._loop_task = None
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(*tasks)
         self._inflight.clear()
 
     @property
