@@ -1,10 +1,10 @@
 """Stopping background tasks so that they stay stopped.
 
-Python 3.11 can lose a cancellation: when `asyncio.timeout`/`wait_for` or a lock hand-off
-completes in the same step as the cancel, the task goes on (cpython gh-86296, fixed in 3.12),
-and a loop task then waits on its next event for ever (a test session hung on a crash guard
-"cancelling" inside `await self._wake.wait()`). :func:`cancel_and_wait` cancels again until the
-task ends.
+A cancellation can be lost: in Python 3.11 `wait_for` returns the inner result when it
+completes in the same step as the cancel (cpython gh-86296, fixed in 3.12), and any code that
+catches CancelledError too widely does the same. A loop task then waits on its next event for
+ever: a CI session hung with a crash guard "cancelling" inside `await self._wake.wait()` (which
+of the two it was is not known). :func:`cancel_and_wait` cancels again until the task ends.
 """
 
 from __future__ import annotations
