@@ -248,8 +248,8 @@ class CommandChecker:
         runs = read_chain(text).runs
         if not runs:
             return None
-        tail = runs[0] + len("run ")
-        head = self._parser.parse(text[:tail] + _STAND_IN)
+        tail = min(runs[0] + len("run "), len(text))  # `... run` at the very end: tail ""
+        head = self._parser.parse(text[: runs[0]] + "run " + _STAND_IN)
         if isinstance(head, _Failure):
             # a failure before `run` is the one the whole command has (nothing after it counts)
             return head if head.column <= runs[0] else None
