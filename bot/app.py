@@ -116,6 +116,8 @@ class DoomBot(commands.Bot):
             channel_id, embed = await self._audit_posts.get()
             try:
                 await self.post(channel_id, embed=embed)
+            except Exception:  # one bad post must not stop the ones behind it
+                log.exception("could not post an audit entry to channel %s", channel_id)
             finally:
                 self._audit_posts.task_done()
 
