@@ -175,7 +175,11 @@ async def test_the_servers_own_tasks_are_left_exactly_as_they_were(live: Live) -
     for i in range(0, 7, 2):
         await pack.pause(f"own{i}")
     bulk_queue(srv, 400)  # and hundreds more, as a busy server holds them
-    await until(lambda: bool(live.lists()[1]), 5)
+    # Alex's task parks when it comes due (10 ticks); once a CI run found it not parked after
+    # 5 s: the wait is longer now, and says what the server was doing if it still fails
+    parked = await until(lambda: bool(live.lists()[1]), 30)
+    tail = srv.log_path.read_text(encoding="utf-8").splitlines()[-8:]
+    assert parked, f"game time {srv.game_time}, frozen {srv.world_state()[0].frozen}: {tail}"
     before = live.lists()
     assert isinstance(before[0], list) and len(before[0]) == 16 + 400
     assert isinstance(before[1], list) and len(before[1]) == 1  # Alex's, parked
