@@ -30,9 +30,6 @@ class EventsReader(Protocol):
 
     async def events_after(self, seq: int) -> list[Event]: ...
 
-    # the pack's event counter as the last events_after read it (None: not read)
-    last_event_seq: int | None
-
 
 class _Named(Protocol):
     @property
@@ -129,6 +126,7 @@ class StoragePoller:
                 )
                 await asyncio.sleep(self.poll_interval)
                 continue
+            # PackClient.last_event_seq: the counter events_after read (readers without it: None)
             newest = getattr(self.pack, "last_event_seq", None)
             if newest is not None and 0 <= newest < last:
                 # the server restarted from a save older than what was read: its counter went

@@ -154,22 +154,24 @@ class PackBase:
         *,
         as_player: str | None = None,
         then: str | None = None,
-        args: str | None = None,
         store_success: str | None = None,
-        input_path: str = "task",
+        staged_key: str | None = None,
         on_ack: Callable[[], object] | None = None,
-        refusal_req: str | None = None,
     ) -> dict[str, object]:
         """Write the input, run the pack's function, read `out`; the outcome if it is ours.
 
-        `input_command` None: the input is already in storage (`doom.schedule:in <input_path>`,
-        staged ahead). `args`: the function's macro arguments. `then` is a command run in the
-        same RCON call only when the function succeeded; `store_success` (a storage target)
-        stores the call's success there instead (`execute if function` takes no arguments):
-        either is the mark that tells a retried hand-over whether the server has the task.
-        `on_ack` is called as soon as the call returned (when the pack had queued it, if ok).
-        `refusal_req`: what `out.req` says when the pack refused before it saw the input."""
-        call = f"function {function}" + (f" {args}" if args else "")
+        `staged_key` (with `input_command` None): the input was staged ahead in
+        `doom.schedule:in staged.<key>` and the function takes the key; a refusal for want of it
+        says `out.req` "staged.<key>". `then` is a command run in the same RCON call only when
+        the function succeeded; `store_success` (a storage target) stores the call's success
+        there instead (`execute if function` takes no arguments): either is the mark that tells
+        a retried hand-over whether the server has the task. `on_ack` is called as soon as the
+        call returned (when the pack had queued it, if ok)."""
+        input_path = "task" if staged_key is None else f"staged.{staged_key}"
+        ours = {req} if staged_key is None else {req, input_path}
+        call = f"function {function}"
+        if staged_key is not None:
+            call += f' {{key:"{staged_key}"}}'
         if then is not None:
             call = f"execute if function {function} run {then}"
         if store_success is not None:
@@ -186,7 +188,6 @@ class PackBase:
             if error is not None:
                 raise error
             out = await self._read("", "doom.schedule:out")
-            ours = {req} if refusal_req is None else {req, refusal_req}
             if as_player is not None and (not isinstance(out, dict) or out.get("req") not in ours):
                 await self._player_missing(as_player, req, input_path)
         if not isinstance(out, dict) or out.get("req") not in ours:

@@ -189,9 +189,7 @@ class PackClient(PackReads):
         player = check_player(as_player) if as_player is not None else None
         out = await self._exchange(
             None, "doom.schedule:submit_staged", staged.req, as_player=player,
-            args=f'{{key:"{staged.key}"}}', store_success=mark,
-            input_path=f"staged.{staged.key}", on_ack=on_ack,
-            refusal_req=f"staged.{staged.key}",
+            store_success=mark, staged_key=staged.key, on_ack=on_ack,
         )  # fmt: skip
         self._raise_unless_ok(out)
         await self._record_schedule({**staged.request, "as_player": player}, out)

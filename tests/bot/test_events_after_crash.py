@@ -15,20 +15,10 @@ from pack_sim import PASSWORD, PackSim, start_sim
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import StoragePoller
+from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.server import Server
 
 WAIT = 20.0
-
-
-class MemStore:
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def get_cursor(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    def set_cursor(self, key: str, value: str) -> None:
-        self.values[key] = value
 
 
 def invalid(server: Server, task_id: str) -> None:
@@ -68,7 +58,7 @@ async def test_the_log_tailer_delivers_the_events_a_crash_numbers_again(tmp_path
     sim = start_sim(tmp_path / "world")
     server = sim.server
     try:
-        tailer = LogTailer(server.log_path, "sim", MemStore(), poll_interval=0.01)
+        tailer = LogTailer(server.log_path, "sim", MemoryCursors(), poll_interval=0.01)
         async with aclosing(tailer.events()) as stream:
             reading = asyncio.create_task(take(stream, 4))
             await asyncio.wait_for(tailer.ready.wait(), WAIT)  # placed at the end of the log
@@ -96,7 +86,7 @@ async def test_the_poller_goes_on_from_the_counter_it_finds_gone_back(tmp_path: 
     server = sim.server
     pack = sim.client()
     try:
-        poller = StoragePoller(pack, "sim", MemStore(), poll_interval=0.01)
+        poller = StoragePoller(pack, "sim", MemoryCursors(), poll_interval=0.01)
         async with aclosing(poller.events()) as stream:
             invalid(server, "first")  # the poller's first look starts after what is there
             reading = asyncio.create_task(take(stream, 5))
