@@ -308,18 +308,28 @@ def test_pack_version_of_reads_the_load_function(tmp_path: Path) -> None:
 async def test_install_runs_off_the_event_loop(
     tmp_path: Path, world: Path, game: FakeGame, rcon_harness: RconHarness
 ) -> None:
-    # Many files copy in a worker thread: the loop keeps serving other coroutines meanwhile.
+    # The files copy in a worker thread: between the command sent before the copy and the one
+    # sent after it, the loop keeps serving other coroutines. The ticker sleeps a real
+    # millisecond rather than `sleep(0)`: a loop spinning flat out starves the RCON server's
+    # own thread of the GIL (a CI run saw `reload` go unanswered for 2 s).
     extra = {f"data/doom.schedule/function/f{i}.mcfunction": "say hi\n" * 50 for i in range(300)}
     installer, rcon = installer_for(
         rcon_harness, world, make_pack(tmp_path / "src", "1.0.0", extra=extra)
     )
     ticks = 0
+    ticks_at: list[int] = []  # the tick count as each command reached the server
+
+    def counting(command: str) -> str:
+        ticks_at.append(ticks)
+        return game(command)
+
+    rcon_harness.script.handler = counting
 
     async def ticker() -> None:
         nonlocal ticks
         while True:
             ticks += 1
-            await asyncio.sleep(0)
+            await asyncio.sleep(0.001)
 
     task = asyncio.create_task(ticker())
     try:
@@ -329,7 +339,13 @@ async def test_install_runs_off_the_event_loop(
         await rcon.close()
     assert report.ok
     assert len(names(world / "datapacks/doom.schedule/data/doom.schedule/function")) == 301
-    assert ticks > 10
+    # The version is read before the copy, the game time right after it.
+    assert game.commands[:2] == [
+        "data get storage doom.schedule:const version",
+        "minecraft:time query gametime",
+    ]
+    during_copy = ticks_at[1] - ticks_at[0]
+    assert during_copy >= 5, f"the loop ticked {during_copy} times while 300 files copied"
 
 
 def test_pack_version_of_reads_a_compound_write(tmp_path: Path) -> None:
