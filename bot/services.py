@@ -126,8 +126,15 @@ class Services:
         return self.audit.db
 
     async def start(self) -> None:
-        """Start the background work: the wall-clock scheduler and every server's crash guard."""
+        """Start the background work: the wall-clock scheduler and every server's crash guard.
+        The scheduler's alerts join each server's event stream here, before any face reads it
+        (a test may have set another scheduler after build_services)."""
+        from bot.events.guarded import GuardedEvents
+
         if self.scheduler is not None:
+            for name, server in self.servers.items():
+                if isinstance(server.events, GuardedEvents):
+                    server.events.add_feed(self.scheduler.feed(name))
             await self.scheduler.start()
         for server in self.servers.values():
             if server.guard is not None:

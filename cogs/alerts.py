@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.events.event import Event
     from bot.services import ServerServices
-    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -149,10 +148,6 @@ class AlertsCog(commands.Cog, name="Alerts"):
             if server.events is not None:
                 task = asyncio.create_task(self._consume(server), name=f"alerts-{server.name}")
                 self._consumers.append(task)
-        scheduler = self.bot.services.scheduler
-        if scheduler is not None:
-            task = asyncio.create_task(self._consume_planned(scheduler), name="alerts-wallclock")
-            self._consumers.append(task)
 
     async def cog_unload(self) -> None:
         for task in self._consumers:
@@ -173,13 +168,6 @@ class AlertsCog(commands.Cog, name="Alerts"):
                     await self.handle(server, event)
                 except Exception:  # one bad event must not stop the alerts
                     log.exception("alert for %s %s failed", server.name, event.type)
-
-    async def _consume_planned(self, scheduler: Scheduler) -> None:
-        async with contextlib.aclosing(scheduler.events()) as stream:
-            async for event in stream:
-                server = self.bot.services.servers.get(event.server)
-                if server is not None:
-                    await self.handle(server, event)
 
     async def handle(self, server: ServerServices, event: Event) -> None:
         """Queue one event for its server's alert channel (non-alert types are ignored)."""

@@ -8,11 +8,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterable, AsyncIterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, g, make_response, render_template
 
+from bot.i18n import formats
 from web.auth import page
 from web.context import state
 
@@ -26,11 +29,24 @@ HEARTBEAT = 15.0  # seconds between SSE comments, so proxies keep the stream ope
 CLIENT_QUEUE = 256  # a slow tab loses its oldest events, never holds the bus up
 
 
+# Alerts the bot makes itself (the wall-clock scheduler's) carry Discord's timestamp markup,
+# which Discord shows in each reader's zone; a page shows the time itself.
+_DISCORD_TIME = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>")
+
+
+def _shown(value: object) -> str:
+    text = str(value)  # a lazy text, in the locale now
+    return _DISCORD_TIME.sub(
+        lambda m: formats.datetime_text(datetime.fromtimestamp(int(m[1]), UTC)) + " UTC", text
+    )
+
+
 def event_json(event: Event) -> dict[str, Any]:
     return {
         "server": event.server, "seq": event.seq, "type": event.type, "task_id": event.task_id,
-        "game_time": event.game_time,
-        "details": {k: str(v) for k, v in event.details.items()},  # a lazy text in the locale now
+        # the bot's own alerts have no game time (-1)
+        "game_time": event.game_time if event.game_time >= 0 else None,
+        "details": {k: _shown(v) for k, v in event.details.items()},
     }  # fmt: skip
 
 

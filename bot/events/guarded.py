@@ -1,8 +1,10 @@
-"""A server's event source with its crash guard on it (bot.minecraft.crash_guard).
+"""A server's event source with its crash guard on it (bot.minecraft.crash_guard), and the
+alerts the bot makes itself joined to it.
 
-The guard's record follows the pack's events as they pass, and the guard's one alert per
-restore (an Event of type ``restored_after_crash``) joins the stream, so the alerts cog posts
-it as it posts every other event: no channel logic of its own.
+The guard's record follows the pack's events as they pass. The bot's own alerts (bot.events.feed:
+the guard's one alert per restore, the wall-clock scheduler's missed, late and skipped runs) join
+the stream, so every face reading the bus (the alerts cog, the dashboard's live feed) has them as
+it has the pack's events: no channel logic of their own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 from bot.events.event import Event
 
 if TYPE_CHECKING:
+    from bot.events.feed import AlertFeed
     from bot.events.source import EventSource
     from bot.minecraft.crash_guard import CrashGuard
 
@@ -31,6 +34,16 @@ class GuardedEvents:
         self.inner = inner
         self.guard = guard
         self.ready = inner.ready
+        self.feeds: list[AlertFeed] = [guard.alerts]
+        self._readers: list[asyncio.Queue[Event]] = []  # one per running events()
+
+    def add_feed(self, feed: AlertFeed) -> None:
+        """Join another producer's alerts to the stream (streams already running get them too)."""
+        if feed in self.feeds:
+            return
+        self.feeds.append(feed)
+        for sink in self._readers:
+            feed.subscribe(sink)
 
     def __getattr__(self, name: str) -> object:
         # counters of the wrapped source (lines_read, ...) for /status and tests
@@ -53,7 +66,9 @@ class GuardedEvents:
             while True:
                 queue.put_nowait(await alerts.get())
 
-        self.guard.subscribe(alerts)
+        self._readers.append(alerts)
+        for feed in self.feeds:
+            feed.subscribe(alerts)
         tasks = [asyncio.create_task(pump()), asyncio.create_task(relay())]
         try:
             while True:
@@ -62,7 +77,9 @@ class GuardedEvents:
                     raise item
                 yield item
         finally:
-            self.guard.unsubscribe(alerts)
+            self._readers.remove(alerts)
+            for feed in self.feeds:
+                feed.unsubscribe(alerts)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

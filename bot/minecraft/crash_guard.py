@@ -28,7 +28,6 @@ whose answer was lost is found by its id, command and due tick and adopted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -38,6 +37,7 @@ from typing import Final
 from bot.aio import cancel_and_wait
 from bot.errors import BotError, PackError
 from bot.events.event import Event
+from bot.events.feed import AlertFeed
 from bot.i18n import N_, Joined, Lazy, Text, lazy
 from bot.minecraft.pack_client import MAX_PAGE, PackClient
 from bot.minecraft.tasks import TASK_LISTS, Task
@@ -124,8 +124,7 @@ class CrashGuard:
         self._full = False  # a start-up line was read: compare even with no sign of a rollback
         self._marks = True  # compare the server's game time and serial with the marks
         self._task: asyncio.Task[None] | None = None
-        self._sinks: list[asyncio.Queue[Event]] = []
-        self._unsent: list[Event] = []
+        self.alerts = AlertFeed()  # read by the server's event stream (bot.events.guarded)
         self.restores = 0  # restores that changed something (the alerts' seq)
         self.checks = 0
         self.last_report: RestoreReport | None = None
@@ -149,25 +148,6 @@ class CrashGuard:
     def _notice(self) -> None:
         self.idle.clear()
         self._wake.set()
-
-    # -- the alert's way out ------------------------------------------------------------------
-
-    def subscribe(self, sink: asyncio.Queue[Event]) -> None:
-        """An event source wrapper (bot.events.guarded) takes the alerts from here."""
-        self._sinks.append(sink)
-        for event in self._unsent:
-            sink.put_nowait(event)
-        self._unsent.clear()
-
-    def unsubscribe(self, sink: asyncio.Queue[Event]) -> None:
-        with contextlib.suppress(ValueError):
-            self._sinks.remove(sink)
-
-    def _emit(self, event: Event) -> None:
-        if not self._sinks:
-            self._unsent.append(event)  # posted once the alerts cog reads the source
-        for sink in self._sinks:
-            sink.put_nowait(event)
 
     async def saw_event(self, event: Event) -> None:
         """A pack event passing to the alerts: the record follows it."""
@@ -284,7 +264,7 @@ class CrashGuard:
                 "%s came back from its last save; restored: %s", self.server,
                 ", ".join(f"{len(v)} {_LABELS[k]}" for k, v in report.done.items() if v),
             )  # fmt: skip
-            self._emit(report.event(self.server, self.restores))
+            self.alerts.emit(report.event(self.server, self.restores))
         return report
 
     @staticmethod

@@ -9,8 +9,9 @@ are the pack's. Repeating rows re-arm on their next boundary strictly after now,
 Late runs (bot down, server unreachable): within `grace` a run is on time; a `once` row runs late
 up to `max_late`, else it is missed; a repeating row runs its latest boundary when that one may
 still run and counts the others as skipped. Each missed, skipped, late or failed run is an
-:class:`~bot.events.event.Event` (`wallclock_*`) on :meth:`Scheduler.events`, which the alerts
-cog posts like the pack's own events.
+:class:`~bot.events.event.Event` (`wallclock_*`) on the server's :meth:`Scheduler.feed`, which
+joins that server's event stream (bot.events.guarded): the alerts cog posts it and the
+dashboard's live feed shows it, like the pack's own events.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import contextlib
 import heapq
 import itertools
 import logging
-from collections.abc import AsyncGenerator, Coroutine, Mapping
+from collections.abc import Coroutine, Mapping
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Protocol
@@ -31,6 +32,7 @@ from bot.aio import cancel_and_wait
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
+from bot.events.feed import AlertFeed
 from bot.i18n import N_, Text, lazy, use_locale
 from bot.i18n.words import schedule_state
 from bot.minecraft import handover
@@ -111,7 +113,7 @@ class Scheduler:
         self._idle = asyncio.Event()
         self._inflight: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None
-        self._events: asyncio.Queue[Event] = asyncio.Queue(maxsize=EVENT_BACKLOG)
+        self._feeds: dict[str, AlertFeed] = {}  # server -> its alerts (see feed())
         self._lock = asyncio.Lock()  # create/cancel/pause/resume one at a time
         self.handed_over = 0  # hand-overs completed, for /status and tests
 
@@ -239,10 +241,13 @@ class Scheduler:
             found.append(nxt)
         return found
 
-    async def events(self) -> AsyncGenerator[Event, None]:
-        """The scheduler's alerts (missed, skipped, late, failed, waiting), as they happen."""
-        while True:
-            yield await self._events.get()
+    def feed(self, server: str) -> AlertFeed:
+        """The scheduler's alerts (missed, skipped, late, failed, waiting) for one server; an
+        alert made before anyone reads it waits there (the newest EVENT_BACKLOG)."""
+        found = self._feeds.get(server)
+        if found is None:
+            found = self._feeds[server] = AlertFeed(EVENT_BACKLOG)
+        return found
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -551,9 +556,7 @@ class Scheduler:
         event = Event(row.server, next(self._event_seq), kind, row.task_id, -1,
                       MappingProxyType(fields))  # fmt: skip
         log.warning("%s %s on %s: %s", kind, row.task_id, row.server, details)
-        if self._events.full():  # nobody consumes (no alerts cog): keep the newest
-            self._events.get_nowait()
-        self._events.put_nowait(event)
+        self.feed(row.server).emit(event)
 
 
 def _utc(ts: float) -> datetime:

@@ -15,6 +15,7 @@ from pack_sim import PASSWORD, AcceptAll, make_world
 
 from bot.config import ServerConfig
 from bot.errors import ServerUnavailable
+from bot.events.event import Event
 from bot.minecraft.crash_guard import ALERT_TYPE, CrashGuard
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
@@ -145,8 +146,8 @@ async def test_a_crash_is_repaired_and_one_alert_lists_it(rig: Rig) -> None:
     rig.restart(crash=True)
     assert s is not rig.server and rig.server.game_time == 100
     assert ("tocancel", 500) in rig.queue() and ("lost1", 400) not in rig.queue()
-    sink: asyncio.Queue[object] = asyncio.Queue()
-    rig.guard.subscribe(sink)  # type: ignore[arg-type]
+    sink: asyncio.Queue[Event] = asyncio.Queue()
+    rig.guard.alerts.subscribe(sink)
     rig.guard.notice_start()  # what the log tailer calls on the start-up line
     report = await rig.guard.check()
     assert report is not None
@@ -166,8 +167,8 @@ async def test_a_crash_is_repaired_and_one_alert_lists_it(rig: Rig) -> None:
     assert "failed" not in report.texts()
     alert = sink.get_nowait()
     assert sink.empty()  # one alert
-    assert alert.type == ALERT_TYPE and alert.server == "sim"  # type: ignore[attr-defined]
-    assert "lost1 (due 400" in str(alert.details["scheduled again"])  # type: ignore[attr-defined]
+    assert alert.type == ALERT_TYPE and alert.server == "sim"
+    assert "lost1 (due 400" in str(alert.details["scheduled again"])
 
     # a second look finds nothing to do: nothing is added twice
     rig.guard.notice_start()
@@ -186,8 +187,8 @@ async def test_a_normal_restart_restores_nothing_and_posts_nothing(rig: Rig) -> 
     assert await rig.pack.pause("b")
     rig.server.step(10)
     rig.restart(crash=False)  # stop saves everything
-    sink: asyncio.Queue[object] = asyncio.Queue()
-    rig.guard.subscribe(sink)  # type: ignore[arg-type]
+    sink: asyncio.Queue[Event] = asyncio.Queue()
+    rig.guard.alerts.subscribe(sink)
     rig.guard.notice_start()
     report = await rig.guard.check()
     assert report is not None and not report

@@ -57,9 +57,13 @@ def staged_requests(sim: PackSim) -> dict[str, object]:
     return dict(sim.server.storage("doom.schedule:in").get("staged", {}))  # type: ignore[call-overload]
 
 
-def drain(scheduler: Scheduler) -> list[Event]:
+def drain(scheduler: Scheduler, server: str = "sim") -> list[Event]:
+    # what the server's event stream would receive: the alerts made while nobody read them
+    queue: asyncio.Queue[Event] = asyncio.Queue()
+    feed = scheduler.feed(server)
+    feed.subscribe(queue)
+    feed.unsubscribe(queue)
     found: list[Event] = []
-    queue = scheduler._events  # the queue the alerts cog reads through events()
     while not queue.empty():
         found.append(queue.get_nowait())
     return found

@@ -107,7 +107,27 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
         page.locator("#feed tr.fresh").filter(has_text="nopig").filter(has_text="retry_exhausted")
     )
     await fresh.first.wait_for()
+    cells = await fresh.first.locator("td").all_inner_texts()
+    assert cells[3].isdigit()  # a pack event has its game time
+
+    # the bot's own alert joins the same feed: a planned run missed while the bot was down
+    scheduler = dash.harness.services.scheduler
+    assert scheduler is not None
+    await dash.harness.run("schedule", MOD, run="say late", id="latecomer", when="in 1m")
+    await scheduler.stop()
+    dash.wall.advance(60 + 601)  # past max_late (10 minutes)
+    await scheduler.start()
+    await scheduler.settled()
+    missed = page.locator("#feed tr.fresh.ev-wallclock_missed").filter(has_text="latecomer")
+    await missed.wait_for()
+    cells = await missed.locator("td").all_inner_texts()
+    assert cells[:4] == ["main", "wallclock_missed", "latecomer", "\u2013"]  # no game time
+    assert "<t:" not in cells[4] and "UTC" in cells[4]  # the due time, shown as a time
     await page.screenshot(path=shots / "events.png", full_page=True)
+    # and on the page as loaded, from the bus's history
+    await page.reload()
+    kept = page.locator("#feed tr.ev-wallclock_missed").filter(has_text="latecomer")
+    assert "\u2013" in await kept.locator("td").nth(3).inner_text()
 
     for name in ("audit", "extensions"):
         await page.goto(f"{dash.url}/{name}")

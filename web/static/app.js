@@ -37,7 +37,7 @@ function follow(feed) {
     tr.className = "fresh ev-" + ev.type;
     const details = Object.entries(ev.details).map(([k, v]) => k + "=" + v).join(" ");
     tr.append(cell(ev.server), cell(ev.type, "badge"), cell(ev.task_id, "code"),
-              cell(String(ev.game_time)), cell(details));
+              cell(ev.game_time === null ? "\u2013" : String(ev.game_time)), cell(details));
     feed.prepend(tr);
   });
 }
