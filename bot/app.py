@@ -71,6 +71,7 @@ class DoomBot(commands.Bot):
         # audit-channel posts go out in order behind the replies: Discord allows 5 messages per
         # 5 s in a channel, and a reply that waited for its audit post waited for that bucket
         self._audit_posts: asyncio.Queue[tuple[int, discord.Embed]] = asyncio.Queue()
+        self.audit_drain = AUDIT_DRAIN  # tests that do not read the audit channel shorten it
         self._audit_worker: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
@@ -126,7 +127,7 @@ class DoomBot(commands.Bot):
         if worker is None:
             return
         try:
-            await asyncio.wait_for(self.audit_posted(), AUDIT_DRAIN)
+            await asyncio.wait_for(self.audit_posted(), self.audit_drain)
         except TimeoutError:
             log.warning("%d audit posts not sent at shutdown", self._audit_posts.qsize())
         await cancel_and_wait(worker)

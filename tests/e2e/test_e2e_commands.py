@@ -222,3 +222,13 @@ async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
     await live.bot.audit_posted()
     posted = [p.payload["embeds"][0]["title"] for p in live.posts(AUDIT_CHANNEL)]
     assert posted == [f"/{a}" for a in actions]  # all of them, in order
+
+
+async def test_close_posts_the_audit_entries_still_queued(live: Harness, mc: Server) -> None:
+    live.bot.audit_drain = 10.0  # the bot's own default: shutdown waits for the paced posts
+    for i in range(7):
+        await live.run("schedule", MOD, run=f"say {i}", time=500, id=f"q{i}")
+    assert len(live.posts(AUDIT_CHANNEL)) < 7  # five per five seconds: some still queued
+    await live.bot.close()
+    posted = [p.payload["embeds"][0]["description"] for p in live.posts(AUDIT_CHANNEL)]
+    assert len(posted) == 7 and all(f"`q{i}`" in d for i, d in enumerate(posted)), posted
