@@ -12,6 +12,7 @@ from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.events.source import build_event_source, log_readable, merge, read_broadcast_setting
 from bot.events.storage_poll import StoragePoller
+from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.log import ServerLog
 
 WAIT = 10.0
@@ -30,17 +31,6 @@ class Buffer:
 
     async def events_after(self, seq: int) -> list[Event]:
         return [e for e in self.items if e.seq > seq]
-
-
-class MemStore:
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def get_cursor(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    def set_cursor(self, key: str, value: str) -> None:
-        self.values[key] = value
 
 
 def test_auto_uses_the_log_when_readable(tmp_path: Path) -> None:
@@ -75,7 +65,7 @@ def say(slog: ServerLog, seq: int) -> None:
 
 
 async def test_merge_delivers_each_server_seq_once(tmp_path: Path) -> None:
-    store = MemStore()
+    store = MemoryCursors()
     buffer = Buffer()
     store.values["rcon:a"] = "0"
     with ServerLog(tmp_path / "a") as slog, ServerLog(tmp_path / "b") as other:

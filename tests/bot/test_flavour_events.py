@@ -16,22 +16,12 @@ from pack_sim import PASSWORD, AcceptAll, PackSim, make_world
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import StoragePoller
+from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
 
 WAIT = 10.0
 BURST = 6
-
-
-class MemStore:
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def get_cursor(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    def set_cursor(self, key: str, value: str) -> None:
-        self.values[key] = value
 
 
 @pytest.fixture(params=sorted(FLAVOURS))
@@ -67,7 +57,7 @@ def _file_order(log: Path) -> list[int]:
 
 async def test_log_tailer_delivers_in_seq_order_on_every_flavour(sim: PackSim) -> None:
     tailer = LogTailer(
-        sim.server.log_path, "sim", MemStore(), poll_interval=0.02, reorder_window=1.0
+        sim.server.log_path, "sim", MemoryCursors(), poll_interval=0.02, reorder_window=1.0
     )
     async with aclosing(tailer.events()) as it:
         first = asyncio.ensure_future(take(it, 1))
@@ -89,7 +79,7 @@ async def test_log_tailer_delivers_in_seq_order_on_every_flavour(sim: PackSim) -
 async def test_storage_poller_reads_the_same_events_on_every_flavour(sim: PackSim) -> None:
     pack = sim.client(checker=AcceptAll())
     try:
-        poller = StoragePoller(pack, "sim", MemStore(), poll_interval=0.01)
+        poller = StoragePoller(pack, "sim", MemoryCursors(), poll_interval=0.01)
         async with aclosing(poller.events()) as it:
             got_f = asyncio.ensure_future(take(it, BURST))
             await asyncio.sleep(0.1)  # a fresh poller starts after what is already there

@@ -9,20 +9,10 @@ from contextlib import aclosing, suppress
 from pathlib import Path
 
 from bot.events.log_tail import LogTailer
+from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.log import ServerLog
 
 WAIT = 10.0
-
-
-class MemStore:
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def get_cursor(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    def set_cursor(self, key: str, value: str) -> None:
-        self.values[key] = value
 
 
 def say(slog: ServerLog, seq: int) -> None:
@@ -33,7 +23,7 @@ async def test_out_of_order_lines_come_out_in_order_and_a_held_one_survives_a_re
     tmp_path: Path,
 ) -> None:
     logs = tmp_path / "logs"
-    store = MemStore()
+    store = MemoryCursors()
     with ServerLog(logs) as slog:
         tailer = LogTailer(logs / "latest.log", "s", store, poll_interval=0.01, reorder_window=30)
         async with aclosing(tailer.events()) as it:
@@ -64,7 +54,7 @@ async def test_a_seq_that_never_comes_delays_only_by_the_window(tmp_path: Path) 
     logs = tmp_path / "logs"
     with ServerLog(logs) as slog:
         tailer = LogTailer(
-            logs / "latest.log", "s", MemStore(), poll_interval=0.01, reorder_window=0.2
+            logs / "latest.log", "s", MemoryCursors(), poll_interval=0.01, reorder_window=0.2
         )
         async with aclosing(tailer.events()) as it:
             first = asyncio.ensure_future(anext(it))
