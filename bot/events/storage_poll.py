@@ -88,7 +88,8 @@ class StoragePoller:
     async def events(self) -> AsyncGenerator[Event, None]:
         self.warn_broadcast()
         self._last = await self._load()
-        self.ready.set()
+        if self._last >= 0:
+            self.ready.set()  # a saved place; without one, the first poll fixes it (_poll)
         try:
             async with aclosing(self._poll(self._last)) as polled:
                 async for ev in polled:
@@ -124,6 +125,7 @@ class StoragePoller:
                 log.info(
                     "no saved place for events of %s; starting after seq %d", self.server, last
                 )
+                self.ready.set()
                 await asyncio.sleep(self.poll_interval)
                 continue
             # PackClient.last_event_seq: the counter events_after read (readers without it: None)

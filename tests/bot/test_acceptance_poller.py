@@ -39,7 +39,8 @@ async def test_poller_reads_the_packs_ring_and_resumes_after_a_restart(
         poller = StoragePoller(pack, "sim", store, poll_interval=0.01, broadcast_rcon_to_ops=False)
         async with aclosing(poller.events()) as it:
             first = asyncio.ensure_future(take(it, 2))
-            await asyncio.sleep(0.05)  # a fresh poller starts after what is already there
+            # a fresh poller starts after what is already there: wait until it knows where
+            await asyncio.wait_for(poller.ready.wait(), WAIT)
             await pack.schedule("function nope:missing", 1, "t", "boom", retry=1, retry_delay=1)
             await asyncio.to_thread(sim.server.step, 3)
             got = await first

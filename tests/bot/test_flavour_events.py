@@ -82,7 +82,8 @@ async def test_storage_poller_reads_the_same_events_on_every_flavour(sim: PackSi
         poller = StoragePoller(pack, "sim", MemoryCursors(), poll_interval=0.01)
         async with aclosing(poller.events()) as it:
             got_f = asyncio.ensure_future(take(it, BURST))
-            await asyncio.sleep(0.1)  # a fresh poller starts after what is already there
+            # a fresh poller starts after what is already there: wait until it knows where
+            await asyncio.wait_for(poller.ready.wait(), WAIT)
             await _invalid_tasks(sim, [f"b{i}" for i in range(BURST)])
             got = await got_f
     finally:

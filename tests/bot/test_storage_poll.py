@@ -7,6 +7,7 @@ with that method); the pack's own buffer is tested with the pack."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -75,6 +76,37 @@ async def test_first_run_starts_after_what_is_there_then_follows() -> None:
                 break
         ring.emit(3)
         assert await asyncio.wait_for(pending, WAIT) == [6, 7, 8]
+
+
+async def test_a_fresh_poller_is_ready_once_its_first_poll_fixed_where_it_starts() -> None:
+    # `ready` is what a follower waits on before it says "following" (python -m bot events, the
+    # selftest): set before the first poll, an event made in between would be skipped
+    ring, store = Ring(), MemStore()
+    ring.emit(5)
+    ring.down = 3  # the server does not answer the first polls
+    p = poller(ring, store, broadcast_rcon_to_ops=False)
+    async with aclosing(p.events()) as it:
+        pending = asyncio.ensure_future(take(it, 2))
+        while len(ring.calls) < 3:
+            await asyncio.sleep(0.001)
+            assert not p.ready.is_set(), "ready before any poll succeeded"
+        await asyncio.wait_for(p.ready.wait(), WAIT)
+        assert store.values["rcon:s"] == "5"
+        ring.emit(2)  # right after ready: none of these is skipped
+        assert await asyncio.wait_for(pending, WAIT) == [6, 7]
+
+
+async def test_a_poller_with_a_saved_place_is_ready_at_once() -> None:
+    ring, store = Ring(), MemStore()
+    store.values["rcon:s"] = "3"
+    ring.down = 1000
+    p = poller(ring, store, broadcast_rcon_to_ops=False)
+    async with aclosing(p.events()) as it:
+        pending = asyncio.ensure_future(anext(it))
+        await asyncio.wait_for(p.ready.wait(), WAIT)
+        pending.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pending
 
 
 async def test_restart_neither_replays_nor_loses() -> None:

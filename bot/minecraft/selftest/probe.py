@@ -94,14 +94,11 @@ class EventProbe:
         """Start reading; True once the source knows where it starts (a poller: after its
         first poll, which only fixes the starting seq)."""
         self._task = asyncio.create_task(self._pump(), name="selftest event probe")
-        try:
-            async with asyncio.timeout(limit):
-                await self.source.ready.wait()
-                while isinstance(self.source, StoragePoller):  # polls has no event of its own
-                    if self.source.polls >= 1 or self._task.done():
-                        break
-                    await asyncio.sleep(0.02)
-        except TimeoutError:
+        ready = asyncio.ensure_future(self.source.ready.wait())
+        # a source that fails before it is ready ends the wait too
+        await asyncio.wait([ready, self._task], timeout=limit, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
             return False
         return not self._task.done()
 
