@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.i18n import Lazy, _, lazy, localized, ngettext
+from bot.events.kinds import ALERTS, KINDS, shown_details
+from bot.i18n import _, localized, ngettext
 from bot.minecraft.crash_guard import restored_count
 from bot.minecraft.selftest import is_selftest_id
 from bot.slash.fit import clip, pack_embeds, pages
@@ -25,38 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# event type -> (title, colour); other types (retry, ...) are not alerts
-ALERTS: dict[str, tuple[Lazy, int]] = {
-    "retry_exhausted": (lazy("Task failed: no retries left"), 0xED4245),
-    "offline": (lazy("Task waiting: its player went offline"), 0xFEE75C),
-    "restored": (lazy("Task resumed: its player is back"), 0x57F287),
-    "invalid": (lazy("Task removed: its command does not parse"), 0xED4245),
-    "dropped": (lazy("Task removed: the entity it runs as is gone"), 0xED4245),
-    # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
-    "wallclock_missed": (lazy("Planned task missed"), 0xED4245),
-    "wallclock_skipped": (lazy("Planned runs skipped"), 0xFEE75C),
-    "wallclock_late": (lazy("Planned task ran late"), 0xFEE75C),
-    "wallclock_failed": (lazy("Planned task refused by the server"), 0xED4245),
-    "wallclock_waiting": (lazy("Planned task waiting: its player is offline"), 0xFEE75C),
-    "restored_after_crash": (
-        lazy("Server came back from its last save: tasks restored"),
-        0xFEE75C,
-    ),
-}
-# the alert types as a summary names them
-KINDS: dict[str, Lazy] = {
-    "retry_exhausted": lazy("out of retries"),
-    "offline": lazy("offline"),
-    "restored": lazy("restored"),
-    "invalid": lazy("invalid"),
-    "dropped": lazy("dropped"),
-    "wallclock_missed": lazy("missed"),
-    "wallclock_skipped": lazy("skipped"),
-    "wallclock_late": lazy("late"),
-    "wallclock_failed": lazy("refused"),
-    "wallclock_waiting": lazy("waiting for its player"),
-    "restored_after_crash": lazy("restored after a crash"),
-}
 MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
 FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.discord_limits)
 SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6,000 in all
@@ -71,11 +40,8 @@ def alert_embed(event: Event) -> discord.Embed:
     embed.add_field(name=_("server"), value=event.server)
     if event.game_time >= 0:
         embed.add_field(name=_("game time"), value=str(event.game_time))
-    for key, value in list(event.details.items())[:20]:
-        # names and fixed reasons are marked N_() where they are made (scheduler, crash guard)
-        # a lazy value is said now, in this alert's locale; a plain one may be a marked reason
-        shown = str(value) if isinstance(value, Lazy) else _(value) if value else value
-        embed.add_field(name=_(key)[:256], value=f"`{clip(shown, 1000)}`")
+    for name, shown in shown_details(event)[:20]:  # in this alert's locale
+        embed.add_field(name=name[:256], value=f"`{clip(shown, 1000)}`")
     embed.set_footer(text=_("event {seq}", seq=event.seq))
     return embed
 

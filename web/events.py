@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, g, make_response, render_template
 
+from bot.events.kinds import shown_details, title_of
 from bot.i18n import formats
 from web.auth import page
 from web.context import state
@@ -34,19 +35,22 @@ CLIENT_QUEUE = 256  # a slow tab loses its oldest events, never holds the bus up
 _DISCORD_TIME = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>")
 
 
-def _shown(value: object) -> str:
-    text = str(value)  # a lazy text, in the locale now
+def _timed(text: str) -> str:
     return _DISCORD_TIME.sub(
         lambda m: formats.datetime_text(datetime.fromtimestamp(int(m[1]), UTC)) + " UTC", text
     )
 
 
 def event_json(event: Event) -> dict[str, Any]:
+    """An event for the page and the API: `details` as the source gave them (values in the
+    reader's language where they are texts), `title` and `shown` as the alert channel says them."""
     return {
         "server": event.server, "seq": event.seq, "type": event.type, "task_id": event.task_id,
         # the bot's own alerts have no game time (-1)
         "game_time": event.game_time if event.game_time >= 0 else None,
-        "details": {k: _shown(v) for k, v in event.details.items()},
+        "details": {k: _timed(str(v)) for k, v in event.details.items()},
+        "title": title_of(event),
+        "shown": [[name, _timed(value)] for name, value in shown_details(event)],
     }  # fmt: skip
 
 

@@ -108,6 +108,7 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
     )
     await fresh.first.wait_for()
     cells = await fresh.first.locator("td").all_inner_texts()
+    assert cells[1] == "Task failed: no retries left retry_exhausted"
     assert cells[3].isdigit()  # a pack event has its game time
 
     # the bot's own alert joins the same feed: a planned run missed while the bot was down
@@ -121,8 +122,10 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
     missed = page.locator("#feed tr.fresh.ev-wallclock_missed").filter(has_text="latecomer")
     await missed.wait_for()
     cells = await missed.locator("td").all_inner_texts()
-    assert cells[:4] == ["main", "wallclock_missed", "latecomer", "\u2013"]  # no game time
+    # titled as the alert channel titles it; no game time
+    assert cells[:4] == ["main", "Planned task missed wallclock_missed", "latecomer", "\u2013"]
     assert "<t:" not in cells[4] and "UTC" in cells[4]  # the due time, shown as a time
+    assert "reason=" in cells[4] and "not running" in cells[4]
     await page.screenshot(path=shots / "events.png", full_page=True)
     # and on the page as loaded, from the bus's history
     await page.reload()

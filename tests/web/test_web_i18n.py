@@ -102,6 +102,21 @@ async def test_a_chinese_browser_gets_the_dashboard_in_chinese(
     # the live feed's status line comes from the page, translated
     await page.goto(dash.url + "/events")
     await page.get_by_text("实时：新事件会出现在最上方。").wait_for()
+    # a planned run missed while the bot was down: titled and detailed as the alert says it
+    scheduler = h.services.scheduler
+    assert scheduler is not None
+    await h.run("schedule", MOD, run="say late", id="latecomer", when="in 1m")
+    await scheduler.stop()
+    dash.wall.advance(60 + 601)  # past max_late
+    await scheduler.start()
+    await scheduler.settled()
+    missed = page.locator("#feed tr.fresh.ev-wallclock_missed")
+    await missed.wait_for()
+    text = await missed.inner_text()
+    assert "计划任务错过了运行时间" in text and "原因=" in text, text
+    await page.reload()  # and so in the page as served, from the history
+    kept = page.locator("#feed tr.ev-wallclock_missed")
+    assert "计划任务错过了运行时间" in await kept.inner_text()
     await page.goto(dash.url + "/audit")
     assert await page.get_by_role("columnheader", name="操作人").count() == 1
     await page.screenshot(path=shots / "audit-zh.png", full_page=True)

@@ -26,6 +26,13 @@ function cell(text, kind) {
   return td;
 }
 
+// the alert's title as the alert channel says it, then the event's type as a badge
+function titled(ev) {
+  const td = cell(ev.type, "badge");
+  td.prepend(document.createTextNode(ev.title + " "));
+  return td;
+}
+
 function follow(feed) {
   const state = document.getElementById("feed-state");
   const source = new EventSource(feed.dataset.stream);
@@ -35,8 +42,8 @@ function follow(feed) {
     const ev = JSON.parse(msg.data);
     const tr = document.createElement("tr");
     tr.className = "fresh ev-" + ev.type;
-    const details = Object.entries(ev.details).map(([k, v]) => k + "=" + v).join(" ");
-    tr.append(cell(ev.server), cell(ev.type, "badge"), cell(ev.task_id, "code"),
+    const details = ev.shown.map(([k, v]) => k + "=" + v).join(" ");
+    tr.append(cell(ev.server), titled(ev), cell(ev.task_id, "code"),
               cell(ev.game_time === null ? "\u2013" : String(ev.game_time)), cell(details));
     feed.prepend(tr);
   });

@@ -1,0 +1,64 @@
+"""What each event type means to a reader, for every face that shows events (the alerts cog's
+embeds and summaries, the dashboard's event feed): its title and colour, the short word a
+summary line uses, and its details as name and value in the reader's language."""
+
+from __future__ import annotations
+
+__all__ = ["ALERTS", "KINDS", "shown_details", "title_of"]
+
+from typing import TYPE_CHECKING
+
+from bot.i18n import Lazy, _, lazy
+
+if TYPE_CHECKING:
+    from bot.events.event import Event
+
+# event type -> (title, colour); other types (retry, ...) are not alerts
+ALERTS: dict[str, tuple[Lazy, int]] = {
+    "retry_exhausted": (lazy("Task failed: no retries left"), 0xED4245),
+    "offline": (lazy("Task waiting: its player went offline"), 0xFEE75C),
+    "restored": (lazy("Task resumed: its player is back"), 0x57F287),
+    "invalid": (lazy("Task removed: its command does not parse"), 0xED4245),
+    "dropped": (lazy("Task removed: the entity it runs as is gone"), 0xED4245),
+    # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
+    "wallclock_missed": (lazy("Planned task missed"), 0xED4245),
+    "wallclock_skipped": (lazy("Planned runs skipped"), 0xFEE75C),
+    "wallclock_late": (lazy("Planned task ran late"), 0xFEE75C),
+    "wallclock_failed": (lazy("Planned task refused by the server"), 0xED4245),
+    "wallclock_waiting": (lazy("Planned task waiting: its player is offline"), 0xFEE75C),
+    "restored_after_crash": (
+        lazy("Server came back from its last save: tasks restored"),
+        0xFEE75C,
+    ),
+}
+# the alert types as a summary names them
+KINDS: dict[str, Lazy] = {
+    "retry_exhausted": lazy("out of retries"),
+    "offline": lazy("offline"),
+    "restored": lazy("restored"),
+    "invalid": lazy("invalid"),
+    "dropped": lazy("dropped"),
+    "wallclock_missed": lazy("missed"),
+    "wallclock_skipped": lazy("skipped"),
+    "wallclock_late": lazy("late"),
+    "wallclock_failed": lazy("refused"),
+    "wallclock_waiting": lazy("waiting for its player"),
+    "restored_after_crash": lazy("restored after a crash"),
+}
+
+
+def title_of(event: Event) -> str:
+    """The alert's title in the current language; a type that is no alert (retry) is itself."""
+    found = ALERTS.get(event.type)
+    return str(found[0]) if found is not None else event.type
+
+
+def shown_details(event: Event) -> list[tuple[str, str]]:
+    """The event's details as (name, value) in the current language. Names and fixed reasons
+    are marked N_() where they are made (scheduler, crash guard); a lazy value is said now, a
+    plain one may be a marked reason (a pack event's values are not in the catalog: kept)."""
+    shown = []
+    for key, value in event.details.items():
+        text = str(value) if isinstance(value, Lazy) else _(value) if value else value
+        shown.append((_(key), text))
+    return shown
