@@ -74,10 +74,17 @@ def _retry_decrements_twice(pack: Path) -> None:
     failed.write_text(text.replace(line, "run scoreboard players remove #x.r doom.schedule 2"))
 
 
-async def _expect_failure(live: Live, check: str) -> dict[str, str]:
+class Found(dict[str, str]):
+    """check name -> status, with the report's text for a failing assertion to show."""
+
+    text: str = ""
+
+
+async def _expect_failure(live: Live, check: str) -> Found:
     result = await run_selftest(live.main)
-    found = statuses(result)
-    assert found.get(check) == "FAIL", result.text()
+    found = Found(statuses(result))
+    found.text = result.text()
+    assert found.get(check) == "FAIL", found.text
     assert result.exit_status == 1
     assert_clean(live)  # a failing run removes what it made too
     return found
@@ -87,7 +94,7 @@ async def test_fault_public_tag_removed(tmp_path: Path) -> None:
     pack = copy_pack(tmp_path, _remove_count_tag)
     async with live_server(tmp_path, pack=pack) as live:
         found = await _expect_failure(live, "function tags")
-        assert found["marker task"] == "PASS"  # only the tag is missing: the rest works
+        assert found["marker task"] == "PASS", found.text  # only the tag is missing: the rest works
 
 
 async def test_fault_public_tag_names_the_missing_tag(tmp_path: Path) -> None:
@@ -103,7 +110,7 @@ async def test_fault_wrong_retry_count_in_the_pack(tmp_path: Path) -> None:
     pack = copy_pack(tmp_path, _retry_decrements_twice)
     async with live_server(tmp_path, pack=pack) as live:
         found = await _expect_failure(live, "retry counts")
-        assert found["marker task"] == "PASS" and found["event source"] == "PASS"
+        assert found["marker task"] == "PASS" and found["event source"] == "PASS", found.text
 
 
 async def test_fault_event_source_cut(tmp_path: Path) -> None:
@@ -113,7 +120,7 @@ async def test_fault_event_source_cut(tmp_path: Path) -> None:
     stale.write_text("[10:00:00] [Server thread/INFO]: Done (1.0s)!\n")
     async with live_server(tmp_path, log_path=stale) as live:
         found = await _expect_failure(live, "event source")
-        assert found["marker task"] == "PASS" and found["retry counts"] == "PASS"
+        assert found["marker task"] == "PASS" and found["retry counts"] == "PASS", found.text
 
 
 async def test_fault_pack_logs_no_events(live: Live) -> None:
@@ -128,21 +135,21 @@ async def test_fault_game_time_frozen(live: Live) -> None:
     live.server.run("tick freeze")
     found = await _expect_failure(live, "game time")
     # what needs ticks is said to be unchecked, not passed
-    assert found["marker task"] == found["retry counts"] == "WARN"
-    assert found["pause/resume"] == found["hostile run text"] == "WARN"
+    assert found["marker task"] == found["retry counts"] == "WARN", found.text
+    assert found["pause/resume"] == found["hostile run text"] == "WARN", found.text
 
 
 async def test_fault_broadcast_rcon_to_ops_on(live: Live) -> None:
     live.server.properties["broadcast-rcon-to-ops"] = "true"  # mcsim reads it live
     found = await _expect_failure(live, "broadcast-rcon-to-ops")
-    assert found["marker task"] == "PASS"
+    assert found["marker task"] == "PASS", found.text
 
 
 async def test_fault_pack_not_enabled(live: Live) -> None:
     live.server.run('datapack disable "file/doom.schedule"')
     found = await _expect_failure(live, "pack enabled")
-    assert found["function tags"] == "FAIL"
-    assert found["marker task"] == "WARN"  # not run on a pack that is not there
+    assert found["function tags"] == "FAIL", found.text
+    assert found["marker task"] == "WARN", found.text  # not run on a pack that is not there
 
 
 async def test_paused_empty_server_is_a_warning(live: Live) -> None:
@@ -157,7 +164,7 @@ async def test_paused_empty_server_is_a_warning(live: Live) -> None:
     assert found["game time"] == "WARN" and found["pause when empty"] == "WARN", result.text()
     [game] = [c for c in result.checks if c.name == "game time"]
     assert "wall-clock" in str(game.detail) and "pause-when-empty-seconds" in str(game.detail)
-    assert found["marker task"] == "WARN"
+    assert found["marker task"] == "WARN", result.text()
     assert_clean(live)
 
 
