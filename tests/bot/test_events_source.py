@@ -74,9 +74,11 @@ async def test_merge_delivers_each_server_seq_once(tmp_path: Path) -> None:
         poll_a = StoragePoller(buffer, "a", store, poll_interval=0.002)
         got: list[tuple[str, int]] = []
         async with aclosing(merge(tail_a, poll_a, tail_b)) as stream:
-            # the sources start on the first request; let the tailers find their files
+            # the sources start on the first request; the tailers start at the end of their
+            # files, so nothing is written before each knows where it starts
             first = asyncio.ensure_future(anext(stream))
-            await asyncio.sleep(0.05)
+            for source in (tail_a, poll_a, tail_b):
+                await asyncio.wait_for(source.ready.wait(), WAIT)
             for seq in range(1, 21):
                 say(slog, seq)  # server a: both in its log and in its ring buffer
                 buffer.items.append(Event("a", seq, "retry", f"t{seq}", seq))
