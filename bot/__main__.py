@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from bot.aio import cancel_and_wait
 from bot.config import Settings, load_settings
 from bot.errors import BotError, ConfigError
 from bot.i18n import _, console_locale, set_locale
@@ -294,9 +295,7 @@ async def _events(settings: Settings, only: str | None, out: TextIO) -> int:
                     continue
                 print(_format_event(getter.result()), file=out, flush=True)
         finally:
-            for task in pumps:
-                task.cancel()
-            await asyncio.gather(*pumps, return_exceptions=True)
+            await cancel_and_wait(*pumps)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ from __future__ import annotations
 __all__ = ["ALERTS", "AlertsCog", "alert_embed", "setup"]
 
 import asyncio
-import contextlib
 import logging
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
+from bot.aio import cancel_and_wait
 from bot.events.kinds import ALERTS, KINDS, shown_details
 from bot.i18n import _, localized, ngettext
 from bot.minecraft.crash_guard import restored_count
@@ -116,11 +116,7 @@ class AlertsCog(commands.Cog, name="Alerts"):
                 self._consumers.append(task)
 
     async def cog_unload(self) -> None:
-        for task in self._consumers:
-            task.cancel()
-        for task in self._consumers:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*self._consumers)
         for channel_id in list(self._pending):
             await self.flush(channel_id)  # what arrived is still said before going away
 

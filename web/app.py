@@ -27,6 +27,7 @@ from quart import Blueprint, Quart, Response, render_template, request
 from quart_rate_limiter import RateLimiter, RateLimitExceeded
 from quart_schema import QuartSchema, RequestSchemaValidationError
 
+from bot.aio import cancel_and_wait
 from bot.config import Settings
 from bot.i18n import N_, _
 from web import api, audit, auth, events, extensions, i18n, metrics, servers, tasks
@@ -240,11 +241,7 @@ def create_app(
 
     @app.after_serving
     async def stop_watching() -> None:
-        for task in watchers:
-            task.cancel()
-        for task in watchers:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*watchers)
         watchers.clear()
         for sub in list(app._mounted.values()):
             with contextlib.suppress(Exception):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, g, make_response, render_template
 
+from bot.aio import cancel_and_wait
 from bot.events.kinds import shown_details, title_of
 from bot.i18n import formats
 from web.auth import page
@@ -78,7 +79,9 @@ async def stream() -> Any:
                 sub = await stack.enter_async_context(
                     services.bus.subscribe(name, server.events, maxsize=CLIENT_QUEUE)
                 )
-                stack.push_async_callback(_cancel, asyncio.create_task(_forward(sub, queue)))
+                stack.push_async_callback(
+                    cancel_and_wait, asyncio.create_task(_forward(sub, queue))
+                )
             yield b"retry: 3000\n\n"
             while True:
                 try:
@@ -101,9 +104,3 @@ async def _forward(sub: AsyncIterable[Event], queue: asyncio.Queue[Event]) -> No
         if queue.full():
             queue.get_nowait()
         queue.put_nowait(event)
-
-
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task

@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.aio import cancel_and_wait
+
 if TYPE_CHECKING:
     from bot.events.event import Event
     from bot.events.source import EventSource
@@ -85,9 +87,7 @@ class EventBus:
             pump.subscribers.remove(sub)
             if not pump.subscribers and self._pumps.get(server) is pump:
                 del self._pumps[server]
-                pump.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pump.task
+                await cancel_and_wait(pump.task)
 
     def reading(self, server: str) -> bool:
         """Whether the bus is reading this server's source now."""
@@ -115,9 +115,5 @@ class EventBus:
             sub.offer(event)
 
     async def close(self) -> None:
-        for pump in list(self._pumps.values()):
-            pump.task.cancel()
-        for pump in list(self._pumps.values()):
-            with contextlib.suppress(asyncio.CancelledError):
-                await pump.task
+        await cancel_and_wait(*(pump.task for pump in self._pumps.values()))
         self._pumps.clear()

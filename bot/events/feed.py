@@ -8,12 +8,11 @@ of the source) waits here and goes to the first reader; past `backlog` the oldes
 
 from __future__ import annotations
 
-__all__ = ["AlertFeed"]
+__all__ = ["AlertFeed", "Sink"]
 
-import asyncio
 import contextlib
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from bot.events.event import Event
@@ -21,19 +20,25 @@ if TYPE_CHECKING:
 BACKLOG = 1000
 
 
+class Sink(Protocol):
+    """Where a reader takes alerts: an asyncio.Queue, of events or of more than events."""
+
+    def put_nowait(self, item: Event, /) -> None: ...
+
+
 class AlertFeed:
     """One producer's alerts for one server, fanned out to every stream reading them."""
 
     def __init__(self, backlog: int = BACKLOG) -> None:
-        self._sinks: list[asyncio.Queue[Event]] = []
+        self._sinks: list[Sink] = []
         self._unsent: deque[Event] = deque(maxlen=backlog)
 
-    def subscribe(self, sink: asyncio.Queue[Event]) -> None:
+    def subscribe(self, sink: Sink) -> None:
         self._sinks.append(sink)
         while self._unsent:
             sink.put_nowait(self._unsent.popleft())
 
-    def unsubscribe(self, sink: asyncio.Queue[Event]) -> None:
+    def unsubscribe(self, sink: Sink) -> None:
         with contextlib.suppress(ValueError):
             self._sinks.remove(sink)
 

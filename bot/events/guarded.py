@@ -15,10 +15,11 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
+from bot.aio import cancel_and_wait
 from bot.events.event import Event
 
 if TYPE_CHECKING:
-    from bot.events.feed import AlertFeed
+    from bot.events.feed import AlertFeed, Sink
     from bot.events.source import EventSource
     from bot.minecraft.crash_guard import CrashGuard
 
@@ -35,7 +36,7 @@ class GuardedEvents:
         self.guard = guard
         self.ready = inner.ready
         self.feeds: list[AlertFeed] = [guard.alerts]
-        self._readers: list[asyncio.Queue[Event]] = []  # one per running events()
+        self._readers: list[Sink] = []  # one per running events()
 
     def add_feed(self, feed: AlertFeed) -> None:
         """Join another producer's alerts to the stream (streams already running get them too)."""
@@ -50,8 +51,8 @@ class GuardedEvents:
         return getattr(self.inner, name)
 
     async def events(self) -> AsyncGenerator[Event, None]:
+        # the pack's events and the feeds' alerts in one queue, in the order they come
         queue: asyncio.Queue[Event | BaseException] = asyncio.Queue()
-        alerts: asyncio.Queue[Event] = asyncio.Queue()
 
         async def pump() -> None:
             try:
@@ -62,14 +63,10 @@ class GuardedEvents:
             except Exception as e:  # handed to the consumer, which restarts the source
                 queue.put_nowait(e)
 
-        async def relay() -> None:
-            while True:
-                queue.put_nowait(await alerts.get())
-
-        self._readers.append(alerts)
+        self._readers.append(queue)
         for feed in self.feeds:
-            feed.subscribe(alerts)
-        tasks = [asyncio.create_task(pump()), asyncio.create_task(relay())]
+            feed.subscribe(queue)
+        task = asyncio.create_task(pump())
         try:
             while True:
                 item = await queue.get()
@@ -77,9 +74,7 @@ class GuardedEvents:
                     raise item
                 yield item
         finally:
-            self._readers.remove(alerts)
+            self._readers.remove(queue)
             for feed in self.feeds:
-                feed.unsubscribe(alerts)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+                feed.unsubscribe(queue)
+            await cancel_and_wait(task)

@@ -16,6 +16,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Literal, Protocol
 
+from bot.aio import cancel_and_wait
 from bot.events.event import CursorStore, Event, SeqDedup
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import EventsReader, StoragePoller
@@ -126,9 +127,7 @@ async def merge(
             if seen.is_new(ev):
                 yield ev
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(*tasks)
 
 
 def _report(task: asyncio.Task[None]) -> None:

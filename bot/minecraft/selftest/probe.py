@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from contextlib import aclosing
 
+from bot.aio import cancel_and_wait
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import StoragePoller
@@ -126,7 +127,5 @@ class EventProbe:
     async def stop(self) -> None:
         if self._task is None:
             return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await self._task
+        await cancel_and_wait(self._task)
         self._task = None
