@@ -62,6 +62,28 @@ async def test_selftest_passes_at_20_tps(shared: Server, tmp_path: Path, event_s
         assert_clean(live)
 
 
+async def test_a_slow_server_is_a_tps_warning_that_says_how_much_later(
+    shared: Server, tmp_path: Path
+) -> None:
+    reset(shared)
+    shared.run("tick rate 10")
+    try:
+        async with bot_services(shared, tmp_path) as live:
+            result = await run_selftest(live.main)
+    finally:
+        shared.run("tick rate 20")
+    found = statuses(result)
+    assert found["measured TPS"] == "WARN", result.text()
+    [tps] = [c for c in result.checks if c.name == "measured TPS"]
+    detail = str(tps.detail)
+    assert "below 20" in detail, detail
+    factor = float(detail.split(" runs ")[1].split(" times")[0])
+    assert 1.6 <= factor <= 3.0, detail  # about 2: twice as long in wall-clock time
+    rest = {name: v for name, v in found.items() if name != "measured TPS"}
+    assert set(rest.values()) == {"PASS"}, result.text()  # nothing else minds 10 TPS
+    assert result.ok
+
+
 def _remove_count_tag(pack: Path) -> None:
     (pack / "data/doom.schedule/tags/function/count.json").unlink()
 
@@ -273,7 +295,11 @@ async def test_selftest_on_every_flavour(tmp_path: Path, flavour: str) -> None:
                 result = await run_selftest(live.main)
                 found = statuses(result)
                 assert set(found) == set(CHECKS), result.text()
-                assert set(found.values()) == {"PASS"}, result.text()
+                # the measured TPS is the host's as much as the server's: ten runs here, and a
+                # busy CI machine once measured 16.9 (a WARN, tested on its own below)
+                rest = {name: v for name, v in found.items() if name != "measured TPS"}
+                assert set(rest.values()) == {"PASS"}, result.text()
+                assert found["measured TPS"] in ("PASS", "WARN"), result.text()
                 [software] = [c for c in result.checks if c.name == "server software"]
                 assert software.detail.startswith(SOFTWARE[flavour]), software.detail
                 assert_clean(live)
