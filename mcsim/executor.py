@@ -303,26 +303,8 @@ class Executor:
         raw = find_raw_handler(text)
         if raw is not None:
             return _Parsed(RawLeaf(self, raw, text[1:] if text.startswith("/") else text), ())
-        try:
-            parsed = _parse(text, "1.21")
-        except DiagnosticError as e:
-            # Before 1.21.11 game rules were camelCase; the 1.20 tree still knows those names.
-            if text.startswith("gamerule "):
-                try:
-                    parsed = _parse(text, "1.20")
-                except DiagnosticError:
-                    raise _syntax_error(text, e) from None
-            else:
-                raise _syntax_error(text, e) from None
-        commands = list(parsed.commands)
-        if len(commands) != 1:
-            raise CommandSyntaxError("Unknown or incomplete command. See below for error")
-        end = int(commands[0].end_location.pos)
-        if text[end:].strip():
-            # mecha reads `#...` right after an argument as a comment; brigadier reads it as
-            # trailing data and refuses the line (`a#b` as an objective reads `a`).
-            raise _trailing_data(text, end)
-        return _Parsed(self.compile_node(commands[0]), command_gates(commands[0]))
+        node, gates = parse_line(text)
+        return _Parsed(self.compile_node(node), gates)
 
     def compile_node(self, node: AstCommand) -> Compiled:
         ident = node.identifier
@@ -434,6 +416,64 @@ class Executor:
 # parser is not thread-safe, hence the lock (parses are cached, so it is rarely contended).
 _parsers: dict[str, Mecha] = {}
 _parse_lock = threading.Lock()
+
+# The command tree the lines are parsed with; part of the process-wide cache's key.
+TREE_VERSION = "1.21"
+
+# Parsed lines for the whole process, keyed by (tree version, line): mecha's AST is immutable and
+# names no server, so every server started in this process (tests start hundreds, the embedded
+# mode restarts its own) reuses the parse of the pack's lines; only compiling a node, which is
+# cheap, is per Executor. Failures are kept too: a wrong line is wrong in every world.
+_ParseResult = tuple[AstCommand, tuple[Gate, ...]] | CommandSyntaxError
+_parsed: dict[tuple[str, str], _ParseResult] = {}
+
+
+def parse_line(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
+    """One command line's AST and its permission gates, parsed once per process; raises
+    CommandSyntaxError (the same one each time) for a line the tree refuses."""
+    key = (TREE_VERSION, text)
+    found = _parsed.get(key)
+    if found is None:
+        try:
+            found = _parse_command(text)
+        except CommandSyntaxError as e:
+            found = e
+        with _parse_lock:
+            if len(_parsed) >= _CACHE_LIMIT:
+                # Macro expansions can make unbounded distinct lines; start afresh.
+                _parsed.clear()
+            _parsed[key] = found
+    if isinstance(found, CommandSyntaxError):
+        raise found.with_traceback(None)
+    return found
+
+
+def parse_cache_size() -> int:
+    """How many distinct lines this process has parsed and kept."""
+    return len(_parsed)
+
+
+def _parse_command(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
+    try:
+        parsed = _parse(text, TREE_VERSION)
+    except DiagnosticError as e:
+        # Before 1.21.11 game rules were camelCase; the 1.20 tree still knows those names.
+        if text.startswith("gamerule "):
+            try:
+                parsed = _parse(text, "1.20")
+            except DiagnosticError:
+                raise _syntax_error(text, e) from None
+        else:
+            raise _syntax_error(text, e) from None
+    commands = list(parsed.commands)
+    if len(commands) != 1:
+        raise CommandSyntaxError("Unknown or incomplete command. See below for error")
+    end = int(commands[0].end_location.pos)
+    if text[end:].strip():
+        # mecha reads `#...` right after an argument as a comment; brigadier reads it as
+        # trailing data and refuses the line (`a#b` as an objective reads `a`).
+        raise _trailing_data(text, end)
+    return commands[0], command_gates(commands[0])
 
 
 def _parse(text: str, version: str) -> Any:

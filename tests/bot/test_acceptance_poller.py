@@ -10,11 +10,11 @@ from contextlib import aclosing, suppress
 from pathlib import Path
 
 import pytest
-from pack_sim import AcceptAll, PackSim, running_sim
 
 from bot.events.event import Event
 from bot.events.storage_poll import StoragePoller
 from bot.store.audit import AuditStore
+from tests.bot.pack_sim import AcceptAll, PackSim, running_sim
 
 __all__: list[str] = []
 

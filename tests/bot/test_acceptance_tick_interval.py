@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from pack_sim import PackSim, running_sim
 
 from bot.minecraft.pack_client import PackClient
+from tests.bot.pack_sim import PackSim, running_sim
 
 __all__: list[str] = []
 

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pack_sim import PASSWORD, REPO, PackSim, running_sim
 
 from bot.minecraft.installer import pack_version_of
 from mcsim.server import Server
+from tests.bot.pack_sim import PASSWORD, REPO, PackSim, running_sim
 
 VERSION = pack_version_of(REPO / "datapack")
 

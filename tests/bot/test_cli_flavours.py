@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pack_sim import PASSWORD, REPO
-from test_cli import bot, env_for
 
 from bot.minecraft.installer import pack_version_of
 from mcsim.server import Server
+from tests.bot.pack_sim import PASSWORD, REPO
+from tests.bot.test_cli import bot, env_for
 
 VERSION = pack_version_of(REPO / "datapack")
 

@@ -10,13 +10,12 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from pathlib import Path
 
-from pack_sim import PASSWORD, PackSim, start_sim
-
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import StoragePoller
 from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.server import Server
+from tests.bot.pack_sim import PASSWORD, PackSim, start_sim
 
 WAIT = 20.0
 

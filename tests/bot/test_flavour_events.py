@@ -11,7 +11,6 @@ from contextlib import aclosing
 from pathlib import Path
 
 import pytest
-from pack_sim import PASSWORD, AcceptAll, PackSim, make_world
 
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
@@ -19,6 +18,7 @@ from bot.events.storage_poll import StoragePoller
 from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
+from tests.bot.pack_sim import PASSWORD, AcceptAll, PackSim, make_world
 
 WAIT = 10.0
 BURST = 6

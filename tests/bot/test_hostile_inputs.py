@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pack_sim import PackSim, start_sim
 
 from bot.errors import (
     BotError,
@@ -20,6 +19,7 @@ from bot.errors import (
     ValidationError,
 )
 from bot.minecraft.pack_client import PackClient
+from tests.bot.pack_sim import PackSim, start_sim
 
 BIG = 2**31
 

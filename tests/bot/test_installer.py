@@ -33,9 +33,8 @@ from bot.minecraft.installer import (
 from bot.minecraft.rcon import RconClient
 
 if TYPE_CHECKING:
-    from conftest import RconHarness
-
     from mcsim.server import Server
+    from tests.bot.conftest import RconHarness
 
 
 def make_pack(folder: Path, version: str, *, extra: dict[str, str] | None = None) -> Path:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pack_sim import PASSWORD, AcceptAll, make_world
 
 from bot.config import ServerConfig
 from bot.errors import ServerUnavailable
@@ -22,6 +21,7 @@ from bot.minecraft.rcon import RconClient
 from bot.store.db import Database
 from bot.store.ledger import Ledger
 from mcsim.server import Server
+from tests.bot.pack_sim import PASSWORD, AcceptAll, make_world
 
 WAIT = 30.0
 

@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from pack_sim import REPO, PackSim, running_sim
 
 from bot.errors import PackError
 from bot.minecraft.installer import pack_version_of
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.pack_input import snbt_string
+from tests.bot.pack_sim import REPO, PackSim, running_sim
 
 
 @pytest.fixture(scope="module")
@@ -279,9 +279,8 @@ async def test_eta_uses_the_last_game_time(sim: PackSim, pack: PackClient) -> No
 
 
 def test_a_server_without_the_pack_is_reported(tmp_path: Path) -> None:
-    from pack_sim import PASSWORD
-
     from mcsim.server import Server
+    from tests.bot.pack_sim import PASSWORD
 
     server = Server(tmp_path / "bare", rcon_port=0, rcon_password=PASSWORD)
     server.start()

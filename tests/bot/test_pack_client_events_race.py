@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pack_sim import PASSWORD, PackSim, running_sim
 
 from bot.minecraft.rcon import RconClient
+from tests.bot.pack_sim import PASSWORD, PackSim, running_sim
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from pack_sim import PASSWORD, PackSim, bulk_queue, running_sim, start_sim
 
 from bot.minecraft.rcon import MAX_COMMAND_BYTES
 from mcsim.server import Server
+from tests.bot.pack_sim import PASSWORD, PackSim, bulk_queue, running_sim, start_sim
 
 COUNT = 10_000
 PAGE = 20

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pack_sim import AcceptAll, PackSim, running_sim
 
 from bot.minecraft.pack_input import check_run_text, snbt_string
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from mcsim.nbt import format_snbt, from_python, to_python
+from tests.bot.pack_sim import AcceptAll, PackSim, running_sim
 
 # Everything a one-line command can carry: no control characters, no line or paragraph
 # separators (refused with a clear error, tested in test_hostile_inputs), no lone surrogates.

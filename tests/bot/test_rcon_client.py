@@ -16,7 +16,7 @@ from bot.minecraft.rcon import FRAGMENT_UNITS, MAX_COMMAND_BYTES, RconClient
 from mcsim.rcon import split_reply
 
 if TYPE_CHECKING:
-    from conftest import RconHarness
+    from tests.bot.conftest import RconHarness
 
 
 def client_for(h: RconHarness, *, timeout: float = 2.0, password: str | None = None) -> RconClient:

@@ -23,7 +23,7 @@ from bot.minecraft.installer import PackInstaller
 from bot.minecraft.rcon import RconClient
 
 if TYPE_CHECKING:
-    from conftest import RconHarness
+    from tests.bot.conftest import RconHarness
 
 TOKEN = "MTIz.discord-token.Xy9-very-secret"
 

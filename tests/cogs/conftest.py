@@ -4,10 +4,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import Harness, make_settings
 
 from bot.services import Services
 from bot.store.audit import AuditStore
+from tests.cogs.harness import Harness, make_settings
 
 
 @pytest.fixture

@@ -7,13 +7,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from event_doubles import MemoryTasks
-from harness import Harness, make_settings
-
 from bot.config import ServerConfig
 from bot.services import Services, build_server
 from bot.store.audit import AuditStore
 from bot.wallclock.clock import ManualClock
+from tests.cogs.event_doubles import MemoryTasks
+from tests.cogs.harness import Harness, make_settings
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
 

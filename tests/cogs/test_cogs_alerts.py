@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from discord.http import Route
-from harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.events.log_tail import LogTailer
@@ -17,6 +16,7 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
 from mcsim.log import ServerLog
+from tests.cogs.harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 
 OWN_CHANNEL = 6101
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 
 import pytest
-from harness import ADMIN, Harness
 
 from bot.slash.console import parse_line, run_console
 from bot.slash.local_discord import render
+from tests.cogs.harness import ADMIN, Harness
 
 
 async def test_parse_line_splits_options_on_known_names(bare: Harness) -> None:
@@ -74,7 +74,7 @@ async def test_console_stops_at_end_of_input(bare: Harness) -> None:
 
 
 async def test_console_answers_buttons_by_typing(bare: Harness) -> None:
-    from test_cogs_views import add_confirm_command
+    from tests.cogs.test_cogs_views import add_confirm_command
 
     done: list[int] = []
     add_confirm_command(bare, done, timeout=30)

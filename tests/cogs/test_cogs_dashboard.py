@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness import MOD, NOBODY, Harness
+from tests.cogs.harness import MOD, NOBODY, Harness
 
 
 async def test_dashboard_says_how_to_enable_it(bare: Harness) -> None:

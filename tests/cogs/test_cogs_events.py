@@ -8,8 +8,9 @@ from pathlib import Path
 
 import discord
 import pytest
-from events_fixture import NOW, EventHarness, event_harness
-from harness import ALERT_CHANNEL, MOD, NOBODY
+
+from tests.cogs.events_fixture import NOW, EventHarness, event_harness
+from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY
 
 
 @pytest.fixture

@@ -12,12 +12,12 @@ from typing import Any
 import discord
 import pytest
 from discord.http import Route
-from events_fixture import EventHarness, event_harness
-from harness import ADMIN, MOD
 from pydantic import SecretStr
 
 from bot.cli_check import check_discord
 from bot.slash.console import parse_line, run_console
+from tests.cogs.events_fixture import EventHarness, event_harness
+from tests.cogs.harness import ADMIN, MOD
 
 
 @pytest.fixture

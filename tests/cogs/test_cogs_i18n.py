@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import ADMIN, ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.events.event import Event
@@ -17,6 +16,7 @@ from bot.i18n.translator import valid_name
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
+from tests.cogs.harness import ADMIN, ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 
 GOLDEN = Path(__file__).with_name("command_tree.json")
 ZH = "zh-CN"

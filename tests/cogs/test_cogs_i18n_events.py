@@ -11,8 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from events_fixture import NOW, EventHarness, event_harness
-from harness import ALERT_CHANNEL, MOD, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.i18n import lazy, use_locale
@@ -21,6 +19,8 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
 from bot.store.ledger import Pending
+from tests.cogs.events_fixture import NOW, EventHarness, event_harness
+from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 
 ZH = "zh-CN"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness import ADMIN, MOD, NOBODY, Harness
+from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness
 
 EXPECTED = {
     "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume",

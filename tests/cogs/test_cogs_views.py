@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import discord
 from discord import app_commands
-from harness import MOD, NOBODY, Harness
 
 from cogs.schedule import ConfirmView
 from cogs.tasks import PageView
+from tests.cogs.harness import MOD, NOBODY, Harness
 
 
 def add_confirm_command(harness: Harness, done: list[int], timeout: float) -> None:

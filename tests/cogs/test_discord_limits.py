@@ -11,9 +11,9 @@ from typing import Any
 import discord
 import pytest
 from discord.http import Route, handle_message_parameters
-from harness import Harness
 
 from bot.slash.local_discord import APPLICATION_ID, CHANNEL_ID
+from tests.cogs.harness import Harness
 
 Body = dict[str, Any]
 

@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 from discord.http import Route
-from harness import ALERT_CHANNEL, Harness, make_settings
-from test_cogs_alerts import live_log, said
 
 from bot.config import ServerConfig
 from bot.events.log_tail import LogTailer
@@ -24,6 +22,8 @@ from bot.services import ServerServices, Services
 from bot.slash.local_discord import Sent
 from bot.slash.local_http import RateLimits
 from bot.store.audit import AuditStore
+from tests.cogs.harness import ALERT_CHANNEL, Harness, make_settings
+from tests.cogs.test_cogs_alerts import live_log, said
 
 POSTS = "POST /channels/{channel_id}/messages"
 

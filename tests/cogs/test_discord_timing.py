@@ -12,9 +12,9 @@ import discord
 import pytest
 from discord.http import handle_message_parameters
 from discord.webhook.async_ import async_context
-from harness import Harness
 
 from bot.slash.local_discord import VirtualClock
+from tests.cogs.harness import Harness
 
 Callback = Callable[[discord.Interaction[Any]], Awaitable[None]]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dpharness import Pack, install
+from tests.datapack.dpharness import Pack, install
 
 from mcsim.server import Server
 

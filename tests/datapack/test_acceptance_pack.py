@@ -4,7 +4,7 @@ edges through the pack itself, and refusals told to the caller only."""
 from __future__ import annotations
 
 import pytest
-from dpharness import Pack, mark
+from tests.datapack.dpharness import Pack, mark
 
 __all__: list[str] = []
 

@@ -4,7 +4,7 @@ and the pack's cfg.admins setting turns it off."""
 
 from __future__ import annotations
 
-from dpharness import Pack, mark
+from tests.datapack.dpharness import Pack, mark
 
 __all__: list[str] = []
 

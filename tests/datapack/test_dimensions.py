@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dpharness import PACK_DIR, Pack
+from tests.datapack.dpharness import PACK_DIR, Pack
 
 from mcsim.server import Server
 

@@ -3,7 +3,7 @@ drift after its due tick passed unrun (the pack disabled for a while, or the per
 
 from __future__ import annotations
 
-from dpharness import Pack, mark
+from tests.datapack.dpharness import Pack, mark
 
 
 def ticks(pack: Pack, task_id: str) -> list[int]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcdoc_syntax import (
+from tests.datapack.mcdoc_syntax import (
     ArrayType,
     Dispatch,
     EnumDef,

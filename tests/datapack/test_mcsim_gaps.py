@@ -3,7 +3,7 @@ These fail until mcsim catches up; the pack is written for vanilla, not around t
 
 from __future__ import annotations
 
-from dpharness import Pack
+from tests.datapack.dpharness import Pack
 
 
 def test_tag_command_adds_a_tag(pack: Pack) -> None:

@@ -50,11 +50,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from dpharness import EVENT_LINE, PACK_DIR, Pack
+from tests.datapack.dpharness import EVENT_LINE, PACK_DIR, Pack
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
-from test_model_reference import UNITS, Event, Executor, Model, Task
+from tests.datapack.test_model_reference import UNITS, Event, Executor, Model, Task
 
 from mcsim.server import Server
 

@@ -3,7 +3,7 @@ tasks of the current tick; and hostile `run` strings through the storage input."
 
 from __future__ import annotations
 
-from dpharness import Pack, mark
+from tests.datapack.dpharness import Pack, mark
 
 
 def ids(tasks: list[dict[str, object]]) -> list[object]:

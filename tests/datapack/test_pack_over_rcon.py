@@ -7,7 +7,7 @@ import socket
 import struct
 from pathlib import Path
 
-from dpharness import Pack, snbt
+from tests.datapack.dpharness import Pack, snbt
 
 from mcsim.server import Server
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dpharness import Pack, snbt
+from tests.datapack.dpharness import Pack, snbt
 
 
 def fill(pack: Pack, count: int, *, run_len: int = 0, prefix: str = "t") -> None:

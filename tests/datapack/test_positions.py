@@ -8,7 +8,7 @@ import math
 import re
 from decimal import Decimal
 
-from dpharness import PACK_DIR, Pack, snbt
+from tests.datapack.dpharness import PACK_DIR, Pack, snbt
 from mecha import Mecha
 
 SPOT = 'summon minecraft:marker ~ ~ ~ {Tags:["spot"]}'

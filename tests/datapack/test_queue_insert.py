@@ -5,7 +5,7 @@ every place in the queue, ties included."""
 from __future__ import annotations
 
 import pytest
-from dpharness import Pack
+from tests.datapack.dpharness import Pack
 
 __all__: list[str] = []
 

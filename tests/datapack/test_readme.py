@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from dpharness import PACK_DIR, Pack
+from tests.datapack.dpharness import PACK_DIR, Pack
 
 __all__: list[str] = []
 

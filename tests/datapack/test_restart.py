@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dpharness import Pack
+from tests.datapack.dpharness import Pack
 
 from mcsim.server import Server
 

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from dpharness import PACK_DIR, Pack, mark
+from tests.datapack.dpharness import PACK_DIR, Pack, mark
 
 from bot.minecraft.installer import pack_version_of
 

@@ -3,7 +3,7 @@ time (what the bot's wall-clock hand-over uses to keep one round trip between du
 
 from __future__ import annotations
 
-from dpharness import Pack, mark, snbt
+from tests.datapack.dpharness import Pack, mark, snbt
 
 __all__: list[str] = []
 

@@ -3,7 +3,7 @@ the number of queued and parked tasks and of online players who need nothing res
 
 from __future__ import annotations
 
-from dpharness import Pack, mark, snbt
+from tests.datapack.dpharness import Pack, mark, snbt
 
 IDLE_MAX = 5
 

@@ -3,7 +3,7 @@ context (player, nether, console), isolation, the per-tick cap and the events ri
 
 from __future__ import annotations
 
-from dpharness import Pack, mark, snbt
+from tests.datapack.dpharness import Pack, mark, snbt
 
 
 def kinds(pack: Pack) -> list[tuple[str, str]]:

@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
-
-from harness import Harness, make_settings
-
 from bot.config import ServerConfig
 from bot.services import build_services
 from mcsim.server import Server
+from tests.cogs.harness import Harness, make_settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "e2e-rcon-password"

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import make_settings
 from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
 from bot.config import ServerConfig
@@ -26,6 +25,7 @@ from bot.services import Services, build_services
 from mcsim.nbt import NbtList, format_snbt
 from mcsim.server import Server
 from mcsim.world import read_properties, write_properties
+from tests.cogs.harness import make_settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "selftest-rcon-Pw"

@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness import ALERT_CHANNEL, Harness
-
 from bot.events.event import Event
 from mcsim.server import Server
+from tests.cogs.harness import ALERT_CHANNEL, Harness
 
 __all__: list[str] = []
 

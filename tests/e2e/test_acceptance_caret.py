@@ -5,9 +5,9 @@ command hidden in an execute chain is refused the same way. The queue is read ba
 from __future__ import annotations
 
 import pytest
-from harness import MOD, Harness
 
 from mcsim.server import Server
+from tests.cogs.harness import MOD, Harness
 
 __all__: list[str] = []
 

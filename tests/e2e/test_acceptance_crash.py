@@ -18,12 +18,12 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from harness import ALERT_CHANNEL, MOD, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.minecraft.rcon import RconClient
 from bot.services import build_services
 from mcsim.server import Server
+from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "crash-test-rcon-pw"

@@ -12,25 +12,21 @@ from __future__ import annotations
 import asyncio
 import shutil
 import string
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bot"))
-
-from harness import ADMIN, MOD, Harness, make_settings
 from nbtlib.tag import Byte, Compound, Double, Float, Int, String
-from pack_sim import STORAGE_FILE
 
 from bot.config import ServerConfig
 from bot.services import build_services
 from bot.slash.local_discord import Exchange
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
+from tests.bot.pack_sim import STORAGE_FILE
+from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "props-rcon-password"

@@ -13,14 +13,14 @@ from typing import Any
 
 import discord
 import pytest
-from harness import ADMIN, MOD, Harness, make_settings
-from slow_rcon import SlowRcon
 
 from bot.config import ServerConfig
 from bot.services import build_services
 from bot.slash import cog_helpers
 from bot.slash.local_discord import Exchange, VirtualClock
 from mcsim.server import Server
+from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
+from tests.e2e.slow_rcon import SlowRcon
 
 PASSWORD = "e2e-rcon-password"  # the mc fixture's (tests/e2e/conftest.py)
 

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import MOD, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.services import build_services
 from mcsim.server import Server
+from tests.cogs.harness import MOD, Harness, make_settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "e2e-wallclock-password"

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness import ALERT_CHANNEL, AUDIT_CHANNEL, MENTION_ROLE, MOD, Harness
-
 from bot.events.event import Event
 from mcsim.server import Server
+from tests.cogs.harness import ALERT_CHANNEL, AUDIT_CHANNEL, MENTION_ROLE, MOD, Harness
 
 
 def alert_titles(harness: Harness) -> list[str]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
-
 from bot.minecraft.installer import bundled_datapack, pack_version_of
 from bot.minecraft.server_files import version_from_logs
 from mcsim.server import Server
+from tests.cogs.harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 
 
 async def test_confirm_cancel_all_only_by_the_invoker(live: Harness, mc: Server) -> None:

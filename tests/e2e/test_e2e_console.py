@@ -5,10 +5,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from harness import make_settings
-
 from bot.minecraft.installer import bundled_datapack, pack_version_of
 from bot.slash.console import main
+from tests.cogs.harness import make_settings
 
 
 def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:

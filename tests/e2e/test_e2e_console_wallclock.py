@@ -6,10 +6,9 @@ import io
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness import make_settings
-
 from bot.i18n.formats import datetime_text
 from bot.slash.console import main
+from tests.cogs.harness import make_settings
 
 
 def test_console_plans_lists_and_cancels_in_local_time(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import MOD, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.services import build_services
@@ -24,6 +23,7 @@ from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
+from tests.cogs.harness import MOD, Harness, make_settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "e2e-rcon-password"  # the `mc` fixture's (tests/e2e/conftest.py)

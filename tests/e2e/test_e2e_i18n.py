@@ -5,9 +5,8 @@ commands from en-US are answered in English."""
 
 from __future__ import annotations
 
-from harness import MOD, Harness
-
 from mcsim.server import Server
+from tests.cogs.harness import MOD, Harness
 
 ZH = "zh-CN"
 

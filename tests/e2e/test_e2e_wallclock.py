@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.services import build_services
@@ -18,6 +17,7 @@ from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
+from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 
 PASSWORD = "e2e-rcon-password"  # the `mc` fixture's (tests/e2e/conftest.py)
 START_TS = 1_797_000_000  # 2026-12-11 (a Friday), 14:40 UTC

@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from harness import ADMIN, Harness, make_settings
 
 from bot.config import ServerConfig
 from bot.minecraft.installer import bundled_datapack, pack_version_of
 from bot.services import build_services
 from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
+from tests.cogs.harness import ADMIN, Harness, make_settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "flavour-rcon-pw"

@@ -11,7 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from selftest_sim import (
+
+from bot.minecraft.selftest import SELFTEST_PREFIX, STORAGE, Selftest, run_selftest
+from mcsim.flavours import FLAVOURS
+from mcsim.server import Server
+from tests.e2e.selftest_sim import (
     CHECKS,
     Live,
     assert_clean,
@@ -24,10 +28,6 @@ from selftest_sim import (
     statuses,
     until,
 )
-
-from bot.minecraft.selftest import SELFTEST_PREFIX, STORAGE, Selftest, run_selftest
-from mcsim.flavours import FLAVOURS
-from mcsim.server import Server
 
 
 @pytest.fixture(scope="module")

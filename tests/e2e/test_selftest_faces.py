@@ -7,13 +7,13 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from harness import ADMIN, ALERT_CHANNEL, AUDIT_CHANNEL, MOD, NOBODY, Harness
-from selftest_sim import Live, assert_clean, bot_services, reset, running_server
 
 from bot.minecraft.selftest import SelftestResult
 from bot.minecraft.selftest.result import Check
 from cogs.admin import MAX_MESSAGE, selftest_message
 from mcsim.server import Server
+from tests.cogs.harness import ADMIN, ALERT_CHANNEL, AUDIT_CHANNEL, MOD, NOBODY, Harness
+from tests.e2e.selftest_sim import Live, assert_clean, bot_services, reset, running_server
 
 
 @pytest.fixture(scope="module")

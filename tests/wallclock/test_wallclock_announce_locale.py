@@ -8,15 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wallclock_sim import (
-    MOD,
-    PASSWORD,
-    START,
-    PackSim,
-    make_scheduler,
-    prepare_objective,
-    start_sim,
-)
 
 from bot.config import DEFAULT_DENY
 from bot.i18n import use_locale
@@ -25,6 +16,15 @@ from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
+from tests.wallclock.wallclock_sim import (
+    MOD,
+    PASSWORD,
+    START,
+    PackSim,
+    make_scheduler,
+    prepare_objective,
+    start_sim,
+)
 
 ADD = "scoreboard players add #runs wc 1"
 

@@ -13,7 +13,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from wallclock_sim import (
+
+from bot.events.event import Event
+from bot.services import ServerServices
+from bot.wallclock.clock import ManualClock
+from bot.wallclock.scheduler import STAGE_LEAD, Scheduler
+from tests.wallclock.wallclock_sim import (
     MOD,
     START,
     PackSim,
@@ -24,11 +29,6 @@ from wallclock_sim import (
     server_services,
     start_sim,
 )
-
-from bot.events.event import Event
-from bot.services import ServerServices
-from bot.wallclock.clock import ManualClock
-from bot.wallclock.scheduler import STAGE_LEAD, Scheduler
 
 ADD = "scoreboard players add #runs wc 1"
 BERLIN = ZoneInfo("Europe/Berlin")

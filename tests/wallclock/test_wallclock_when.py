@@ -10,7 +10,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from wallclock_sim import MOD, make_scheduler
 
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import ValidationError
@@ -21,6 +20,7 @@ from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from bot.wallclock.when import build_spec, next_boundary, parse_when
+from tests.wallclock.wallclock_sim import MOD, make_scheduler
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)  # a Tuesday; 13:00 in Berlin

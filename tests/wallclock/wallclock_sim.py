@@ -7,13 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bot"))
-
-from pack_sim import PASSWORD, PackSim, start_sim
 
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.minecraft.command_check import CommandChecker
@@ -24,6 +19,7 @@ from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
+from tests.bot.pack_sim import PASSWORD, PackSim, start_sim
 
 __all__ = [
     "MOD",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,10 +11,14 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
-
-from harness import Harness, make_settings
-from webdash import (
+from bot.config import ServerConfig
+from bot.services import build_services
+from bot.store.schedules import ScheduleStore
+from bot.wallclock.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
+from mcsim.server import Server
+from tests.cogs.harness import Harness, make_settings
+from tests.web.webdash import (
     ARTIFACTS,
     BOT_TOKEN,
     CHROMIUM,
@@ -26,13 +29,6 @@ from webdash import (
     Clock,
     Dash,
 )
-
-from bot.config import ServerConfig
-from bot.services import build_services
-from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
-from mcsim.server import Server
 from web.server import WebServer
 
 

@@ -8,9 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from harness import ADMIN, MOD
-from webdash import Dash
-
+from tests.cogs.harness import ADMIN, MOD
+from tests.web.webdash import Dash
 from web.auth import LINK_TTL
 
 TIMEOUT = 20_000  # ms: generous, the machine is shared

@@ -13,10 +13,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from harness import make_settings
-from webdash import LINK
-
 from bot.slash.console import main
+from tests.cogs.harness import make_settings
+from tests.web.webdash import LINK
 
 
 class Keyboard:

@@ -9,10 +9,11 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import ADMIN, MOD
 from prometheus_client.parser import text_string_to_metric_families
-from webclient import Client
-from webdash import Dash
+
+from tests.cogs.harness import ADMIN, MOD
+from tests.web.webclient import Client
+from tests.web.webdash import Dash
 
 
 @pytest.fixture

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ADMIN, MOD, User
-from webclient import Client
-from webdash import Dash
+
+from tests.cogs.harness import ADMIN, MOD, User
+from tests.web.webclient import Client
+from tests.web.webdash import Dash
 
 TIMEOUT = 20_000  # ms: generous, the machine is shared
 

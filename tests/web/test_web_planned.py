@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from harness import MOD
 from prometheus_client.parser import text_string_to_metric_families
-from webclient import Client
-from webdash import Dash
+
+from tests.cogs.harness import MOD
+from tests.web.webclient import Client
+from tests.web.webdash import Dash
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import ADMIN, MOD, OTHER_ROLE
-from webclient import Client
-from webdash import BOT_TOKEN, PASSWORD, Dash
 
+from tests.cogs.harness import ADMIN, MOD, OTHER_ROLE
+from tests.web.webclient import Client
+from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash
 from web.app import create_app
 
 READS = [

@@ -6,8 +6,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import aiohttp
-from harness import MOD, User
-from webdash import Dash
+
+from tests.cogs.harness import MOD, User
+from tests.web.webdash import Dash
 
 
 class Client:

@@ -8,16 +8,12 @@ Time-based login expiry runs on an injected clock.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cogs"))
-
-from harness import MOD, Harness, User
-
 from bot.wallclock.clock import ManualClock
 from mcsim.server import Server
+from tests.cogs.harness import MOD, Harness, User
 from web.server import WebServer
 
 WALL_START = 1_797_000_000  # 2026-12-11 14:40 UTC, the scheduler's manual clock
