@@ -6,12 +6,11 @@ test steps it), so every test decides exactly when due tasks run.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbtlib.tag import Byte, Compound, Double, Float, Int, String
+from nbtlib.tag import Compound, Int
 
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.minecraft.command_check import CommandChecker
@@ -19,6 +18,7 @@ from bot.minecraft.pack_client import CommandCheck, PackClient
 from bot.minecraft.rcon import RconClient
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
+from tests.fixtures import install_pack, task_record
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "pack-client-Pa55"
@@ -34,9 +34,7 @@ class AcceptAll:
 
 def make_world(world: Path) -> Path:
     """A world folder holding the repository's pack (the server creates the rest)."""
-    (world / "datapacks").mkdir(parents=True, exist_ok=True)
-    shutil.copytree(REPO / "datapack", world / "datapacks" / "doom.schedule", dirs_exist_ok=True)
-    return world
+    return install_pack(world)
 
 
 @dataclass
@@ -91,6 +89,12 @@ def running_sim(world: Path, *, realtime: bool = False) -> Iterator[PackSim]:
         sim.server.stop()
 
 
+def bulk_task(i: int, *, serial: int, due: int) -> Compound:
+    """The i-th task of a bulk queue: a quoted, escaped, non-ASCII command, 0-2 retries."""
+    return task_record(f"bulk-{i:05d}", f'say "task" {i} \\ é', serial=serial, due=due,
+                       retry=i % 3, retry_delay=1 + i % 5)  # fmt: skip
+
+
 def bulk_queue(world: Path, count: int, *, due_from: int = 1_000_000) -> None:
     """Put `count` tasks straight into the pack's saved storage (the server must be stopped):
     what a long-running server's world holds, without 10,000 RCON calls."""
@@ -99,27 +103,7 @@ def bulk_queue(world: Path, count: int, *, due_from: int = 1_000_000) -> None:
     data = root["data"]["contents"]["data"]
     queue = NbtList()
     for i in range(count):
-        queue.append(
-            Compound(
-                {
-                    "id": String(f"bulk-{i:05d}"),
-                    "run": String(f'say "task" {i} \\ é'),
-                    "n": Int(i + 1),
-                    "due": Int(due_from + i),
-                    "anchor": Int(due_from + i),
-                    "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
-                    "dimension": String("minecraft:overworld"),
-                    "pos": NbtList([Double(0), Double(0), Double(0)]),
-                    "rot": NbtList([Float(0), Float(0)]),
-                    "retry": Int(i % 3),
-                    "retry_left": Int(i % 3),
-                    "retry_delay": Int(1 + i % 5),
-                    "interval": Int(0),
-                    "late": Int(0),
-                    "player": Byte(0),
-                }
-            )
-        )
+        queue.append(bulk_task(i, serial=i + 1, due=due_from + i))
     data["queue"] = queue
     data["serial"] = Int(count)
     write_nbt_file(path, root)

@@ -13,6 +13,9 @@ from mcsim.server import Server
 from tests.bot.pack_sim import PASSWORD, REPO
 from tests.bot.test_cli import bot, env_for
 
+# every test here takes seconds (a real browser, a server at 20 TPS, processes)
+pytestmark = pytest.mark.slow
+
 VERSION = pack_version_of(REPO / "datapack")
 
 
@@ -26,6 +29,7 @@ VERSION = pack_version_of(REPO / "datapack")
 def test_check_and_install_on_other_software(
     tmp_path: Path, flavour: str, named: str, reload: str
 ) -> None:
+
     world = tmp_path / "world"
     # as the README asks, so the selftest that ends install-datapack passes (it FAILs an echo)
     world.mkdir()

@@ -49,6 +49,7 @@ async def test_the_console_shows_the_discord_event_it_made(ev: EventHarness) -> 
     assert "**#1 Build Battle**" in text and "0 interested" in text
 
 
+@pytest.mark.slow
 async def test_status_says_when_the_event_permission_is_missing(ev: EventHarness) -> None:
     reply = await ev.run("status", ADMIN)
     assert "Discord events: ok (the bot may create and manage events" in reply.text

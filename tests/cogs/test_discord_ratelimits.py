@@ -135,6 +135,7 @@ async def test_an_alert_flood_arrives_complete_and_in_order(
     await asyncio.sleep(0)
 
 
+@pytest.mark.slow
 async def test_an_alert_discord_py_gave_up_on_is_posted_again(
     flooded: Harness, tmp_path: Path
 ) -> None:

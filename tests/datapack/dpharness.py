@@ -12,10 +12,10 @@ from typing import Any
 
 from mcsim.nbt import format_snbt, from_python
 from mcsim.server import CommandResult, Server
+from tests.fixtures import PACK_DIR, install_pack
 
 __all__ = ["PACK_DIR", "Pack", "Run", "install", "snbt"]
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "datapack"
 EVENT_LINE = re.compile(r"\]: \[Not Secure\] \[(?P<who>[^\]]+)\] \[doom\.schedule\] (?P<body>.*)$")
 
 # dstest:mark {id} records (id, game time of the tick) in storage dstest:log runs; the run happens
@@ -42,7 +42,7 @@ def install(world: Path) -> None:
     target = world / "datapacks" / "doom.schedule"
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(PACK_DIR, target)
+    install_pack(world)
     test = world / "datapacks" / "dstest"
     (test / "data" / "dstest" / "function").mkdir(parents=True, exist_ok=True)
     (test / "pack.mcmeta").write_text(

@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import pytest
 from tests.datapack.dpharness import EVENT_LINE, PACK_DIR, Pack
+from tests.fixtures import install_pack
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
@@ -128,7 +129,7 @@ def requests(draw: st.DrawFn) -> Request:
 
 
 def install(world: Path, pack_dir: Path) -> None:
-    shutil.copytree(pack_dir, world / "datapacks" / "doom.schedule")
+    install_pack(world, pack_dir)
     test = world / "datapacks" / "dsmodel"
     (test / "data" / "dsm" / "function").mkdir(parents=True)
     (test / "pack.mcmeta").write_text(
@@ -375,6 +376,7 @@ class PackMachine(RuleBasedStateMachine):
         assert ["by" in d for d in self.log_lines] == [e.by for e in self.model.events]
 
 
+@pytest.mark.slow
 def test_the_pack_behaves_like_the_model(server: Server) -> None:
     PackMachine.server = server
     run_state_machine_as_test(

@@ -3,6 +3,8 @@ their ticks, 100 per tick under the default cap."""
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from tests.datapack.dpharness import Pack
@@ -25,6 +27,7 @@ execute if score #left dstest matches 1.. run function dstest:bulk
 """
 
 
+@pytest.mark.slow
 def test_ten_thousand_tasks_survive_a_restart_and_run_at_their_ticks(world: Path) -> None:
     (
         world / "datapacks" / "dstest" / "data" / "dstest" / "function" / "bulk.mcfunction"

@@ -17,17 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nbtlib.tag import Byte, Compound, Double, Float, Int, String
-
 from bot.config import ServerConfig
 from bot.minecraft.selftest import OBJECTIVE, SELFTEST_PREFIX, STORAGE, SelftestResult
 from bot.services import Services, build_services
 from mcsim.nbt import NbtList, format_snbt
 from mcsim.server import Server
 from mcsim.world import read_properties, write_properties
+from tests.bot.pack_sim import bulk_task
 from tests.cogs.harness import make_settings
+from tests.fixtures import PACK_DIR, install_pack
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "selftest-rcon-Pw"
 DEFAULTS = {"broadcast-rcon-to-ops": "false", "pause-when-empty-seconds": "0"}
 LINE = re.compile(r"^(PASS|FAIL|WARN) ([a-zA-Z_/ -]+?)(?:: (.+))?$")
@@ -59,7 +58,7 @@ class Live:
 def copy_pack(tmp: Path, edit: Callable[[Path], None] | None = None) -> Path:
     """A copy of the bundled pack in the test's tmp dir, changed by `edit`."""
     pack = tmp / "pack-copy"
-    shutil.copytree(ROOT / "datapack", pack, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    shutil.copytree(PACK_DIR, pack, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     if edit is not None:
         edit(pack)
     return pack
@@ -75,8 +74,7 @@ def running_server(
 ) -> Iterator[Server]:
     """An mcsim at 20 TPS with `pack` (default: the bundled one) installed. Defaults: no RCON
     echo, no empty-server pause."""
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(pack or ROOT / "datapack", world / "datapacks" / "doom.schedule")
+    install_pack(world, pack)
     values = read_properties(world / "server.properties")
     values.update(DEFAULTS)
     values.update(properties or {})
@@ -133,26 +131,8 @@ def bulk_queue(server: Server, count: int, *, due_from: int = 10_000_000) -> Non
     (datapack/README.md, "A task"), in two console commands: what a busy server holds."""
     tasks = NbtList()
     for i in range(count):
-        tasks.append(
-            Compound(
-                {
-                    "id": String(f"bulk-{i:05d}"),
-                    "run": String(f'say "task" {i} \\ é'),
-                    "n": Int(due_from + i),  # serials far from the pack's own
-                    "due": Int(due_from + i),
-                    "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
-                    "dimension": String("minecraft:overworld"),
-                    "pos": NbtList([Double(0), Double(0), Double(0)]),
-                    "rot": NbtList([Float(0), Float(0)]),
-                    "retry": Int(i % 3),
-                    "retry_left": Int(i % 3),
-                    "retry_delay": Int(1 + i % 5),
-                    "interval": Int(0),
-                    "late": Int(0),
-                    "player": Byte(0),
-                }
-            )
-        )
+        # serials far from the pack's own
+        tasks.append(bulk_task(i, serial=due_from + i, due=due_from + i))
     server.run(f"data modify storage doom.test:bulk q set value {format_snbt(tasks)}")
     server.run(
         "data modify storage doom.schedule:data queue append from storage doom.test:bulk q[]"

@@ -24,6 +24,7 @@ from bot.minecraft.rcon import RconClient
 from bot.services import build_services
 from mcsim.server import Server
 from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
+from tests.fixtures import install_pack
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "crash-test-rcon-pw"
@@ -78,11 +79,7 @@ def runs(world: Path, word: str) -> int:
 
 @pytest.fixture
 async def mcsim_world(tmp_path: Path) -> AsyncIterator[McsimProcess]:
-    world = tmp_path / "world"
-    (world / "datapacks").mkdir(parents=True)
-    import shutil
-
-    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
+    world = install_pack(tmp_path / "world")
     seed = Server(world)  # writes server.properties and level.dat; the pack's #load ran
     seed.start()
     seed.stop()
@@ -115,6 +112,7 @@ def alert_posts(harness: Harness) -> list[dict[str, object]]:
     ]
 
 
+@pytest.mark.slow
 async def test_sigkill_after_the_last_save_loses_nothing_and_runs_nothing_twice(
     mcsim_world: McsimProcess, tmp_path: Path
 ) -> None:

@@ -10,7 +10,6 @@ its commands, and closes, so a shrunk failure is a short, replayable conversatio
 from __future__ import annotations
 
 import asyncio
-import shutil
 import string
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from nbtlib.tag import Byte, Compound, Double, Float, Int, String
+from nbtlib.tag import Int
 
 from bot.config import ServerConfig
 from bot.services import build_services
@@ -27,8 +26,8 @@ from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
 from tests.bot.pack_sim import STORAGE_FILE
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
+from tests.fixtures import install_pack, start_mcsim, task_record
 
-ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "props-rcon-password"
 ID_CHARS = string.ascii_letters + string.digits + "_.+-"
 Steps = Callable[[Harness], Awaitable[None]]
@@ -48,17 +47,9 @@ SLOW = settings(
 )
 
 
-def world_with_pack(world: Path) -> Path:
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
-    return world
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    mc = Server(world_with_pack(tmp_path_factory.mktemp("props") / "world"), rcon_port=0,
-                rcon_password=PASSWORD)  # fmt: skip
-    mc.start()
+    mc = start_mcsim(tmp_path_factory.mktemp("props") / "world", password=PASSWORD)
     try:
         yield mc
     finally:
@@ -146,15 +137,8 @@ def queue_10000(world: Path) -> None:
     queue = NbtList()
     for i in range(COUNT):
         run = "say " + ("长" * 1396 if i % 50 == 0 else f"task {i} `x` é")
-        queue.append(Compound({
-            "id": String(long_id(i)), "run": String(run), "n": Int(i + 1),
-            "due": Int(1_000_000 + i), "anchor": Int(1_000_000 + i),
-            "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
-            "dimension": String("minecraft:overworld"),
-            "pos": NbtList([Double(0), Double(0), Double(0)]), "rot": NbtList([Float(0), Float(0)]),
-            "retry": Int(i % 3), "retry_left": Int(i % 3), "retry_delay": Int(1 + i % 5),
-            "interval": Int(0), "late": Int(0), "player": Byte(0),
-        }))  # fmt: skip
+        queue.append(task_record(long_id(i), run, serial=i + 1, due=1_000_000 + i,
+                                 retry=i % 3, retry_delay=1 + i % 5))  # fmt: skip
     data["queue"] = queue
     data["serial"] = Int(COUNT)
     write_nbt_file(path, root)
@@ -162,7 +146,7 @@ def queue_10000(world: Path) -> None:
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    world = world_with_pack(tmp_path_factory.mktemp("big") / "world")
+    world = install_pack(tmp_path_factory.mktemp("big") / "world")
     first = Server(world, rcon_port=0, rcon_password=PASSWORD)
     first.start()  # the pack initialises its storage; stopping saves it
     first.stop()

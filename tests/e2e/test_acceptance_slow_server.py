@@ -111,6 +111,7 @@ async def test_a_command_that_waits_first_loses_the_interaction(
     h.discord.refused.clear()
 
 
+@pytest.mark.slow
 async def test_autocomplete_answers_in_time_from_the_last_ids(
     slow: tuple[Harness, SlowRcon], monkeypatch: pytest.MonkeyPatch
 ) -> None:

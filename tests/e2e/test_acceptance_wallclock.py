@@ -6,9 +6,8 @@ A `when:in 5s` task runs within a second of its time; a game-time task of 5 seco
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,24 +17,18 @@ from bot.services import build_services
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness, make_settings
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "e2e-wallclock-password"
 
 
 @pytest.fixture
-def paused(tmp_path: Path) -> Iterator[Server]:
+def paused(tmp_path: Path, mcsim: Callable[..., Server]) -> Server:
     world = tmp_path / "world"
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
+    world.mkdir()
     (world / "server.properties").write_text("pause-when-empty-seconds=1\n", encoding="utf-8")
-    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
-    server.start(realtime=True)
-    try:
-        yield server
-    finally:
-        server.stop()
+    return mcsim(password=PASSWORD, realtime=True)
 
 
+@pytest.mark.slow
 async def test_when_in_5s_runs_on_time_while_a_game_time_task_waits(
     paused: Server, tmp_path: Path
 ) -> None:

@@ -9,9 +9,8 @@ runs the scheduler on a manual clock: a move in Discord moves the real schedule 
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -24,34 +23,14 @@ from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness, make_settings
+from tests.fixtures import following
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "e2e-rcon-password"  # the `mc` fixture's (tests/e2e/conftest.py)
 
 
-async def following(harness: Harness, server: Server) -> None:
-    """Wait until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
-    tailer = harness.services.servers["main"].events
-    lines_read = tailer.lines_read  # type: ignore[union-attr]
-    for _ in range(250):
-        if tailer.lines_read != lines_read:  # type: ignore[union-attr]
-            return
-        await asyncio.to_thread(server.run, "say probe")
-        await asyncio.sleep(0.02)
-    raise AssertionError("the log tailer never read the live latest.log")
-
-
 @pytest.fixture
-def ticking(tmp_path: Path) -> Iterator[Server]:
-    world = tmp_path / "world"
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
-    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
-    server.start(realtime=True)
-    try:
-        yield server
-    finally:
-        server.stop()
+def ticking(mcsim: Callable[..., Server]) -> Server:
+    return mcsim(password=PASSWORD, realtime=True)
 
 
 def _config(server: Server) -> ServerConfig:
@@ -71,6 +50,7 @@ async def _seen(server: Server, text: str, limit: float) -> float | None:
     return None
 
 
+@pytest.mark.slow
 async def test_start_and_end_run_at_their_times_and_a_discord_delete_leaves_nothing(
     ticking: Server, tmp_path: Path
 ) -> None:

@@ -18,6 +18,7 @@ from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
+from tests.fixtures import following
 
 PASSWORD = "e2e-rcon-password"  # the `mc` fixture's (tests/e2e/conftest.py)
 START_TS = 1_797_000_000  # 2026-12-11 (a Friday), 14:40 UTC
@@ -50,18 +51,6 @@ async def wall(mc: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, Manua
         yield harness, clock
     finally:
         await harness.close()
-
-
-async def following(harness: Harness, server: Server) -> None:
-    """Wait until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
-    tailer = harness.services.servers["main"].events
-    lines_read = tailer.lines_read  # type: ignore[union-attr]
-    for _ in range(250):
-        if tailer.lines_read != lines_read:  # type: ignore[union-attr]
-            return
-        await asyncio.to_thread(server.run, "say probe")
-        await asyncio.sleep(0.02)
-    raise AssertionError("the log tailer never caught up")
 
 
 def stored(tmp_path: Path) -> list[tuple[str, str]]:

@@ -4,20 +4,17 @@ flavour takes as a Bukkit plugin reload (mcsim records every RCON command it rec
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 
-from bot.config import ServerConfig
 from bot.minecraft.installer import bundled_datapack, pack_version_of
-from bot.services import build_services
 from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, Harness, make_settings
+from tests.cogs.harness import ADMIN, Harness
+from tests.fixtures import start_bot
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "flavour-rcon-pw"
 # What /status must call each flavour (bot/minecraft/software.py names, from the log).
 NAMED = {
@@ -31,31 +28,13 @@ NAMED = {
 
 
 @pytest.fixture(params=sorted(FLAVOURS))
-def flavoured(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
-    world = tmp_path / "world"
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
-    server = Server(world, rcon_port=0, rcon_password=PASSWORD, flavour=request.param)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def flavoured(request: pytest.FixtureRequest, mcsim: Callable[..., Server]) -> Server:
+    return mcsim(password=PASSWORD, flavour=request.param)
 
 
 @pytest.fixture
 async def bot(flavoured: Server, tmp_path: Path) -> AsyncIterator[Harness]:
-    assert flavoured.rcon_port is not None
-    config = ServerConfig(
-        name="main",
-        rcon_port=flavoured.rcon_port,
-        rcon_password=PASSWORD,  # type: ignore[arg-type]
-        world_dir=flavoured.world,
-        log_path=flavoured.log_path,
-        event_source="log",
-    )
-    settings = make_settings(tmp_path, [config], log_poll_interval=0.02)
-    harness = await Harness(settings, await build_services(settings)).start()
+    harness = await start_bot(flavoured, tmp_path, PASSWORD)
     try:
         yield harness
     finally:

@@ -29,6 +29,9 @@ from tests.e2e.selftest_sim import (
     until,
 )
 
+# every test here takes seconds (a real browser, a server at 20 TPS, processes)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:

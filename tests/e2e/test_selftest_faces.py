@@ -46,7 +46,13 @@ async def test_selftest_command_shows_every_line_to_the_admin(
     text = reply.text
     for check in ("pack version", "marker task", "event source", "retry counts", "cleanup"):
         assert f"PASS {check}" in text, text
-    assert "selftest of 'main' passed in " in text and "FAIL" not in text
+    assert "FAIL" not in text, text
+    # the measured TPS is the host's as much as the server's (a loaded CI machine reads < 18):
+    # it is the one check that may warn here
+    warnings = [line for line in text.splitlines() if line.startswith("WARN ")]
+    assert all(line.startswith("WARN measured TPS") for line in warnings), text
+    summary = "passed in " if not warnings else "passed, 1 warning in "
+    assert f"selftest of 'main' {summary}" in text, text
     assert_clean(live)
     # its own retry_exhausted event is not an alert; the run is in the audit log
     assert harness.posts(ALERT_CHANNEL) == []

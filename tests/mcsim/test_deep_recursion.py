@@ -36,6 +36,7 @@ def _overflow_lines(srv: Server) -> list[str]:
     return [ln for ln in text.splitlines() if "Command execution stopped due to limit" in ln]
 
 
+@pytest.mark.slow
 def test_recursion_as_deep_as_the_budget_allows(server: Server, pack: WritePack) -> None:
     _recursive(pack, DEPTH)
     server.run("reload")

@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.config import ServerConfig
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.cogs.harness import Harness, make_settings
+from tests.fixtures import following, server_config
 from tests.web.webdash import (
     ARTIFACTS,
     BOT_TOKEN,
     CHROMIUM,
     CHROMIUM_ARGS,
     PASSWORD,
-    ROOT,
     WALL_START,
     Clock,
     Dash,
@@ -33,16 +31,8 @@ from web.server import WebServer
 
 
 @pytest.fixture
-def mc(tmp_path: Path) -> Iterator[Server]:
-    world = tmp_path / "world"
-    (world / "datapacks").mkdir(parents=True)
-    shutil.copytree(ROOT / "datapack", world / "datapacks" / "doom.schedule")
-    server = Server(world, rcon_port=0, rcon_password=PASSWORD)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def mc(mcsim: Callable[..., Server]) -> Server:
+    return mcsim(password=PASSWORD)
 
 
 @pytest.fixture
@@ -53,14 +43,9 @@ def dash_locale() -> str | None:
 
 @pytest.fixture
 async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIterator[Dash]:
-    assert mc.rcon_port is not None
-    config = ServerConfig(
-        name="main", rcon_port=mc.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-        world_dir=mc.world, log_path=mc.log_path, event_source="log",
-    )  # fmt: skip
     settings = make_settings(
-        tmp_path, [config], log_poll_interval=0.02, discord_token=BOT_TOKEN, web_port=0,
-        locale=dash_locale,
+        tmp_path, [server_config(mc, PASSWORD)], log_poll_interval=0.02, discord_token=BOT_TOKEN,
+        web_port=0, locale=dash_locale,
     )  # fmt: skip
     services = await build_services(settings)
     # wall-clock schedules on a manual clock: nothing here waits for real time to pass
@@ -76,22 +61,12 @@ async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIter
     web = WebServer(services, harness.bot, port=0, clock=clock)
     await web.start()
     harness.bot.web = web
-    await _following(harness, mc)
+    await following(harness, mc)
     try:
         yield Dash(harness, web, mc, clock, wall)
     finally:
         await web.stop()
         await harness.close()
-
-
-async def _following(harness: Harness, server: Server) -> None:
-    """Until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
-    tailer: Any = harness.services.servers["main"].events
-    lines_read = tailer.lines_read
-    async with asyncio.timeout(10):
-        while tailer.lines_read == lines_read:
-            await asyncio.to_thread(server.run, "say probe")
-            await asyncio.sleep(0.02)
 
 
 @pytest.fixture

@@ -8,9 +8,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cogs.harness import ADMIN, MOD
 from tests.web.webdash import Dash
 from web.auth import LINK_TTL
+
+# every test here takes seconds (a real browser, a server at 20 TPS, processes)
+pytestmark = pytest.mark.slow
 
 TIMEOUT = 20_000  # ms: generous, the machine is shared
 
@@ -34,6 +39,7 @@ async def open_session(browser: Any, dash: Dash, user: Any = MOD, **context: Any
 async def test_moderator_sees_cancels_typos_and_follows_events(
     dash: Dash, browser: Any, shots: Path
 ) -> None:
+
     reply = await dash.harness.run("schedule", MOD, run="say hello", time=900, id="greet")
     assert "Scheduled `greet`" in reply.text
     assert queue_ids(dash) == ["greet"]

@@ -15,6 +15,9 @@ from tests.cogs.harness import ADMIN, MOD, User
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 
+# every test here takes seconds (a real browser, a server at 20 TPS, processes)
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 20_000  # ms: generous, the machine is shared
 
 
@@ -38,6 +41,7 @@ async def lang(page: Any) -> str:
 async def test_a_chinese_browser_gets_the_dashboard_in_chinese(
     dash: Dash, browser: Any, shots: Path
 ) -> None:
+
     h = dash.harness
     await h.run("schedule", MOD, run="say hello", time=900, id="greet")
     await h.run("schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *", timezone="UTC")

@@ -30,6 +30,7 @@ async def planned(client: Client) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 async def test_the_planned_list_and_its_actions(dash: Dash, mod: Client) -> None:
     h = dash.harness
     reply = await h.run("schedule", MOD, run="say raid", id="raid", when="fri 20:00")

@@ -1,0 +1,3 @@
+"""The shared fixtures of every test folder (tests/fixtures.py), loaded as a plugin."""
+
+pytest_plugins = ["tests.fixtures"]

@@ -1,0 +1,157 @@
+"""What the test folders share, in one place: loaded as a pytest plugin by tests/conftest.py.
+
+- `install_pack`: a world folder holding the bundled pack (or a test's edited copy of it).
+- `start_mcsim` and the `mcsim` fixture: started mcsim servers with the pack, stopped afterwards.
+- `server_config` and `start_bot`: the bot's real services and every cog on such a server, over TCP
+  RCON, driven through the local Discord (tests/cogs/harness.py).
+- `task_record`: the pack's task record (datapack/README.md, "A task") for tests that write a
+  queue straight into storage.
+
+mcsim parses each distinct pack line once per process, so a server start costs ~25 ms after the
+first: a test starts its own server rather than sharing one, unless it only reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nbtlib.tag import Byte, Compound, Double, Float, Int, String
+
+from bot.config import ServerConfig
+from bot.services import build_services
+from mcsim.nbt import NbtList
+from mcsim.server import Server
+from tests.cogs.harness import Harness, make_settings
+
+__all__ = [
+    "PACK_DIR",
+    "REPO",
+    "following",
+    "install_pack",
+    "mcsim",
+    "server_config",
+    "start_bot",
+    "start_mcsim",
+    "task_record",
+]
+
+REPO = Path(__file__).resolve().parents[1]
+PACK_DIR = REPO / "datapack"
+PACK_FOLDER = "doom.schedule"
+
+
+def install_pack(world: Path, pack: Path | None = None) -> Path:
+    """`world`/datapacks/doom.schedule from `pack` (default: the bundled pack), as an admin
+    copies it; returns the world."""
+    target = world / "datapacks" / PACK_FOLDER
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(pack or PACK_DIR, target, dirs_exist_ok=True)
+    return world
+
+
+def start_mcsim(
+    world: Path,
+    *,
+    password: str | None = None,
+    realtime: bool = False,
+    pack: Path | None = None,
+    **options: Any,
+) -> Server:
+    """A started mcsim on `world` with the pack installed; RCON on a free port when `password`
+    is given. Without `realtime` it ticks only when stepped."""
+    install_pack(world, pack)
+    if password is not None:
+        options.update(rcon_port=0, rcon_password=password)
+    server = Server(world, **options)
+    server.start(realtime=realtime)
+    return server
+
+
+@pytest.fixture
+def mcsim(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """`mcsim(password=..., realtime=..., name="world", **Server options)`: a started server
+    with the pack on tmp_path/name; every one is stopped after the test."""
+    started: list[Server] = []
+
+    def make(*, name: str = "world", **options: Any) -> Server:
+        server = start_mcsim(tmp_path / name, **options)
+        started.append(server)
+        return server
+
+    yield make
+    for server in reversed(started):
+        server.stop()
+
+
+def server_config(
+    server: Server, password: str, *, name: str = "main", event_source: str = "log"
+) -> ServerConfig:
+    """The bot's configuration of `server`: its RCON port, world and log."""
+    assert server.rcon_port is not None
+    return ServerConfig(
+        name=name,
+        rcon_port=server.rcon_port,
+        rcon_password=password,  # type: ignore[arg-type]
+        world_dir=server.world,
+        log_path=server.log_path,
+        event_source=event_source,  # type: ignore[arg-type]
+    )
+
+
+async def start_bot(server: Server, tmp_path: Path, password: str, **settings: Any) -> Harness:
+    """The bot with every cog on real services pointed at `server`, once its log tailer reads
+    the live latest.log. Settings default to a 20 ms log poll."""
+    settings.setdefault("log_poll_interval", 0.02)
+    config = make_settings(tmp_path, [server_config(server, password)], **settings)
+    harness = await Harness(config, await build_services(config)).start()
+    await following(harness, server)
+    return harness
+
+
+async def following(harness: Harness, server: Server, name: str = "main") -> None:
+    """Wait until the log tailer reads the live latest.log (a fresh tailer starts at its end)."""
+    tailer: Any = harness.services.servers[name].events
+    lines_read = tailer.lines_read
+    async with asyncio.timeout(10):
+        while tailer.lines_read == lines_read:
+            await asyncio.to_thread(server.run, "say probe")
+            await asyncio.sleep(0.02)
+
+
+def task_record(
+    task_id: str,
+    run: str,
+    *,
+    serial: int,
+    due: int,
+    retry: int = 0,
+    retry_delay: int = 1,
+    interval: int = 0,
+) -> Compound:
+    """One queued task as the pack stores it, run at the overworld's origin by nobody."""
+    record = Compound(
+        {
+            "id": String(task_id),
+            "run": String(run),
+            "n": Int(serial),
+            "due": Int(due),
+            "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
+            "dimension": String("minecraft:overworld"),
+            "pos": NbtList([Double(0), Double(0), Double(0)]),
+            "rot": NbtList([Float(0), Float(0)]),
+            "retry": Int(retry),
+            "retry_left": Int(retry),
+            "retry_delay": Int(retry_delay),
+            "interval": Int(interval),
+            "late": Int(0),
+            "player": Byte(0),
+        }
+    )
+    if interval:
+        record["anchor"] = Int(due)
+    return record
