@@ -50,7 +50,7 @@ async def run(events: int, interval: float, rotate_every: int) -> list[float]:
 
 
 async def measure(events: int, interval: float, rotate_every: int) -> str:
-    """One line of figures (bench/bot_rcon.py prints it too, as issue 4 asks)."""
+    """One line of figures (bench/bot_rcon.py prints it too)."""
     ms = sorted(x * 1e3 for x in await run(events, interval, rotate_every))
     return (
         f"log line -> Event, poll interval {interval * 1e3:.0f} ms, {len(ms)} events "

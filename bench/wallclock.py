@@ -1,4 +1,4 @@
-"""Wall-clock scheduler figures (issue 10, item 7).
+"""Wall-clock scheduler figures.
 
     python bench/wallclock.py [--rows 100000] [--idle 60] [--runs 200] [--ops 2000]
 

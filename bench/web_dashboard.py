@@ -1,4 +1,4 @@
-"""Dashboard page and API latency with 10,000 tasks pending (issue 13; goal p95 < 200 ms).
+"""Dashboard page and API latency with 10,000 tasks pending (goal p95 < 200 ms).
 
     python bench/web_dashboard.py [--tasks 10000] [--requests 60]
 

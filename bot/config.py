@@ -194,11 +194,11 @@ class Settings(BaseSettings):
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)
-    # wall-clock schedules (issue 10): the zone `when`/`repeat` are read in when none is given,
+    # wall-clock schedules: the zone `when`/`repeat` are read in when none is given,
     # and how late (seconds) a run may still start after the bot or the server was away
     timezone: str = "UTC"
     max_late: float = Field(default=600.0, gt=0)
-    # --- the web dashboard (issue 13; web/): served only when web_port is set ---
+    # --- the web dashboard (web/): served only when web_port is set ---
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = "127.0.0.1"
     web_url: str | None = None  # the public base URL for login links; default http://host:port

@@ -86,7 +86,7 @@ class ServerServices:
     minecraft: MinecraftVersion = UNKNOWN_VERSION
     properties: ServerProperties = NO_PROPERTIES
     software: ServerSoftware = UNKNOWN_SOFTWARE  # filled by ensure_software()
-    # the record of what the bot put into the pack, and the restore after a crash (issue 10)
+    # the record of what the bot put into the pack, and the restore after a crash
     guard: CrashGuard | None = None
 
     @property

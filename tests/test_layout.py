@@ -1,4 +1,4 @@
-"""The layout rules of issue 9, kept by a test so that new work finds its room instead of
+"""The layout rules, kept by a test so that new work finds its room instead of
 growing bot/ flat again: at most ten modules directly in bot/, none over 650 lines in bot/,
 cogs/ or web/, and the data flows one way (faces never reach the Minecraft side directly)."""
 

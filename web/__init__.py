@@ -1,4 +1,4 @@
-"""The web dashboard (issue 13): the plugin host's second face, in Quart.
+"""The web dashboard: the plugin host's second face, in Quart.
 
 A face like the cogs: it reads and acts through the bot's services (pack client, command
 check, audit store, event bus) and the same permissions, and never builds a Minecraft command

@@ -1,1 +1,1 @@
-"""Discord scheduled events bound to wall-clock tasks (issue 11)."""
+"""Discord scheduled events bound to wall-clock tasks."""

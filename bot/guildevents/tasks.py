@@ -2,7 +2,7 @@
 
 :class:`EventTasks` is the seam: make a one-shot task at an instant (with its countdown
 announcements), cancel it, read how it went. :class:`SchedulerTasks` is it on the wall-clock
-:class:`~bot.wallclock.scheduler.Scheduler` (issue 10), so an event's start and end commands get
+:class:`~bot.wallclock.scheduler.Scheduler`, so an event's start and end commands get
 everything a planned `/schedule when:` gets: the pack's context, retry and offline parking, runs on
 a server paused because it is empty, never twice, late/missed alerts.
 """

@@ -8,7 +8,7 @@ callbacks, webhook follow-ups and edits, channel messages, the command sync) by 
 The test harness and the console both use it, so a line typed in the terminal runs the same code
 path as a Discord user.
 
-It holds the bot to Discord's rules, the way Discord does (issue 15): every request goes through
+It holds the bot to Discord's rules, the way Discord does: every request goes through
 discord.py's own HTTP handling down to the aiohttp session (:mod:`bot.slash.local_http`), every
 body is checked against Discord's documented limits (:mod:`bot.slash.discord_limits`) and refused
 with Discord's status and JSON error, the command tree is synced (and checked) at start, an

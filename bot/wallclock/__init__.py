@@ -1,2 +1,2 @@
 """Wall-clock schedules: parsing of `when`/`repeat`/`timezone`/`announce` and the scheduler that
-hands rows over to the pack at their time (issue 10)."""
+hands rows over to the pack at their time."""

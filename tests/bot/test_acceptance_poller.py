@@ -1,4 +1,4 @@
-"""Issue 4 acceptance (audit, round 2): the storage poller end to end, reading the real pack's
+"""The storage poller end to end, reading the real pack's
 event ring over TCP RCON from mcsim (the other poller tests use a stand-in ring). Events arrive
 with their fields; a poller restarted on the same cursor store neither replays nor loses any."""
 

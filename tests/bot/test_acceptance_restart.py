@@ -1,4 +1,4 @@
-"""Issue 4 acceptance (audit, round 2): the full mcsim server stopped and started again while our
+"""The full mcsim server stopped and started again while our
 RCON client has a command in flight. The in-flight command either got its reply before the server
 went down or fails with a clear ServerUnavailable; the next command, after the restart on the same
 port, gets its own reply (never a stale one) over a fresh connection, and the world was saved."""

@@ -1,4 +1,4 @@
-"""The command checker: a table of commands across families (issue 6), plus policy knobs."""
+"""The command checker: a table of commands across families, plus policy knobs."""
 
 from __future__ import annotations
 

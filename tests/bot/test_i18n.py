@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
-"""Issue 14: the catalogs are complete and in step with the code, a broken catalog is caught,
+"""The catalogs are complete and in step with the code, a broken catalog is caught,
 and texts are picked and formatted for the right locale."""
 
 from __future__ import annotations

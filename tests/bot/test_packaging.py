@@ -67,7 +67,7 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     assert Path(pack) == site / "bot" / "_datapack"
     assert version == pack_version_of(REPO / "datapack")
 
-    # the catalogs ship too (issue 14), and the installed bot speaks Chinese from them
+    # the catalogs ship too, and the installed bot speaks Chinese from them
     assert "bot/_locale/zh_CN/LC_MESSAGES/messages.po" in zf.namelist()
     spoken = subprocess.run(
         [sys.executable, "-c", "from bot import i18n; print(i18n.catalog_dir()); "

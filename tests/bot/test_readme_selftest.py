@@ -1,4 +1,4 @@
-"""The README tells admins to run the selftest after installing (issue 12 acceptance)."""
+"""The README tells admins to run the selftest after installing."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path
     assert summary["description"] == "20 dropped, 20 invalid"
     lines = "\n".join(f["value"] for f in summary["fields"]).split("\n")
     kinds = ["dropped" if seq % 2 else "invalid" for seq in range(1, 41)]
-    # every event, in order (issue 15: a flood is told completely, not "... and 10 more")
+    # every event, in order (a flood is told completely, not "... and 10 more")
     assert lines == [f"`t{seq}` {kinds[seq - 1]} on alpha at {seq}" for seq in range(1, 41)]
 
 

@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
-"""Issue 14 through the harness: real interaction payloads with a ``locale`` field, answered in
+"""Languages through the harness: real interaction payloads with a ``locale`` field, answered in
 that language (zh-CN) or in English (en-US, a language without a catalog, an unknown tag); the
 command tree's zh-CN localizations within Discord's limits; alerts in DOOM_LOCALE or the guild's."""
 

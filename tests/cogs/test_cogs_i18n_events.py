@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
-"""Issue 14 on /event and the crash-restore alert: replies and errors in the interaction's
+"""Languages on /event and the crash-restore alert: replies and errors in the interaction's
 language, reminders and event alerts in the guild's, the in-game default texts in the server's,
 and state words translated where they are shown while the stored ones stay English."""
 

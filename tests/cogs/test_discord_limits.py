@@ -1,4 +1,4 @@
-"""LocalDiscord refuses what Discord refuses (issue 15): one row per documented limit, each sent
+"""LocalDiscord refuses what Discord refuses: one row per documented limit, each sent
 through discord.py's own HTTP client, accepted at the limit and refused one over with Discord's
 status, JSON code and the failing field's path (as discord.py prints it: "In embeds.0.title")."""
 

@@ -1,4 +1,4 @@
-"""Rate limits as Discord keeps them (issue 15): per-route buckets with the X-RateLimit-* headers
+"""Rate limits as Discord keeps them: per-route buckets with the X-RateLimit-* headers
 discord.py reads, 429s with retry_after, and an alert flood that reaches its channel complete
 and in order while another client of the same token eats into the bucket. Windows are shortened
 (5 per 0.2 or 0.5 s instead of 5 per 5 s) so the flood takes seconds, not a minute."""

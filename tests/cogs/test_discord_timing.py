@@ -1,4 +1,4 @@
-"""Interaction timing as Discord keeps it (issue 15), on LocalDiscord's injected clock: the first
+"""Interaction timing as Discord keeps it, on LocalDiscord's injected clock: the first
 response within 3 seconds (else 10062 and the user sees the failure), one initial response only
 (40060), follow-ups and edits for 15 minutes (then 401, 50027). No test waits for real."""
 

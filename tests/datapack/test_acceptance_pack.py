@@ -1,4 +1,4 @@
-"""Issue 3 acceptance items the other pack tests left open (audit, round 2): the id rules at their
+"""What the other pack tests leave open: the id rules at their
 edges through the pack itself, and refusals told to the caller only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 6 acceptance (audit, round 2): a moderator's typo in /schedule is answered, before
+"""A moderator's typo in /schedule is answered, before
 anything reaches the queue, with the command and a caret under the fault, ephemeral; a deny-listed
 command hidden in an execute chain is refused the same way. The queue is read back over RCON."""
 

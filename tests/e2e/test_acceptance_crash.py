@@ -1,4 +1,4 @@
-"""Issue 10 acceptance, the crash test: mcsim as a real process (`python -m mcsim`), the bot
+"""The crash test: mcsim as a real process (`python -m mcsim`), the bot
 with all its cogs on real services (TCP RCON, the log tailer on the file mcsim writes). After
 the world's last save the bot makes N schedules and M cancels and pauses; the process is
 SIGKILLed (so what came after the save is gone, as in vanilla) and started again on the same

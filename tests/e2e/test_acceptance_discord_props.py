@@ -1,4 +1,4 @@
-"""Issue 15 acceptance: the commands, driven with long and unusual inputs against mcsim running the
+"""The commands, driven with long and unusual inputs against mcsim running the
 pack, never send a request Discord would refuse (LocalDiscord checks every one; the harness fails a
 session on any refusal) and never miss the interaction deadline: 1,400-character commands that
 parse and that do not (long carets), 64-character ids, Unicode, and a queue of 10,000 tasks.

@@ -1,4 +1,4 @@
-"""A slow server must not cost a user their interaction (issue 15): with every RCON reply taking
+"""A slow server must not cost a user their interaction: with every RCON reply taking
 5 (virtual) seconds, every command and button still answers within Discord's 3 seconds, because
 each defers before it waits on the server; autocomplete, which cannot defer, answers within its
 budget from the ids the server gave last time."""

@@ -1,4 +1,4 @@
-"""Issue 10's end-to-end acceptance, in real time: mcsim's realtime loop with
+"""Wall-clock schedules end to end, in real time: mcsim's realtime loop with
 `pause-when-empty-seconds=1` and nobody online (so its game time stands still), the bot's real
 services and scheduler on the system clock, the commands through the slash-command harness.
 A `when:in 5s` task runs within a second of its time; a game-time task of 5 seconds does not."""

@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
-"""Issue 14: `python -m bot console` as a real process with DOOM_LOCALE=zh_CN answers /help and a
+"""`python -m bot console` as a real process with DOOM_LOCALE=zh_CN answers /help and a
 refused /schedule in Chinese, and a plain session shows no library warning and no log line (they
 go to <data dir>/bot.log); `-v` shows the log lines again. No server configured: embedded mcsim."""
 

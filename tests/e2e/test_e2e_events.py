@@ -1,7 +1,7 @@
 """/event end to end: the bot's real services and wall-clock scheduler over TCP RCON to mcsim with
 the pack, the commands through the slash-command harness, Discord's side on the local Discord.
 
-The first test is issue 11's acceptance in real time (short delays): the start and end commands
+The first test runs in real time (short delays): the start and end commands
 appear in latest.log at their wall-clock times, and an event deleted in "Discord" (a gateway
 delete payload through discord.py's parser) before its start leaves nothing to run. The second
 runs the scheduler on a manual clock: a move in Discord moves the real schedule rows."""

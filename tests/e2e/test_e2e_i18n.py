@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
-"""Issue 14 end to end: a zh-CN moderator's /schedule on a real mcsim over RCON is answered in
+"""Languages end to end: a zh-CN moderator's /schedule on a real mcsim over RCON is answered in
 Chinese (the caret message, the refusal, the reply and its embed, the buttons); the same
 commands from en-US are answered in English."""
 

@@ -1,4 +1,4 @@
-"""Issue 12, selftest: passes on mcsim at 20 TPS, and fails naming the right check for each
+"""The selftest passes on mcsim at 20 TPS, and fails naming the right check for each
 planted fault; it cleans up after itself, also when a check fails or it is interrupted.
 
 Real mcsim at 20 TPS over TCP RCON, the bot's own services (bot.services.build_services).

@@ -1,4 +1,4 @@
-"""Facts from ../shared/notes/vanilla-1.21.md that no other mcsim test pinned down (audit, round 2).
+"""Facts from ../shared/notes/vanilla-1.21.md that no other mcsim test pinned down.
 
 Each test drives the full Server (real pack files, real latest.log) and fails if mcsim departs from
 the fact named in its docstring.

@@ -1,4 +1,4 @@
-"""Issue 13 acceptance in a real browser: Debian's chromium under Playwright, against the
+"""The dashboard in a real browser: Debian's chromium under Playwright, against the
 dashboard served by Hypercorn, on the bot's services over TCP RCON to mcsim, with the Discord
 side on the local Discord. Screenshots of each page go to test-artifacts/web/<test>/."""
 

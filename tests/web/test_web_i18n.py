@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001, RUF003  (Chinese text uses full-width punctuation on purpose)
-"""Issue 14 on the dashboard: each page in the reader's language. A real chromium whose locale
+"""Languages on the dashboard: each page in the reader's language. A real chromium whose locale
 is zh-CN gets the pages in Simplified Chinese (headings, table headers, buttons, refusals and the
 services' errors, dates by Babel and by the page's script); en-US and a language without a
 catalog get English; DOOM_LOCALE applies when the browser asks for nothing the bot has."""
