@@ -229,6 +229,8 @@ class EventsCog(commands.Cog, name="Events"):
             id=row.id, name=row.name, start=_ts(row.start), end=_ts(row.end),
             location=row.location, server=row.server, link=link,
         )  # fmt: skip
+        if (note := plan.dropped_note(draft)) is not None:
+            outcome = f"{outcome}\n{note}"
         request = {"name": name, "start": start, "end": end, "server": target.name,
                    "start_run": start_run, "end_run": end_run, "repeat": repeat}  # fmt: skip
         await self.bot.audit(interaction, target, "event create", request, outcome)

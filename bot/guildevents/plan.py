@@ -19,6 +19,7 @@ __all__ = [
     "default_start_run",
     "discord_payload",
     "draft",
+    "dropped_note",
     "next_start",
     "read_end",
     "task_id",
@@ -63,6 +64,8 @@ class Draft:
     reminders: tuple[int, ...]
     repeat: str | None
     timezone: str
+    # default announcement offsets left out because the start is sooner (said in the reply)
+    dropped: tuple[int, ...] = ()
 
 
 def whole_second(when: datetime) -> datetime:
@@ -161,6 +164,13 @@ def draft(
     finish = whole_second(read_end(end, begin, now, tz.key))
     counts = _offsets(DEFAULT_ANNOUNCE if announce is None else announce, "announce")
     reminds = _offsets(reminders, "reminders")
+    dropped: tuple[int, ...] = ()
+    if announce is None:
+        # a default nobody asked for is not a reason to refuse: the offsets that fall before
+        # now are left out (the reply says so); an offset the moderator gave is still checked
+        until = int((begin - now).total_seconds())
+        dropped = tuple(o for o in counts if o > until)
+        counts = tuple(o for o in counts if o <= until)
     check_offsets(counts, "announce", begin, now)
     check_offsets(reminds, "reminder", begin, now)
     rule = None
@@ -173,7 +183,16 @@ def draft(
                   "start before the last one ended.",
                   length=human(int((finish - begin).total_seconds())), every=human(form[1]))
             )  # fmt: skip
-    return Draft(title, text, begin, finish, counts, reminds, rule, tz.key)
+    return Draft(title, text, begin, finish, counts, reminds, rule, tz.key, dropped)
+
+
+def dropped_note(draft: Draft) -> str | None:
+    """The sentence that says which default announcements were left out, if any."""
+    if not draft.dropped:
+        return None
+    return _("The default announcement {offsets} before the start was left out: the event "
+             "starts sooner than that.",
+             offsets=", ".join(human(o) for o in draft.dropped))  # fmt: skip
 
 
 def next_start(repeat: str, anchor: datetime, timezone: str, after: datetime) -> datetime | None:

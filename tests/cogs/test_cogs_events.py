@@ -59,6 +59,21 @@ def _nothing_made(ev: EventHarness) -> None:
     assert not ev.tasks.active()
 
 
+async def test_a_default_announcement_before_now_is_left_out_and_said(ev: EventHarness) -> None:
+    reply = await ev.run("event create", MOD, name="Quick", start="in 3m")
+    assert "Event #1 **Quick** made" in reply.text, reply.text
+    assert (
+        "The default announcement 10m before the start was left out: the event starts sooner "
+        "than that." in reply.text
+    ), reply.text
+    start_task, _end = ev.tasks.active()
+    assert start_task.announce == (60,)  # the 1m one still fits
+    # an offset the moderator gave is still refused
+    refused = await ev.run("event create", MOD, name="Late", start="in 3m", announce="10m")
+    assert "The announce offset 10m is longer than the time until the start (3m)" in refused.text
+    assert len(ev.discord.scheduled.live()) == 1
+
+
 async def _rows(ev: EventHarness) -> list[object]:
     return list(await ev.cog.events.store.in_states(("creating", "scheduled", "active")))
 
