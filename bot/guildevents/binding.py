@@ -439,6 +439,18 @@ class GuildEvents:
                 )
         self.wake.set()
 
+    async def gone_from_discord(self, row: EventRow) -> EventRow:
+        """Discord answered 404 Unknown Guild Scheduled Event for a bound event: it was deleted
+        there while the bot did not hear it (down, or a local Discord that forgot it), which is
+        the delete the README promises to follow: its tasks are cancelled, one notice says so.
+        The caller holds the row's lock."""
+        if row.state in LIVE_STATES:
+            await self._cancelled_in_discord(
+                row, lazy("it was deleted in Discord, so its in-game tasks were cancelled.")
+            )
+        self.wake.set()
+        return await self.store.get(row.id) or row
+
     async def _cancelled_in_discord(self, row: EventRow, text: Lazy) -> None:
         pending = (row.start_task, row.end_task) if row.state == "scheduled" else (row.end_task,)
         failed = await self._cancel_tasks(pending)

@@ -110,8 +110,12 @@ class EventTimers:
                         upcoming.append(at)
                         continue
                     row = await self._remind(row, offset, late=(now - at).total_seconds())
+                    if row.state == "cancelled":  # gone from Discord: nothing more to do
+                        return None
                 if row.start <= now:
                     row = await self._started(row)
+                    if row.state == "cancelled":
+                        return None
                 else:
                     upcoming.append(row.start)
             for role, due in (("start", row.start), ("end", row.end)):
@@ -138,6 +142,8 @@ class EventTimers:
             return row
         try:
             users = await self._interested_users(row)
+        except discord.NotFound:
+            return await self.events.gone_from_discord(row)
         except discord.HTTPException as exc:
             await self.events.alert(
                 row, lazy("its reminder could not read who is interested ({error}).",
@@ -188,22 +194,27 @@ class EventTimers:
         event = await guild.fetch_scheduled_event(row.discord_id, with_counts=True)
         return [user async for user in event.users()]
 
-    async def _set_status(self, row: EventRow, status: discord.EventStatus, what: str) -> None:
+    async def _set_status(self, row: EventRow, status: discord.EventStatus, what: str) -> EventRow:
         if row.discord_id is None:
-            return
+            return row
         try:
             await self.bot.http.edit_scheduled_event(
                 row.guild_id, row.discord_id, status=status.value, reason=what
             )
+        except discord.NotFound:
+            if status is discord.EventStatus.active:
+                return await self.events.gone_from_discord(row)
+            # at its end the tasks have run: nothing is left to cancel
+            log.info("event %s: gone from Discord at its end", row.id)
         except discord.HTTPException as exc:
             # an external event Discord already ended (or a moderator started by hand) refuses
             # the change; the tasks do not depend on it, so it is logged, not alerted
             log.info("event %s: Discord status %s not set: %s", row.id, status.name, exc)
+        return row
 
     async def _started(self, row: EventRow) -> EventRow:
         row = await self.events.store.update(row.id, state="active")
-        await self._set_status(row, discord.EventStatus.active, _("the event's start time"))
-        return row
+        return await self._set_status(row, discord.EventStatus.active, _("the event's start time"))
 
     async def _ended(self, row: EventRow) -> EventRow:
         row = await self.events.store.update(row.id, state="completed")

@@ -266,6 +266,7 @@ class LocalDiscord:
             "id": str(self.guild_id), "name": "local", "owner_id": "1", "roles": roles,
             "channels": [self.channel_payload()], "members": [me], "features": [], "emojis": [],
             "stickers": [], "member_count": 1, "preferred_locale": self.guild_locale,
+            "guild_scheduled_events": self.scheduled.payloads(),
         }  # fmt: skip
 
     def channel_payload(self) -> dict[str, Any]:

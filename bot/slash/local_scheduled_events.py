@@ -14,8 +14,11 @@ from __future__ import annotations
 __all__ = ["UNHANDLED", "LocalScheduledEvents", "describe_event"]
 
 import asyncio
+import json
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -26,7 +29,12 @@ if TYPE_CHECKING:
     from bot.slash.local_discord import LocalDiscord, Sent
     from bot.slash.local_http import Request
 
+log = logging.getLogger(__name__)
+
 UNHANDLED = object()
+# kept in the data folder as Discord keeps them: an event made before a restart of the console
+# is still there after it (the bot would otherwise find 404s for its bound events)
+STORE_FILE = "local_discord_scheduled_events.json"
 _BASE = "/guilds/{guild_id}/scheduled-events"
 _ROLE = "/guilds/{guild_id}/members/{user_id}/roles/{role_id}"
 # status transitions Discord allows: SCHEDULED -> ACTIVE | CANCELED, ACTIVE -> COMPLETED
@@ -78,10 +86,50 @@ class LocalScheduledEvents:
         self.events: dict[int, dict[str, Any]] = {}
         self.interested: dict[int, dict[int, dict[str, Any]]] = {}
         self.deleted: set[int] = set()
+        self.path = Path(local.bot.settings.data_dir) / STORE_FILE
+        self._load()
         self._users: dict[int, discord.User] = {}  # strong refs: discord.py caches users weakly
         self._failures: list[_Failure] = []
         self.failed: list[tuple[str, str]] = []  # (method, route template) of fail_next answers
         self._handlers: set[asyncio.Task[Any]] = set()
+
+    # -- kept across restarts -------------------------------------------------------------------
+
+    def _load(self) -> None:
+        try:
+            kept = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            log.warning(
+                "local Discord: %s unreadable (%s): starting with no events", self.path, exc
+            )
+            return
+        self.events = {int(k): v for k, v in kept.get("events", {}).items()}
+        self.interested = {
+            int(k): {int(u): user for u, user in people.items()}
+            for k, people in kept.get("interested", {}).items()
+        }
+
+    def _save(self) -> None:
+        kept = {
+            "events": {str(k): v for k, v in self.events.items()},
+            "interested": {
+                str(k): {str(u): user for u, user in people.items()}
+                for k, people in self.interested.items()
+            },
+        }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(kept), encoding="utf-8")
+            temporary.replace(self.path)
+        except OSError as exc:
+            log.warning("local Discord: events not kept in %s: %s", self.path, exc)
+
+    def payloads(self) -> list[dict[str, Any]]:
+        """The guild's events as GUILD_CREATE carries them."""
+        return [dict(e) for e in self.events.values()]
 
     # -- test controls ----------------------------------------------------------------------------
 
@@ -136,6 +184,7 @@ class LocalScheduledEvents:
 
     async def gateway(self, name: str, data: dict[str, Any]) -> None:
         """Feed one gateway dispatch to discord.py's parser; wait for the bot's handlers."""
+        self._save()  # every change a gateway event tells of is a change to what Discord keeps
         await self.settle()  # what Discord sent before (the create of this event) comes first
         self._feed(name, data)
         await self.settle()
@@ -158,6 +207,8 @@ class LocalScheduledEvents:
                 await asyncio.sleep(0)
 
     def _echo(self, name: str, data: dict[str, Any]) -> None:
+        self._save()
+
         # Discord tells every connected client (the bot too) about a change the bot made itself,
         # a moment after answering the request
         async def later() -> None:

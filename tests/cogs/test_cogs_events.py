@@ -448,3 +448,47 @@ async def test_with_the_members_intent_the_gateway_clicks_count(ev: EventHarness
     assert (await store.get(1)).interested == 2  # type: ignore[union-attr]
     await ev.discord.scheduled.interest(event_id, 8002, added=False)
     assert (await store.get(1)).interested == 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("reminders", ["5m", None], ids=["at-the-reminder", "at-the-start"])
+async def test_a_404_for_a_bound_event_is_its_deletion(
+    ev: EventHarness, reminders: str | None
+) -> None:
+    # deleted in Discord while the bot was not listening: no gateway delete ever came
+    options = {"reminders": reminders} if reminders else {}
+    event_id = await _create(ev, **options)
+    del ev.discord.scheduled.events[event_id]
+    posts_before = len(ev.posts(ALERT_CHANNEL))
+    await ev.advance(2 * 3600 - (300 if reminders else 0))
+    assert {(r.status, r.code) for r in ev.discord.refused} == {(404, 10070)}
+    ev.discord.refused.clear()
+    said = [p.payload for p in ev.posts(ALERT_CHANNEL)[posts_before:]]
+    assert not [p for p in said if "Reminder" in (p.get("content") or "")], said
+    notices = [p["embeds"][0] for p in said if p.get("embeds")]
+    assert len(notices) == 1, said
+    assert "it was deleted in Discord, so its in-game tasks were cancelled" in str(notices[0])
+    assert notices[0]["title"] != "Event problem"
+    row = await ev.cog.events.store.get(1)
+    assert row is not None and row.state == "cancelled"
+    start = NOW + timedelta(hours=2)
+    # found at the reminder: both tasks cancelled; at the start, the start task is due that
+    # very moment (the scheduler runs it), so the end task is what is left to cancel
+    assert [t.due for t in ev.tasks.active()] == ([] if reminders else [start])
+    await ev.advance(2 * 3600)
+    assert len([p for p in ev.posts(ALERT_CHANNEL)[posts_before:] if p.payload.get("embeds")]) == 1
+
+
+async def test_the_local_discord_keeps_its_events_across_a_restart(tmp_path: Path) -> None:
+    async for first in event_harness(tmp_path):
+        event_id = await _create(first, reminders="5m")
+        await first.discord.scheduled.interest(event_id, 8001)
+    async for again in event_harness(tmp_path):  # the same data folder: a console restarted
+        assert [int(e["id"]) for e in again.discord.scheduled.live()] == [event_id]
+        guild = again.bot.get_guild(again.discord.guild_id)
+        assert guild is not None and guild.get_scheduled_event(event_id) is not None
+        await again.advance(2 * 3600 - 300)
+        reminders = [p for p in again.posts(ALERT_CHANNEL)
+                     if "Reminder" in (p.payload.get("content") or "")]  # fmt: skip
+        assert len(reminders) == 1 and reminders[0].payload["content"].endswith("<@8001>")
+        row = await again.cog.events.store.get(1)
+        assert row is not None and row.state == "scheduled"
