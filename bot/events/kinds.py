@@ -4,7 +4,7 @@ summary line uses, and its details as name and value in the reader's language.""
 
 from __future__ import annotations
 
-__all__ = ["ALERTS", "KINDS", "shown_details", "title_of"]
+__all__ = ["ALERTS", "KINDS", "NOTICES", "shown_details", "title_of"]
 
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,10 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
         0xFEE75C,
     ),
 }
+# the events that are no alert, as the dashboard's feed titles them
+NOTICES: dict[str, Lazy] = {
+    "retry": lazy("Task failed: it will be tried again"),
+}
 # the alert types as a summary names them
 KINDS: dict[str, Lazy] = {
     "retry_exhausted": lazy("out of retries"),
@@ -48,9 +52,13 @@ KINDS: dict[str, Lazy] = {
 
 
 def title_of(event: Event) -> str:
-    """The alert's title in the current language; a type that is no alert (retry) is itself."""
+    """The event's title in the current language (an alert's as the alert channel says it);
+    a type nobody named yet is itself."""
     found = ALERTS.get(event.type)
-    return str(found[0]) if found is not None else event.type
+    if found is not None:
+        return str(found[0])
+    notice = NOTICES.get(event.type)
+    return str(notice) if notice is not None else event.type
 
 
 def shown_details(event: Event) -> list[tuple[str, str]]:
