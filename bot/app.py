@@ -18,12 +18,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import errors
 from bot.aio import cancel_and_wait
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
+from bot.operations import Caller, Face, Operations
 from bot.slash import errors_ui
 from bot.slash.fit import fit_embed
+from bot.slash.permissions import rank_of
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -65,6 +66,9 @@ class DoomBot(commands.Bot):
         )
         self.settings = settings
         self.services = services
+        # every face's operations (bot.operations): the cogs turn interactions into requests
+        self.ops = Operations(services, self)
+        self.face: Face = "discord"  # the console front end says "console"
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
         self.web: Any = None  # the dashboard (web.server.WebServer) when DOOM_WEB_PORT is set
@@ -136,23 +140,12 @@ class DoomBot(commands.Bot):
 
     def server(self, name: str | None) -> ServerServices:
         """The services of the named server, or of the only one when no name is given."""
-        servers = self.services.servers
-        if name:
-            try:
-                return servers[name]
-            except KeyError:
-                known = ", ".join(sorted(servers)) or _("none")
-                raise errors.ValidationError(
-                    _("There is no server called {name} (configured: {known}).", name=repr(name),
-                      known=known)
-                ) from None  # fmt: skip
-        if len(servers) == 1:
-            return next(iter(servers.values()))
-        if not servers:
-            raise errors.ValidationError(_("No Minecraft server is configured."))
-        raise errors.ValidationError(
-            _("Several servers are configured: say which one with the `server` option.")
-        )
+        return self.ops.server(name)
+
+    def caller(self, interaction: discord.Interaction[Any]) -> Caller:
+        """The user of an interaction as the operations see them."""
+        user = interaction.user
+        return Caller(user.id, str(user), rank_of(user, self.settings), self.face, interaction.id)
 
     def alert_channel_id(self, server: ServerServices) -> int | None:
         return server.config.alert_channel_id or self.settings.alert_channel_id
@@ -188,16 +181,26 @@ class DoomBot(commands.Bot):
     ) -> None:
         """Record a mutation in the audit store and queue its post to the audit channel, if one
         is configured (posted in order, after the reply: see `_audit_posts`)."""
-        user = interaction.user
+        await self.audit_as(self.caller(interaction), server, action, request, outcome)
+
+    async def audit_as(
+        self,
+        caller: Caller,
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None:
+        """`audit` for a caller of any face (bot.operations.Auditor)."""
         server_name = server.config.name if server is not None else ""
         await self.services.audit.record(
-            user.id, str(user), server_name, action, dict(request), outcome
+            caller.user_id, caller.name, server_name, action, dict(request), outcome
         )
         channel_id = self.audit_channel_id(server)
         if channel_id is None:
             return
         embed = discord.Embed(title=f"/{action}", description=outcome[:4096], colour=0x5865F2)
-        embed.set_author(name=f"{user} ({user.id})")
+        embed.set_author(name=f"{caller.name} ({caller.user_id})")
         if server_name:
             embed.add_field(name=_("server"), value=server_name)
         for key, value in list(request.items())[:20]:

@@ -16,6 +16,7 @@ __all__ = [
     "CommandRefused",
     "CommandTooLong",
     "ConfigError",
+    "NotAllowed",
     "PackError",
     "RconTimeout",
     "ServerUnavailable",
@@ -35,6 +36,10 @@ class BotError(Exception):
 
 class ConfigError(BotError):
     """A setting is missing or invalid; the text names the environment variable."""
+
+
+class NotAllowed(BotError):
+    """The caller's rank does not allow the operation; nothing was done."""
 
 
 class ServerUnavailable(BotError):

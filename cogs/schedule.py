@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConfirmView", "ScheduleCog", "setup"]
+__all__ = ["ConfirmView", "ScheduleCog", "setup", "task_embed"]
 
 import logging
 from collections.abc import Awaitable, Callable
@@ -12,38 +12,28 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import errors
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
-from bot.minecraft.handover import pause_when_empty_seconds, players_online
-from bot.slash.cog_helpers import (
-    InvokerView,
-    TaskId,
-    audited_reply,
-    deferred,
-    server_command,
-    task_command,
-)
+from bot.operations import Caller, Operations, queue
+from bot.operations import schedule as schedule_ops
+from bot.operations.schedule import MAX_INT
+from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.permissions import is_admin
 from bot.slash.planned_ui import planned_embed, timezone_autocomplete
-from bot.store.schedules import Creator
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.minecraft.tasks import Task
     from bot.services import ServerServices
-    from bot.store.schedules import Schedule
-    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
-MAX_INT = 2**31 - 1
 # the pack's unit names; "day" is a real day, "gameday" one in-game day (24000 ticks)
 UNITS = [
     *(app_commands.Choice(name=n, value=n) for n in ("tick", "second", "minute", "hour", "day")),
     app_commands.Choice(name="gameday", value="game_day"),
 ]
-DYNAMIC_PREFIX = "discord-"
 RUN_HELP = "The Minecraft command to run (without the leading /)."
 RunText = app_commands.Range[str, 1, 1400]
 Delay = app_commands.Range[int, 0, MAX_INT]
@@ -165,116 +155,27 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         timezone: app_commands.Range[str, 1, 64] | None = None,
         announce: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        target = self.bot.server(server)
-        wall = {"when": when, "repeat": repeat, "timezone": timezone, "announce": announce}
-        if any(v is not None for v in wall.values()):
-            game = [n for n, v in (("time", time), ("every", every), ("at", at)) if v is not None]
-            if game or unit != "tick":
-                mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
-                given = ", ".join(f"`{n}`" for n, v in wall.items() if v is not None)
-                raise errors.ValidationError(
-                    _("{given} set a wall-clock time and {mixed} a game time: use one or the "
-                      "other, not both.", given=given, mixed=mixed)
-                )  # fmt: skip
-            await self._plan(interaction, target, run, id, retry, retry_delay, as_player, wall)
-            return
-        if (time is None) == (at is None):
-            raise errors.ValidationError(_("Give either `time` (a delay) or `at` (a game tick)."))
-        request = dict(run=run, time=time, unit=unit, id=id, retry=retry, retry_delay=retry_delay,
-                       every=every, at=at, as_player=as_player)  # fmt: skip
-        # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
-        # reply; the pack client checks again (the verdict is cached) on every other path
-        target.checker.check(run)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        extras = retry or every is not None or at is not None or as_player is not None
-        if id is None and not extras:
-            new_id = await target.pack.schedule_dynamic(run, time or 0, unit, DYNAMIC_PREFIX)
-            outcome = _("Scheduled `{id}` on {server}.", id=new_id, server=target.name)
-            await self.bot.audit(interaction, target, "schedule", request, outcome)
-            task = await target.pack.show(new_id)
-        else:
-            # the pack's plain schedule needs an id; a generated one keeps the request unambiguous
-            task_id = id or f"{DYNAMIC_PREFIX}{interaction.id:x}"
-            task = await target.pack.schedule(
-                run, time or 0, unit, task_id, retry=retry, retry_delay=retry_delay,
-                interval=every, at_tick=at, as_player=as_player,
-            )  # fmt: skip
-            outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
-            await self.bot.audit(interaction, target, "schedule", request, outcome)
-        note = await self._paused_note(target)
-        if note:
-            outcome = f"{outcome}\n{note}"
-        if task is None:
-            await interaction.followup.send(outcome, ephemeral=True)
-        else:
-            embed = task_embed(task, target, title=_("Scheduled"))
-            await interaction.followup.send(outcome, embed=embed, ephemeral=True)
-
-    async def _paused_note(self, target: ServerServices) -> str | None:
-        """Why a game-time task may not run on time: nobody online on a server that pauses when
-        empty (its game time stands still); None when it ticks or we cannot tell."""
-        pause = pause_when_empty_seconds(target.config)
-        if pause <= 0:
-            return None
-        try:
-            online = await players_online(target.pack)
-        except errors.BotError:
-            return None
-        if online:
-            return None
-        return _(
-            "Note: nobody is online on {server} and it pauses when empty "
-            "(pause-when-empty-seconds={pause}), so game time stands still and this task "
-            "waits until a player joins. For a wall-clock time that runs anyway, use `when`.",
-            server=target.name,
-            pause=pause,
-        )
-
-    def _scheduler(self) -> Scheduler:
-        scheduler = self.bot.services.scheduler
-        if scheduler is None:
-            raise errors.ValidationError(_("Wall-clock schedules are not available in this bot."))
-        return scheduler
-
-    async def _plan(
-        self,
-        interaction: Interaction,
-        target: ServerServices,
-        run: str,
-        id: str | None,
-        retry: int,
-        retry_delay: int,
-        as_player: str | None,
-        wall: dict[str, str | None],
-    ) -> None:
-        """A wall-clock /schedule: a planned row in the bot's database, handed to the pack at
-        its time. Every check runs before anything is stored or deferred."""
-        scheduler = self._scheduler()
-        task_id = id or f"{DYNAMIC_PREFIX}{interaction.id:x}"
-        user = interaction.user
-        row = await scheduler.create(
-            server=target.name, command=run, task_id=task_id, retry=retry,
-            retry_delay=retry_delay, as_player=as_player, created_by=Creator(user.id, str(user)),
-            when=wall["when"], repeat=wall["repeat"], timezone=wall["timezone"],
-            announce=wall["announce"],
+        request = schedule_ops.ScheduleRequest(
+            run=run, server=server, time=time, unit=unit, id=id, retry=retry,  # type: ignore[arg-type]
+            retry_delay=retry_delay, every=every, at=at, as_player=as_player, when=when,
+            repeat=repeat, timezone=timezone, announce=announce,
         )  # fmt: skip
-        assert row.next_due is not None
-        outcome = _(
-            "Planned `{id}` on {server} for {when} ({relative}).",
-            id=task_id,
-            server=target.name,
-            when=f"<t:{int(row.next_due.timestamp())}:F>",
-            relative=f"<t:{int(row.next_due.timestamp())}:R>",
-        )
-        request = {"run": run, "id": task_id, "retry": retry, "retry_delay": retry_delay,
-                   "as_player": as_player, **wall}  # fmt: skip
-        embed = planned_embed(row, scheduler.upcoming(row), title=_("Planned"))
-        await interaction.response.send_message(outcome, embed=embed, ephemeral=True)
-        await self.bot.audit(interaction, target, "schedule", request, outcome)
-
-    async def _planned(self, target: ServerServices, id: str) -> Schedule | None:
-        scheduler = self.bot.services.scheduler
-        return None if scheduler is None else await scheduler.find(target.name, id)
+        caller = self.bot.caller(interaction)
+        # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
+        # reply; the operation checks again (the verdict is cached)
+        schedule_ops.check(self.bot.ops, caller, request)
+        if not request.wallclock:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        made = await schedule_ops.schedule(self.bot.ops, caller, request)
+        if made.planned is not None:
+            assert self.bot.services.scheduler is not None
+            embed = planned_embed(made.planned, list(made.upcoming), title=_("Planned"))
+            await interaction.response.send_message(made.text, embed=embed, ephemeral=True)
+        elif made.task is None:
+            await interaction.followup.send(made.text, ephemeral=True)
+        else:
+            embed = task_embed(made.task, made.server, title=_("Scheduled"))
+            await interaction.followup.send(made.text, embed=embed, ephemeral=True)
 
     @server_command(
         "Run a command after some game time, under a new unique id.",
@@ -290,140 +191,67 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         run: RunText,
         time: Delay,
         unit: str = "tick",
-        prefix: app_commands.Range[str, 1, 32] = DYNAMIC_PREFIX,
+        prefix: app_commands.Range[str, 1, 32] = schedule_ops.DYNAMIC_PREFIX,
         server: str | None = None,
     ) -> None:
-        target = self.bot.server(server)
-        target.checker.check(run)  # before deferring: the caret is the only reply
+        request = schedule_ops.DynamicRequest(run=run, time=time, unit=unit, prefix=prefix,  # type: ignore[arg-type]
+                                              server=server)  # fmt: skip
+        self.bot.server(server).checker.check(run)  # before deferring: the caret is the only reply
         await interaction.response.defer(ephemeral=True, thinking=True)
-        new_id = await target.pack.schedule_dynamic(run, time, unit, prefix)
-        outcome = _("Scheduled `{id}` on {server}.", id=new_id, server=target.name)
-        request = {"run": run, "time": time, "unit": unit, "prefix": prefix}
-        await audited_reply(interaction, target, "schedule_dynamic", request, outcome)
+        made = await schedule_ops.schedule_dynamic(self.bot.ops, self.bot.caller(interaction),
+                                                   request)  # fmt: skip
+        await interaction.followup.send(made.text, ephemeral=True)
 
     @task_command("Cancel the next task with this id.")
     async def cancel(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        target = await deferred(interaction, server)
-        row = await self._planned(target, id)
-        if row is not None:
-            await self._scheduler().cancel(row.id)
-            outcome = _(
-                "Cancelled the planned schedule `{id}` on {server}.", id=id, server=target.name
-            )
-        else:
-            done = await target.pack.cancel_one(id)
-            outcome = (
-                _("Cancelled `{id}`.", id=id)
-                if done
-                else _("No task `{id}` on {server}.", id=id, server=target.name)
-            )
-        await audited_reply(interaction, target, "cancel", {"id": id}, outcome)
+        await self._change(interaction, queue.cancel, queue.TaskRef(id=id, server=server))
+
+    @task_command("Pause a task: its remaining delay is kept.")
+    async def pause(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
+        await self._change(interaction, queue.pause, queue.TaskRef(id=id, server=server))
+
+    @task_command("Resume a paused task.")
+    async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
+        await self._change(interaction, queue.resume, queue.TaskRef(id=id, server=server))
+
+    async def _change(
+        self,
+        interaction: Interaction,
+        operation: Callable[[Operations, Caller, queue.TaskRef], Awaitable[queue.Changed]],
+        request: queue.TaskRef,
+    ) -> None:
+        await deferred(interaction, request.server)
+        changed = await operation(self.bot.ops, self.bot.caller(interaction), request)
+        await interaction.followup.send(changed.text, ephemeral=True)
 
     @task_command("Cancel every task with this id (asks first).", id_help="The tasks' id.")
     async def cancel_all(
         self, interaction: Interaction, id: TaskId, server: str | None = None
     ) -> None:
-        target = await deferred(interaction, server, ephemeral=False)
-        count = await target.pack.count(id)
-        planned = await self._planned(target, id)
-        if count == 0 and planned is None:
-            await interaction.followup.send(
-                _("No task `{id}` on {server}.", id=id, server=target.name)
-            )
+        request = queue.TaskRef(id=id, server=server)
+        await deferred(interaction, server, ephemeral=False)
+        counted = await queue.count(self.bot.ops, self.bot.caller(interaction), request)
+        if counted.count == 0 and not counted.planned:
+            await interaction.followup.send(counted.text)
             return
 
         async def action(pressed: Interaction) -> str:
-            removed = await target.pack.cancel_all(id)
-            row = await self._planned(target, id)
-            if row is not None:
-                await self._scheduler().cancel(row.id)
-                outcome = _(
-                    "Cancelled {n} task(s) `{id}` and its planned schedule on {server}.",
-                    n=removed,
-                    id=id,
-                    server=target.name,
-                )
-            else:
-                outcome = _(
-                    "Cancelled {n} task(s) `{id}` on {server}.",
-                    n=removed,
-                    id=id,
-                    server=target.name,
-                )
-            await self.bot.audit(pressed, target, "cancel_all", {"id": id}, outcome)
-            return outcome
+            done = await queue.cancel_all(self.bot.ops, self.bot.caller(pressed), request)
+            return done.text
 
-        await self._confirm(
-            interaction,
-            _(
-                "Cancel all {n} task(s) `{id}` and its planned schedule on {server}?",
-                n=count,
-                id=id,
-                server=target.name,
-            )
-            if planned is not None
-            else _(
-                "Cancel all {n} task(s) `{id}` on {server}?", n=count, id=id, server=target.name
-            ),
-            action,
-        )
+        await self._confirm(interaction, counted.text, action)
 
-    @server_command("Remove every task from a server (asks first).")
+    @server_command("Remove every task from a server (asks first).", check=is_admin)
     async def clear(self, interaction: Interaction, server: str | None = None) -> None:
-        target = await deferred(interaction, server, ephemeral=False)
+        request = queue.ServerRef(server=server)
+        await deferred(interaction, server, ephemeral=False)
+        question = queue.size(self.bot.ops, self.bot.caller(interaction), request)
 
         async def action(pressed: Interaction) -> str:
-            removed = await target.pack.clear()
-            outcome = _("Removed {n} task(s) from {server}.", n=removed, server=target.name)
-            await self.bot.audit(pressed, target, "clear", {}, outcome)
-            return outcome
+            done = await queue.clear(self.bot.ops, self.bot.caller(pressed), request)
+            return done.text
 
-        await self._confirm(
-            interaction,
-            _("Remove every scheduled task on {server}? This cannot be undone.",
-              server=target.name),
-            action,
-        )  # fmt: skip
-
-    @task_command("Pause a task: its remaining delay is kept.")
-    async def pause(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        target = await deferred(interaction, server)
-        row = await self._planned(target, id)
-        if row is not None:
-            await self._scheduler().pause(row.id)
-            outcome = _("Paused the planned schedule `{id}`: it does not run until resumed.", id=id)
-        else:
-            done = await target.pack.pause(id)
-            outcome = (
-                _("Paused `{id}`.", id=id)
-                if done
-                else _("No queued task `{id}` on {server}.", id=id, server=target.name)
-            )
-        await audited_reply(interaction, target, "pause", {"id": id}, outcome)
-
-    @task_command("Resume a paused task.")
-    async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        target = await deferred(interaction, server)
-        row = await self._planned(target, id)
-        if row is not None:
-            resumed = await self._scheduler().resume(row.id)
-            due = resumed.next_due
-            if due is not None:
-                outcome = _(
-                    "Resumed the planned schedule `{id}`: next run {when}.",
-                    id=id,
-                    when=f"<t:{int(due.timestamp())}:F>",
-                )
-            else:
-                outcome = _("Resumed the planned schedule `{id}`.", id=id)
-        else:
-            done = await target.pack.resume(id)
-            outcome = (
-                _("Resumed `{id}`.", id=id)
-                if done
-                else _("No paused task `{id}` on {server}.", id=id, server=target.name)
-            )
-        await audited_reply(interaction, target, "resume", {"id": id}, outcome)
+        await self._confirm(interaction, question.text, action)
 
 
 async def setup(bot: DoomBot) -> None:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 __all__ = ["NotPermitted", "Rank", "is_admin", "is_moderator", "rank_for", "rank_of"]
 
-import enum
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
 
 from bot.i18n import N_, _
+from bot.operations.ranks import Rank, rank_for
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -25,14 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class Rank(enum.IntEnum):
-    """What a user may do: each rank includes the ones below it."""
-
-    NONE = 0
-    MODERATOR = 1
-    ADMIN = 2
 
 
 class NotPermitted(app_commands.CheckFailure):
@@ -48,16 +40,6 @@ def rank_of(user: discord.abc.User, settings: Settings) -> Rank:
     """The rank the settings give this user (roles count only for guild members)."""
     role_ids = {r.id for r in user.roles} if isinstance(user, discord.Member) else set()
     return rank_for(user.id, role_ids, settings)
-
-
-def rank_for(user_id: int, role_ids: Iterable[int], settings: Settings) -> Rank:
-    """The rank of a user id holding these role ids (the web face asks Discord for them)."""
-    roles = set(role_ids)
-    if user_id in settings.admin_user_ids or roles & set(settings.admin_role_ids):
-        return Rank.ADMIN
-    if user_id in settings.moderator_user_ids or roles & set(settings.moderator_role_ids):
-        return Rank.MODERATOR
-    return Rank.NONE
 
 
 def _require(rank: Rank, what: str) -> Callable[[T], T]:

@@ -24,8 +24,9 @@ REQUIRED: dict[str, dict[str, object]] = {
     "status": {},
     "setup": {},
 }
-MODERATOR_COMMANDS = [n for n in REQUIRED if n not in ("status", "setup")]
-ADMIN_COMMANDS = ["status", "setup", "reload"]
+MODERATOR_COMMANDS = [n for n in REQUIRED if n not in ("status", "setup", "clear")]
+# /clear removes everyone's tasks: admins only, as the dashboard and the README have it
+ADMIN_COMMANDS = ["status", "setup", "reload", "clear"]
 NO_SERVER = "No Minecraft server is configured"
 
 
@@ -62,6 +63,7 @@ async def test_admin_commands_let_admins_through(bare: Harness, user: User) -> N
     assert NO_SERVER in (await bare.run("status", user)).text
     assert NO_SERVER in (await bare.run("setup", user)).text
     assert (await bare.run("reload", user, extension="cogs.tasks")).text == "Reloaded cogs.tasks."
+    assert NO_SERVER in (await bare.run("clear", user)).text
 
 
 async def test_settings_are_read_at_run_time(bare: Harness) -> None:

@@ -32,14 +32,16 @@ async def test_confirm_cancel_all_only_by_the_invoker(live: Harness, mc: Server)
 
 async def test_clear_cancel_and_timeout(live: Harness, mc: Server) -> None:
     await live.run("schedule", MOD, run="say y", time=1000, id="y")
-    prompt = await live.run("clear", MOD)
+    refused = await live.run("clear", MOD)  # clearing every task is for admins
+    assert refused.text == "You need the admin role to use /clear.", refused.text
+    prompt = await live.run("clear", ADMIN)
     message_id = prompt.messages[-1].message_id
     assert message_id is not None
-    cancelled = await live.press(message_id, "Cancel", MOD)
+    cancelled = await live.press(message_id, "Cancel", ADMIN)
     assert "Cancelled; nothing was changed." in cancelled.text
     assert await live.services.servers["main"].pack.count("y") == 1
 
-    prompt = await live.run("clear", MOD)
+    prompt = await live.run("clear", ADMIN)
     message_id = prompt.messages[-1].message_id
     assert message_id is not None
     await live.discord.wait_for(lambda: all(b.get("disabled") for b in live.buttons(message_id)))

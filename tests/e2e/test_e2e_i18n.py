@@ -6,7 +6,7 @@ commands from en-US are answered in English."""
 from __future__ import annotations
 
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness
+from tests.cogs.harness import ADMIN, MOD, Harness
 
 ZH = "zh-CN"
 
@@ -56,18 +56,18 @@ async def test_the_reply_and_its_embed_in_chinese(live: Harness, mc: Server) -> 
 
 async def test_buttons_and_their_outcome_in_chinese(live: Harness) -> None:
     await live.run("schedule", MOD, run="say a", time=900, id="a")
-    prompt = await live.run_in(ZH, "clear", MOD)
+    prompt = await live.run_in(ZH, "clear", ADMIN)
     assert "要移除 main 上的所有定时任务吗？此操作无法撤销。" in prompt.text
     message_id = prompt.messages[-1].message_id
     assert message_id is not None
     assert [b["label"] for b in live.buttons(message_id)] == ["确认", "取消"]
-    pressed = await live.press_in(ZH, message_id, "确认")
+    pressed = await live.press_in(ZH, message_id, "确认", ADMIN)
     await live.discord.wait_for(lambda: "已从 main 移除 1 个任务。" in pressed.text)
 
 
 async def test_a_timed_out_prompt_says_so_in_the_invokers_language(live: Harness) -> None:
     """The timeout runs later, in no interaction: it keeps the language of the one that asked."""
-    prompt = await live.run_in(ZH, "clear", MOD)
+    prompt = await live.run_in(ZH, "clear", ADMIN)
     message_id = prompt.messages[-1].message_id
     assert message_id is not None
     await live.discord.wait_for(

@@ -1,0 +1,20 @@
+"""The application layer: every operation a face offers, once.
+
+Each operation is a typed request (a pydantic model that refuses unknown fields) and a typed
+outcome; the operation checks the caller's rank, checks the command, does the work through the
+services and records the audit entry. The faces (the cogs for Discord and the console, the web
+pages and the JSON API) only turn their input into a request and the outcome into their output.
+
+- :mod:`bot.operations.ranks`: who may do what (no Discord types: the web uses it too).
+- :mod:`bot.operations.caller`: who asks, from which face.
+- :mod:`bot.operations.base`: :class:`Operations`, what every operation works with.
+- :mod:`bot.operations.schedule`: making game-time tasks and wall-clock rows.
+- :mod:`bot.operations.queue`: changing what is queued or planned (cancel, pause, ...).
+"""
+
+from bot.operations import queue, schedule
+from bot.operations.base import Auditor, Operations
+from bot.operations.caller import Caller, Face
+from bot.operations.ranks import Rank, rank_for
+
+__all__ = ["Auditor", "Caller", "Face", "Operations", "Rank", "queue", "rank_for", "schedule"]

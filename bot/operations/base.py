@@ -1,0 +1,87 @@
+"""What every operation works with: the services, the audit trail, the caller's rank."""
+
+from __future__ import annotations
+
+__all__ = ["Auditor", "Operations"]
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+from bot import errors
+from bot.i18n import N_, _
+from bot.operations.ranks import Rank
+
+if TYPE_CHECKING:
+    from bot.operations.caller import Caller
+    from bot.services import ServerServices, Services
+    from bot.wallclock.scheduler import Scheduler
+
+# the rank's name as the refusal says it
+_RANK_NAMES = {Rank.MODERATOR: N_("moderator"), Rank.ADMIN: N_("admin")}
+
+
+class Auditor(Protocol):
+    """Records a change (the audit store) and tells the audit channel; the bot is one."""
+
+    async def audit_as(
+        self,
+        caller: Caller,
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None: ...
+
+
+class Operations:
+    """The services and the auditor an operation needs, and the checks every one makes."""
+
+    def __init__(self, services: Services, auditor: Auditor) -> None:
+        self.services = services
+        self.auditor = auditor
+
+    def server(self, name: str | None) -> ServerServices:
+        """The services of the named server, or of the only one when no name is given."""
+        servers = self.services.servers
+        if name:
+            try:
+                return servers[name]
+            except KeyError:
+                known = ", ".join(sorted(servers)) or _("none")
+                raise errors.ValidationError(
+                    _("There is no server called {name} (configured: {known}).", name=repr(name),
+                      known=known)
+                ) from None  # fmt: skip
+        if len(servers) == 1:
+            return next(iter(servers.values()))
+        if not servers:
+            raise errors.ValidationError(_("No Minecraft server is configured."))
+        raise errors.ValidationError(
+            _("Several servers are configured: say which one with the `server` option.")
+        )
+
+    def scheduler(self) -> Scheduler:
+        scheduler = self.services.scheduler
+        if scheduler is None:
+            raise errors.ValidationError(_("Wall-clock schedules are not available in this bot."))
+        return scheduler
+
+    @staticmethod
+    def require(caller: Caller, rank: Rank, what: str) -> None:
+        """Refuse (NotAllowed, a sentence) unless the caller holds `rank`; `what` names the
+        operation as the faces call it (/schedule)."""
+        if caller.rank >= rank:
+            return
+        raise errors.NotAllowed(
+            _("You need the {role} role to use {what}.", role=_(_RANK_NAMES[rank]), what=what)
+        )
+
+    async def audit(
+        self,
+        caller: Caller,
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None:
+        await self.auditor.audit_as(caller, server, action, request, outcome)

@@ -1,0 +1,28 @@
+"""Who asks for an operation, and through which face."""
+
+from __future__ import annotations
+
+__all__ = ["Caller", "Face"]
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.operations.ranks import Rank
+
+# where a request came from: the audit log says it
+Face = Literal["discord", "console", "web", "api"]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A user as an operation sees them: their id and name, their rank, their face.
+
+    `ref` is a number unique to this request (a Discord interaction id, a web request's): a
+    task id the bot has to make up is derived from it, so a retried request names the same task.
+    """
+
+    user_id: int
+    name: str
+    rank: Rank
+    face: Face
+    ref: int

@@ -1,0 +1,191 @@
+"""Changing what is queued or planned: cancel, pause and resume one task by its id (a planned
+wall-clock row of that id first, else the pack's queued task), cancel every task of an id, clear a
+server's queue. The faces that ask first (Discord's Confirm button) call `count` or `size`, then
+the change."""
+
+from __future__ import annotations
+
+__all__ = [
+    "Changed",
+    "Counted",
+    "ServerRef",
+    "TaskRef",
+    "cancel",
+    "cancel_all",
+    "clear",
+    "count",
+    "pause",
+    "resume",
+    "size",
+]
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.i18n import _
+from bot.operations.ranks import Rank
+
+if TYPE_CHECKING:
+    from bot.operations.base import Operations
+    from bot.operations.caller import Caller
+    from bot.services import ServerServices
+    from bot.store.schedules import Schedule
+
+
+class TaskRef(BaseModel):
+    """One task (or planned row) by its id, on a server (default: the only one)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=64)
+    server: str | None = None
+
+
+class ServerRef(BaseModel):
+    """A whole server's queue."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    server: str | None = None
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What a change did: `done` is False when there was nothing of that id to change."""
+
+    server: ServerServices
+    text: str
+    done: bool
+    count: int = 0
+
+
+async def _planned(ops: Operations, target: ServerServices, task_id: str) -> Schedule | None:
+    scheduler = ops.services.scheduler
+    return None if scheduler is None else await scheduler.find(target.name, task_id)
+
+
+async def cancel(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
+    ops.require(caller, Rank.MODERATOR, "/cancel")
+    target = ops.server(req.server)
+    row = await _planned(ops, target, req.id)
+    if row is not None:
+        await ops.scheduler().cancel(row.id)
+        text = _("Cancelled the planned schedule `{id}` on {server}.", id=req.id,
+                 server=target.name)  # fmt: skip
+        done = True
+    else:
+        done = await target.pack.cancel_one(req.id)
+        text = (
+            _("Cancelled `{id}`.", id=req.id)
+            if done
+            else _("No task `{id}` on {server}.", id=req.id, server=target.name)
+        )
+    await ops.audit(caller, target, "cancel", {"id": req.id}, text)
+    return Changed(target, text, done)
+
+
+async def pause(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
+    ops.require(caller, Rank.MODERATOR, "/pause")
+    target = ops.server(req.server)
+    row = await _planned(ops, target, req.id)
+    if row is not None:
+        await ops.scheduler().pause(row.id)
+        text = _("Paused the planned schedule `{id}`: it does not run until resumed.", id=req.id)
+        done = True
+    else:
+        done = await target.pack.pause(req.id)
+        text = (
+            _("Paused `{id}`.", id=req.id)
+            if done
+            else _("No queued task `{id}` on {server}.", id=req.id, server=target.name)
+        )
+    await ops.audit(caller, target, "pause", {"id": req.id}, text)
+    return Changed(target, text, done)
+
+
+async def resume(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
+    ops.require(caller, Rank.MODERATOR, "/resume")
+    target = ops.server(req.server)
+    row = await _planned(ops, target, req.id)
+    if row is not None:
+        resumed = await ops.scheduler().resume(row.id)
+        due = resumed.next_due
+        if due is not None:
+            text = _("Resumed the planned schedule `{id}`: next run {when}.", id=req.id,
+                     when=f"<t:{int(due.timestamp())}:F>")  # fmt: skip
+        else:
+            text = _("Resumed the planned schedule `{id}`.", id=req.id)
+        done = True
+    else:
+        done = await target.pack.resume(req.id)
+        text = (
+            _("Resumed `{id}`.", id=req.id)
+            if done
+            else _("No paused task `{id}` on {server}.", id=req.id, server=target.name)
+        )
+    await ops.audit(caller, target, "resume", {"id": req.id}, text)
+    return Changed(target, text, done)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """How many tasks of an id are queued, and whether a planned row has that id: what a face
+    asks about before `cancel_all`. `text` is the question, or why there is nothing to do."""
+
+    server: ServerServices
+    count: int
+    planned: bool
+    text: str
+
+
+async def count(ops: Operations, caller: Caller, req: TaskRef) -> Counted:
+    ops.require(caller, Rank.MODERATOR, "/cancel_all")
+    target = ops.server(req.server)
+    n = await target.pack.count(req.id)
+    planned = await _planned(ops, target, req.id) is not None
+    if n == 0 and not planned:
+        text = _("No task `{id}` on {server}.", id=req.id, server=target.name)
+    elif planned:
+        text = _("Cancel all {n} task(s) `{id}` and its planned schedule on {server}?", n=n,
+                 id=req.id, server=target.name)  # fmt: skip
+    else:
+        text = _("Cancel all {n} task(s) `{id}` on {server}?", n=n, id=req.id,
+                 server=target.name)  # fmt: skip
+    return Counted(target, n, planned, text)
+
+
+async def cancel_all(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
+    ops.require(caller, Rank.MODERATOR, "/cancel_all")
+    target = ops.server(req.server)
+    removed = await target.pack.cancel_all(req.id)
+    row = await _planned(ops, target, req.id)
+    if row is not None:
+        await ops.scheduler().cancel(row.id)
+        text = _("Cancelled {n} task(s) `{id}` and its planned schedule on {server}.",
+                 n=removed, id=req.id, server=target.name)  # fmt: skip
+    else:
+        text = _("Cancelled {n} task(s) `{id}` on {server}.", n=removed, id=req.id,
+                 server=target.name)  # fmt: skip
+    await ops.audit(caller, target, "cancel_all", {"id": req.id}, text)
+    return Changed(target, text, removed > 0 or row is not None, removed)
+
+
+def size(ops: Operations, caller: Caller, req: ServerRef) -> Counted:
+    """The question before `clear`."""
+    ops.require(caller, Rank.ADMIN, "/clear")
+    target = ops.server(req.server)
+    text = _("Remove every scheduled task on {server}? This cannot be undone.",
+             server=target.name)  # fmt: skip
+    return Counted(target, 0, False, text)
+
+
+async def clear(ops: Operations, caller: Caller, req: ServerRef) -> Changed:
+    """Every task of a server's queue removed: admins only (it is everyone's queue)."""
+    ops.require(caller, Rank.ADMIN, "/clear")
+    target = ops.server(req.server)
+    removed = await target.pack.clear()
+    text = _("Removed {n} task(s) from {server}.", n=removed, server=target.name)
+    await ops.audit(caller, target, "clear", {}, text)
+    return Changed(target, text, True, removed)

@@ -1,0 +1,213 @@
+"""Making tasks: a game-time task in the pack's queue, or a wall-clock row the bot hands over at
+its time. One request covers both, as `/schedule` does; the options of the two kinds may not mix.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DYNAMIC_PREFIX",
+    "MAX_INT",
+    "PREFIXES",
+    "UNITS",
+    "DynamicRequest",
+    "ScheduleRequest",
+    "Scheduled",
+    "check",
+    "schedule",
+    "schedule_dynamic",
+]
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot import errors
+from bot.i18n import _
+from bot.minecraft.handover import pause_when_empty_seconds, players_online
+from bot.operations.ranks import Rank
+from bot.store.schedules import Creator
+
+if TYPE_CHECKING:
+    from bot.minecraft.tasks import Task
+    from bot.operations.base import Operations
+    from bot.operations.caller import Caller
+    from bot.services import ServerServices
+    from bot.store.schedules import Schedule
+
+MAX_INT = 2**31 - 1  # the pack's scores are Ints
+# the pack's unit names; "day" is a real day, "game_day" one in-game day (24000 ticks)
+UNITS = ("tick", "second", "minute", "hour", "day", "game_day")
+Unit = Literal["tick", "second", "minute", "hour", "day", "game_day"]
+DYNAMIC_PREFIX = "discord-"
+# the start of the ids the bot makes up, by face: a moderator can tell where a task came from
+PREFIXES = {"discord": DYNAMIC_PREFIX, "console": DYNAMIC_PREFIX, "web": "web-", "api": "web-"}
+MAX_RUN = 1400  # what one Discord option holds; a task's command is at most this long
+
+
+class ScheduleRequest(BaseModel):
+    """`/schedule`: a command after some game time (`time`+`unit`, or at the tick `at`,
+    optionally repeating `every` ticks), or at a wall-clock time (`when`, `repeat`, `timezone`,
+    `announce`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run: str = Field(min_length=1, max_length=MAX_RUN)
+    server: str | None = None
+    time: int | None = Field(default=None, ge=0, le=MAX_INT)
+    unit: Unit = "tick"
+    id: str | None = Field(default=None, min_length=1, max_length=64)
+    retry: int = Field(default=0, ge=0, le=1000)
+    retry_delay: int = Field(default=1, ge=1, le=MAX_INT)
+    every: int | None = Field(default=None, ge=1, le=MAX_INT)
+    at: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    as_player: str | None = Field(default=None, min_length=1, max_length=16)
+    when: str | None = Field(default=None, min_length=1, max_length=100)
+    repeat: str | None = Field(default=None, min_length=1, max_length=100)
+    timezone: str | None = Field(default=None, min_length=1, max_length=64)
+    announce: str | None = Field(default=None, min_length=1, max_length=100)
+
+    def wall(self) -> dict[str, str | None]:
+        return {"when": self.when, "repeat": self.repeat, "timezone": self.timezone,
+                "announce": self.announce}  # fmt: skip
+
+    @property
+    def wallclock(self) -> bool:
+        return any(v is not None for v in self.wall().values())
+
+
+class DynamicRequest(BaseModel):
+    """`/schedule_dynamic`: a command after some game time under a new unique id."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run: str = Field(min_length=1, max_length=MAX_RUN)
+    time: int = Field(ge=0, le=MAX_INT)
+    unit: Unit = "tick"
+    prefix: str = Field(default=DYNAMIC_PREFIX, min_length=1, max_length=32)
+    server: str | None = None
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    """What was made: `task` for a game-time task (as the pack shows it, None if it ran
+    already), `planned` and its next runs for a wall-clock row; `text` is the sentence."""
+
+    server: ServerServices
+    task_id: str
+    text: str
+    task: Task | None = None
+    planned: Schedule | None = None
+    upcoming: tuple[datetime, ...] = ()
+
+
+def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServices:
+    """Everything that refuses a request before anything is sent or stored (the faces call it
+    first where they must answer at once: a typo's caret is Discord's only reply)."""
+    ops.require(caller, Rank.MODERATOR, "/schedule")
+    target = ops.server(req.server)
+    if req.wallclock:
+        game = [n for n, v in (("time", req.time), ("every", req.every), ("at", req.at))
+                if v is not None]  # fmt: skip
+        if game or req.unit != "tick":
+            mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
+            given = ", ".join(f"`{n}`" for n, v in req.wall().items() if v is not None)
+            raise errors.ValidationError(
+                _("{given} set a wall-clock time and {mixed} a game time: use one or the "
+                  "other, not both.", given=given, mixed=mixed)
+            )  # fmt: skip
+        ops.scheduler()
+    elif (req.time is None) == (req.at is None):
+        raise errors.ValidationError(_("Give either `time` (a delay) or `at` (a game tick)."))
+    target.checker.check(req.run)
+    return target
+
+
+async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Scheduled:
+    target = check(ops, caller, req)
+    if req.wallclock:
+        return await _plan(ops, caller, target, req)
+    request = dict(run=req.run, time=req.time, unit=req.unit, id=req.id, retry=req.retry,
+                   retry_delay=req.retry_delay, every=req.every, at=req.at,
+                   as_player=req.as_player)  # fmt: skip
+    extras = req.retry or req.every is not None or req.at is not None or req.as_player
+    task: Task | None
+    if req.id is None and not extras:
+        task_id = await target.pack.schedule_dynamic(req.run, req.time or 0, req.unit,
+                                                     PREFIXES[caller.face])  # fmt: skip
+        outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
+        await ops.audit(caller, target, "schedule", request, outcome)
+        task = await target.pack.show(task_id)
+    else:
+        # the pack's plain schedule needs an id; a generated one keeps the request unambiguous
+        task_id = req.id or generated_id(caller)
+        task = await target.pack.schedule(
+            req.run, req.time or 0, req.unit, task_id, retry=req.retry,
+            retry_delay=req.retry_delay, interval=req.every, at_tick=req.at,
+            as_player=req.as_player,
+        )  # fmt: skip
+        outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
+        await ops.audit(caller, target, "schedule", request, outcome)
+    note = await paused_note(target)
+    text = f"{outcome}\n{note}" if note else outcome
+    return Scheduled(target, task_id, text, task=task)
+
+
+async def _plan(
+    ops: Operations, caller: Caller, target: ServerServices, req: ScheduleRequest
+) -> Scheduled:
+    """A wall-clock row in the bot's database, handed to the pack at its time."""
+    scheduler = ops.scheduler()
+    task_id = req.id or generated_id(caller)
+    row = await scheduler.create(
+        server=target.name, command=req.run, task_id=task_id, retry=req.retry,
+        retry_delay=req.retry_delay, as_player=req.as_player,
+        created_by=Creator(caller.user_id, caller.name), when=req.when, repeat=req.repeat,
+        timezone=req.timezone, announce=req.announce,
+    )  # fmt: skip
+    assert row.next_due is not None
+    stamp = int(row.next_due.timestamp())
+    outcome = _("Planned `{id}` on {server} for {when} ({relative}).", id=task_id,
+                server=target.name, when=f"<t:{stamp}:F>", relative=f"<t:{stamp}:R>")  # fmt: skip
+    request = {"run": req.run, "id": task_id, "retry": req.retry, "retry_delay": req.retry_delay,
+               "as_player": req.as_player, **req.wall()}  # fmt: skip
+    await ops.audit(caller, target, "schedule", request, outcome)
+    return Scheduled(target, task_id, outcome, planned=row,
+                     upcoming=tuple(scheduler.upcoming(row)))  # fmt: skip
+
+
+async def schedule_dynamic(ops: Operations, caller: Caller, req: DynamicRequest) -> Scheduled:
+    ops.require(caller, Rank.MODERATOR, "/schedule_dynamic")
+    target = ops.server(req.server)
+    target.checker.check(req.run)
+    task_id = await target.pack.schedule_dynamic(req.run, req.time, req.unit, req.prefix)
+    outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
+    request = {"run": req.run, "time": req.time, "unit": req.unit, "prefix": req.prefix}
+    await ops.audit(caller, target, "schedule_dynamic", request, outcome)
+    return Scheduled(target, task_id, outcome)
+
+
+def generated_id(caller: Caller) -> str:
+    return f"{PREFIXES[caller.face]}{caller.ref:x}"
+
+
+async def paused_note(target: ServerServices) -> str | None:
+    """Why a game-time task may not run on time: nobody online on a server that pauses when
+    empty (its game time stands still); None when it ticks or we cannot tell."""
+    pause = pause_when_empty_seconds(target.config)
+    if pause <= 0:
+        return None
+    try:
+        online = await players_online(target.pack)
+    except errors.BotError:
+        return None
+    if online:
+        return None
+    return _(
+        "Note: nobody is online on {server} and it pauses when empty "
+        "(pause-when-empty-seconds={pause}), so game time stands still and this task "
+        "waits until a player joins. For a wall-clock time that runs anyway, use `when`.",
+        server=target.name,
+        pause=pause,
+    )

@@ -1,0 +1,138 @@
+"""The application layer on its own, against mcsim with the pack over TCP RCON: the rank checks,
+the request models, the audit entry each change leaves, whichever face asks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+
+import pydantic
+import pytest
+
+from bot import errors
+from bot.operations import Caller, Operations, Rank, queue, schedule
+from bot.services import ServerServices, build_services
+from mcsim.server import Server
+from tests.cogs.harness import make_settings
+from tests.fixtures import server_config
+
+PASSWORD = "operations-Pw"
+MOD = Caller(7002, "mod#0001", Rank.MODERATOR, "web", 0xABC)
+ADMIN = Caller(7001, "admin#0001", Rank.ADMIN, "console", 0xDEF)
+NOBODY = Caller(7003, "player#0001", Rank.NONE, "api", 0x123)
+
+
+class Recorder:
+    """An auditor that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, str, str, dict[str, object], str]] = []
+
+    async def audit_as(
+        self,
+        caller: Caller,
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None:
+        name = server.name if server is not None else ""
+        self.entries.append((caller.face, name, action, dict(request), outcome))
+
+
+@pytest.fixture
+async def ops(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> AsyncIterator[tuple[Operations, Recorder, Server]]:
+    server = mcsim(password=PASSWORD)
+    settings = make_settings(tmp_path, [server_config(server, PASSWORD)])
+    services = await build_services(settings)
+    recorder = Recorder()
+    try:
+        yield Operations(services, recorder), recorder, server
+    finally:
+        await services.close()
+
+
+def queued(server: Server) -> list[str]:
+    return [str(t["id"]) for t in server.storage("doom.schedule:data").get("queue", [])]  # type: ignore[attr-defined]
+
+
+async def test_a_moderator_schedules_and_the_change_is_audited_with_its_face(
+    ops: tuple[Operations, Recorder, Server],
+) -> None:
+    operations, recorder, server = ops
+    made = await schedule.schedule(
+        operations, MOD, schedule.ScheduleRequest(run="say hi", time=100, id="greet", retry=2)
+    )
+    assert made.text.startswith("Scheduled `greet` on main.") and made.task is not None
+    assert "nobody is online on main" in made.text  # it pauses when empty: said
+    assert made.task.retry_left == 2 and queued(server) == ["greet"]
+    generated = await schedule.schedule(
+        operations, MOD, schedule.ScheduleRequest(run="say x", time=5, retry=1)
+    )
+    assert generated.task_id == "web-abc"  # from the caller's face and request number
+    assert [(e[0], e[2]) for e in recorder.entries] == [("web", "schedule"), ("web", "schedule")]
+    paused = await queue.pause(operations, MOD, queue.TaskRef(id="greet"))
+    assert paused.done and paused.text == "Paused `greet`."
+    missing = await queue.cancel(operations, MOD, queue.TaskRef(id="nope"))
+    assert not missing.done and missing.text == "No task `nope` on main."
+    assert [e[2] for e in recorder.entries][-2:] == ["pause", "cancel"]
+
+
+@pytest.mark.parametrize(
+    ("caller", "operation"),
+    [
+        (
+            NOBODY,
+            lambda o, c: schedule.schedule(o, c, schedule.ScheduleRequest(run="say a", time=1)),
+        ),
+        (NOBODY, lambda o, c: queue.cancel(o, c, queue.TaskRef(id="a"))),
+        (MOD, lambda o, c: queue.clear(o, c, queue.ServerRef())),
+    ],
+    ids=["nobody-schedules", "nobody-cancels", "moderator-clears"],
+)
+async def test_a_rank_below_the_operation_is_refused_and_nothing_changes(
+    ops: tuple[Operations, Recorder, Server], caller: Caller, operation: object
+) -> None:
+    operations, recorder, server = ops
+    await schedule.schedule(
+        operations, ADMIN, schedule.ScheduleRequest(run="say k", time=900, id="k")
+    )
+    before = list(recorder.entries)
+    with pytest.raises(errors.NotAllowed) as refused:
+        await operation(operations, caller)  # type: ignore[operator]
+    role = "admin" if caller is MOD else "moderator"
+    assert str(refused.value).startswith(f"You need the {role} role to use /")
+    assert queued(server) == ["k"] and recorder.entries == before
+
+
+async def test_an_admin_clears(ops: tuple[Operations, Recorder, Server]) -> None:
+    operations, recorder, server = ops
+    await schedule.schedule(
+        operations, MOD, schedule.ScheduleRequest(run="say k", time=900, id="k")
+    )
+    cleared = await queue.clear(operations, ADMIN, queue.ServerRef())
+    assert cleared.text == "Removed 1 task(s) from main." and queued(server) == []
+    assert recorder.entries[-1][:3] == ("console", "main", "clear")
+
+
+def test_a_request_with_an_unknown_field_is_refused_naming_it() -> None:
+    with pytest.raises(pydantic.ValidationError) as bad:
+        schedule.ScheduleRequest.model_validate({"run": "say x", "when": "in 5m", "time0": 0})
+    assert [e["loc"] for e in bad.value.errors()] == [("time0",)]
+    with pytest.raises(pydantic.ValidationError):
+        schedule.ScheduleRequest(run="say x", time=-1)
+    with pytest.raises(pydantic.ValidationError):
+        queue.TaskRef(id="x" * 65)
+
+
+async def test_wall_clock_and_game_time_options_do_not_mix(
+    ops: tuple[Operations, Recorder, Server],
+) -> None:
+    operations, recorder, server = ops
+    request = schedule.ScheduleRequest(run="say x", time=5, when="in 5m")
+    with pytest.raises(errors.ValidationError) as mixed:
+        await schedule.schedule(operations, MOD, request)
+    assert "`when` set a wall-clock time and `time` a game time" in str(mixed.value)
+    assert queued(server) == [] and recorder.entries == []
