@@ -13,9 +13,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import errors
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import decimal, number
+from bot.operations import reads
+from bot.operations.queue import ServerRef, TaskRef
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
 from bot.slash.planned_ui import planned_embed, planned_line
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
-PAGE_SIZE = 10
 MAX_INLINE_RUN = 1000  # longer commands are attached to /show's reply
 LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "paused", "planned")]
 PageFetcher = Callable[[int], Awaitable[discord.Embed]]
@@ -90,55 +90,40 @@ class TasksCog(commands.Cog, name="Tasks"):
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
 
-    async def _page(
-        self, server: ServerServices, which: str, page: int
-    ) -> tuple[discord.Embed, int]:
-        if which == "planned":
-            return await self._planned_page(server, page)
-        tasks, total = await server.pack.list_tasks(which, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
-        pages = max(1, -(-total // PAGE_SIZE))
-        embed = discord.Embed(
-            title=_(
-                "{list} on {server}: {n} task(s)",
-                list=pgettext("slash option choice", which),
-                server=server.name,
-                n=total,
-            ),
-            colour=0x3498DB,
-        )
-        embed.description = "\n".join(_task_line(t, server) for t in tasks)[:4096] or _("Empty.")
-        embed.set_footer(text=_("page {page} of {pages}", page=page + 1, pages=pages))
-        return embed, pages
+    async def _page(self, interaction: Interaction, request: reads.ListRequest) -> reads.Page:
+        return await reads.page(self.bot.ops, self.bot.caller(interaction), request)
 
-    async def _planned_page(self, server: ServerServices, page: int) -> tuple[discord.Embed, int]:
-        scheduler = self.bot.services.scheduler
-        if scheduler is None:
-            raise errors.ValidationError(_("Wall-clock schedules are not available in this bot."))
-        rows, total = await scheduler.planned(server.name, offset=page * PAGE_SIZE, limit=PAGE_SIZE)
-        pages = max(1, -(-total // PAGE_SIZE))
-        embed = discord.Embed(
-            title=_("planned on {server}: {n} schedule(s)", server=server.name, n=total),
-            colour=0x3498DB,
-        )
-        lines = [planned_line(r, scheduler.upcoming(r)) for r in rows]
+    @staticmethod
+    def _embed(page: reads.Page) -> discord.Embed:
+        server = page.server
+        if page.which == "planned":
+            title = _("planned on {server}: {n} schedule(s)", server=server.name, n=page.total)
+            lines = [planned_line(row, upcoming) for row, upcoming in page.planned]
+            footer = _("page {page} of {pages}; times in your own time zone", page=page.page + 1,
+                       pages=page.pages)  # fmt: skip
+        else:
+            title = _("{list} on {server}: {n} task(s)",
+                      list=pgettext("slash option choice", page.which), server=server.name,
+                      n=page.total)  # fmt: skip
+            lines = [_task_line(t, server) for t in page.tasks]
+            footer = _("page {page} of {pages}", page=page.page + 1, pages=page.pages)
+        embed = discord.Embed(title=title, colour=0x3498DB)
         embed.description = "\n".join(lines)[:4096] or _("Empty.")
-        embed.set_footer(
-            text=_("page {page} of {pages}; times in your own time zone", page=page + 1,
-                   pages=pages)
-        )  # fmt: skip
-        return embed, pages
+        embed.set_footer(text=footer)
+        return embed
 
     # -- commands ---------------------------------------------------------------------------
 
     @server_command("The server's game time and measured ticks per second.")
     async def time(self, interaction: Interaction, server: str | None = None) -> None:
-        target = await deferred(interaction, server)
-        game_time = await target.pack.get_time()
-        tps = await target.pack.tps()
-        embed = discord.Embed(title=_("Time on {server}", server=target.name), colour=0x3498DB)
-        embed.add_field(name=_("game time"), value=_("{n} ticks", n=number(game_time)))
-        embed.add_field(name=_("game day"), value=number(game_time // 24000))
-        embed.add_field(name=_("TPS"), value=decimal(tps))
+        await deferred(interaction, server)
+        clock = await reads.game_time(self.bot.ops, self.bot.caller(interaction),
+                                      ServerRef(server=server))  # fmt: skip
+        embed = discord.Embed(title=_("Time on {server}", server=clock.server.name),
+                              colour=0x3498DB)  # fmt: skip
+        embed.add_field(name=_("game time"), value=_("{n} ticks", n=number(clock.ticks)))
+        embed.add_field(name=_("game day"), value=number(clock.day))
+        embed.add_field(name=_("TPS"), value=decimal(clock.tps))
         await interaction.followup.send(embed=embed, ephemeral=True)
 
     @server_command(
@@ -150,36 +135,35 @@ class TasksCog(commands.Cog, name="Tasks"):
     async def list_(
         self, interaction: Interaction, which: str = "queue", server: str | None = None
     ) -> None:
-        target = await deferred(interaction, server)
-        embed, pages = await self._page(target, which, 0)
-        if pages == 1:
-            await interaction.followup.send(embed=embed, ephemeral=True)
+        await deferred(interaction, server)
+        first = await self._page(interaction, reads.ListRequest(which=which, server=server))  # type: ignore[arg-type]
+        if first.pages == 1:
+            await interaction.followup.send(embed=self._embed(first), ephemeral=True)
             return
 
-        async def fetch(page: int) -> discord.Embed:
-            return (await self._page(target, which, page))[0]
+        async def fetch(number: int) -> discord.Embed:
+            request = reads.ListRequest(which=first.which, page=number, server=server)  # type: ignore[arg-type]
+            return self._embed(await self._page(interaction, request))
 
-        view = PageView(interaction.user.id, fetch, pages)
+        view = PageView(interaction.user.id, fetch, first.pages)
         view.message = await interaction.followup.send(
-            embed=embed, view=view, ephemeral=True, wait=True
+            embed=self._embed(first), view=view, ephemeral=True, wait=True
         )
 
     @task_command("Show one task.")
     async def show(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        target = await deferred(interaction, server)
-        scheduler = self.bot.services.scheduler
-        row = await scheduler.find(target.name, id) if scheduler is not None else None
-        if row is not None and scheduler is not None:
-            runs = await scheduler.runs(row.id, 5)
-            embed = planned_embed(
-                row, scheduler.upcoming(row), runs, title=_("Planned `{id}`", id=id)
-            )
+        await deferred(interaction, server)
+        shown = await reads.show(self.bot.ops, self.bot.caller(interaction),
+                                 TaskRef(id=id, server=server))  # fmt: skip
+        if shown.planned is not None:
+            embed = planned_embed(shown.planned, shown.upcoming, shown.runs,
+                                  title=_("Planned `{id}`", id=id))  # fmt: skip
             await interaction.followup.send(embed=embed, ephemeral=True)
             return
-        task = await target.pack.show(id)
+        task = shown.task
         if task is None:
             await interaction.followup.send(
-                _("No task `{id}` on {server}.", id=id, server=target.name), ephemeral=True
+                _("No task `{id}` on {server}.", id=id, server=shown.server.name), ephemeral=True
             )
             return
         files: list[discord.File] = []
@@ -200,7 +184,7 @@ class TasksCog(commands.Cog, name="Tasks"):
         if task.list == "paused" and task.remaining is not None:
             embed.add_field(name=_("remaining"), value=_("{n} t", n=task.remaining))
         else:
-            eta = discord.utils.format_dt(target.pack.eta(task.due), "R")
+            eta = discord.utils.format_dt(shown.server.pack.eta(task.due), "R")
             embed.add_field(name=_("ETA"), value=eta)
         await interaction.followup.send(embed=embed, files=files, ephemeral=True)
 

@@ -10,11 +10,22 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.base`: :class:`Operations`, what every operation works with.
 - :mod:`bot.operations.schedule`: making game-time tasks and wall-clock rows.
 - :mod:`bot.operations.queue`: changing what is queued or planned (cancel, pause, ...).
+- :mod:`bot.operations.reads`: the game clock, a page of a list, one task.
 """
 
-from bot.operations import queue, schedule
+from bot.operations import queue, reads, schedule
 from bot.operations.base import Auditor, Operations
 from bot.operations.caller import Caller, Face
 from bot.operations.ranks import Rank, rank_for
 
-__all__ = ["Auditor", "Caller", "Face", "Operations", "Rank", "queue", "rank_for", "schedule"]
+__all__ = [
+    "Auditor",
+    "Caller",
+    "Face",
+    "Operations",
+    "Rank",
+    "queue",
+    "rank_for",
+    "reads",
+    "schedule",
+]

@@ -10,7 +10,7 @@ import pydantic
 import pytest
 
 from bot import errors
-from bot.operations import Caller, Operations, Rank, queue, schedule
+from bot.operations import Caller, Operations, Rank, queue, reads, schedule
 from bot.services import ServerServices, build_services
 from mcsim.server import Server
 from tests.cogs.harness import make_settings
@@ -136,3 +136,20 @@ async def test_wall_clock_and_game_time_options_do_not_mix(
         await schedule.schedule(operations, MOD, request)
     assert "`when` set a wall-clock time and `time` a game time" in str(mixed.value)
     assert queued(server) == [] and recorder.entries == []
+
+
+async def test_a_page_past_the_end_is_the_last_page(
+    ops: tuple[Operations, Recorder, Server],
+) -> None:
+    operations = ops[0]
+    for i in range(12):
+        await schedule.schedule(
+            operations, MOD, schedule.ScheduleRequest(run="say p", time=900 + i, id=f"p{i:02d}")
+        )
+    late = await reads.page(operations, MOD, reads.ListRequest(page=99))
+    assert (late.page, late.pages, late.total) == (1, 2, 12)
+    assert [t.id for t in late.tasks] == ["p10", "p11"]
+    with pytest.raises(errors.NotAllowed):
+        await reads.page(operations, NOBODY, reads.ListRequest())
+    shown = await reads.show(operations, MOD, queue.TaskRef(id="p03"))
+    assert shown.task is not None and shown.task.due > 900 and shown.planned is None
