@@ -9,13 +9,14 @@ import asyncio
 import io
 from collections.abc import AsyncIterator
 
+import discord
 import pytest
 
 from bot.config import ServerConfig
 from bot.services import build_services
 from bot.slash.console import run_console
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, make_settings
+from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.conftest import PASSWORD, following
 
 # what an attacker tried, each with the sentence it is refused with
@@ -173,4 +174,31 @@ async def test_the_console_shows_the_same_refusal(live: Harness, mc: Server) -> 
     assert (
         "Refused: This command touches the bot's own storage doom.bot:wallclock" in out.getvalue()
     )
+    assert mc.storage("doom.schedule:data")["queue"] == []
+
+
+async def test_status_finds_a_damaged_pack_and_setup_repairs_it(live: Harness, mc: Server) -> None:
+    """What the attacks above did to the pack before they were refused: /status names it and
+    says to run /setup; after /setup it is whole again."""
+    status = await live.run("status", ADMIN)
+    [embed] = status.embeds
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert fields["pack state"] == "ok (objectives and storages in place)"
+    mc.run("scoreboard objectives remove doom.schedule")
+    mc.run("data remove storage doom.schedule:data queue")
+    status = await live.run("status", ADMIN)
+    [embed] = status.embeds
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert fields["pack state"] == (
+        "damaged: the scoreboard objective doom.schedule is missing; doom.schedule:data queue is "
+        "missing. Run /setup (or `python -m bot install-datapack`): the pack's #load recreates "
+        "what is missing."
+    )
+    assert embed["color"] == discord.Colour.orange().value
+    setup = await live.run("setup", ADMIN)
+    assert "Not verified" not in setup.text
+    assert "PASS pack state: objectives and storages in place" in setup.text
+    status = await live.run("status", ADMIN)
+    fields = {f["name"]: f["value"] for f in status.embeds[0]["fields"]}
+    assert fields["pack state"] == "ok (objectives and storages in place)"
     assert mc.storage("doom.schedule:data")["queue"] == []
