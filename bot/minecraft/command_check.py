@@ -289,9 +289,6 @@ class CommandChecker:
         spacing = _spacing_error(command, parsed)
         if spacing is not None:
             return CommandParseError(command, spacing.column, spacing.message)
-        rule = refusal(self._parser.mecha.spec.tree, parsed)
-        if rule is not None:
-            return CommandRefused(rule)
         for node, nested in _chain(parsed):
             text = command[node.location.pos : node.end_location.pos]
             words = _normalize(text)
@@ -322,6 +319,10 @@ class CommandChecker:
                         where=where,
                     )
                 )
+        # after the deny-list and the levels, so their sentences stay as admins know them
+        rule = refusal(self._parser.mecha.spec.tree, parsed)
+        if rule is not None:
+            return CommandRefused(rule)
         if self.allowed is not None:
             rule = self.allowed.refusal(
                 self._parser.mecha.spec.tree, (n for n, _ in _chain(parsed))

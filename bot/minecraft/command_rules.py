@@ -6,8 +6,9 @@ A moderator may schedule commands; they may not, through one:
   settings, the request mailboxes) and `doom.bot:*` (the never-twice marks, the read views), the
   objectives `doom.schedule` and `doom.schedule.*` (constants and the leave counter every task
   depends on), the pack's player tags `doom.schedule.*`, and the pack's functions and the function
-  tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`): the public API is
-  reached through the bot's own commands, which check what they are given;
+  tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and the pack
+  itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the public API
+  is reached through the bot's own commands, which check what they are given;
 - leave behind something that runs a command later, past this check: command blocks and command
   block minecarts (as blocks, entities, items or ids in NBT), a `Command` NBT key, a
   `run_command` click event (a sign runs it at permission level 2 when anyone clicks it),
@@ -36,7 +37,14 @@ from collections.abc import Iterable, Iterator
 from typing import Final
 
 from mecha import AstCommand, AstNode, AstObjective, AstResourceLocation
-from mecha.ast import AstNbtCompoundEntry, AstNbtCompoundKey, AstNbtPathKey, AstNbtValue, AstWord
+from mecha.ast import (
+    AstNbtCompoundEntry,
+    AstNbtCompoundKey,
+    AstNbtPathKey,
+    AstNbtValue,
+    AstString,
+    AstWord,
+)
 from mecha.config import CommandTree
 
 from bot.i18n import Text, lazy
@@ -167,6 +175,14 @@ def _state(tree: CommandTree, command: AstCommand) -> Text | None:
                 "themselves (see Admins in game).",
                 tag=arg.value,
             )
+    if command.identifier.startswith("datapack:"):
+        for _literal, _name, _parser, arg in named_arguments(tree, command):
+            if isinstance(arg, AstString | AstWord) and arg.value.endswith(PACK_NAMESPACE):
+                return lazy(
+                    "This command changes the pack {pack} itself: only /setup installs, enables "
+                    "or updates it.",
+                    pack=arg.value,
+                )
     for node in _own_nodes(command):
         if isinstance(node, AstObjective):
             found = _objective(node.value)

@@ -180,6 +180,12 @@ def test_ordinary_commands_pass(command: str) -> None:
     CHECKER.check(f"execute as @a at @s run {command}")
 
 
+def test_a_relaxed_deny_list_still_keeps_the_pack_enabled() -> None:
+    NOTHING_DENIED.check('datapack disable "file/mypack"')
+    with pytest.raises(CommandRefused, match="only /setup installs, enables or updates it"):
+        NOTHING_DENIED.check('datapack disable "file/doom.schedule"')
+
+
 _STAGES = st.sampled_from(
     ["as @a", "at @s", "as @p at @s", "positioned ~ ~1 ~", "if entity @s",
      "unless entity @e[type=cow]", "in minecraft:overworld", "rotated ~ 0", "anchored eyes",
