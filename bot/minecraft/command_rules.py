@@ -147,7 +147,7 @@ def _function(location: AstResourceLocation) -> Text | None:
     return None
 
 
-def _state(tree: CommandTree, command: AstCommand) -> Text | None:
+def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text | None:
     """Why this one command (not the one it runs) touches the pack's or the bot's state."""
     if command.identifier == "scoreboard:players:reset:targets":
         return lazy(
@@ -183,7 +183,7 @@ def _state(tree: CommandTree, command: AstCommand) -> Text | None:
                     "or updates it.",
                     pack=arg.value,
                 )
-    for node in _own_nodes(command):
+    for node in nodes:
         if isinstance(node, AstObjective):
             found = _objective(node.value)
             if found is not None:
@@ -203,7 +203,7 @@ def _state(tree: CommandTree, command: AstCommand) -> Text | None:
     return None
 
 
-def _runner(command: AstCommand) -> Text | None:
+def _runner(command: AstCommand, nodes: list[AstNode]) -> Text | None:
     """Why this one command leaves behind something that runs a command later."""
     root = command.identifier.split(":")[0]
     if command.identifier.startswith(_READS):
@@ -215,7 +215,7 @@ def _runner(command: AstCommand) -> Text | None:
             "feature` may be scheduled."
         )
     text_only = root in _TEXT_ROOTS
-    for node in _own_nodes(command):
+    for node in nodes:
         name: str | None = None
         if isinstance(node, AstResourceLocation) and not node.is_tag:
             name = _id(node.get_canonical_value())
@@ -267,7 +267,8 @@ def refusal(tree: CommandTree, command: AstCommand) -> Text | None:
     None."""
     for node in command.walk():
         if isinstance(node, AstCommand):
-            found = _state(tree, node) or _runner(node)
+            nodes = list(_own_nodes(node))  # walked once: both groups of rules read them
+            found = _state(tree, node, nodes) or _runner(node, nodes)
             if found is not None:
                 return found
     return None
