@@ -20,7 +20,7 @@ TEMPLATES = [
     'tellraw @a {{"text": "backup {n} done", "color": "gold"}}',
     "execute as @a[tag=afk{n}] at @s run tp @s ~ ~{n} ~",
     "scoreboard players add @a kills {n}",
-    "data modify storage doom.schedule:in x{n} set value {{a: {n}, b: [1, 2]}}",
+    "data modify storage mypack:in x{n} set value {{a: {n}, b: [1, 2]}}",
     "execute store result storage a:b v{n} int 1 run time query gametime",
     "give @p minecraft:diamond {n}",
     "return run function mypack:step{n}",

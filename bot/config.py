@@ -72,6 +72,7 @@ DEFAULT_DENY: list[str] = [
     "gamerule",
 ]
 
+_ALLOWED_ENTRY = re.compile(r"/?[a-z0-9_-]+|function:[a-z0-9_.-]+")
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 _VERSION = re.compile(r"^[A-Za-z0-9_.+-]{1,32}$")  # releases, snapshots (25w14a), pre-releases
 
@@ -186,6 +187,9 @@ class Settings(BaseSettings):
     audit_channel_id: int | None = None
     alert_mention_role_ids: IntList = []
     deny_commands: StrList = Field(default_factory=lambda: list(DEFAULT_DENY))
+    # when set, the only commands a task may run: roots (`say`) and function namespaces
+    # (`function:myevents`); the deny-list and every other rule still apply
+    allowed_commands: StrList | None = None
     servers: list[ServerConfig] = []
     data_dir: Path = Path("data")
     extensions: StrList = [
@@ -234,12 +238,24 @@ class Settings(BaseSettings):
         "admin_user_ids",
         "alert_mention_role_ids",
         "deny_commands",
+        "allowed_commands",
         "extensions",
         mode="before",
     )
     @classmethod
     def _lists(cls, v: object) -> object:
         return _split_list(v)
+
+    @field_validator("allowed_commands")
+    @classmethod
+    def _check_allowed(cls, v: list[str] | None) -> list[str] | None:
+        for entry in v or []:
+            if not _ALLOWED_ENTRY.fullmatch(entry.strip().lower()):
+                raise ValueError(
+                    f"{entry!r} is neither a command (say, give) nor function:<namespace> "
+                    "(function:myevents)"
+                )
+        return v
 
     @field_validator("timezone")
     @classmethod

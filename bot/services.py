@@ -217,6 +217,7 @@ def build_checker(
         deny=server.denied_commands(settings.deny_commands),
         function_permission_level=properties.function_permission_level,
         function_namespaces=server.function_namespaces,
+        allowed=settings.allowed_commands,
         version=version.version or NEWEST_TREE,
     )
     if version.version is None:

@@ -16,6 +16,7 @@ from bot import errors
 from bot.guildevents.readiness import status_line
 from bot.i18n import _, pgettext
 from bot.i18n.formats import decimal, number
+from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.selftest import run_selftest
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.fit import pack_embeds
@@ -88,6 +89,8 @@ class AdminCog(commands.Cog, name="Admin"):
             ),
         )
         embed.add_field(name=_("pack version"), value=version or _("not installed"))
+        if version:
+            await self._pack_state_field(embed, server)
         try:
             software = await server.ensure_software()
             embed.add_field(name=_("server software"), value=software.describe()[:1024])
@@ -107,6 +110,25 @@ class AdminCog(commands.Cog, name="Admin"):
             )
         self._checker_fields(embed, server)
         return embed
+
+    @staticmethod
+    async def _pack_state_field(embed: discord.Embed, server: ServerServices) -> None:
+        """The pack's objectives and storages: whole, or what is damaged and what to do."""
+        try:
+            damage = await server.pack.damage()
+        except errors.BotError as exc:
+            value = _("unknown: {error}", error=exc)
+        else:
+            if not damage:
+                value = _("ok (objectives and storages in place)")
+            else:
+                embed.colour = discord.Colour.orange()
+                value = _(
+                    "damaged: {problems}. {advice}",
+                    problems="; ".join(str(p) for p in damage),
+                    advice=DAMAGE_ADVICE,
+                )
+        embed.add_field(name=_("pack state"), value=value[:1024], inline=False)
 
     async def extension_autocomplete(
         self, interaction: Interaction, current: str

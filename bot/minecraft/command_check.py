@@ -28,6 +28,7 @@ from mecha.ast import AstVector2, AstVector3
 
 from bot.errors import CommandParseError, CommandRefused
 from bot.i18n import Text, lazy
+from bot.minecraft.command_rules import AllowList, refusal
 from bot.minecraft.execute_chain import read_chain
 
 __all__ = [
@@ -199,6 +200,7 @@ class CommandChecker:
         deny: Iterable[str],
         function_permission_level: int = 2,
         function_namespaces: Iterable[str] | None = None,
+        allowed: Iterable[str] | None = None,
         version: str = "1.21",
     ) -> None:
         self.deny = tuple(sorted({w for e in deny if (w := _normalize(e))}))
@@ -207,6 +209,8 @@ class CommandChecker:
         self.function_namespaces = (
             None if function_namespaces is None else frozenset(function_namespaces)
         )
+        # None: no allow-list (DOOM_ALLOWED_COMMANDS unset), any command the other rules let by
+        self.allowed = None if allowed is None else AllowList(allowed, ALIASES)
         self.version = version
         self.tree, self._fallback = tree_for_version(version)
         if self._fallback is not None:
@@ -315,6 +319,16 @@ class CommandChecker:
                         where=where,
                     )
                 )
+        # after the deny-list and the levels, so their sentences stay as admins know them
+        rule = refusal(self._parser.mecha.spec.tree, parsed)
+        if rule is not None:
+            return CommandRefused(rule)
+        if self.allowed is not None:
+            rule = self.allowed.refusal(
+                self._parser.mecha.spec.tree, (n for n, _ in _chain(parsed))
+            )
+            if rule is not None:
+                return CommandRefused(rule)
         if self.function_namespaces is not None:
             for sub in parsed.walk():
                 if not isinstance(sub, AstCommand) or not sub.identifier.startswith(_FUNCTION_IDS):

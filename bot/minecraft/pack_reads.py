@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.errors import PackError, ValidationError
 from bot.events.event import Event, event_from_fields
-from bot.i18n import lazy
+from bot.i18n import Text, lazy
 from bot.minecraft.pack_base import (
     _BULK_IDS,
     _COUNT,
@@ -15,6 +15,7 @@ from bot.minecraft.pack_base import (
     _as_int,
     _storage_payload,
 )
+from bot.minecraft.pack_health import pack_damage
 from bot.minecraft.pack_input import (
     check_id,
     snbt_compound,
@@ -27,6 +28,11 @@ __all__ = ["PackReads"]
 
 class PackReads(PackBase):
     """Reads of the pack's storage; no read changes the queue."""
+
+    async def damage(self) -> list[Text]:
+        """What is missing or malformed in the pack's objectives and storages (empty: whole);
+        bot.minecraft.pack_health."""
+        return await pack_damage(self.rcon)
 
     # -- reading the lists ----------------------------------------------------------------------
 

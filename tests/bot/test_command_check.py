@@ -35,15 +35,15 @@ VALID = [
     "scoreboard players add @a kills 1",
     "scoreboard players set @e[type = cow] obj 1",
     "scoreboard objectives add deaths deathCount",
-    "data modify storage doom.schedule:in x set value {a: 1, b: [1, 2]}",
-    "data get storage doom.schedule:data queue",
+    "data modify storage mypack:in x set value {a: 1, b: [1, 2]}",
+    "data get storage mypack:data queue",
     "execute as @a at @s run particle minecraft:flame ~ ~1 ~ 0 0 0 0 1",
     "execute store result storage a:b x int 1 run time query gametime",
     "execute if entity @a[tag=afk] run say someone is afk",
     "execute if score @s kills matches 10.. run say ten",
     "return run say done",
-    "function doom.schedule:api/list",
-    "function #minecraft:tick",
+    "function mypack:api/list",
+    "function #minecraft:my_tag",
     "schedule function mypack:later 10s",
     "time set day",
     "time query gametime",
@@ -167,7 +167,7 @@ def test_deny_list_extends_and_relaxes_per_server() -> None:
     "command",
     [
         "function other:thing",
-        "function #minecraft:tick",
+        "function #minecraft:my_tag",
         "function plain",  # the minecraft namespace
         "execute if function other:f run say a",
         "execute unless function other:f run say a",
@@ -176,12 +176,12 @@ def test_deny_list_extends_and_relaxes_per_server() -> None:
     ],
 )
 def test_function_namespaces_enforced_when_configured(command: str) -> None:
-    limited = CommandChecker(deny=DEFAULT_DENY, function_namespaces=["mypack", "doom.schedule"])
+    limited = CommandChecker(deny=DEFAULT_DENY, function_namespaces=["mypack", "other2"])
     with pytest.raises(CommandRefused) as info:
         limited.check(command)
     assert "mypack" in info.value.reason
     limited.check("function mypack:go")
-    limited.check("execute if function mypack:f run function doom.schedule:x")
+    limited.check("execute if function mypack:f run function other2:x")
     CHECKER.check(command)  # default: any namespace
 
 

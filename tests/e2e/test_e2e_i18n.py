@@ -74,3 +74,27 @@ async def test_a_timed_out_prompt_says_so_in_the_invokers_language(live: Harness
         lambda: live.message(message_id)["content"] == "未及时回应；未做任何更改。"
     )
     assert all(b.get("disabled") for b in live.buttons(message_id))
+
+
+async def test_the_role_boundary_refusals_in_chinese(live: Harness, mc: Server) -> None:
+    reply = await live.run_in(
+        ZH, "schedule", MOD, run="execute as @a run data remove storage doom.schedule:data queue",
+        time=5, id="wipe",
+    )  # fmt: skip
+    assert reply.text == (
+        "已拒绝：此命令涉及数据包自己的存储 doom.schedule:data：只有机器人自己的命令可以修改它。"
+    )
+    reply = await live.run_in(
+        ZH, "schedule", MOD, run='summon command_block_minecart ~ ~ ~ {Command:"op @p"}', time=5
+    )
+    assert reply.text == (
+        "已拒绝：此命令会生成 minecraft:command_block_minecart，它之后会绕过此检查运行命令："
+        "定时任务不能生成命令方块。"
+    )
+    mc.run("scoreboard objectives remove doom.schedule")
+    status = await live.run_in(ZH, "status", ADMIN)
+    fields = {f["name"]: f["value"] for f in status.embeds[0]["fields"]}
+    assert fields["数据包状态"] == (
+        "已损坏：记分项 doom.schedule 缺失。请运行 /setup（或 `python -m bot install-datapack`）："
+        "数据包的 #load 会重新创建缺失的部分。"
+    )

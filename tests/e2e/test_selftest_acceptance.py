@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.minecraft.selftest import SELFTEST_PREFIX, STORAGE, Selftest, run_selftest
+from bot.minecraft.pack_health import DAMAGE_ADVICE
+from bot.minecraft.selftest import (
+    SELFTEST_PREFIX,
+    STORAGE,
+    Selftest,
+    SelftestResult,
+    run_selftest,
+)
 from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
 from tests.e2e.selftest_sim import (
@@ -103,12 +110,14 @@ class Found(dict[str, str]):
     """check name -> status, with the report's text for a failing assertion to show."""
 
     text: str = ""
+    result: SelftestResult | None = None
 
 
 async def _expect_failure(live: Live, check: str) -> Found:
     result = await run_selftest(live.main)
     found = Found(statuses(result))
     found.text = result.text()
+    found.result = result
     assert found.get(check) == "FAIL", found.text
     assert result.exit_status == 1
     assert_clean(live)  # a failing run removes what it made too
@@ -175,6 +184,44 @@ async def test_fault_pack_not_enabled(live: Live) -> None:
     found = await _expect_failure(live, "pack enabled")
     assert found["function tags"] == "FAIL", found.text
     assert found["marker task"] == "WARN", found.text  # not run on a pack that is not there
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        ("scoreboard objectives remove doom.schedule",
+         "the scoreboard objective doom.schedule is missing"),
+        ("data remove storage doom.schedule:data queue", "doom.schedule:data queue is missing"),
+        ('data modify storage doom.schedule:data uuids set value "x"',
+         "doom.schedule:data uuids is there but is not a list; /setup keeps it, so an admin must "
+         "reset it in the server console: `data modify storage doom.schedule:data uuids set "
+         "value []`"),
+        ("scoreboard players set #256 doom.schedule 7",
+         "the constant #256 on doom.schedule is not 256"),
+        ("data remove storage doom.schedule:data cfg",
+         "; ".join(f"doom.schedule:data cfg.{k} is missing"
+                   for k in ("cap", "log", "admins", "events_max"))),
+    ],
+)  # fmt: skip
+async def test_fault_pack_state_damaged(live: Live, damage: str, problem: str) -> None:
+    live.server.run(damage)
+    try:
+        found = await _expect_failure(live, "pack state")
+    finally:  # the repair /setup makes (its #load), plus the one it leaves to an admin
+        live.server.run("data modify storage doom.schedule:data uuids set value []")
+        live.server.run("scoreboard players set #256 doom.schedule 256")
+        live.server.run("function doom.schedule:core/load")
+    assert found.result is not None
+    [state] = [c for c in found.result.checks if c.name == "pack state"]
+    assert str(state.detail) == f"damaged: {problem}. {DAMAGE_ADVICE}", found.text
+    assert found["marker task"] == "WARN", found.text  # not run on a broken pack
+    assert "pack state" not in await _expect_failure_names(live)
+
+
+async def _expect_failure_names(live: Live) -> set[str]:
+    """The checks that do not pass (the repaired pack's selftest)."""
+    result = await run_selftest(live.main)
+    return {name for name, status in statuses(result).items() if status != "PASS"}
 
 
 async def test_paused_empty_server_is_a_warning(live: Live) -> None:

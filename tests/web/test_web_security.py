@@ -224,3 +224,32 @@ async def test_session_cookie_flags(kept: Dash) -> None:
         assert response.status_code == 303
         cookie = response.headers["Set-Cookie"]
         assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+async def test_a_moderator_cannot_reach_the_packs_state_through_the_api_or_the_page(
+    kept: Dash, mod: Client
+) -> None:
+    """The role boundary holds on the web faces too: the refusal names the rule."""
+    status, body = await mod.get("/api/token")
+    headers = {"Authorization": f"Bearer {json.loads(body)['token']}"}
+    bearer = Client(kept)
+    try:
+        status, body = await bearer.post(
+            "/api/servers/main/tasks",
+            json={"run": "data modify storage doom.schedule:data queue set value []", "time": 5},
+            headers=headers,
+        )
+        assert status == 400
+        assert json.loads(body)["error"] == (
+            "This command touches the pack's own storage doom.schedule:data: only the bot's own "
+            "commands may change it."
+        )
+    finally:
+        await bearer.close()
+    status, body = await mod.post(
+        "/servers/main/schedule",
+        data={"run": "execute as @a run scoreboard objectives remove doom.schedule", "time": "5",
+              "csrf_token": await mod.csrf()},
+    )  # fmt: skip
+    assert "touches the pack&#39;s scoreboard objective doom.schedule" in body, body
+    assert queue_ids(kept) == ["keep"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.errors import PackError
 from bot.i18n import lazy
 from bot.minecraft.installer import PACK_ID, is_pack_enabled, pack_version_of
+from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.pack_input import snbt_string
 from bot.minecraft.selftest import facts
 from bot.minecraft.selftest.base import HOSTILE, PAUSE_DELAY, STORAGE, Base
@@ -87,7 +88,25 @@ class PackChecks(Base):
         else:
             self._add("PASS", "pack version", f"doom.schedule {version}")
         await self._check_tags()
-        return enabled and version is not None
+        whole = version is None or await self._check_state()  # no pack: nothing to damage
+        return enabled and version is not None and whole
+
+    async def _check_state(self) -> bool:
+        """The pack's objectives and storages (bot.minecraft.pack_health); False if damaged."""
+        damage = await self.pack.damage()
+        if damage:
+            self._add(
+                "FAIL",
+                "pack state",
+                lazy(
+                    "damaged: {problems}. {advice}",
+                    problems="; ".join(str(p) for p in damage),
+                    advice=DAMAGE_ADVICE,
+                ),
+            )
+            return False
+        self._add("PASS", "pack state", lazy("objectives and storages in place"))
+        return True
 
     async def _check_tags(self) -> None:
         """`function #tag with storage <empty>`: vanilla resolves the tag first ("Unknown
