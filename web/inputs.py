@@ -33,7 +33,12 @@ async def limit_body() -> None:
     if request.content_length is not None and request.content_length > limit:
         raise RequestEntityTooLarge()
     if request.method in BODY_METHODS:
-        await request.get_data(cache=True)  # kept for the route's form or JSON parser
+        data = await request.get_data(cache=True, as_text=False)  # kept for the route's parser
+        if request.is_json and isinstance(data, bytes):
+            try:
+                data.decode()  # Quart's JSON parser decodes first, outside its own error path
+            except UnicodeDecodeError:
+                raise WebError(400, _("The request body is not UTF-8 text.")) from None
 
 
 def too_large() -> str:

@@ -133,11 +133,13 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
             headers={**headers, "Content-Type": "application/json"},
         )  # fmt: skip
         assert status == 400 and "JSON object" in refusal(body)["error"], (payload, body)
-    status, body = await mod.post(
-        "/api/servers/main/tasks", data="{not json",
-        headers={**headers, "Content-Type": "application/json"},
-    )  # fmt: skip
-    assert status == 400, body
+    for raw in (b"{not json", b'{"run": "say \xa5", "time": 5}'):  # not JSON; not UTF-8
+        status, body = await mod.post(
+            "/api/servers/main/tasks", data=raw,
+            headers={**headers, "Content-Type": "application/json"},
+        )  # fmt: skip
+        assert status == 400, (raw, body)
+        assert refusal(body)["error"], body
     admin = await Client(kept).login(ADMIN)
     try:
         status, body = await admin.post(
@@ -150,6 +152,19 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
     assert queue_ids(kept) == ["keep"]
     assert len(kept.mc.storage("doom.schedule:data").get("queue", [])) == before  # type: ignore[arg-type]
     assert not [e for e in kept.harness.services.bus.history if "say x" in str(e.details)]
+
+
+async def test_the_schedule_form_says_a_bad_value_on_its_page(kept: Dash, mod: Client) -> None:
+    csrf = await mod.csrf()
+    for form, said in (
+        ({"run": "say x", "time": "5", "unit": "week"}, "The unit is one of tick, second"),
+        ({"run": "say x", "time": "99999999999"}, "The delay must be 0 to 2,147,483,647"),
+        ({"run": "say x", "time": "5", "retry": "-2"}, "Retries must be 0 to 1000"),
+    ):
+        status, html = await mod.post("/servers/main/schedule", data={**form, "csrf_token": csrf})
+        assert status == 400 and said in html, (form, status, html[:300])
+        assert 'value="say x"' in html  # the form is kept for the fix
+    assert queue_ids(kept) == ["keep"]
 
 
 async def test_ids_and_filters_out_of_range_are_400_naming_them(kept: Dash, mod: Client) -> None:
