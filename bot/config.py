@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    IPvAnyNetwork,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
@@ -94,6 +102,7 @@ def _split_list(value: object) -> object:
 
 IntList = Annotated[list[int], NoDecode]
 StrList = Annotated[list[str], NoDecode]
+NetworkList = Annotated[list[IPvAnyNetwork], NoDecode]
 
 
 class ServerConfig(BaseModel):
@@ -206,6 +215,11 @@ class Settings(BaseSettings):
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = "127.0.0.1"
     web_url: str | None = None  # the public base URL for login links; default http://host:port
+    # bytes a request body may have (JSON, form or any other); a larger one is refused with 413
+    web_max_body: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
+    # reverse proxies (addresses or networks, 10.0.0.0/8) whose X-Forwarded-For names the client;
+    # from any other peer the header is ignored
+    web_trusted_proxies: NetworkList = []
 
     @field_validator("web_url")
     @classmethod
@@ -240,6 +254,7 @@ class Settings(BaseSettings):
         "deny_commands",
         "allowed_commands",
         "extensions",
+        "web_trusted_proxies",
         mode="before",
     )
     @classmethod

@@ -19,16 +19,18 @@ __all__ = [
 
 import logging
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 import discord
 from discord.ext import commands
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
 
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
 from web.context import WebError, WebUser, state
+from web.inputs import body_refusal, whole_number
 
 if TYPE_CHECKING:
     from bot.minecraft.tasks import Task
@@ -36,35 +38,48 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UNITS = ("tick", "second", "minute", "hour", "day", "game_day")
+Unit = Literal["tick", "second", "minute", "hour", "day", "game_day"]
+UNITS: tuple[str, ...] = get_args(Unit)
 MAX_INT = 2**31 - 1
 MAX_RUN = 1400  # as /schedule's option
 DYNAMIC_PREFIX = "web-"
 
 
-@dataclass
-class ScheduleRequest:
-    """What the schedule form and `POST /api/servers/<server>/tasks` take."""
+class ScheduleRequest(BaseModel):
+    """What the schedule form and `POST /api/servers/<server>/tasks` take; a field it does not
+    know is refused (a script's `when` must not be dropped and the command run at once)."""
 
-    run: str
-    time: int
-    unit: str = "tick"
-    id: str | None = None
-    retry: int = 0
+    model_config = ConfigDict(extra="forbid")
 
-    def validate(self) -> None:
-        if not 1 <= len(self.run) <= MAX_RUN:
-            raise errors.ValidationError(
-                _("The command must be 1 to {max} characters long.", max=number(MAX_RUN))
-            )
-        if not 0 <= self.time <= MAX_INT:
-            raise errors.ValidationError(_("The delay must be 0 to {max}.", max=number(MAX_INT)))
-        if self.unit not in UNITS:
-            raise errors.ValidationError(_("The unit is one of {units}.", units=", ".join(UNITS)))
-        if self.id is not None and not 1 <= len(self.id) <= 64:
-            raise errors.ValidationError(_("A task id is 1 to 64 characters long."))
-        if not 0 <= self.retry <= 1000:
-            raise errors.ValidationError(_("Retries must be 0 to 1000."))
+    run: str = Field(min_length=1, max_length=MAX_RUN)
+    time: int = Field(ge=0, le=MAX_INT)
+    unit: Unit = "tick"
+    id: str | None = Field(default=None, min_length=1, max_length=64)
+    retry: int = Field(default=0, ge=0, le=1000)
+
+    @staticmethod
+    def rule(field: str) -> str | None:
+        """The rule of a field in the reader's language, said when a value breaks it."""
+        if field == "run":
+            return _("The command must be 1 to {max} characters long.", max=number(MAX_RUN))
+        if field == "time":
+            return _("The delay must be 0 to {max}.", max=number(MAX_INT))
+        if field == "unit":
+            return _("The unit is one of {units}.", units=", ".join(UNITS))
+        if field == "id":
+            return _("A task id is 1 to 64 characters long.")
+        if field == "retry":
+            return _("Retries must be 0 to 1000.")
+        return None
+
+    @classmethod
+    def checked(cls, data: Mapping[str, object]) -> ScheduleRequest:
+        """The request from these fields; errors.ValidationError with the first fault."""
+        try:
+            return cls.model_validate(data)
+        except PydanticValidationError as exc:
+            text, _field = body_refusal(exc, cls)
+            raise errors.ValidationError(text) from None
 
 
 def server_named(name: str) -> ServerServices:
@@ -105,7 +120,6 @@ async def audit(
 async def schedule(
     user: WebUser, server: ServerServices, req: ScheduleRequest
 ) -> tuple[str, Task | None]:
-    req.validate()
     server.checker.check(req.run)  # a typo: CommandParseError with its caret, nothing queued
     if req.id is None and not req.retry:
         task_id = await server.pack.schedule_dynamic(req.run, req.time, req.unit, DYNAMIC_PREFIX)
@@ -113,7 +127,7 @@ async def schedule(
         task_id = req.id or f"{DYNAMIC_PREFIX}{user.session.sid[:8]}"
         await server.pack.schedule(req.run, req.time, req.unit, task_id, retry=req.retry)
     outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=server.name)
-    await audit(user, server, "schedule", asdict(req), outcome)
+    await audit(user, server, "schedule", req.model_dump(), outcome)
     return outcome, await server.pack.show(task_id)
 
 
@@ -163,9 +177,9 @@ async def change_planned(user: WebUser, server: ServerServices, plan_id: str, ve
     if scheduler is None:
         raise WebError(404, _("Wall-clock schedules are not enabled."))
     changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
-    if verb not in changes or not plan_id.isdigit():
+    if verb not in changes:
         raise WebError(404, _("{verb} is not something a schedule can do.", verb=repr(verb)))
-    row = await scheduler.get(int(plan_id))
+    row = await scheduler.get(whole_number(plan_id, "plan_id", N_("schedule number")))
     if row is None or row.server != server.name:
         raise WebError(404, _("There is no planned schedule #{id} on {server}.", id=plan_id,
                               server=server.name))  # fmt: skip

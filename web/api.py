@@ -11,11 +11,11 @@ __all__ = ["blueprint"]
 
 import asyncio
 import logging
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from quart import Blueprint, g
-from quart_schema import tag, validate_request
+from quart_schema import tag, validate_querystring, validate_request
 
 from bot import errors
 from bot.i18n import N_, _
@@ -26,22 +26,48 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
-from web.servers import LISTS, first_task, list_page, page_args, server_status, task_row
+from web.inputs import MAX_ID
+from web.servers import LISTS, MAX_PAGE, first_task, list_page, server_status, task_row
 
 log = logging.getLogger(__name__)
 
 blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 
-@dataclass
-class ClearRequest:
+class ClearRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     confirm: bool
 
 
-def _refusal(exc: errors.BotError) -> tuple[dict[str, Any], int]:
-    body: dict[str, Any] = {"error": str(exc)}
+class ListQuery(BaseModel):
+    """A list's query string (documented, so scripts and the API tests see its bounds)."""
+
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
+    id: str = Field(default="", max_length=64)
+
+
+def _optional(value: object) -> object:
+    return None if value == "" else value
+
+
+Id = Annotated[int | None, BeforeValidator(_optional), Field(ge=0, le=MAX_ID)]
+
+
+class AuditQuery(BaseModel):
+    """The audit log's filters: `?user=` (a Discord user id), `?server=`, `?action=`, and
+    `?before=` (the id of the oldest row of the previous page)."""
+
+    user: Id = None
+    server: str = ""
+    action: str = ""
+    before: Id = None
+
+
+def _refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:
+    body: dict[str, Any] = {"error": str(exc), "field": field}
     if isinstance(exc, errors.CommandParseError):
-        body.update(caret=exc.caret(), column=exc.column)
+        body.update(caret=exc.caret(), column=exc.column, field="run")
     return body, 400
 
 
@@ -77,15 +103,19 @@ async def servers() -> Any:
 @blueprint.get("/servers/<name>/lists/<which>")
 @tag(["tasks"])
 @page()
-async def tasks(name: str, which: str) -> Any:
+@validate_querystring(ListQuery)
+async def tasks(name: str, which: str, query_args: ListQuery) -> Any:
     """One page (`?page=1`, 20 a page) of queue, offline, paused or planned; `?id=` finds the
     tasks with exactly that id."""
     server = server_named(name)
     if which not in LISTS:
         raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
                               list=repr(which)))  # fmt: skip
-    number, search = page_args()
-    rows, total = await list_page(server, which, number, search)
+    number, search = query_args.page, query_args.id.strip()
+    try:
+        rows, total = await list_page(server, which, number, search)
+    except errors.ValidationError as exc:  # not an id the pack can hold
+        return _refusal(exc, "id")
     return {"server": name, "list": which, "page": number, "total": total, "tasks": rows}
 
 
@@ -98,7 +128,7 @@ async def show(name: str, task_id: str) -> Any:
     try:
         task = await first_task(server, task_id)
     except errors.BotError as exc:
-        return _refusal(exc)
+        return _refusal(exc, "task_id")
     if task is None:
         raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
     return task_row(task, server)
@@ -106,16 +136,16 @@ async def show(name: str, task_id: str) -> Any:
 
 @blueprint.post("/servers/<name>/tasks")
 @tag(["tasks"])
-@validate_request(ScheduleRequest)
 @write_limit
 @action()
+@validate_request(ScheduleRequest)
 async def schedule(name: str, data: ScheduleRequest) -> Any:
     """Schedule a command: checked as /schedule checks it (a typo answers 400 with a caret)."""
     server = server_named(name)
     try:
         outcome, task = await actions.schedule(g.user, server, data)
     except errors.BotError as exc:
-        return _refusal(exc)
+        return _refusal(exc, "run")
     return {"outcome": outcome, "task": task_row(task, server) if task else None}, 201
 
 
@@ -132,7 +162,7 @@ async def change(name: str, task_id: str, verb: str) -> Any:
     try:
         return {"outcome": await verbs[verb](g.user, server, task_id)}
     except errors.BotError as exc:
-        return _refusal(exc)
+        return _refusal(exc, "task_id")
 
 
 @blueprint.post("/servers/<name>/planned/<plan_id>/<verb>")
@@ -150,9 +180,9 @@ async def change_planned(name: str, plan_id: str, verb: str) -> Any:
 
 @blueprint.post("/servers/<name>/clear")
 @tag(["tasks"])
-@validate_request(ClearRequest)
 @write_limit
 @action(Rank.ADMIN, N_("clear the queue"))
+@validate_request(ClearRequest)
 async def clear(name: str, data: ClearRequest) -> Any:
     """Remove every task (admins); the body must say `{"confirm": true}`."""
     server = server_named(name)
@@ -164,7 +194,8 @@ async def clear(name: str, data: ClearRequest) -> Any:
 @blueprint.get("/audit")
 @tag(["audit"])
 @page()
-async def audit() -> Any:
+@validate_querystring(AuditQuery)
+async def audit(query_args: AuditQuery) -> Any:
     """The audit log, newest first; `?user=`, `?server=`, `?action=`, `?before=<id>`."""
     rows, _ = await query()
     return {"mutations": [mutation_json(m) for m in rows]}

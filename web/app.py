@@ -25,14 +25,22 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup, escape
 from quart import Blueprint, Quart, Response, render_template, request
 from quart_rate_limiter import RateLimiter, RateLimitExceeded
-from quart_schema import QuartSchema, RequestSchemaValidationError
+from quart_schema import QuartSchema, RequestSchemaValidationError, hide
+from quart_schema.validation import (
+    QUART_SCHEMA_QUERYSTRING_ATTRIBUTE,
+    QUART_SCHEMA_REQUEST_ATTRIBUTE,
+    QuerystringValidationError,
+)
+from werkzeug.exceptions import HTTPException
 
+from bot import errors
 from bot.aio import cancel_and_wait
 from bot.config import Settings
 from bot.i18n import N_, _
-from web import api, audit, auth, events, extensions, i18n, metrics, servers, tasks
+from web import api, audit, auth, events, extensions, i18n, inputs, metrics, servers, tasks
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import HostBot, WebError, WebState
+from web.inputs import too_large
 
 if TYPE_CHECKING:
     from bot.services import Services
@@ -43,7 +51,7 @@ HERE = Path(__file__).resolve().parent
 PLUGIN_PREFIX = "/x/"
 SHARED_CONFIG = (
     "DOOM_WEB", "SECRET_KEY", "SESSION_COOKIE_HTTPONLY", "SESSION_COOKIE_SAMESITE",
-    "SESSION_COOKIE_SECURE", "SESSION_COOKIE_NAME",
+    "SESSION_COOKIE_SECURE", "SESSION_COOKIE_NAME", "MAX_CONTENT_LENGTH", "MAX_FORM_MEMORY_SIZE",
 )  # fmt: skip
 
 
@@ -57,32 +65,71 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
 
-TITLES = {401: N_("Log in first"), 403: N_("Not allowed"), 404: N_("Not found"),
+TITLES = {400: N_("Not understood"), 401: N_("Log in first"), 403: N_("Not allowed"),
+          404: N_("Not found"), 405: N_("Not allowed"), 413: N_("Too large"),
           429: N_("Slow down")}  # fmt: skip
 
 
-async def _error_page(status: int, message: object) -> Any:
+async def _error_page(status: int, message: object, field: str | None = None) -> Any:
+    """The one shape of a refusal: JSON `{"error", "field"}` for the API, else a page."""
     text = str(message)  # a lazy text comes out in the request's locale here
     if _wants_json():
-        return {"error": text}, status
+        return {"error": text, "field": field}, status
     title = _(TITLES.get(status, N_("Something went wrong")))
     return await render_template("message.html", title=title, message=text), status
 
 
+def _http_message(exc: HTTPException) -> str:
+    if exc.code == 413:
+        return too_large()
+    if exc.code == 405:
+        return _("This address does not take {method} requests.", method=request.method)
+    if exc.code == 400:
+        return _("The request could not be read: {error}", error=exc.description or "")
+    return str(exc.description or exc.name)
+
+
 def _install_handlers(app: Quart) -> None:
+    app.before_request(inputs.limit_body)
+
     @app.errorhandler(WebError)
     async def web_error(exc: WebError) -> Any:
-        return await _error_page(exc.status, exc.message)
+        return await _error_page(exc.status, exc.message, exc.field)
 
     @app.errorhandler(RateLimitExceeded)
     async def too_many(exc: RateLimitExceeded) -> Any:
-        response = await _error_page(429, _("Too many attempts in a short time: wait a minute."))
-        return response
+        said = _("Too many attempts in a short time: wait a minute.")
+        body, status = await _error_page(429, said)
+        return body, status, {"Retry-After": str(exc.retry_after)}
 
     @app.errorhandler(RequestSchemaValidationError)
     async def bad_body(exc: RequestSchemaValidationError) -> Any:
-        error = _("The request body does not fit the schema: {error}", error=exc.validation_error)
-        return {"error": error}, 400
+        view = app.view_functions.get(request.endpoint or "")
+        which = (QUART_SCHEMA_QUERYSTRING_ATTRIBUTE
+                 if isinstance(exc, QuerystringValidationError)
+                 else QUART_SCHEMA_REQUEST_ATTRIBUTE)  # fmt: skip
+        model = getattr(view, which, None)
+        model = model[0] if isinstance(model, tuple) else model  # (model, source) for bodies
+        text, field = inputs.body_refusal(exc.validation_error, model)
+        if isinstance(exc, QuerystringValidationError):
+            error = _("The query string does not fit: {error}", error=text)
+        else:
+            error = _("The request body does not fit the schema: {error}", error=text)
+        return await _error_page(400, error, field)
+
+    @app.errorhandler(errors.ValidationError)
+    async def refused(exc: errors.ValidationError) -> Any:
+        return await _error_page(400, exc)
+
+    @app.errorhandler(errors.BotError)
+    async def unavailable(exc: errors.BotError) -> Any:  # the Minecraft server's side failed
+        return await _error_page(503, exc)
+
+    @app.errorhandler(HTTPException)
+    async def http_error(exc: HTTPException) -> Any:
+        # without this the handler for Exception below would turn every 4xx Quart raises
+        # (413 too large, 405, a body that is not JSON) into a 500
+        return await _error_page(exc.code or 500, _http_message(exc))
 
     @app.errorhandler(404)
     async def not_found(exc: Exception) -> Any:
@@ -207,7 +254,10 @@ def create_app(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",  # sent when following a link in, never on cross-site posts
         SESSION_COOKIE_SECURE=https,
-        MAX_CONTENT_LENGTH=64 * 1024,
+        # one limit for every body (DOOM_WEB_MAX_BODY): Quart's for the whole body, and its
+        # limit for one form field's value, which would otherwise be 500,000 bytes
+        MAX_CONTENT_LENGTH=settings.web_max_body,
+        MAX_FORM_MEMORY_SIZE=settings.web_max_body,
         QUART_SCHEMA_CONVERSION_PREFERENCE="pydantic",
     )
     web = WebState(
@@ -227,6 +277,10 @@ def create_app(
     RateLimiter(app)
     for module in (auth, servers, tasks, events, audit, extensions, api, metrics):
         app.register_blueprint(module.blueprint)
+    for rule in app.url_map.iter_rules():  # the OpenAPI document is the API's, not the pages'
+        if not rule.rule.startswith("/api/"):
+            view = app.view_functions[rule.endpoint]
+            hide(getattr(view, "__func__", view))  # send_static_file is a bound method
     _install_handlers(app)
     watchers: list[asyncio.Task[None]] = []
 

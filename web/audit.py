@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from quart import Blueprint, g, render_template, request
 
-from bot.i18n import N_, _
+from bot.i18n import N_
 from web.auth import page
-from web.context import WebError, state
+from web.context import state
+from web.inputs import whole_number
 
 if TYPE_CHECKING:
     from bot.store.audit import Mutation
@@ -31,15 +32,10 @@ def mutation_json(m: Mutation) -> dict[str, Any]:
 
 
 def _int_arg(name: str, what: str) -> int | None:
-    """The whole number in ``?name=``; ``what`` (marked with N_) names it in the refusal."""
+    """The whole number in ``?name=`` (a Discord or row id); ``what`` (marked with N_) names it
+    in the refusal."""
     text = request.args.get(name, "").strip()
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise WebError(400, _("The {what} must be a number (got {text}).", what=_(what),
-                              text=repr(text[:40]))) from None  # fmt: skip
+    return whole_number(text, name, what, low=0) if text else None
 
 
 async def query() -> tuple[list[Mutation], dict[str, str]]:

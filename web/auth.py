@@ -41,7 +41,8 @@ from itsdangerous import (
     URLSafeTimedSerializer,
 )
 from quart import Blueprint, g, redirect, render_template, request, session
-from quart_rate_limiter import rate_limit
+from quart_rate_limiter import RateLimit, rate_limit
+from werkzeug.exceptions import HTTPException
 
 from bot.i18n import N_, _
 from bot.slash.permissions import Rank
@@ -102,6 +103,15 @@ class LoginLinks:
         if spend:
             del self._pending[nonce]
         return LinkClaim(int(data["u"]), int(data["g"]), str(data["n"]))
+
+    def signed_by_us(self, token: str) -> tuple[int, str] | None:
+        """(user id, link nonce) of a token this bot signed, however old or used; None for
+        any other text. The login rate limits count by these, never by a forged claim."""
+        try:
+            data = self._serializer.loads(token)
+            return int(data["u"]), str(data["k"])
+        except (BadSignature, KeyError, TypeError, ValueError):
+            return None
 
 
 @dataclass(eq=False)
@@ -253,14 +263,42 @@ def api_token(user: WebUser) -> str:
     return state().sessions.api_token(user.session)
 
 
-async def _login_key() -> str:
-    return f"login:{request.remote_addr}"
+async def _login_token() -> str:
+    if request.method != "POST":
+        return request.args.get("t", "")
+    try:
+        form = await request.form
+    except HTTPException:  # too large: web.inputs answers 413; the limits count the address
+        return ""
+    return str(form.get("t", ""))
+
+
+async def _link_key() -> str:
+    """A link this bot signed counts by itself; any other text by the client's address (the
+    one a trusted proxy names, DOOM_WEB_TRUSTED_PROXIES): one person's typos behind a proxy
+    lock out neither the other people behind it nor anyone's real link."""
+    signed = state().links.signed_by_us(await _login_token())
+    return f"link:{signed[1]}" if signed else f"addr:{request.remote_addr}"
+
+
+async def _user_key() -> str:
+    signed = state().links.signed_by_us(await _login_token())
+    return f"user:{signed[0]}" if signed else f"addr:{request.remote_addr}"
+
+
+# a login link: 10 tries a minute for one link (or one address sending no link of ours), 20
+# for all the links of one user
+login_limit = rate_limit(limits=[
+    RateLimit(10, timedelta(minutes=1), _link_key),
+    RateLimit(20, timedelta(minutes=1), _user_key),
+])  # fmt: skip
 
 
 # -- routes ----------------------------------------------------------------------------------
 
 
 @blueprint.get("/login")
+@login_limit
 async def login_form() -> Any:
     token = request.args.get("t", "")
     claim = state().links.check(token, spend=False)
@@ -268,7 +306,7 @@ async def login_form() -> Any:
 
 
 @blueprint.post("/login")
-@rate_limit(10, timedelta(minutes=1), key_function=_login_key)
+@login_limit
 async def login() -> Any:
     form = await request.form
     claim = state().links.check(form.get("t", ""), spend=True)

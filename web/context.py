@@ -52,12 +52,14 @@ class HostBot(Protocol):
 
 
 class WebError(Exception):
-    """A refusal with the HTTP status and the sentence the user sees."""
+    """A refusal with the HTTP status, the sentence the user sees and, when one input is at
+    fault, its name (the API answers it as `field`)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.field = field
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,18 +7,20 @@ a log line.
 
 from __future__ import annotations
 
-__all__ = ["WebServer", "start_web"]
+__all__ = ["TrustedProxies", "WebServer", "start_web"]
 
 import asyncio
 import contextlib
 import logging
 import socket
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from ipaddress import IPv4Network, IPv6Network, ip_address
+from typing import TYPE_CHECKING, Any
 
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
+from hypercorn.middleware import ProxyFixMiddleware
 
 from web.app import HostApp, create_app
 from web.context import HostBot, WebState
@@ -28,6 +30,51 @@ if TYPE_CHECKING:
     from bot.services import Services
 
 log = logging.getLogger(__name__)
+
+
+class TrustedProxies:
+    """ASGI middleware: X-Forwarded-For (and -Proto, -Host) is believed only from a peer in
+    `networks`, so the client address the app sees (rate limits, logs) is the one the proxy
+    saw; from anyone else the headers change nothing. Hypercorn's ProxyFixMiddleware does the
+    rewriting; this only decides how many hops to believe: the peer, then every further
+    trusted proxy the header names from its right end."""
+
+    def __init__(self, app: Any, networks: Iterable[IPv4Network | IPv6Network]) -> None:
+        self.app = app
+        self.networks = tuple(networks)
+        self._fixes: dict[int, ProxyFixMiddleware] = {}
+
+    def trusted(self, address: str) -> bool:
+        try:
+            found = ip_address(address)
+        except ValueError:
+            return False
+        return any(found in network for network in self.networks)
+
+    def hops(self, scope: Any) -> int:
+        client = scope.get("client")
+        if not self.networks or not client or not self.trusted(str(client[0])):
+            return 0
+        forwarded = [
+            part.strip()
+            for name, value in scope.get("headers", [])
+            if name.lower() == b"x-forwarded-for"
+            for part in value.decode("latin1").split(",")
+        ]
+        hops = 1 if forwarded else 0
+        while hops < len(forwarded) and self.trusted(forwarded[-hops]):
+            hops += 1
+        return hops
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        hops = self.hops(scope) if scope.get("type") in ("http", "websocket") else 0
+        if not hops:
+            await self.app(scope, receive, send)
+            return
+        fix = self._fixes.get(hops)
+        if fix is None:
+            fix = self._fixes[hops] = ProxyFixMiddleware(self.app, "legacy", trusted_hops=hops)
+        await fix(scope, receive, send)
 
 
 class WebServer:
@@ -82,8 +129,9 @@ class WebServer:
         config.graceful_timeout = 1.0
         config.include_server_header = False
         self.state.base_url = self.base_url
+        app = TrustedProxies(self.app, self.settings.web_trusted_proxies)
         self._task = asyncio.create_task(
-            serve(self.app, config, shutdown_trigger=self._stop.wait),
+            serve(app, config, shutdown_trigger=self._stop.wait),
             name="web-dashboard",
         )
         # serve() starts the app (before_serving) before it accepts: wait for that, bounded

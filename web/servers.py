@@ -3,7 +3,15 @@ searchable by id (queue, offline, paused, and the planned wall-clock schedules).
 
 from __future__ import annotations
 
-__all__ = ["PAGE_SIZE", "blueprint", "list_page", "render_list", "server_status", "task_row"]
+__all__ = [
+    "MAX_PAGE",
+    "PAGE_SIZE",
+    "blueprint",
+    "list_page",
+    "render_list",
+    "server_status",
+    "task_row",
+]
 
 import asyncio
 import logging
@@ -13,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 from quart import Blueprint, g, render_template, request
 
 from bot import errors
-from bot.i18n import _
+from bot.i18n import N_, _
 from bot.minecraft.tasks import TASK_LISTS
 from bot.slash.planned_ui import when_text
 from web.actions import UNITS, server_named
 from web.auth import page
 from web.context import WebError, state
+from web.inputs import whole_number
 
 if TYPE_CHECKING:
     from bot.minecraft.tasks import Task
@@ -28,6 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 20
+MAX_PAGE = 1_000_000  # 20 million tasks: past any list, and an offset the pack's int holds
 LISTS = (*TASK_LISTS, "planned")
 blueprint = Blueprint("servers", __name__)
 
@@ -102,10 +112,8 @@ async def first_task(server: ServerServices, task_id: str) -> Task | None:
 
 
 def page_args() -> tuple[int, str]:
-    try:
-        number = max(1, int(request.args.get("page", "1")))
-    except ValueError:
-        raise WebError(400, _("The page number must be a whole number.")) from None
+    """`?page=` (1 to MAX_PAGE; a page past the end is empty) and `?id=`."""
+    number = whole_number(request.args.get("page", "1"), "page", N_("page number"), high=MAX_PAGE)
     return number, request.args.get("id", "").strip()
 
 

@@ -39,12 +39,14 @@ def schedule_request(form: dict[str, str]) -> ScheduleRequest:
             raise errors.ValidationError(
                 _("`{field}` must be a whole number, not {text}.", field=key, text=repr(text))
             ) from None
-    return ScheduleRequest(
-        run=form.get("run", "").strip().removeprefix("/"),
-        time=numbers["time"],
-        unit=form.get("unit", "tick"),
-        id=form.get("id", "").strip() or None,
-        retry=numbers["retry"],
+    return ScheduleRequest.checked(
+        {
+            "run": form.get("run", "").strip().removeprefix("/"),
+            "time": numbers["time"],
+            "unit": form.get("unit", "tick"),
+            "id": form.get("id", "").strip() or None,
+            "retry": numbers["retry"],
+        }
     )
 
 

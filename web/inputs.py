@@ -1,0 +1,93 @@
+"""What the dashboard takes from a request, and how it refuses what does not fit: bodies over
+the size limit (413), query and path values out of range, and request bodies that do not fit
+their model (400 naming the field). Nothing a client sends may end in a 500.
+
+Quart enforces ``MAX_CONTENT_LENGTH`` only where a route reads the body (and a form parser
+reads none of a ``text/plain`` body), so :func:`limit_body` reads every body of a write before
+the route runs: over the limit it is a 413 for every route, whatever the content type.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MAX_ID", "body_refusal", "limit_body", "too_large", "whole_number"]
+
+from typing import Any
+
+from pydantic import ValidationError
+from quart import current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from bot.i18n import _
+from bot.i18n.formats import number
+from web.context import WebError
+
+MAX_ID = 2**63 - 1  # Discord ids, audit row ids and schedule numbers are SQLite integers
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+async def limit_body() -> None:
+    """Before every request: a body over the limit is refused (413) before any route or rate
+    limit reads a field of it. A declared length is refused without reading; an undeclared
+    (chunked) one is read up to the limit, which Quart stops at."""
+    limit: int = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is not None and request.content_length > limit:
+        raise RequestEntityTooLarge()
+    if request.method in BODY_METHODS:
+        data = await request.get_data(cache=True, as_text=False)  # kept for the route's parser
+        if request.is_json and isinstance(data, bytes):
+            try:
+                data.decode()  # Quart's JSON parser decodes first, outside its own error path
+            except UnicodeDecodeError:
+                raise WebError(400, _("The request body is not UTF-8 text.")) from None
+
+
+def too_large() -> str:
+    limit: int = current_app.config["MAX_CONTENT_LENGTH"]
+    return _("The request is too large: at most {size} bytes are accepted.", size=number(limit))
+
+
+def whole_number(text: str, field: str, what: str, *, low: int = 1, high: int = MAX_ID) -> int:
+    """``text`` as a whole number from ``low`` to ``high``; else WebError(400) naming ``field``
+    (``what``, marked with N_, names it in the sentence)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise WebError(
+            400,
+            _("The {what} must be a whole number from {low} to {high} (got {text}).",
+              what=_(what), low=number(low), high=number(high),
+              text=repr(text[:40])),
+            field=field,
+        )  # fmt: skip
+    return value
+
+
+def _field(loc: tuple[int | str, ...]) -> str | None:
+    return ".".join(str(part) for part in loc) or None
+
+
+def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
+    """A body that does not fit its model: the first fault as a sentence, and its field.
+    A model may say its fields' rules in the reader's language (``rule(field)``)."""
+    if not isinstance(error, ValidationError) or not error.errors():
+        return _("The request body must be a JSON object."), None
+    first = error.errors()[0]
+    field = _field(first["loc"])
+    kind = first["type"]
+    if field is None:
+        text = _("The request body must be a JSON object.")
+    elif kind == "extra_forbidden":
+        known = ", ".join(getattr(model, "model_fields", {})) or "-"
+        text = _("Unknown field `{field}`: this request takes {fields}.", field=field, fields=known)
+    elif kind == "missing":
+        text = _("`{field}` is missing.", field=field)
+    elif kind in ("int_parsing", "int_type", "int_from_float"):
+        got = repr(first.get("input"))[:40]
+        text = _("`{field}` must be a whole number, not {text}.", field=field, text=got)
+    else:
+        rule = getattr(model, "rule", None)
+        said = rule(field) if rule is not None else None
+        text = said or _("`{field}`: {error}", field=field, error=first["msg"])
+    return text, field
