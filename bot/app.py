@@ -199,7 +199,13 @@ class DoomBot(commands.Bot):
         channel_id = self.audit_channel_id(server)
         if channel_id is None:
             return
-        embed = discord.Embed(title=f"/{action}", description=outcome[:4096], colour=0x5865F2)
+        # a change made on the dashboard or through the API says so
+        title = (
+            f"/{action}"
+            if caller.face in ("discord", "console")
+            else _("/{action} (web)", action=action)
+        )
+        embed = discord.Embed(title=title, description=outcome[:4096], colour=0x5865F2)
         embed.set_author(name=f"{caller.name} ({caller.user_id})")
         if server_name:
             embed.add_field(name=_("server"), value=server_name)

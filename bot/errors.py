@@ -17,6 +17,7 @@ __all__ = [
     "CommandTooLong",
     "ConfigError",
     "NotAllowed",
+    "NotFound",
     "PackError",
     "RconTimeout",
     "ServerUnavailable",
@@ -67,7 +68,16 @@ class RconTimeout(BotError):
 
 
 class ValidationError(BotError):
-    """Bad input, refused before any round trip to the server."""
+    """Bad input, refused before any round trip to the server; `field` names the input at
+    fault when one is (the API answers it)."""
+
+    def __init__(self, *args: object, field: str | None = None) -> None:
+        super().__init__(*args)
+        self.field = field
+
+
+class NotFound(ValidationError):
+    """What the request names does not exist (a planned row's number, ...)."""
 
 
 class CommandRefused(ValidationError):

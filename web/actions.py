@@ -1,6 +1,5 @@
-"""The dashboard's writes, shared by the pages and the JSON API: the same pack client calls,
-command check and audit trail as the slash commands (cogs/schedule.py), never a Minecraft
-command of its own."""
+"""The dashboard's writes, shared by the pages and the JSON API: requests to the operations
+(bot.operations) every face uses, so the same checks and audit trail as the slash commands."""
 
 from __future__ import annotations
 
@@ -18,44 +17,35 @@ __all__ = [
 ]
 
 import logging
+import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
-import discord
 from discord.ext import commands
-from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
+from bot.operations import Caller, Face, Operations, queue
+from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, state
 from web.inputs import body_refusal, whole_number
 
 if TYPE_CHECKING:
-    from bot.minecraft.tasks import Task
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
-Unit = Literal["tick", "second", "minute", "hour", "day", "game_day"]
-UNITS: tuple[str, ...] = get_args(Unit)
-MAX_INT = 2**31 - 1
-MAX_RUN = 1400  # as /schedule's option
-DYNAMIC_PREFIX = "web-"
+UNITS = schedule_ops.UNITS
+MAX_INT = schedule_ops.MAX_INT
+MAX_RUN = schedule_ops.MAX_RUN
 
 
-class ScheduleRequest(BaseModel):
-    """What the schedule form and `POST /api/servers/<server>/tasks` take; a field it does not
-    know is refused (a script's `when` must not be dropped and the command run at once)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run: str = Field(min_length=1, max_length=MAX_RUN)
-    time: int = Field(ge=0, le=MAX_INT)
-    unit: Unit = "tick"
-    id: str | None = Field(default=None, min_length=1, max_length=64)
-    retry: int = Field(default=0, ge=0, le=1000)
+class ScheduleRequest(schedule_ops.ScheduleFields):
+    """What the schedule form and `POST /api/servers/<server>/tasks` take (the server is the
+    path's): every field of /schedule; a field it does not know is refused (a script's `when`
+    must not be dropped and the command run at once)."""
 
     @staticmethod
     def rule(field: str) -> str | None:
@@ -92,107 +82,59 @@ def server_named(name: str) -> ServerServices:
                               name=repr(name), known=known)) from None  # fmt: skip
 
 
-async def audit(
-    user: WebUser,
-    server: ServerServices | None,
-    action: str,
-    request: Mapping[str, object],
-    outcome: str,
-) -> None:
-    """As DoomBot.audit: stored, and posted to the audit channel, marked as from the web."""
-    web = state()
-    name = server.name if server is not None else ""
-    await web.services.audit.record(user.id, user.name, name, action, dict(request), outcome)
-    channel_id = web.bot.audit_channel_id(server)
-    if channel_id is None:
-        return
-    title = _("/{action} (web)", action=action)
-    embed = discord.Embed(title=title, description=outcome[:4096], colour=0x5865F2)
-    embed.set_author(name=f"{user.name} ({user.id})")
-    if name:
-        embed.add_field(name=_("server"), value=name)
-    for key, value in list(request.items())[:20]:
-        if value is not None:
-            embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
-    await web.bot.post(channel_id, embed=embed)
+def caller(user: WebUser) -> Caller:
+    """The user as the operations see them: the API (a bearer token) or the web pages."""
+    face: Face = "api" if user.by_token else "web"
+    return Caller(user.id, user.name, user.rank, face, secrets.randbits(40))
+
+
+def _ops() -> Operations:
+    ops: Operations = state().bot.ops
+    return ops
 
 
 async def schedule(
     user: WebUser, server: ServerServices, req: ScheduleRequest
-) -> tuple[str, Task | None]:
-    server.checker.check(req.run)  # a typo: CommandParseError with its caret, nothing queued
-    if req.id is None and not req.retry:
-        task_id = await server.pack.schedule_dynamic(req.run, req.time, req.unit, DYNAMIC_PREFIX)
-    else:
-        task_id = req.id or f"{DYNAMIC_PREFIX}{user.session.sid[:8]}"
-        await server.pack.schedule(req.run, req.time, req.unit, task_id, retry=req.retry)
-    outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=server.name)
-    await audit(user, server, "schedule", req.model_dump(), outcome)
-    return outcome, await server.pack.show(task_id)
+) -> schedule_ops.Scheduled:
+    """/schedule from the web: a typo is CommandParseError with its caret, nothing queued."""
+    request = schedule_ops.ScheduleRequest(server=server.name, **req.model_dump())
+    return await schedule_ops.schedule(_ops(), caller(user), request)
+
+
+async def _change(verb: str, user: WebUser, server: ServerServices, task_id: str) -> str:
+    change = {"cancel": queue.cancel, "pause": queue.pause, "resume": queue.resume}[verb]
+    request = queue.TaskRef(id=task_id, server=server.name)
+    return (await change(_ops(), caller(user), request)).text
 
 
 async def cancel(user: WebUser, server: ServerServices, task_id: str) -> str:
-    done = await server.pack.cancel_one(task_id)
-    outcome = (
-        _("Cancelled `{id}`.", id=task_id)
-        if done
-        else _("No task `{id}` on {server}.", id=task_id, server=server.name)
-    )
-    await audit(user, server, "cancel", {"id": task_id}, outcome)
-    return outcome
+    return await _change("cancel", user, server, task_id)
 
 
 async def pause(user: WebUser, server: ServerServices, task_id: str) -> str:
-    done = await server.pack.pause(task_id)
-    outcome = (
-        _("Paused `{id}`.", id=task_id)
-        if done
-        else _("No queued task `{id}` on {server}.", id=task_id, server=server.name)
-    )
-    await audit(user, server, "pause", {"id": task_id}, outcome)
-    return outcome
+    return await _change("pause", user, server, task_id)
 
 
 async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
-    done = await server.pack.resume(task_id)
-    outcome = (
-        _("Resumed `{id}`.", id=task_id)
-        if done
-        else _("No paused task `{id}` on {server}.", id=task_id, server=server.name)
-    )
-    await audit(user, server, "resume", {"id": task_id}, outcome)
-    return outcome
+    return await _change("resume", user, server, task_id)
 
 
 async def clear(user: WebUser, server: ServerServices) -> str:
-    removed = await server.pack.clear()
-    outcome = _("Removed {n} task(s) from {server}.", n=removed, server=server.name)
-    await audit(user, server, "clear", {}, outcome)
-    return outcome
+    return (await queue.clear(_ops(), caller(user), queue.ServerRef(server=server.name))).text
 
 
 async def change_planned(user: WebUser, server: ServerServices, plan_id: str, verb: str) -> str:
-    """Pause, resume or cancel one wall-clock schedule of this server (services.scheduler)."""
-    scheduler = state().services.scheduler
-    if scheduler is None:
+    """Pause, resume or cancel one wall-clock schedule of this server by its number."""
+    if state().services.scheduler is None:
         raise WebError(404, _("Wall-clock schedules are not enabled."))
-    changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
-    if verb not in changes:
+    if verb not in ("cancel", "pause", "resume"):
         raise WebError(404, _("{verb} is not something a schedule can do.", verb=repr(verb)))
-    row = await scheduler.get(whole_number(plan_id, "plan_id", N_("schedule number")))
-    if row is None or row.server != server.name:
-        raise WebError(404, _("There is no planned schedule #{id} on {server}.", id=plan_id,
-                              server=server.name))  # fmt: skip
-    changed = await changes[verb](row.id)  # the scheduler's sentence when it cannot
-    # whole sentences, not a verb spliced in: other languages do not put it first
-    said = {
-        "cancel": N_("Cancelled planned `{id}` on {server}."),
-        "pause": N_("Paused planned `{id}` on {server}."),
-        "resume": N_("Resumed planned `{id}` on {server}."),
-    }
-    outcome = _(said[verb], id=changed.task_id, server=server.name)
-    await audit(user, server, verb, {"planned": changed.task_id}, outcome)
-    return outcome
+    number_ = whole_number(plan_id, "plan_id", N_("schedule number"))
+    request = queue.PlanChange(number=number_, verb=verb, server=server.name)  # type: ignore[arg-type]
+    try:
+        return (await queue.change_planned(_ops(), caller(user), request)).text
+    except errors.NotFound as exc:
+        raise WebError(404, str(exc)) from None
 
 
 async def reload_extension(user: WebUser, name: str) -> str:
@@ -211,5 +153,5 @@ async def reload_extension(user: WebUser, name: str) -> str:
     else:
         bot.failed_extensions.pop(name, None)
         outcome = _("Reloaded {name}.", name=name)
-    await audit(user, None, "reload", {"extension": name}, outcome)
+    await _ops().audit(caller(user), None, "reload", {"extension": name}, outcome)
     return outcome

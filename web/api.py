@@ -27,7 +27,15 @@ from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
 from web.inputs import MAX_ID
-from web.servers import LISTS, MAX_PAGE, first_task, list_page, server_status, task_row
+from web.servers import (
+    LISTS,
+    MAX_PAGE,
+    first_task,
+    list_page,
+    planned_row,
+    server_status,
+    task_row,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +73,10 @@ class AuditQuery(BaseModel):
 
 
 def _refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:
+    """400 with the sentence and the input at fault: the error's own field, else `field`
+    for what this route checks (the command's text, a task id)."""
+    if isinstance(exc, errors.ValidationError) and exc.field is not None:
+        field = exc.field
     body: dict[str, Any] = {"error": str(exc), "field": field}
     if isinstance(exc, errors.CommandParseError):
         body.update(caret=exc.caret(), column=exc.column, field="run")
@@ -140,13 +152,18 @@ async def show(name: str, task_id: str) -> Any:
 @action()
 @validate_request(ScheduleRequest)
 async def schedule(name: str, data: ScheduleRequest) -> Any:
-    """Schedule a command: checked as /schedule checks it (a typo answers 400 with a caret)."""
+    """Schedule a command, with every option /schedule has: after game time (`time`, `unit`,
+    or the tick `at`; `every`, `retry`, `retry_delay`, `as_player`), or at a wall-clock time
+    (`when`, `repeat`, `timezone`, `announce`), which answers the planned row. Checked as
+    /schedule checks it (a typo answers 400 with a caret)."""
     server = server_named(name)
     try:
-        outcome, task = await actions.schedule(g.user, server, data)
+        made = await actions.schedule(g.user, server, data)
     except errors.BotError as exc:
         return _refusal(exc, "run")
-    return {"outcome": outcome, "task": task_row(task, server) if task else None}, 201
+    task = task_row(made.task, server) if made.task else None
+    planned = planned_row(made.planned) if made.planned is not None else None
+    return {"outcome": made.text, "task": task, "planned": planned}, 201
 
 
 @blueprint.post("/servers/<name>/tasks/<task_id>/<verb>")

@@ -39,6 +39,7 @@ class HostBot(Protocol):
 
     http: Any
     failed_extensions: dict[str, BaseException]
+    ops: Any  # bot.operations.Operations: every write goes through it
 
     @property
     def extensions(self) -> Mapping[str, Any]: ...

@@ -73,7 +73,7 @@ async def schedule(name: str) -> Any:
     form = dict(await request.form)
     form.pop("csrf_token", None)
     try:
-        outcome, _ = await actions.schedule(g.user, server, schedule_request(form))
+        outcome = (await actions.schedule(g.user, server, schedule_request(form))).text
     except errors.BotError as exc:  # a typo (with its caret), a refusal, a bad field
         return await render_list(server, "queue", error=exc, form=form, status=400)
     await flash(outcome, "ok")

@@ -8,10 +8,12 @@ from __future__ import annotations
 __all__ = [
     "Changed",
     "Counted",
+    "PlanChange",
     "ServerRef",
     "TaskRef",
     "cancel",
     "cancel_all",
+    "change_planned",
     "clear",
     "count",
     "pause",
@@ -20,11 +22,12 @@ __all__ = [
 ]
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.i18n import _
+from bot import errors
+from bot.i18n import N_, _
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
@@ -189,3 +192,36 @@ async def clear(ops: Operations, caller: Caller, req: ServerRef) -> Changed:
     text = _("Removed {n} task(s) from {server}.", n=removed, server=target.name)
     await ops.audit(caller, target, "clear", {}, text)
     return Changed(target, text, True, removed)
+
+
+class PlanChange(BaseModel):
+    """Cancel, pause or resume one wall-clock row by its number (the dashboard's lists show it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    number: int = Field(ge=1, le=2**63 - 1)
+    verb: Literal["cancel", "pause", "resume"]
+    server: str | None = None
+
+
+# whole sentences, not a verb spliced in: other languages do not put it first
+_PLAN_SAID = {
+    "cancel": N_("Cancelled planned `{id}` on {server}."),
+    "pause": N_("Paused planned `{id}` on {server}."),
+    "resume": N_("Resumed planned `{id}` on {server}."),
+}
+
+
+async def change_planned(ops: Operations, caller: Caller, req: PlanChange) -> Changed:
+    ops.require(caller, Rank.MODERATOR, f"/{req.verb}")
+    target = ops.server(req.server)
+    scheduler = ops.scheduler()
+    row = await scheduler.get(req.number)
+    if row is None or row.server != target.name:
+        raise errors.NotFound(_("There is no planned schedule #{id} on {server}.", id=req.number,
+                                server=target.name))  # fmt: skip
+    changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
+    changed = await changes[req.verb](row.id)  # the scheduler's sentence when it cannot
+    text = _(_PLAN_SAID[req.verb], id=changed.task_id, server=target.name)
+    await ops.audit(caller, target, req.verb, {"planned": changed.task_id}, text)
+    return Changed(target, text, True)

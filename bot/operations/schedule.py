@@ -10,6 +10,7 @@ __all__ = [
     "PREFIXES",
     "UNITS",
     "DynamicRequest",
+    "ScheduleFields",
     "ScheduleRequest",
     "Scheduled",
     "check",
@@ -46,15 +47,14 @@ PREFIXES = {"discord": DYNAMIC_PREFIX, "console": DYNAMIC_PREFIX, "web": "web-",
 MAX_RUN = 1400  # what one Discord option holds; a task's command is at most this long
 
 
-class ScheduleRequest(BaseModel):
-    """`/schedule`: a command after some game time (`time`+`unit`, or at the tick `at`,
+class ScheduleFields(BaseModel):
+    """What a task is: a command after some game time (`time`+`unit`, or at the tick `at`,
     optionally repeating `every` ticks), or at a wall-clock time (`when`, `repeat`, `timezone`,
-    `announce`)."""
+    `announce`). A face whose server comes from elsewhere (the API's path) takes these."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     run: str = Field(min_length=1, max_length=MAX_RUN)
-    server: str | None = None
     time: int | None = Field(default=None, ge=0, le=MAX_INT)
     unit: Unit = "tick"
     id: str | None = Field(default=None, min_length=1, max_length=64)
@@ -75,6 +75,12 @@ class ScheduleRequest(BaseModel):
     @property
     def wallclock(self) -> bool:
         return any(v is not None for v in self.wall().values())
+
+
+class ScheduleRequest(ScheduleFields):
+    """`/schedule` on a server (default: the only one)."""
+
+    server: str | None = None
 
 
 class DynamicRequest(BaseModel):
@@ -115,11 +121,14 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
             given = ", ".join(f"`{n}`" for n, v in req.wall().items() if v is not None)
             raise errors.ValidationError(
                 _("{given} set a wall-clock time and {mixed} a game time: use one or the "
-                  "other, not both.", given=given, mixed=mixed)
+                  "other, not both.", given=given, mixed=mixed),
+                field=next(n for n, v in req.wall().items() if v is not None),
             )  # fmt: skip
         ops.scheduler()
     elif (req.time is None) == (req.at is None):
-        raise errors.ValidationError(_("Give either `time` (a delay) or `at` (a game tick)."))
+        raise errors.ValidationError(
+            _("Give either `time` (a delay) or `at` (a game tick)."), field="time"
+        )
     target.checker.check(req.run)
     return target
 

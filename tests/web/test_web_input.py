@@ -112,10 +112,12 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
 ) -> None:
     headers = {"X-CSRF-Token": await mod.csrf()}
     before = len(kept.mc.storage("doom.schedule:data").get("queue", []))  # type: ignore[arg-type]
-    # a script asking for the wall-clock `when` the API does not take: it must not run now
+    # a field the API does not know must not be dropped and the command run now; `when` with
+    # a game time is refused as /schedule refuses it
     cases = [
-        ({"run": "say x", "when": "in 5m", "time": 0}, "when", "Unknown field `when`"),
-        ({"run": "say x", "when": "in 5m"}, "time", "`time` is missing"),
+        ({"run": "say x", "later": "in 5m", "time": 0}, "later", "Unknown field `later`"),
+        ({"run": "say x", "when": "in 5m", "time": 0}, "when", "`when` set a wall-clock time"),
+        ({"run": "say x"}, "time", "Give either `time` (a delay) or `at` (a game tick)"),
         ({"run": "say x", "time": "soon"}, "time", "must be a whole number"),
         ({"run": "say x", "time": 2**40}, "time", "The delay must be 0 to 2,147,483,647"),
         ({"run": "say x", "time": 5, "unit": "week"}, "unit", "The unit is one of"),
