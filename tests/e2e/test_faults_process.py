@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.bot_process import BotProcess, mcsim_process, stalled_discord
-from tests.e2e.test_acceptance_crash import McsimProcess
+from tests.e2e.test_acceptance_crash import McsimProcess, runs
 
 BUDGET = 5.0  # seconds from the signal to the end of the process
 STOPS = [signal.SIGTERM, signal.SIGINT]
@@ -50,6 +50,9 @@ async def test_a_frozen_server_is_not_answering_and_the_bot_goes_on(
     async with mcsim_process(tmp_path / "other") as other:
         bot = await console(tmp_path, mcsim, other, rcon_timeout=12)
         try:
+            # a wall-clock run on the other server falls due while main is frozen
+            mark = await bot.type("/schedule run:say wc-ran when:in 8s id:wc server:other1")
+            await bot.expect("`wc`", after=mark)
             assert mcsim.proc is not None
             mcsim.proc.send_signal(signal.SIGSTOP)
             frozen = await bot.type("/time server:main")
@@ -61,6 +64,7 @@ async def test_a_frozen_server_is_not_answering_and_the_bot_goes_on(
             shown = await bot.expect("Server 'main' is not answering", after=frozen, limit=30)
             assert "within 12 s" in shown
             assert bot.alive
+            assert runs(other.world, "wc-ran") == 1  # the scheduler went on meanwhile
             mcsim.proc.send_signal(signal.SIGCONT)
             mark = await bot.type("/time server:main")
             await bot.expect("== Time on main ==", after=mark, limit=30)
