@@ -116,12 +116,16 @@ class BotProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.returncode is None
 
-    async def stop_with(self, sig: signal.Signals, limit: float) -> tuple[int, float]:
-        """Send `sig`; the exit code and the seconds until the process ended (bounded)."""
-        assert self.proc is not None
+    async def stop_with(self, sig: signal.Signals | None, limit: float) -> tuple[int, float]:
+        """Send `sig` (None: end the input); the exit code and the seconds until the process
+        ended (bounded)."""
+        assert self.proc is not None and self.proc.stdin is not None
         loop = asyncio.get_running_loop()
         sent = loop.time()
-        self.proc.send_signal(sig)
+        if sig is None:
+            self.proc.stdin.close()
+        else:
+            self.proc.send_signal(sig)
         rc = await asyncio.wait_for(self.proc.wait(), limit)
         await asyncio.gather(*self._readers)
         return rc, loop.time() - sent

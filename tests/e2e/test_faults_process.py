@@ -76,12 +76,13 @@ async def test_a_frozen_server_is_not_answering_and_the_bot_goes_on(
             await bot.kill()
 
 
-@pytest.mark.parametrize("sig", STOPS, ids=lambda s: s.name)
+@pytest.mark.parametrize("sig", [*STOPS, None], ids=lambda s: s.name if s else "end-of-input")
 @pytest.mark.parametrize("fault", ["frozen", "unreachable"])
 async def test_a_signal_stops_the_console_cleanly_within_5_s(
-    mcsim: McsimProcess, tmp_path: Path, sig: signal.Signals, fault: str
+    mcsim: McsimProcess, tmp_path: Path, sig: signal.Signals | None, fault: str
 ) -> None:
-    """With a command in flight to a server that is frozen (SIGSTOP) or gone (killed)."""
+    """With a command in flight to a server that is frozen (SIGSTOP) or gone (killed); the end
+    of the input too (it waits a moment for the command, then says it is left behind)."""
     bot = await console(tmp_path, mcsim, rcon_timeout=30)
     try:
         assert mcsim.proc is not None
@@ -97,6 +98,8 @@ async def test_a_signal_stops_the_console_cleanly_within_5_s(
         assert rc == 0, (bot.out, bot.err)
         assert took < BUDGET, took
         assert "Traceback" not in bot.out + bot.err
+        if sig is None:
+            assert "1 command(s) still waiting for the server may or may not run" in bot.out
     finally:
         await bot.kill()
 
