@@ -190,7 +190,7 @@ async def run_console(
 
 
 PATIENCE = 3.0  # seconds a command holds the prompt (Discord's own window for a first answer)
-SETTLE = 2.0  # seconds the console waits at its end for commands still running
+SETTLE = 1.0  # seconds the console waits at its end for commands still running
 
 
 class _State:
