@@ -5,8 +5,9 @@ configured, every command uses an embedded mcsim world in `<data_dir>/world`
 (bot.minecraft.embedded), started before the command and stopped after it.
 
 Exit codes: 0 done, 1 a check, an install or a selftest check failed (or a bot error), 2 bad
-settings or usage, 130 interrupted while starting. Ctrl-C ends `run`, `console` and `events`
-cleanly (exit 0).
+settings or usage, 130 interrupted while starting. Ctrl-C (SIGINT) and SIGTERM (`docker stop`)
+are the same clean stop of `run`, `console` and `events`: exit 0 within 5 s, even with a server
+frozen or unreachable (bot.aio.run_until_stopped).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from bot.aio import cancel_and_wait
+from bot.aio import Stopped, cancel_and_wait, run_until_stopped
 from bot.config import Settings, load_settings
 from bot.errors import BotError, ConfigError
 from bot.i18n import _, console_locale, set_locale
@@ -88,7 +91,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
+    # SIGTERM outside the running commands' own handlers (starting the embedded server, the
+    # short commands) is Ctrl-C: the same clean-up, instead of the process dying on the spot
+    if threading.current_thread() is not threading.main_thread():
+        return _main(argv, out)  # signals reach the main thread only
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return _main(argv, out)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     set_locale(console_locale(os.environ.get("DOOM_LOCALE")))  # before .env is read: --help
     args = _parser().parse_args(argv)
     stdout = out or sys.stdout
@@ -126,6 +145,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
                 )  # fmt: skip
                 return 2
         return _dispatch(command, settings, args.server, stdout)
+    except Stopped as stop:  # SIGTERM or SIGINT, and the clean-up ran
+        print(_("Interrupted.") if stop.signum == signal.SIGINT else _("Stopped."),
+              file=sys.stderr)  # fmt: skip
+        return 0
     except KeyboardInterrupt:
         print(_("Interrupted."), file=sys.stderr)
         return 0 if command in ("run", "console", "events") else 130
@@ -149,10 +172,10 @@ def _dispatch(command: str, settings: Settings, only: str | None, out: TextIO) -
 
         return console.main(settings)
     runners: dict[str, Callable[[], int]] = {
-        "run": lambda: asyncio.run(_run(settings)),
+        "run": lambda: run_until_stopped(_run(settings)),
         "install-datapack": lambda: asyncio.run(_install(settings, only, out)),
         "check": lambda: asyncio.run(_check(settings, out)),
-        "events": lambda: asyncio.run(_events(settings, only, out)),
+        "events": lambda: run_until_stopped(_events(settings, only, out)),
         "selftest": lambda: asyncio.run(_selftest(settings, only, out)),
     }
     return runners[command]()

@@ -1,18 +1,28 @@
-"""Stopping background tasks so that they stay stopped.
+"""Stopping background tasks so that they stay stopped, and stopping the bot on a signal.
 
 A cancellation can be lost: in Python 3.11 `wait_for` returns the inner result when it
 completes in the same step as the cancel (cpython gh-86296, fixed in 3.12), and any code that
 catches CancelledError too widely does the same. A loop task then waits on its next event for
 ever: a CI session hung with a crash guard "cancelling" inside `await self._wake.wait()` (which
 of the two it was is not known). :func:`cancel_and_wait` cancels again until the task ends.
+
+:func:`run_until_stopped` is asyncio.run for the long-running commands, where SIGTERM (what
+`docker stop` sends) and SIGINT (Ctrl-C) are the same clean stop: the main task is cancelled, its
+clean-up runs (cogs, services, the database), and the process ends with 0 within STOP_BUDGET
+seconds even when a server is frozen or unreachable.
 """
 
 from __future__ import annotations
 
-__all__ = ["cancel_and_wait"]
+__all__ = ["STOP_BUDGET", "Stopped", "cancel_and_wait", "run_until_stopped"]
 
 import asyncio
 import logging
+import os
+import signal
+import threading
+from collections.abc import Coroutine
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -32,3 +42,70 @@ async def cancel_and_wait(*tasks: asyncio.Task[object] | None, grace: float = 0.
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=grace)
     log.error("tasks would not stop: %s", ", ".join(t.get_name() for t in pending))
+
+
+STOP_BUDGET = 5.0  # seconds from the signal to the end of the process (docker stop gives 10)
+_CUT = 3.0  # seconds of clean-up before it is cancelled again (a hung close is cut short)
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Stopped(Exception):
+    """The command was stopped by this signal and cleaned up (raised by run_until_stopped)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def run_until_stopped(main: Coroutine[Any, Any, int]) -> int:
+    """asyncio.run(main), stopped cleanly by SIGTERM or SIGINT: raises Stopped once main's
+    clean-up ran. A second signal, or clean-up still running after _CUT seconds, cancels it
+    again; past STOP_BUDGET - 0.5 seconds the process exits with 0 anyway, so a stop is never
+    left waiting on a frozen server (committed writes are on disk: bot.store.db syncs them)."""
+    caught: list[int] = []
+
+    async def runner() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop(signum: int) -> None:
+            if not caught:
+                log.info("%s: stopping", signal.Signals(signum).name)
+                loop.call_later(_CUT, task.cancel)
+                _last_resort(STOP_BUDGET - 0.5)
+            caught.append(signum)
+            task.cancel()
+
+        # signal handlers can only be set in the main thread (a test may run this in another)
+        handled = _SIGNALS if threading.current_thread() is threading.main_thread() else ()
+        for signum in handled:
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            return await main
+        except asyncio.CancelledError:
+            if not caught:
+                raise
+            return 0
+        finally:
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+
+    code = asyncio.run(runner())
+    if caught:
+        raise Stopped(caught[0])
+    return code
+
+
+def _last_resort(seconds: float) -> None:
+    """Exit with 0 after `seconds` if the clean stop has not ended the process by then (a daemon
+    thread: a process that ended in time never waits for it)."""
+
+    def leave() -> None:
+        log.warning("the clean stop took over %.1f s: exiting now", seconds)
+        logging.shutdown()
+        os._exit(0)
+
+    timer = threading.Timer(seconds, leave)
+    timer.daemon = True
+    timer.start()

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol
 
 from bot.config import ServerConfig
-from bot.errors import PackError
+from bot.errors import BotError, PackError, ServerUnavailable
 from bot.i18n import lazy
 from bot.minecraft.pack_input import (
     MAX_INT,
@@ -178,18 +178,29 @@ class PackBase:
             call = f"execute store success {store_success} byte 1 run {call}"
         if as_player is not None:
             call = f"execute as {as_player} at @s run {call}"
+        out: object | None
         async with self._lock:
             if input_command is not None:
                 await self.rcon.command(input_command)
-            reply = await self.rcon.command(call)
-            if on_ack is not None:
-                on_ack()
-            error = self._call_failed(function, reply)
-            if error is not None:
-                raise error
-            out = await self._read("", "doom.schedule:out")
-            if as_player is not None and (not isinstance(out, dict) or out.get("req") not in ours):
-                await self._player_missing(as_player, req, input_path)
+            try:
+                reply = await self.rcon.command(call)
+            except ServerUnavailable as dropped:
+                if then is not None or store_success is not None:
+                    raise  # a hand-over with a mark: its own retry asks the server for it
+                out = await self._outcome_after_drop(function, req, ours, dropped)
+                if on_ack is not None:
+                    on_ack()
+            else:
+                if on_ack is not None:
+                    on_ack()
+                error = self._call_failed(function, reply)
+                if error is not None:
+                    raise error
+                out = await self._read("", "doom.schedule:out")
+                if as_player is not None and (
+                    not isinstance(out, dict) or out.get("req") not in ours
+                ):
+                    await self._player_missing(as_player, req, input_path)
         if not isinstance(out, dict) or out.get("req") not in ours:
             raise PackError(
                 "no_answer",
@@ -201,6 +212,29 @@ class PackBase:
             )
         self._sample_out(out)
         return out
+
+    async def _outcome_after_drop(
+        self, function: str, req: str, ours: set[str], dropped: ServerUnavailable
+    ) -> dict[str, object]:
+        """The connection dropped during the call: ask the pack what became of the request.
+        Its outcome record echoing `req` is the call's own outcome (it ran, and the connection
+        went before its reply); the input still waiting under `req` means the call never ran.
+        Anything else (the server still away, a later request's record) leaves it unknown."""
+        try:
+            out = await self._read("", "doom.schedule:out")
+            if isinstance(out, dict) and out.get("req") in ours:
+                log.info("%s: the reply to %s was lost; the pack's record says it ran",
+                         self.server.name, function)  # fmt: skip
+                return out
+            waiting = await self._read("", "doom.schedule:in")
+        except BotError:
+            raise dropped from None
+        if isinstance(waiting, dict) and req in _requests(waiting):
+            raise ServerUnavailable(
+                lazy("The connection to server {name} dropped before the pack ran the request: "
+                     "nothing changed. Try again.", name=repr(self.server.name))
+            ) from None  # fmt: skip
+        raise dropped
 
     def _sample_out(self, out: Mapping[str, object]) -> None:
         game_time = out.get("time")
@@ -313,6 +347,15 @@ class PackBase:
         current = game + (time.monotonic() - mono) * rate
         seconds = max(0.0, (due_tick - current) / rate)
         return now + timedelta(seconds=min(seconds, MAX_INT / 0.01))
+
+
+def _requests(storage: Mapping[str, object]) -> set[object]:
+    """The request ids waiting in `doom.schedule:in` (task, op, and each staged.<key>)."""
+    entries = [storage.get("task"), storage.get("op")]
+    staged = storage.get("staged")
+    if isinstance(staged, dict):
+        entries += staged.values()
+    return {e.get("req") for e in entries if isinstance(e, dict)}
 
 
 def _as_int(value: object) -> int:

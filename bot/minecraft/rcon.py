@@ -190,15 +190,22 @@ class RconClient:
         self._next_attempt = 0.0
 
     async def close(self) -> None:
-        """Close the connection; later commands raise ServerUnavailable until connect()."""
+        """Close the connection; later commands raise ServerUnavailable until connect().
+
+        A command in flight is not waited for: its connection is cut, so it fails at once
+        (a frozen server would otherwise hold the bot's shutdown for the whole timeout)."""
+        self._closed = True
+        if self._lock.locked():
+            self._drop("closing")
+            return
         async with self._lock:
-            self._closed = True
             conn, self._conn = self._conn, None
             if conn is not None:
                 try:
-                    await conn.close()
-                except OSError:
-                    pass
+                    async with asyncio.timeout(1.0):  # a peer that never ACKs the FIN
+                        await conn.close()
+                except (OSError, TimeoutError):
+                    conn.abort()
 
     async def command(self, text: str) -> str:
         """Run one command; returns its whole reply (all fragments joined)."""
@@ -207,10 +214,11 @@ class RconClient:
             raise CommandTooLong(size, MAX_COMMAND_BYTES)
         async with self._lock:
             if self._closed:
-                raise ServerUnavailable(
-                    lazy("The RCON client for {server} is closed.", server=self._who)
-                )
+                raise self._closed_error()
             conn = await self._ensure_connected()
+            if self._closed:  # closed while this command was connecting
+                self._drop("closed")
+                raise self._closed_error()
             self.round_trips += 1
             try:
                 started = time.monotonic()
@@ -223,8 +231,8 @@ class RconClient:
                 self._drop("timeout")
                 raise RconTimeout(
                     lazy(
-                        "{server} did not answer `{command}` within {seconds} s; the "
-                        "connection was reset. The command may still run.",
+                        "{server} is not answering: no reply to `{command}` within {seconds} s "
+                        "(the connection was reset; the command may still run).",
                         server=self._who_first,
                         command=_shorten(text),
                         seconds=format(self.timeout, "g"),
@@ -249,6 +257,9 @@ class RconClient:
                 # Cancelled mid-exchange: the stream is in an unknown state.
                 self._drop("cancelled")
                 raise
+
+    def _closed_error(self) -> ServerUnavailable:
+        return ServerUnavailable(lazy("The RCON client for {server} is closed.", server=self._who))
 
     async def _exchange(self, conn: _Connection, text: str) -> str:
         cmd_id = next(self._ids)
@@ -319,6 +330,20 @@ class RconClient:
                 )
                 assert self._last_failure is not None
                 raise self._last_failure from None
+            except TimeoutError:
+                # the port took the connection (the kernel does, even for a stopped process)
+                # but no login answer came: the server is there and frozen or overloaded
+                self._failed(
+                    ServerUnavailable(
+                        lazy(
+                            "{server} is not answering: it took the RCON connection but did "
+                            "not answer the login within {seconds} s.",
+                            server=self._who_first,
+                            seconds=format(self.timeout, "g"),
+                        )
+                    )
+                )
+                continue
             except (
                 aiomcrcon.RCONConnectionError,
                 OSError,

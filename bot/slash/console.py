@@ -8,7 +8,7 @@ buttons are answered by typing ``yes``, ``no`` or a label. One code path with Di
 
 from __future__ import annotations
 
-__all__ = ["CONSOLE_USER_ID", "main", "parse_line", "run_console"]
+__all__ = ["CONSOLE_USER_ID", "main", "one_line", "parse_line", "run_console"]
 
 import asyncio
 import logging
@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 import discord
 from discord import app_commands
 
+from bot.aio import run_until_stopped
 from bot.i18n import N_, _, console_locale, discord_locale, pgettext, set_locale
 from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
-from bot.slash.local_discord import CHANNEL_ID, LocalDiscord, Sent, buttons, render
+from bot.slash.local_discord import CHANNEL_ID, Exchange, LocalDiscord, Sent, buttons, render
 from bot.slash.local_scheduled_events import describe_event
 
 if TYPE_CHECKING:
@@ -142,44 +143,119 @@ async def run_console(
     user_id: int = CONSOLE_USER_ID,
     role_ids: Sequence[int] = (),
 ) -> None:
-    """Read lines until EOF or ``quit``; run each as the console user; print what comes back."""
+    """Read lines until EOF or ``quit``; run each as the console user; print what comes back.
+
+    A command still running after PATIENCE seconds (a slow or frozen server) is left to finish
+    in the background, its reply printed when it comes, so the next line is read meanwhile."""
     local.listeners.append(_printer(out))
     loop = asyncio.get_running_loop()
-    pending: int | None = None  # the last message with buttons to answer
+    state = _State(local, out)
     print(
         _("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."), file=out
     )
     prompt = _is_terminal(stdin)  # a person at a terminal gets a prompt; a pipe does not
     lines = _Lines(stdin, loop)
-    while True:
-        if prompt:
-            print("> ", end="", file=out, flush=True)
-        raw = await lines.readline()
-        line = raw.strip()
-        if not raw or line.lower() in ("quit", "exit"):  # readline gives "" only at EOF
-            break
-        if not line:
-            continue
-        try:
-            if line.startswith("/"):
-                name, options = parse_line(line, local.bot)
-                exchange = await local.invoke(name, user_id, role_ids, **options)
-            elif pending is not None:
-                button = _pick(local.messages[pending], line)
-                exchange = await local.press(pending, button, user_id, role_ids)
-            else:
-                print(_("type a slash command, e.g. /help"), file=out)
+    try:
+        while True:
+            if prompt:
+                print("> ", end="", file=out, flush=True)
+            raw = await lines.readline()
+            if not raw:  # readline gives "" only at EOF
+                break
+            try:
+                line = one_line(raw)
+            except ValueError as exc:
+                print(f"! {exc}", file=out, flush=True)
                 continue
-        except (ValueError, KeyError) as exc:
-            print(f"! {exc.args[0] if exc.args else exc}", file=out, flush=True)
-            continue
+            if line.lower() in ("quit", "exit"):
+                break
+            if not line:
+                continue
+            try:
+                if line.startswith("/"):
+                    name, options = parse_line(line, local.bot)
+                    exchange = local.begin(name, user_id, role_ids, **options)
+                elif state.pending is not None:
+                    button = _pick(local.messages[state.pending], line)
+                    exchange = local.begin_press(state.pending, button, user_id, role_ids)
+                else:
+                    print(_("type a slash command, e.g. /help"), file=out)
+                    continue
+            except (ValueError, KeyError) as exc:
+                print(f"! {exc.args[0] if exc.args else exc}", file=out, flush=True)
+                continue
+            await state.wait(exchange)
+    finally:
+        await state.settle()
+
+
+PATIENCE = 3.0  # seconds a command holds the prompt (Discord's own window for a first answer)
+SETTLE = 1.0  # seconds the console waits at its end for commands still running
+
+
+class _State:
+    """The console's commands in flight, and the last message with buttons to answer."""
+
+    def __init__(self, local: LocalDiscord, out: TextIO) -> None:
+        self.local = local
+        self.out = out
+        self.pending: int | None = None
+        self.running: set[asyncio.Task[Any]] = set()
+
+    async def wait(self, exchange: Exchange) -> None:
+        task = exchange.task
+        if task is not None:
+            done, _still = await asyncio.wait({task}, timeout=PATIENCE)
+            if not done:
+                print(_("(still waiting for the server: its reply shows here when it comes; "
+                        "you can type the next command)"), file=self.out, flush=True)  # fmt: skip
+                self.running.add(task)
+                task.add_done_callback(lambda _t: self._finished(exchange))
+                return
+        self._finished(exchange)
+
+    def _finished(self, exchange: Exchange) -> None:
+        if exchange.task is not None:
+            self.running.discard(exchange.task)
+            if not exchange.task.cancelled() and exchange.task.exception() is not None:
+                log.error("console command failed", exc_info=exchange.task.exception())
         if exchange.failure is not None:  # what Discord's client would show instead of a reply
-            print(f"! {exchange.failure}", file=out, flush=True)
-        pending = next(
+            print(f"! {exchange.failure}", file=self.out, flush=True)
+        messages = self.local.messages
+        found = next(
             (s.message_id for s in reversed(exchange.messages) if s.message_id is not None
-             and any(not b.get("disabled") for b in buttons(local.messages[s.message_id]))),
+             and any(not b.get("disabled") for b in buttons(messages[s.message_id]))),
             None,
         )  # fmt: skip
+        if found is not None or not self.running:
+            self.pending = found
+
+    async def settle(self) -> None:
+        """At the end: give commands still running a moment (not when stopped by a signal),
+        then say what is left behind."""
+        task = asyncio.current_task()
+        if self.running and not (task is not None and task.cancelling()):
+            await asyncio.wait(set(self.running), timeout=SETTLE)
+        if self.running:
+            print(_("(stopping: {n} command(s) still waiting for the server may or may not "
+                    "run)", n=len(self.running)), file=self.out, flush=True)  # fmt: skip
+
+
+_BREAKS = re.compile("[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def one_line(raw: str) -> str:
+    """The command on a line as read, stripped; a line break inside it (a CR, a form feed, a
+    Unicode line separator: what str.splitlines splits at) is refused, never taken as two."""
+    line = raw.strip()
+    found = _BREAKS.search(line)
+    if found is not None:
+        raise ValueError(
+            _("that line has a line break inside it ({char} at character {n}): type one "
+              "command per line; nothing was run", char=repr(found.group()),
+              n=found.start() + 1)
+        )  # fmt: skip
+    return line
 
 
 class _Lines:
@@ -245,7 +321,19 @@ def _words(english: set[str], *marked: str) -> set[str]:
 
 def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     """``python -m bot console``: the bot's cogs in a terminal, as the console user (an admin)."""
-    return asyncio.run(_main(settings, stdin, stdout))
+    _lines_end_at_newline(stdin)
+    return run_until_stopped(_main(settings, stdin, stdout))  # SIGTERM/SIGINT: bot.aio.Stopped
+
+
+def _lines_end_at_newline(stdin: TextIO) -> None:
+    """sys.stdin reads universal newlines, where a lone CR ends a line: `/a ...\r/b ...` would
+    run as two commands. A line ends at "\n" only; one_line refuses a CR inside it."""
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(newline="\n")
+        except (ValueError, OSError):  # already read from, or not a text file
+            log.debug("console input keeps its newline mode", exc_info=True)
 
 
 async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:

@@ -354,8 +354,14 @@ class LocalDiscord:
         self, name: str, user_id: int, role_ids: Sequence[int] = (), /, **options: object
     ) -> Exchange:
         """Run ``/name`` (or ``/group sub``) as that user and wait until its callback returned."""
+        return await self.begin(name, user_id, role_ids, **options).done()
+
+    def begin(
+        self, name: str, user_id: int, role_ids: Sequence[int] = (), /, **options: object
+    ) -> Exchange:
+        """`invoke` returning at once: the console waits on ``exchange.task`` as it likes."""
         data = self.command_data(name, options)
-        return await self._dispatch(self.interaction_payload(2, data, user_id, role_ids))
+        return self._begin(self.interaction_payload(2, data, user_id, role_ids))
 
     async def autocomplete(
         self, name: str, focused: str, user_id: int, role_ids: Sequence[int] = (), /,
@@ -363,13 +369,19 @@ class LocalDiscord:
     ) -> list[dict[str, Any]]:  # fmt: skip
         """The choices the bot offers while the user types ``focused``."""
         data = self.command_data(name, options, focused)
-        exchange = await self._dispatch(self.interaction_payload(4, data, user_id, role_ids))
+        exchange = await self._begin(self.interaction_payload(4, data, user_id, role_ids)).done()
         return exchange.choices
 
     async def press(
         self, message_id: int, button: str, user_id: int, role_ids: Sequence[int] = ()
     ) -> Exchange:
         """Click the button with this label or custom_id on a stored message."""
+        return await self.begin_press(message_id, button, user_id, role_ids).done()
+
+    def begin_press(
+        self, message_id: int, button: str, user_id: int, role_ids: Sequence[int] = ()
+    ) -> Exchange:
+        """`press` without waiting for the bot's callback (see `begin`)."""
         message = self.messages[message_id]
         found = [b for b in buttons(message) if button in (b.get("label"), b.get("custom_id"))]
         if not found:
@@ -378,9 +390,9 @@ class LocalDiscord:
         payload = self.interaction_payload(3, data, user_id, role_ids)
         payload["message"] = message
         self._component_message[int(payload["id"])] = message_id
-        return await self._dispatch(payload)
+        return self._begin(payload)
 
-    async def _dispatch(self, payload: dict[str, Any]) -> Exchange:
+    def _begin(self, payload: dict[str, Any]) -> Exchange:
         self._install()
         exchange = Exchange(payload["token"], int(payload["member"]["user"]["id"]))
         exchange.type = int(payload["type"])
@@ -394,7 +406,6 @@ class LocalDiscord:
         ]  # fmt: skip
         if spawned:
             exchange.task = spawned[0]
-            await exchange.done()
         return exchange
 
     async def wait_for(self, predicate: Callable[[], bool], limit: float = 5.0) -> None:
@@ -590,13 +601,6 @@ class LocalDiscord:
 
     def channel_posts(self, channel_id: int) -> list[Sent]:
         return [s for s in self.sent if s.kind == "channel" and s.channel_id == channel_id]
-
-
-class _NotFound:
-    """The parts of an HTTP response discord.HTTPException reads."""
-
-    status = 404
-    reason = "Not Found"
 
 
 def _int(value: object) -> int | None:

@@ -40,7 +40,9 @@ class Database:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            # FULL: a write the bot acknowledged (a schedule, a ledger entry) survives a power
+            # failure; NORMAL in WAL mode may lose the last ones (bench/store_sync.py: the cost)
+            db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA busy_timeout=5000")
             db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_versions"

@@ -244,6 +244,14 @@ def parse_repeat(text: str) -> tuple[Literal["every"], int] | tuple[Literal["cro
         raise ValidationError(lazy("`repeat` is empty: write 30m, 1d or a cron expression."))
     fields = cleaned.split(" ")
     if len(fields) == 5 or any(c in cleaned for c in "*/"):
+        if len(fields) != 5:
+            # cronsim also reads a sixth, seconds field (`* * * * * *`: every second); ours
+            # is cron's five, so anything else is refused rather than guessed at
+            raise ValidationError(
+                lazy("`repeat` {text} has {count} fields: a cron expression has five, minute "
+                     "hour day-of-month month day-of-week (no seconds), e.g. `0 20 * * fri`.",
+                     text=repr(cleaned), count=len(fields))
+            )  # fmt: skip
         expr = cleaned.lower()
         try:
             CronSim(expr, datetime(2026, 1, 1, tzinfo=UTC))

@@ -114,7 +114,7 @@ async def test_no_secret_anywhere(
     )
     # The failures above really were logged and printed, so the check below has teeth.
     assert "refused the RCON password" in everything
-    assert "did not answer" in everything
+    assert "is not answering" in everything
     assert "DOOM_SERVERS__0__RCON_PORT" in everything
     assert "**********" in captured.out
     assert password not in everything
