@@ -171,8 +171,8 @@ def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text
             and _pack_name(arg.value)
         ):
             return lazy(
-                "This command changes the pack's player tag {tag}: admins give it in game "
-                "themselves (see Admins in game).",
+                "This command changes the pack's player tag {tag}, which decides who is told "
+                "of every event: admins give it in game themselves.",
                 tag=arg.value,
             )
     if command.identifier.startswith("datapack:"):
