@@ -147,6 +147,14 @@ def _function(location: AstResourceLocation) -> Text | None:
     return None
 
 
+def _tag(name: str) -> Text:
+    return lazy(
+        "This command changes the pack's own tag {tag}: only the pack, and admins in game, may "
+        "set it (doom.schedule.admin decides who is told of every event).",
+        tag=name,
+    )
+
+
 def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text | None:
     """Why this one command (not the one it runs) touches the pack's or the bot's state."""
     if command.identifier == "scoreboard:players:reset:targets":
@@ -170,11 +178,7 @@ def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text
             and isinstance(arg, AstWord)
             and _pack_name(arg.value)
         ):
-            return lazy(
-                "This command changes the pack's player tag {tag}, which decides who is told "
-                "of every event: admins give it in game themselves.",
-                tag=arg.value,
-            )
+            return _tag(arg.value)
     if command.identifier.startswith("datapack:"):
         for _literal, _name, _parser, arg in named_arguments(tree, command):
             if isinstance(arg, AstString | AstWord) and arg.value.endswith(PACK_NAMESPACE):
@@ -183,11 +187,19 @@ def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text
                     "or updates it.",
                     pack=arg.value,
                 )
+    text_only = command.identifier.split(":")[0] in _TEXT_ROOTS
     for node in nodes:
         if isinstance(node, AstObjective):
             found = _objective(node.value)
             if found is not None:
                 return found
+        elif (
+            isinstance(node, AstNbtValue)
+            and isinstance(node.value, str)
+            and node.value.startswith(PACK_NAMESPACE + ".")
+            and not text_only
+        ):  # `{Tags:["doom.schedule.probe"]}`: a marker the pack would take for its own
+            return _tag(node.value)
         elif isinstance(node, AstNbtCompoundEntry) and isinstance(node.value, AstNbtValue):
             # a text component reading the pack's state: {"storage": ..., "nbt": ...}, {"score":
             # {"objective": ...}}
