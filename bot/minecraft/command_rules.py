@@ -5,7 +5,9 @@ A moderator may schedule commands; they may not, through one:
 - touch the pack's or the bot's own state: the storages `doom.schedule:*` (the queue, its
   settings, the request mailboxes) and `doom.bot:*` (the never-twice marks, the read views), the
   objectives `doom.schedule` and `doom.schedule.*` (constants and the leave counter every task
-  depends on), the pack's player tags `doom.schedule.*`, and the pack's functions and the function
+  depends on), the pack's tags `doom.schedule.*` (by `tag`, or in NBT such as a marker's
+  `Tags`, which the pack's context capture would take for its own), the pack's functions and the
+  function
   tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and the pack
   itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the public API
   is reached through the bot's own commands, which check what they are given;
