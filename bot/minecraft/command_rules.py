@@ -7,10 +7,9 @@ A moderator may schedule commands; they may not, through one:
   objectives `doom.schedule` and `doom.schedule.*` (constants and the leave counter every task
   depends on), the pack's tags `doom.schedule.*` (by `tag`, or in NBT such as a marker's
   `Tags`, which the pack's context capture would take for its own), the pack's functions and the
-  function
-  tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and the pack
-  itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the public API
-  is reached through the bot's own commands, which check what they are given;
+  function tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and
+  the pack itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the
+  public API is reached through the bot's own commands, which check what they are given;
 - leave behind something that runs a command later, past this check: command blocks and command
   block minecarts (as blocks, entities, items or ids in NBT), a `Command` NBT key, a
   `run_command` click event (a sign runs it at permission level 2 when anyone clicks it),
