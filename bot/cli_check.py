@@ -1,7 +1,8 @@
 """`python -m bot check`: what the bot would use, and whether each part answers.
 
 For each server: RCON reachable (and the game time), the server software (vanilla, Paper,
-Spigot, Fabric...: bot/minecraft/software.py), the pack's version in storage, the log
+Spigot, Fabric...: bot/minecraft/software.py), the pack's version in storage and whether its
+objectives and storages are whole (bot/minecraft/pack_health.py), the log
 file readable when events come from it, the Minecraft version the commands are checked against
 (and whether that had to fall back), `function-permission-level`, and `broadcast-rcon-to-ops`
 (which makes every event poll echo to operators and the log). Prints one line per finding;
@@ -23,6 +24,7 @@ from bot.config import ServerConfig, Settings
 from bot.errors import BotError
 from bot.i18n import _
 from bot.minecraft.installer import read_pack_version
+from bot.minecraft.pack_health import DAMAGE_ADVICE, pack_damage
 from bot.minecraft.server_files import find_server_properties
 from bot.minecraft.software import detect_software
 from bot.services import build_checker, build_rcon, checker_note
@@ -60,6 +62,19 @@ async def check_server(settings: Settings, server: ServerConfig, out: TextIO) ->
             print(_("  pack: NOT installed (run `python -m bot install-datapack`)"), file=out)
         else:
             print(_("  pack: doom.schedule {version}", version=version), file=out)
+            damage = await pack_damage(rcon)
+            if damage:
+                ok = False
+                print(
+                    _(
+                        "  pack state: damaged: {problems}. {advice}",
+                        problems="; ".join(str(p) for p in damage),
+                        advice=DAMAGE_ADVICE,
+                    ),
+                    file=out,
+                )
+            else:
+                print(_("  pack state: ok (objectives and storages in place)"), file=out)
     except BotError as e:
         ok = False
         print(_("  RCON: NOT reachable: {error}", error=e), file=out)
@@ -171,6 +186,22 @@ async def check_all(settings: Settings, out: TextIO) -> int:
         ),
         file=out,
     )
+    if settings.allowed_commands is None:
+        print(
+            _(
+                "allow-list: not set, tasks may run any command the deny-list lets through "
+                "(DOOM_ALLOWED_COMMANDS is the safe choice for moderator roles)"
+            ),
+            file=out,
+        )
+    else:
+        print(
+            _(
+                "allow-list: tasks may run only {allowed}",
+                allowed=", ".join(settings.allowed_commands) or _("(nothing)"),
+            ),
+            file=out,
+        )
     results = [await check_server(settings, s, out) for s in settings.servers]
     if settings.discord_token is not None:
         results.append(await check_discord(settings, out))

@@ -105,7 +105,7 @@ async def token() -> Any:
 @tag(["servers"])
 @page()
 async def servers() -> Any:
-    """Every server's RCON state, pack version, TPS, list sizes and event source."""
+    """Every server's RCON state, pack version and damage, TPS, list sizes, event source."""
     from web.context import state
 
     found = await asyncio.gather(*(server_status(s) for s in state().services.servers.values()))

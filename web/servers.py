@@ -22,6 +22,7 @@ from quart import Blueprint, g, render_template, request
 
 from bot import errors
 from bot.i18n import N_, _
+from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.tasks import TASK_LISTS
 from bot.slash.planned_ui import when_text
 from web.actions import UNITS, server_named
@@ -56,6 +57,15 @@ class Status:
     sizes: dict[str, int | None] | None = None
     event_source: str = "none"
     note: str | None = None
+    damage: list[str] | None = None  # what the pack's state misses, in the request's locale
+
+    @property
+    def damage_text(self) -> str:
+        """The pack's damage and what to do, as /status says it; "" when whole."""
+        if not self.damage:
+            return ""
+        return _("The pack is damaged: {problems}. {advice}",
+                 problems="; ".join(self.damage), advice=DAMAGE_ADVICE)  # fmt: skip
 
     @property
     def rcon(self) -> str:
@@ -66,17 +76,19 @@ class Status:
         return {
             "name": self.name, "rcon": self.rcon, "ok": self.ok, "pack_version": version,
             "tps": self.tps, "queues": self.sizes or {}, "event_source": self.event_source,
-            "warning": self.note,
+            "warning": self.note, "pack_damage": self.damage or [],
         }  # fmt: skip
 
 
 async def server_status(server: ServerServices) -> Status:
-    """RCON state, pack version, TPS and list sizes, as /status shows them."""
+    """RCON state, pack version and state, TPS and list sizes, as /status shows them."""
     found = Status(server.name, False, event_source=server.event_kind)
     found.note = server.checker_note
     try:
         version = await server.pack.version()
         found.ok, found.version, found.pack_missing = True, version or "", not version
+        if version:
+            found.damage = [str(p) for p in await server.pack.damage()]
         found.tps = await server.pack.tps()
         found.sizes = {}
         for which in TASK_LISTS:

@@ -5,10 +5,11 @@ A moderator may schedule commands; they may not, through one:
 - touch the pack's or the bot's own state: the storages `doom.schedule:*` (the queue, its
   settings, the request mailboxes) and `doom.bot:*` (the never-twice marks, the read views), the
   objectives `doom.schedule` and `doom.schedule.*` (constants and the leave counter every task
-  depends on), the pack's player tags `doom.schedule.*`, and the pack's functions and the function
-  tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and the pack
-  itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the public API
-  is reached through the bot's own commands, which check what they are given;
+  depends on), the pack's tags `doom.schedule.*` (by `tag`, or in NBT such as a marker's
+  `Tags`, which the pack's context capture would take for its own), the pack's functions and the
+  function tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and
+  the pack itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the
+  public API is reached through the bot's own commands, which check what they are given;
 - leave behind something that runs a command later, past this check: command blocks and command
   block minecarts (as blocks, entities, items or ids in NBT), a `Command` NBT key, a
   `run_command` click event (a sign runs it at permission level 2 when anyone clicks it),
@@ -147,6 +148,14 @@ def _function(location: AstResourceLocation) -> Text | None:
     return None
 
 
+def _tag(name: str) -> Text:
+    return lazy(
+        "This command changes the pack's own tag {tag}: only the pack, and admins in game, may "
+        "set it (doom.schedule.admin decides who is told of every event).",
+        tag=name,
+    )
+
+
 def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text | None:
     """Why this one command (not the one it runs) touches the pack's or the bot's state."""
     if command.identifier == "scoreboard:players:reset:targets":
@@ -170,11 +179,7 @@ def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text
             and isinstance(arg, AstWord)
             and _pack_name(arg.value)
         ):
-            return lazy(
-                "This command changes the pack's player tag {tag}: admins give it in game "
-                "themselves (see Admins in game).",
-                tag=arg.value,
-            )
+            return _tag(arg.value)
     if command.identifier.startswith("datapack:"):
         for _literal, _name, _parser, arg in named_arguments(tree, command):
             if isinstance(arg, AstString | AstWord) and arg.value.endswith(PACK_NAMESPACE):
@@ -183,11 +188,19 @@ def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text
                     "or updates it.",
                     pack=arg.value,
                 )
+    text_only = command.identifier.split(":")[0] in _TEXT_ROOTS
     for node in nodes:
         if isinstance(node, AstObjective):
             found = _objective(node.value)
             if found is not None:
                 return found
+        elif (
+            isinstance(node, AstNbtValue)
+            and isinstance(node.value, str)
+            and node.value.startswith(PACK_NAMESPACE + ".")
+            and not text_only
+        ):  # `{Tags:["doom.schedule.probe"]}`: a marker the pack would take for its own
+            return _tag(node.value)
         elif isinstance(node, AstNbtCompoundEntry) and isinstance(node.value, AstNbtValue):
             # a text component reading the pack's state: {"storage": ..., "nbt": ...}, {"score":
             # {"objective": ...}}

@@ -72,6 +72,26 @@ def test_check_reports_each_part(tmp_path: Path, live: PackSim) -> None:
     assert PASSWORD not in out + proc.stderr
 
 
+def test_check_names_the_allow_list_and_a_damaged_pack(tmp_path: Path, live: PackSim) -> None:
+    env = env_for(tmp_path, [server_entry(live)])
+    proc = bot(tmp_path, "check", env=env)
+    assert "pack state: ok (objectives and storages in place)" in proc.stdout
+    assert "allow-list: not set" in proc.stdout and "DOOM_ALLOWED_COMMANDS" in proc.stdout
+    live.server.run("scoreboard objectives remove doom.schedule.left")
+    env["DOOM_ALLOWED_COMMANDS"] = "say,give,function:myevents"
+    proc = bot(tmp_path, "check", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "allow-list: tasks may run only say, give, function:myevents" in proc.stdout
+    assert (
+        "pack state: damaged: the scoreboard objective doom.schedule.left is missing. Run /setup"
+        in proc.stdout
+    )
+    env["DOOM_ALLOWED_COMMANDS"] = "say,function:My Events"
+    proc = bot(tmp_path, "check", env=env)
+    assert proc.returncode != 0
+    assert "DOOM_ALLOWED_COMMANDS: 'function:My Events' is neither a command" in proc.stderr
+
+
 def test_check_says_which_version_and_level_commands_are_checked_against(
     tmp_path: Path, live: PackSim
 ) -> None:

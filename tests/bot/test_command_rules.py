@@ -65,7 +65,9 @@ HOSTILE: list[tuple[str, tuple[str, ...]]] = [
     ('tellraw @a {"score":{"name":"#2","objective":"doom.schedule"}}', (OBJECTIVE,)),
     ("scoreboard players reset *", ("on every objective", "name the objective")),
     ("scoreboard players reset @a", ("on every objective",)),
-    ("tag @a add doom.schedule.admin", ("player tag doom.schedule.admin",)),
+    ("tag @a add doom.schedule.admin", ("own tag doom.schedule.admin",)),
+    ('summon marker ~ ~ ~ {Tags:["doom.schedule.probe"]}', ("own tag doom.schedule.probe",)),
+    ('data merge entity @p {Tags:["doom.schedule.admin"]}', ("own tag doom.schedule.admin",)),
     # the pack's functions and the tags that run them
     ("function doom.schedule:core/op/cancel_all", (FUNCTION, "doom.schedule:core/op/cancel_all")),
     ("function doom.schedule:clear", (FUNCTION, "doom.schedule:clear")),
@@ -148,6 +150,8 @@ ORDINARY = [
     "clear @a command_block",
     "place feature minecraft:oak",
     "tag @a add vip",
+    'summon marker ~ ~ ~ {Tags:["mypack.probe"]}',
+    'tellraw @a {"text":"doom.schedule.admin is the tag admins get"}',
     'summon zombie ~ ~ ~ {CustomName:"Bob"}',
     "say doom.schedule:data queue",  # words in a message are only words
 ]

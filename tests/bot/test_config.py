@@ -72,6 +72,17 @@ def test_lists_take_json_or_commas(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.deny_commands == ["op", "stop"]
 
 
+def test_allowed_commands_unset_commas_json_or_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings(None).allowed_commands is None  # no allow-list: the deny-list alone
+    monkeypatch.setenv("DOOM_ALLOWED_COMMANDS", "say, give ,function:my.events")
+    assert load_settings(None).allowed_commands == ["say", "give", "function:my.events"]
+    monkeypatch.setenv("DOOM_ALLOWED_COMMANDS", '["tellraw", "/tp"]')
+    assert load_settings(None).allowed_commands == ["tellraw", "/tp"]
+    monkeypatch.setenv("DOOM_ALLOWED_COMMANDS", "say,execute as @a")
+    with pytest.raises(ConfigError, match=r"DOOM_ALLOWED_COMMANDS.*'execute as @a' is neither"):
+        load_settings(None)
+
+
 def test_env_file_is_read(tmp_path: Path) -> None:
     env = tmp_path / ".env"
     env.write_text(

@@ -145,3 +145,19 @@ async def test_an_extension_brings_pages_while_it_is_loaded(dash: Dash, admin: C
     assert "Reloaded cogs.dashboard." in html and 'href="/x/commands/"' in html
     status, html = await admin.get("/x/commands/")
     assert status == 200 and "<code>/dashboard</code>" in html
+
+
+async def test_a_damaged_pack_is_shown_on_the_servers_page_and_in_the_api(
+    dash: Dash, admin: Client
+) -> None:
+    status, body = await admin.get("/api/servers")
+    assert status == 200 and json.loads(body)["servers"][0]["pack_damage"] == []
+    dash.mc.run("scoreboard objectives remove doom.schedule")
+    status, body = await admin.get("/api/servers")
+    assert json.loads(body)["servers"][0]["pack_damage"] == [
+        "the scoreboard objective doom.schedule is missing"
+    ]
+    status, html = await admin.get("/servers")
+    assert (
+        "The pack is damaged: the scoreboard objective doom.schedule is missing. Run /setup" in html
+    ), html
