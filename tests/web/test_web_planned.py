@@ -103,3 +103,30 @@ async def test_lateness_of_planned_runs_is_on_metrics(dash: Dash, mod: Client) -
     total = [v for n, _, v in samples if n == "doom_wallclock_lateness_seconds_sum"]
     assert total == [pytest.approx(row.lateness)]
     assert "soon" not in text and "say soon" not in text
+
+
+async def test_the_api_plans_a_wall_clock_row_that_runs_once(dash: Dash, mod: Client) -> None:
+    dash.mc.run("scoreboard objectives add api dummy")
+    headers = {"X-CSRF-Token": await mod.csrf()}
+    body = {"run": "scoreboard players add #n api 1", "when": "in 5m", "id": "api-once",
+            "timezone": "Europe/Berlin", "announce": "1m"}  # fmt: skip
+    status, answer = await mod.post("/api/servers/main/tasks", json=body, headers=headers)
+    assert status == 201, answer
+    made = json.loads(answer)
+    assert made["task"] is None and made["planned"]["task_id"] == "api-once"
+    assert made["planned"]["timezone"] == "Europe/Berlin" and made["outcome"].startswith(
+        "Planned `api-once` on main for "
+    )
+    scheduler = dash.harness.services.scheduler
+    assert scheduler is not None
+    dash.wall.advance(5 * 60 - 1)
+    await scheduler.settled()
+    assert dash.mc.score("#n", "api") is None  # not yet
+    dash.wall.advance(1)
+    await scheduler.settled()
+    assert dash.mc.score("#n", "api") == 1
+    dash.wall.advance(24 * 3600)
+    await scheduler.settled()
+    assert dash.mc.score("#n", "api") == 1  # once
+    rows = await dash.harness.services.audit.mutations(server="main")
+    assert [r.action for r in rows] == ["schedule"]
