@@ -17,7 +17,8 @@ from bot.guildevents.readiness import status_line
 from bot.i18n import _, pgettext
 from bot.i18n.formats import decimal, number
 from bot.minecraft.pack_health import DAMAGE_ADVICE
-from bot.minecraft.selftest import run_selftest
+from bot.operations import admin
+from bot.operations.queue import ServerRef
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.fit import pack_embeds
 from bot.slash.permissions import is_admin
@@ -140,36 +141,24 @@ class AdminCog(commands.Cog, name="Admin"):
 
     @server_command("Install (or update) the data pack and verify its version.", check=is_admin)
     async def setup(self, interaction: Interaction, server: str | None = None) -> None:
-        target = self.bot.server(server)
-        if target.installer is None:
-            raise errors.ValidationError(
-                _(
-                    "{server} has no world_dir configured, so the pack cannot be installed "
-                    "from here: copy it into the world's datapacks folder, then run /status.",
-                    server=target.name,
-                )
-            )
+        request = ServerRef(server=server)
+        admin.installable(self.bot.ops, self.bot.caller(interaction), request)  # before deferring
         await interaction.response.defer(ephemeral=True, thinking=True)
-        report = await target.installer.install()
-        outcome = report.summary()
-        await self.bot.audit(interaction, target, "setup", {}, outcome)
-        prefix = "" if report.ok else _("Not verified. ")
-        await interaction.followup.send((prefix + outcome)[:2000], ephemeral=True)
-        if report.ok:  # the pack is in place: prove it works there
-            result = await run_selftest(target)
-            await interaction.followup.send(selftest_message(result), ephemeral=True)
+        done = await admin.setup(self.bot.ops, self.bot.caller(interaction), request)
+        await interaction.followup.send(done.text[:2000], ephemeral=True)
+        if done.selftest is not None:
+            await interaction.followup.send(selftest_message(done.selftest), ephemeral=True)
 
     @server_command(
         "Prove the pack works on the server: live checks, one line each (about 5 s).",
         check=is_admin,
     )
     async def selftest(self, interaction: Interaction, server: str | None = None) -> None:
-        target = self.bot.server(server)
+        self.bot.server(server)  # an unknown server is said before deferring
         await interaction.response.defer(ephemeral=True, thinking=True)
-        result = await run_selftest(target)
-        outcome = result.lines()[-1]
-        await self.bot.audit(interaction, target, "selftest", {}, outcome)
-        await interaction.followup.send(selftest_message(result), ephemeral=True)
+        tested = await admin.selftest(self.bot.ops, self.bot.caller(interaction),
+                                      ServerRef(server=server))  # fmt: skip
+        await interaction.followup.send(selftest_message(tested.result), ephemeral=True)
 
     @server_command(
         "RCON, pack version, event source, TPS and queue sizes.",

@@ -13,7 +13,9 @@ __all__ = [
     "reload_extension",
     "resume",
     "schedule",
+    "selftest",
     "server_named",
+    "setup",
 ]
 
 import logging
@@ -27,7 +29,7 @@ from pydantic import ValidationError as PydanticValidationError
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
-from bot.operations import Caller, Face, Operations, queue
+from bot.operations import Caller, Face, Operations, admin, queue
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, state
 from web.inputs import body_refusal, whole_number
@@ -135,6 +137,15 @@ async def change_planned(user: WebUser, server: ServerServices, plan_id: str, ve
         return (await queue.change_planned(_ops(), caller(user), request)).text
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
+
+
+async def setup(user: WebUser, server: ServerServices) -> admin.SetupOutcome:
+    """/setup from the web (admins): install the pack, then the selftest when it is in place."""
+    return await admin.setup(_ops(), caller(user), queue.ServerRef(server=server.name))
+
+
+async def selftest(user: WebUser, server: ServerServices) -> admin.Tested:
+    return await admin.selftest(_ops(), caller(user), queue.ServerRef(server=server.name))
 
 
 async def reload_extension(user: WebUser, name: str) -> str:

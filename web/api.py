@@ -208,6 +208,41 @@ async def clear(name: str, data: ClearRequest) -> Any:
     return {"outcome": await actions.clear(g.user, server)}
 
 
+def _selftest_json(result: Any) -> dict[str, Any]:
+    checks = [{"name": c.name, "status": c.status, "detail": str(c.detail)} for c in result.checks]
+    return {"ok": result.ok, "verdict": result.lines()[-1], "checks": checks}
+
+
+@blueprint.post("/servers/<name>/setup")
+@tag(["admin"])
+@write_limit
+@action(Rank.ADMIN, N_("install the pack"))
+async def setup(name: str) -> Any:
+    """Install (or update) the data pack and verify its version (admins), as /setup; when the
+    pack is in place the selftest follows and is in the answer."""
+    server = server_named(name)
+    try:
+        done = await actions.setup(g.user, server)
+    except errors.BotError as exc:
+        return _refusal(exc)
+    tested = _selftest_json(done.selftest) if done.selftest is not None else None
+    return {"outcome": done.text, "ok": done.report.ok, "selftest": tested}
+
+
+@blueprint.post("/servers/<name>/selftest")
+@tag(["admin"])
+@write_limit
+@action(Rank.ADMIN, N_("run the selftest"))
+async def selftest(name: str) -> Any:
+    """Prove the pack works on the server (admins), as /selftest: one entry per check."""
+    server = server_named(name)
+    try:
+        tested = await actions.selftest(g.user, server)
+    except errors.BotError as exc:
+        return _refusal(exc)
+    return {"outcome": tested.text, **_selftest_json(tested.result)}
+
+
 @blueprint.get("/audit")
 @tag(["audit"])
 @page()

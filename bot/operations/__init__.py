@@ -11,9 +11,10 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.schedule`: making game-time tasks and wall-clock rows.
 - :mod:`bot.operations.queue`: changing what is queued or planned (cancel, pause, ...).
 - :mod:`bot.operations.reads`: the game clock, a page of a list, one task.
+- :mod:`bot.operations.admin`: installing the pack, the selftest.
 """
 
-from bot.operations import queue, reads, schedule
+from bot.operations import admin, queue, reads, schedule
 from bot.operations.base import Auditor, Operations
 from bot.operations.caller import Caller, Face
 from bot.operations.ranks import Rank, rank_for
@@ -24,6 +25,7 @@ __all__ = [
     "Face",
     "Operations",
     "Rank",
+    "admin",
     "queue",
     "rank_for",
     "reads",

@@ -353,6 +353,7 @@ async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
     locale = set_locale(console_locale(settings.locale))  # DOOM_LOCALE, else the system's
     services = await build_services(settings)
     bot = DoomBot(settings, services)
+    bot.face = "console"  # the audit log says where a change came from
     from bot.__main__ import start_dashboard
 
     async with LocalDiscord(bot, locale=discord_locale(locale)) as local:

@@ -161,3 +161,28 @@ async def test_a_damaged_pack_is_shown_on_the_servers_page_and_in_the_api(
     assert (
         "The pack is damaged: the scoreboard objective doom.schedule is missing. Run /setup" in html
     ), html
+
+
+async def test_setup_and_selftest_from_the_api_are_for_admins(dash: Dash, admin: Client) -> None:
+    csrf = {"X-CSRF-Token": await admin.csrf()}
+    status, body = await admin.post("/api/servers/main/setup", headers=csrf)
+    assert status == 200, body
+    done = json.loads(body)
+    assert done["ok"] is True and "doom.schedule" in done["outcome"], done
+    # the pack is in place, so the selftest followed: one entry per check
+    names = {c["name"] for c in done["selftest"]["checks"]}
+    assert {"rcon", "pack version", "marker task"} <= names, names
+    status, body = await admin.post("/api/servers/main/selftest", headers=csrf)
+    assert status == 200, body
+    tested = json.loads(body)
+    assert tested["outcome"] == tested["verdict"] and tested["checks"], tested
+    actions = [r.action for r in await dash.harness.services.audit.mutations(server="main")]
+    assert actions == ["selftest", "setup"]  # newest first
+    mod = await Client(dash).login(MOD)
+    try:
+        status, body = await mod.post(
+            "/api/servers/main/selftest", headers={"X-CSRF-Token": await mod.csrf()}
+        )
+        assert status == 403, body
+    finally:
+        await mod.close()
