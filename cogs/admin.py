@@ -18,7 +18,9 @@ from bot.i18n import _, pgettext
 from bot.i18n.formats import decimal, number
 from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.operations import admin
+from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
+from bot.operations.status import ServerStatus
 from bot.slash.cog_helpers import audited_reply, server_command
 from bot.slash.fit import pack_embeds
 from bot.slash.permissions import is_admin
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
-LISTS = ("queue", "offline", "paused")
 MAX_MESSAGE = 2000  # Discord's limit on a message's content
 
 
@@ -70,14 +71,13 @@ class AdminCog(commands.Cog, name="Admin"):
         if note is not None:
             embed.add_field(name=_("warning"), value=note[:1024], inline=False)
 
-    async def _status_embed(self, server: ServerServices) -> discord.Embed:
+    def _status_embed(self, found: ServerStatus) -> discord.Embed:
+        server = found.server
         embed = discord.Embed(title=_("Status of {server}", server=server.name))
-        try:
-            version = await server.pack.version()
-        except errors.BotError as exc:
+        if found.error is not None:
             embed.colour = discord.Colour.red()
             embed.add_field(
-                name="RCON", value=_("unavailable: {error}", error=exc)[:1024], inline=False
+                name="RCON", value=_("unavailable: {error}", error=found.error)[:1024], inline=False
             )
             embed.add_field(name=_("event source"), value=server.event_kind)
             self._checker_fields(embed, server)
@@ -89,46 +89,34 @@ class AdminCog(commands.Cog, name="Admin"):
                 "ok ({host}:{port})", host=server.config.rcon_host, port=server.config.rcon_port
             ),
         )
-        embed.add_field(name=_("pack version"), value=version or _("not installed"))
-        if version:
-            await self._pack_state_field(embed, server)
-        try:
-            software = await server.ensure_software()
-            embed.add_field(name=_("server software"), value=software.describe()[:1024])
-        except errors.BotError as exc:
-            embed.add_field(
-                name=_("server software"), value=_("unknown: {error}", error=exc)[:1024]
-            )
+        embed.add_field(name=_("pack version"), value=found.version or _("not installed"))
+        if found.version:
+            self._pack_state_field(embed, found)
+        software = found.software or _("unknown: {error}", error=found.software_error)
+        embed.add_field(name=_("server software"), value=software[:1024])
         embed.add_field(name=_("event source"), value=server.event_kind)
-        try:
-            embed.add_field(name=_("TPS"), value=decimal(await server.pack.tps()))
-            for which in LISTS:
-                _page, total = await server.pack.list_tasks(which, limit=1)
-                embed.add_field(name=pgettext("slash option choice", which), value=number(total))
-        except errors.BotError as exc:  # e.g. the pack is not installed yet
-            embed.add_field(
-                name=_("queues"), value=_("unavailable: {error}", error=exc)[:1024], inline=False
-            )
+        if found.sizes_error is not None:
+            embed.add_field(name=_("queues"),
+                            value=_("unavailable: {error}", error=found.sizes_error)[:1024],
+                            inline=False)  # fmt: skip
+        else:
+            embed.add_field(name=_("TPS"), value=decimal(found.tps or 0.0))
+        for which, total in found.sizes.items():
+            embed.add_field(name=pgettext("slash option choice", which), value=number(total))
         self._checker_fields(embed, server)
         return embed
 
     @staticmethod
-    async def _pack_state_field(embed: discord.Embed, server: ServerServices) -> None:
+    def _pack_state_field(embed: discord.Embed, found: ServerStatus) -> None:
         """The pack's objectives and storages: whole, or what is damaged and what to do."""
-        try:
-            damage = await server.pack.damage()
-        except errors.BotError as exc:
-            value = _("unknown: {error}", error=exc)
+        if found.damage is None:
+            value = _("unknown: {error}", error=found.damage_error)
+        elif not found.damage:
+            value = _("ok (objectives and storages in place)")
         else:
-            if not damage:
-                value = _("ok (objectives and storages in place)")
-            else:
-                embed.colour = discord.Colour.orange()
-                value = _(
-                    "damaged: {problems}. {advice}",
-                    problems="; ".join(str(p) for p in damage),
-                    advice=DAMAGE_ADVICE,
-                )
+            embed.colour = discord.Colour.orange()
+            value = _("damaged: {problems}. {advice}", problems="; ".join(found.damage),
+                      advice=DAMAGE_ADVICE)  # fmt: skip
         embed.add_field(name=_("pack state"), value=value[:1024], inline=False)
 
     async def extension_autocomplete(
@@ -166,11 +154,14 @@ class AdminCog(commands.Cog, name="Admin"):
         server_help="One server (default: all).",
     )
     async def status(self, interaction: Interaction, server: str | None = None) -> None:
-        targets = [self.bot.server(server)] if server else list(self.bot.services.servers.values())
-        if not targets:
+        if server:
+            self.bot.server(server)  # an unknown server is said before deferring
+        elif not self.bot.services.servers:
             raise errors.ValidationError(_("No Minecraft server is configured."))
         await interaction.response.defer(ephemeral=True, thinking=True)
-        embeds = [await self._status_embed(t) for t in targets]
+        found = await status_ops.status(self.bot.ops, self.bot.caller(interaction),
+                                        ServerRef(server=server))  # fmt: skip
+        embeds = [self._status_embed(f) for f in found]
         failed = ", ".join(sorted(self.bot.failed_extensions))
         content = (
             _("Extensions that failed to load: {names}", names=failed) + "\n" if failed else ""

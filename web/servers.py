@@ -24,7 +24,10 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.tasks import TASK_LISTS
+from bot.operations import status as status_ops
+from bot.operations.queue import ServerRef
 from bot.slash.planned_ui import when_text
+from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page
 from web.context import WebError, state
@@ -81,24 +84,17 @@ class Status:
 
 
 async def server_status(server: ServerServices) -> Status:
-    """RCON state, pack version and state, TPS and list sizes, as /status shows them."""
-    found = Status(server.name, False, event_source=server.event_kind)
-    found.note = server.checker_note
-    try:
-        version = await server.pack.version()
-        found.ok, found.version, found.pack_missing = True, version or "", not version
-        if version:
-            found.damage = [str(p) for p in await server.pack.damage()]
-        found.tps = await server.pack.tps()
-        found.sizes = {}
-        for which in TASK_LISTS:
-            found.sizes[which] = (await server.pack.list_tasks(which, limit=1))[1]
-    except errors.BotError as exc:
-        if found.ok:  # connected, but a later read failed: say so as the warning
-            found.note = found.note or str(exc)
-        else:
-            found.error = str(exc)
-    return found
+    """RCON state, pack version and state, TPS and list sizes (planned rows too), as /status
+    shows them (bot.operations.status)."""
+    request = ServerRef(server=server.name)
+    [found] = await status_ops.status(state().bot.ops, actions.caller(g.user), request)
+    # connected, but a later read failed: said as the warning
+    later = found.sizes_error or found.damage_error
+    return Status(
+        server.name, found.ok, version=found.version, pack_missing=found.ok and not found.version,
+        error=found.error, tps=found.tps, sizes=dict(found.sizes) or None,
+        event_source=server.event_kind, note=server.checker_note or later, damage=found.damage,
+    )  # fmt: skip
 
 
 def task_row(task: Task, server: ServerServices) -> dict[str, Any]:

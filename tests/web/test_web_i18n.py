@@ -179,6 +179,6 @@ async def test_doom_locale_applies_when_the_browser_asks_for_nothing_we_have(
             assert status == 200 and heading in html, header
             # a filtered constant is translated at each render, not once when compiled
             planned = "计划" if "服务器" in heading else "planned"
-            assert f'href="/servers/main/planned">{planned}</a>' in html, header
+            assert f'href="/servers/main/planned">{planned} <strong>0</strong></a>' in html, header
     finally:
         await client.close()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.cogs.harness import MOD
+from tests.cogs.harness import ADMIN, MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 
@@ -117,6 +117,14 @@ async def test_the_api_plans_a_wall_clock_row_that_runs_once(dash: Dash, mod: Cl
     assert made["planned"]["timezone"] == "Europe/Berlin" and made["outcome"].startswith(
         "Planned `api-once` on main for "
     )
+    # the planned count is on the server card, in /api/servers and in /status
+    status, answer = await mod.get("/api/servers")
+    assert status == 200 and json.loads(answer)["servers"][0]["queues"]["planned"] == 1, answer
+    status, html = await mod.get("/servers")
+    assert 'href="/servers/main/planned">planned <strong>1</strong></a>' in html
+    shown = await dash.harness.run("status", ADMIN)
+    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    assert fields["planned"] == "1" and fields["queue"] == "0", fields
     scheduler = dash.harness.services.scheduler
     assert scheduler is not None
     dash.wall.advance(5 * 60 - 1)

@@ -1,0 +1,80 @@
+"""How a server is doing, as every face shows it: RCON, the pack's version and state, the
+server software, TPS, and how many tasks each list holds, the bot's planned rows included.
+
+Each part is read on its own: a server that answers but has no pack still shows what it can, and
+a part that could not be read says why instead of hiding the others.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LISTS", "ServerStatus", "status"]
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bot import errors
+from bot.operations.ranks import Rank
+
+if TYPE_CHECKING:
+    from bot.operations.base import Operations
+    from bot.operations.caller import Caller
+    from bot.operations.queue import ServerRef
+    from bot.services import ServerServices
+
+LISTS = ("queue", "offline", "paused")
+
+
+@dataclass
+class ServerStatus:
+    """`error` set: RCON is unavailable and nothing else was read. `version` "" is a server
+    without the pack. `damage` None: not checked (no pack) or `damage_error` says why."""
+
+    server: ServerServices
+    error: str | None = None
+    version: str = ""
+    damage: list[str] | None = None
+    damage_error: str | None = None
+    software: str | None = None
+    software_error: str | None = None
+    tps: float | None = None
+    sizes: dict[str, int] = field(default_factory=dict)  # the pack's lists, then "planned"
+    sizes_error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+async def status(ops: Operations, caller: Caller, req: ServerRef) -> list[ServerStatus]:
+    """The named server's status, or every configured server's."""
+    ops.require(caller, Rank.MODERATOR, "/status")
+    targets = [ops.server(req.server)] if req.server else list(ops.services.servers.values())
+    return [await _one(ops, target) for target in targets]
+
+
+async def _one(ops: Operations, target: ServerServices) -> ServerStatus:
+    found = ServerStatus(target)
+    try:
+        found.version = await target.pack.version() or ""
+    except errors.BotError as exc:
+        found.error = str(exc)
+        return found
+    if found.version:
+        try:
+            found.damage = [str(p) for p in await target.pack.damage()]
+        except errors.BotError as exc:
+            found.damage_error = str(exc)
+    try:
+        found.software = (await target.ensure_software()).describe()
+    except errors.BotError as exc:
+        found.software_error = str(exc)
+    try:
+        found.tps = await target.pack.tps()
+        for which in LISTS:
+            found.sizes[which] = (await target.pack.list_tasks(which, limit=1))[1]
+    except errors.BotError as exc:  # e.g. the pack is not installed yet
+        found.sizes_error = str(exc)
+    scheduler = ops.services.scheduler
+    if scheduler is not None:
+        found.sizes["planned"] = (await scheduler.planned(target.name, limit=1))[1]
+    return found
