@@ -10,6 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from bot.minecraft.installer import pack_version_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,6 +28,7 @@ def pack_files(folder: Path) -> set[str]:
     }
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path) -> None:
     # a copy, so the build writes its build/ and egg-info there and not into the checkout
     src = tmp_path / "src"

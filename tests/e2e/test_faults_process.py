@@ -16,6 +16,9 @@ import pytest
 from tests.e2e.bot_process import BotProcess, mcsim_process, stalled_discord
 from tests.e2e.test_acceptance_crash import McsimProcess, runs
 
+# every test here takes seconds (processes, signals, generated requests)
+pytestmark = pytest.mark.slow
+
 BUDGET = 5.0  # seconds from the signal to the end of the process
 STOPS = [signal.SIGTERM, signal.SIGINT]
 
