@@ -145,7 +145,8 @@ class DoomBot(commands.Bot):
     def caller(self, interaction: discord.Interaction[Any]) -> Caller:
         """The user of an interaction as the operations see them."""
         user = interaction.user
-        return Caller(user.id, str(user), rank_of(user, self.settings), self.face, interaction.id)
+        rank = rank_of(user, self.settings)
+        return Caller(user.id, str(user), rank, self.face, interaction.id, interaction.guild_id)
 
     def alert_channel_id(self, server: ServerServices) -> int | None:
         return server.config.alert_channel_id or self.settings.alert_channel_id

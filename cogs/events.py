@@ -18,12 +18,12 @@ from discord.ext import commands
 
 from bot import errors
 from bot.app import server_autocomplete
-from bot.guildevents import plan
-from bot.guildevents.binding import GuildEvents, event_permission_problem
+from bot.guildevents.binding import GuildEvents
 from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
 from bot.guildevents.timers import EventTimers
 from bot.i18n import _, ngettext
 from bot.i18n.words import event_state, run_outcome, schedule_state
+from bot.operations import discord_events
 from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.wallclock.when import human
@@ -104,8 +104,10 @@ class EventsCog(commands.Cog, name="Events"):
         await self.events.store.migrate()
         await self.events.recover()  # never an event without its tasks, even after a crash
         self.timers.start()
+        self.bot.ops.guild_events = self.events  # every face's /event operations use it
 
     async def cog_unload(self) -> None:
+        self.bot.ops.guild_events = None
         await self.timers.stop()
 
     # -- gateway ----------------------------------------------------------------------------------
@@ -207,34 +209,17 @@ class EventsCog(commands.Cog, name="Events"):
         repeat: str | None = None,
         timezone: str | None = None,
     ) -> None:
-        target = self.bot.server(server)
-        problem = event_permission_problem(interaction.guild)
-        if problem is not None:
-            raise errors.ValidationError(problem)
-        draft = plan.draft(
-            name=name, start=start, end=end, description=description, announce=announce,
-            reminders=reminders, repeat=repeat, timezone=timezone,
-            default_timezone=self.events.default_timezone, now=self.events.clock.now(),
+        request = discord_events.EventRequest(
+            name=name, start=start, end=end, description=description, server=server,
+            start_run=start_run, end_run=end_run, announce=announce, reminders=reminders,
+            repeat=repeat, timezone=timezone,
         )  # fmt: skip
-        assert interaction.guild is not None
+        caller = self.bot.caller(interaction)
+        discord_events.check(self.bot.ops, caller, request)  # before deferring: said at once
         await interaction.response.defer(ephemeral=True, thinking=True)
-        row = await self.events.create(
-            interaction.guild, target, draft, start_run=start_run, end_run=end_run,
-            by_id=interaction.user.id, by_name=str(interaction.user),
-        )  # fmt: skip
-        link = f"https://discord.com/events/{row.guild_id}/{row.discord_id}"
-        outcome = _(
-            "Event #{id} **{name}** made: Discord event {start} to {end} at {location}; its "
-            "start and end tasks are planned on {server}. {link}",
-            id=row.id, name=row.name, start=_ts(row.start), end=_ts(row.end),
-            location=row.location, server=row.server, link=link,
-        )  # fmt: skip
-        if (note := plan.dropped_note(draft)) is not None:
-            outcome = f"{outcome}\n{note}"
-        request = {"name": name, "start": start, "end": end, "server": target.name,
-                   "start_run": start_run, "end_run": end_run, "repeat": repeat}  # fmt: skip
-        await self.bot.audit(interaction, target, "event create", request, outcome)
-        await interaction.followup.send(outcome, embed=await self._embed(row), ephemeral=True)
+        made = await discord_events.create(self.bot.ops, caller, request)
+        await interaction.followup.send(made.text, embed=await self._embed(made.row),
+                                        ephemeral=True)  # fmt: skip
 
     @event.command(name="edit", description="Change an event; its tasks move with it.")
     @app_commands.describe(
@@ -254,42 +239,36 @@ class EventsCog(commands.Cog, name="Events"):
         end: str | None = None,
         description: str | None = None,
     ) -> None:
-        row = await self.events.find(event)
+        caller = self.bot.caller(interaction)
+        await discord_events.find(self.bot.ops, caller, discord_events.EventRef(event=event))
         await interaction.response.defer(ephemeral=True, thinking=True)
-        row, notes = await self.events.edit(row, name=name, description=description,
-                                            start=start, end=end)  # fmt: skip
-        outcome = _("Event #{id} **{name}** now runs {start} to {end}.", id=row.id,
-                    name=row.name, start=_ts(row.start), end=_ts(row.end))  # fmt: skip
-        if notes:
-            outcome += " " + _("Some old tasks could not be cancelled: {notes}",
-                               notes="; ".join(str(n) for n in notes))  # fmt: skip
-        request = {"event": event, "name": name, "start": start, "end": end}
-        await self.bot.audit(interaction, self.bot.services.servers.get(row.server), "event edit",
-                             request, outcome)  # fmt: skip
-        await interaction.followup.send(outcome[:2000], ephemeral=True)
+        request = discord_events.EventEdit(event=event, name=name, start=start, end=end,
+                                           description=description)  # fmt: skip
+        changed = await discord_events.edit(self.bot.ops, caller, request)
+        await interaction.followup.send(changed.text[:2000], ephemeral=True)
 
     @event.command(name="cancel", description="Cancel an event in Discord and its tasks.")
     @app_commands.describe(event="The event (its id or name).")
     @is_moderator()
     async def cancel(self, interaction: Interaction, event: str) -> None:
-        row = await self.events.find(event)
+        caller = self.bot.caller(interaction)
+        request = discord_events.EventRef(event=event)
+        await discord_events.find(self.bot.ops, caller, request)  # an unknown one said at once
         await interaction.response.defer(ephemeral=True, thinking=True)
-        row = await self.events.cancel(row, by_name=str(interaction.user))
-        outcome = _("Event #{id} **{name}** cancelled: the Discord event and its tasks.",
-                    id=row.id, name=row.name)  # fmt: skip
-        await self.bot.audit(interaction, self.bot.services.servers.get(row.server),
-                             "event cancel", {"event": event}, outcome)  # fmt: skip
-        await interaction.followup.send(outcome, ephemeral=True)
+        cancelled = await discord_events.cancel(self.bot.ops, caller, request)
+        await interaction.followup.send(cancelled.text, ephemeral=True)
 
     @event.command(name="list", description="Planned and running events, with interested counts.")
     @app_commands.describe(server="Only this Minecraft server.")
     @app_commands.autocomplete(server=server_autocomplete)
     @is_moderator()
     async def list_(self, interaction: Interaction, server: str | None = None) -> None:
-        name = self.bot.server(server).name if server else None
+        if server:
+            self.bot.server(server)  # an unknown server is said before deferring
         await interaction.response.defer(ephemeral=True, thinking=True)
-        note = await self.events.refresh_counts(interaction.guild)
-        rows = await self.events.store.in_states(LIVE_STATES, name)
+        found = await discord_events.listed(self.bot.ops, self.bot.caller(interaction),
+                                            discord_events.EventList(server=server))  # fmt: skip
+        rows, note = found.rows, found.note
         title = ngettext("{n} event", "{n} events", len(rows))
         embed = discord.Embed(title=title, colour=0x5865F2)
         lines = [

@@ -87,7 +87,7 @@ def server_named(name: str) -> ServerServices:
 def caller(user: WebUser) -> Caller:
     """The user as the operations see them: the API (a bearer token) or the web pages."""
     face: Face = "api" if user.by_token else "web"
-    return Caller(user.id, user.name, user.rank, face, secrets.randbits(40))
+    return Caller(user.id, user.name, user.rank, face, secrets.randbits(40), user.guild_id)
 
 
 def _ops() -> Operations:

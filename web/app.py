@@ -37,7 +37,19 @@ from bot import errors
 from bot.aio import cancel_and_wait
 from bot.config import Settings
 from bot.i18n import N_, _
-from web import api, audit, auth, events, extensions, i18n, inputs, metrics, servers, tasks
+from web import (
+    api,
+    api_events,
+    audit,
+    auth,
+    events,
+    extensions,
+    i18n,
+    inputs,
+    metrics,
+    servers,
+    tasks,
+)
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import HostBot, WebError, WebState
 from web.inputs import too_large
@@ -267,7 +279,8 @@ def create_app(
     app.config["DOOM_WEB"] = web
     app.jinja_env.filters["ticks"] = ticks
     QuartSchema(
-        app, openapi_path="/api/openapi.json", swagger_ui_path=None, redoc_ui_path=None,
+        # the API's reference at /api/docs (ReDoc, served by quart-schema from the document)
+        app, openapi_path="/api/openapi.json", swagger_ui_path=None, redoc_ui_path="/api/docs",
         scalar_ui_path=None,
         info={"title": "doom.schedule dashboard API", "version": "1"},
         security_schemes={"bearer": {"type": "http", "scheme": "bearer"}},
@@ -275,7 +288,7 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (auth, servers, tasks, events, audit, extensions, api, metrics):
+    for module in (auth, servers, tasks, events, audit, extensions, api, api_events, metrics):
         app.register_blueprint(module.blueprint)
     for rule in app.url_map.iter_rules():  # the OpenAPI document is the API's, not the pages'
         if not rule.rule.startswith("/api/"):

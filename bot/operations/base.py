@@ -12,6 +12,7 @@ from bot.i18n import N_, _
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
+    from bot.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.services import ServerServices, Services
     from bot.wallclock.scheduler import Scheduler
@@ -39,6 +40,8 @@ class Operations:
     def __init__(self, services: Services, auditor: Auditor) -> None:
         self.services = services
         self.auditor = auditor
+        # the Discord events' binding, handed over by the Events cog while it is loaded
+        self.guild_events: GuildEvents | None = None
 
     def server(self, name: str | None) -> ServerServices:
         """The services of the named server, or of the only one when no name is given."""

@@ -26,3 +26,6 @@ class Caller:
     rank: Rank
     face: Face
     ref: int
+    guild_id: int | None = (
+        None  # the Discord guild the user acts in (Discord events are made there)
+    )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+import pydantic
 from discord import app_commands
 
 from bot import errors
@@ -55,6 +56,11 @@ def _user_text(error: BaseException) -> str | None:
         return _("The pack refused: {message} ({code})", message=error.message, code=error.code)
     if isinstance(error, errors.BotError):
         return str(error) or type(error).__name__
+    if isinstance(error, pydantic.ValidationError) and error.errors():
+        # a request an operation refused (an option Discord let through): name the option
+        first = error.errors()[0]
+        name = ".".join(str(part) for part in first["loc"]) or "?"
+        return _("`{option}` is not a valid value: {reason}", option=name, reason=first["msg"])
     if isinstance(error, app_commands.NoPrivateMessage):
         return _("This command works only in a server.")
     if isinstance(error, app_commands.CheckFailure):

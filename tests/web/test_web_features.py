@@ -186,3 +186,37 @@ async def test_setup_and_selftest_from_the_api_are_for_admins(dash: Dash, admin:
         assert status == 403, body
     finally:
         await mod.close()
+
+
+async def test_discord_events_from_the_api_as_from_event(dash: Dash, admin: Client) -> None:
+    csrf = {"X-CSRF-Token": await admin.csrf()}
+    body = {"name": "Build Battle", "start": "in 2h", "end": "1h", "start_run": "say go",
+            "announce": "none"}  # fmt: skip
+    status, answer = await admin.post("/api/discord-events", json=body, headers=csrf)
+    assert status == 201, answer
+    made = json.loads(answer)
+    assert made["outcome"].startswith("Event #1 **Build Battle** made"), made
+    live = dash.harness.discord.scheduled.live()
+    assert [e["name"] for e in live] == ["Build Battle"]
+    first_start = live[0]["scheduled_start_time"]
+    status, answer = await admin.get("/api/discord-events")
+    assert status == 200 and [e["name"] for e in json.loads(answer)["events"]] == [
+        "Build Battle"
+    ], answer
+    status, answer = await admin.post(
+        "/api/discord-events/1/edit", json={"start": "in 3h"}, headers=csrf
+    )
+    assert status == 200 and "now runs" in json.loads(answer)["outcome"], answer
+    moved = dash.harness.discord.scheduled.live()[0]["scheduled_start_time"]
+    assert moved != first_start
+    status, answer = await admin.post(
+        "/api/discord-events", json={**body, "when": "x"}, headers=csrf
+    )
+    assert status == 400 and json.loads(answer)["field"] == "when", answer
+    status, answer = await admin.post("/api/discord-events/1/cancel", headers=csrf)
+    assert status == 200 and "cancelled" in json.loads(answer)["outcome"], answer
+    assert dash.harness.discord.scheduled.live() == []
+    actions = [r.action for r in await dash.harness.services.audit.mutations(server="main")]
+    assert actions == ["event cancel", "event edit", "event create"]
+    status, html = await admin.get("/api/docs")
+    assert status == 200 and "openapi.json" in html
