@@ -7,12 +7,15 @@ __all__ = [
     "UNITS",
     "ScheduleRequest",
     "cancel",
+    "cancel_all",
     "change_planned",
     "clear",
+    "game_time",
     "pause",
     "reload_extension",
     "resume",
     "schedule",
+    "schedule_dynamic",
     "selftest",
     "server_named",
     "setup",
@@ -29,7 +32,7 @@ from pydantic import ValidationError as PydanticValidationError
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
-from bot.operations import Caller, Face, Operations, admin, queue
+from bot.operations import Caller, Face, Operations, admin, queue, reads
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, state
 from web.inputs import body_refusal, whole_number
@@ -74,6 +77,13 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
             raise errors.ValidationError(text) from None
 
 
+class DynamicFields(schedule_ops.DynamicRequest):
+    """`POST /api/servers/<server>/tasks/dynamic`: a command after some game time under a new
+    unique id starting with `prefix` (the server is the path's)."""
+
+    server: None = None  # the path's
+
+
 def server_named(name: str) -> ServerServices:
     servers = state().services.servers
     try:
@@ -103,8 +113,20 @@ async def schedule(
     return await schedule_ops.schedule(_ops(), caller(user), request)
 
 
+async def schedule_dynamic(
+    user: WebUser, server: ServerServices, req: DynamicFields
+) -> schedule_ops.Scheduled:
+    request = schedule_ops.DynamicRequest(server=server.name, **req.model_dump(exclude={"server"}))
+    return await schedule_ops.schedule_dynamic(_ops(), caller(user), request)
+
+
+async def game_time(user: WebUser, server: ServerServices) -> reads.Clock:
+    return await reads.game_time(_ops(), caller(user), queue.ServerRef(server=server.name))
+
+
 async def _change(verb: str, user: WebUser, server: ServerServices, task_id: str) -> str:
-    change = {"cancel": queue.cancel, "pause": queue.pause, "resume": queue.resume}[verb]
+    change = {"cancel": queue.cancel, "pause": queue.pause, "resume": queue.resume,
+              "cancel_all": queue.cancel_all}[verb]  # fmt: skip
     request = queue.TaskRef(id=task_id, server=server.name)
     return (await change(_ops(), caller(user), request)).text
 
@@ -119,6 +141,11 @@ async def pause(user: WebUser, server: ServerServices, task_id: str) -> str:
 
 async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
     return await _change("resume", user, server, task_id)
+
+
+async def cancel_all(user: WebUser, server: ServerServices, task_id: str) -> str:
+    """Every task with this id (and its planned row): the API asks no question first."""
+    return await _change("cancel_all", user, server, task_id)
 
 
 async def clear(user: WebUser, server: ServerServices) -> str:

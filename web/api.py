@@ -21,7 +21,7 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.slash.permissions import Rank
 from web import actions
-from web.actions import ScheduleRequest, server_named
+from web.actions import DynamicFields, ScheduleRequest, server_named
 from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
@@ -166,14 +166,45 @@ async def schedule(name: str, data: ScheduleRequest) -> Any:
     return {"outcome": made.text, "task": task, "planned": planned}, 201
 
 
+@blueprint.post("/servers/<name>/tasks/dynamic")
+@tag(["tasks"])
+@write_limit
+@action()
+@validate_request(DynamicFields)
+async def schedule_dynamic(name: str, data: DynamicFields) -> Any:
+    """A command after some game time under a new unique id (`prefix` then a number), as
+    /schedule_dynamic; the answer names the id."""
+    server = server_named(name)
+    try:
+        made = await actions.schedule_dynamic(g.user, server, data)
+    except errors.BotError as exc:
+        return _refusal(exc, "run")
+    return {"outcome": made.text, "id": made.task_id}, 201
+
+
+@blueprint.get("/servers/<name>/time")
+@tag(["servers"])
+@page()
+async def game_time(name: str) -> Any:
+    """The server's game time (ticks and days) and measured TPS, as /time."""
+    server = server_named(name)
+    try:
+        clock = await actions.game_time(g.user, server)
+    except errors.BotError as exc:
+        return _refusal(exc)
+    return {"server": name, "game_time": clock.ticks, "day": clock.day, "tps": clock.tps}
+
+
 @blueprint.post("/servers/<name>/tasks/<task_id>/<verb>")
 @tag(["tasks"])
 @write_limit
 @action()
 async def change(name: str, task_id: str, verb: str) -> Any:
-    """`cancel`, `pause` or `resume` the first task with this id."""
+    """`cancel`, `pause` or `resume` the first task with this id (a planned row of that id
+    first), or `cancel_all` of them."""
     server = server_named(name)
-    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume}
+    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
+             "cancel_all": actions.cancel_all}  # fmt: skip
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:

@@ -220,3 +220,30 @@ async def test_discord_events_from_the_api_as_from_event(dash: Dash, admin: Clie
     assert actions == ["event cancel", "event edit", "event create"]
     status, html = await admin.get("/api/docs")
     assert status == 200 and "openapi.json" in html
+
+
+async def test_schedule_dynamic_time_and_cancel_all_from_the_api(dash: Dash, admin: Client) -> None:
+    csrf = {"X-CSRF-Token": await admin.csrf()}
+    body = {"run": "say hi", "time": 500, "prefix": "raid-"}
+    status, answer = await admin.post("/api/servers/main/tasks/dynamic", json=body, headers=csrf)
+    assert status == 201, answer
+    made = json.loads(answer)
+    assert (
+        made["id"].startswith("raid-") and made["outcome"] == f"Scheduled `{made['id']}` on main."
+    )
+    for _ in range(2):
+        await dash.harness.run("schedule", ADMIN, run="say x", time=900, id="twice")
+    status, answer = await admin.post("/api/servers/main/tasks/twice/cancel_all", headers=csrf)
+    assert status == 200 and json.loads(answer)["outcome"] == (
+        "Cancelled 2 task(s) `twice` on main."
+    ), answer
+    ids = [str(t["id"]) for t in dash.mc.storage("doom.schedule:data").get("queue", [])]  # type: ignore[attr-defined]
+    assert ids == [made["id"]]
+    dash.mc.step(7)
+    status, answer = await admin.get("/api/servers/main/time")
+    clock = json.loads(answer)
+    assert status == 200 and clock["game_time"] == dash.mc.game_time and clock["day"] == 0, clock
+    status, answer = await admin.post(
+        "/api/servers/main/tasks/dynamic", json={**body, "server": "other"}, headers=csrf
+    )
+    assert status == 400 and json.loads(answer)["field"] == "server", answer

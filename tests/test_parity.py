@@ -1,0 +1,105 @@
+"""Every operation of the application layer has a face in Discord (and so in the console, which
+runs the same command tree on the local Discord) and in the JSON API. A new operation fails this
+test until both faces have it; a face's command or route that is gone fails it too."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from bot.operations import admin, discord_events, queue, reads, schedule, status
+from tests.cogs.harness import Harness, make_settings
+
+AREAS = (admin, discord_events, queue, reads, schedule, status)
+# the steps a face takes before the operation itself (the question before a confirm button, the
+# check that answers a typo at once): part of their operation, not operations of their own
+STEPS = {"queue.count", "queue.size", "schedule.check", "discord_events.check"}
+
+# operation -> the slash command(s) that call it
+DISCORD: dict[str, set[str]] = {
+    "schedule.schedule": {"schedule"},
+    "schedule.schedule_dynamic": {"schedule_dynamic"},
+    "queue.cancel": {"cancel"},
+    "queue.pause": {"pause"},
+    "queue.resume": {"resume"},
+    "queue.cancel_all": {"cancel_all"},
+    "queue.clear": {"clear"},
+    # a planned row is changed by its id in Discord: /cancel, /pause and /resume find it first
+    "queue.change_planned": {"cancel", "pause", "resume"},
+    "reads.game_time": {"time"},
+    "reads.page": {"list"},
+    "reads.show": {"show"},
+    "status.status": {"status"},
+    "admin.setup": {"setup"},
+    "admin.selftest": {"selftest"},
+    "discord_events.create": {"event create"},
+    "discord_events.edit": {"event edit"},
+    "discord_events.cancel": {"event cancel"},
+    "discord_events.find": {"event show"},
+    "discord_events.listed": {"event list"},
+}
+# operation -> the API route that calls it (method, rule)
+API: dict[str, tuple[str, str]] = {
+    "schedule.schedule": ("POST", "/api/servers/<name>/tasks"),
+    "schedule.schedule_dynamic": ("POST", "/api/servers/<name>/tasks/dynamic"),
+    "queue.cancel": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "queue.pause": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "queue.resume": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "queue.cancel_all": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "queue.clear": ("POST", "/api/servers/<name>/clear"),
+    "queue.change_planned": ("POST", "/api/servers/<name>/planned/<plan_id>/<verb>"),
+    "reads.game_time": ("GET", "/api/servers/<name>/time"),
+    "reads.page": ("GET", "/api/servers/<name>/lists/<which>"),
+    "reads.show": ("GET", "/api/servers/<name>/tasks/<task_id>"),
+    "status.status": ("GET", "/api/servers"),
+    "admin.setup": ("POST", "/api/servers/<name>/setup"),
+    "admin.selftest": ("POST", "/api/servers/<name>/selftest"),
+    "discord_events.create": ("POST", "/api/discord-events"),
+    "discord_events.edit": ("POST", "/api/discord-events/<event>/edit"),
+    "discord_events.cancel": ("POST", "/api/discord-events/<event>/cancel"),
+    "discord_events.find": ("GET", "/api/discord-events"),
+    "discord_events.listed": ("GET", "/api/discord-events"),
+}
+
+
+def operations() -> set[str]:
+    """Every operation: a public coroutine function of an area taking (ops, caller, request)."""
+    found = set()
+    for area in AREAS:
+        name = area.__name__.rsplit(".", 1)[1]
+        for attr, value in vars(area).items():
+            if attr.startswith("_") or not inspect.iscoroutinefunction(value):
+                continue
+            if value.__module__ != area.__name__:
+                continue
+            if list(inspect.signature(value).parameters)[:2] == ["ops", "caller"]:
+                found.add(f"{name}.{attr}")
+    return found - STEPS
+
+
+def test_every_operation_has_a_discord_and_an_api_face() -> None:
+    ops = operations()
+    assert len(ops) >= 19, ops
+    assert ops - set(DISCORD) == set(), "operations without a slash command"
+    assert ops - set(API) == set(), "operations without an API route"
+    assert set(DISCORD) - ops == set() and set(API) - ops == set(), "faces of no operation"
+
+
+async def test_the_faces_named_here_exist(tmp_path: Path) -> None:
+    from bot.services import Services
+    from bot.store.audit import AuditStore
+
+    settings = make_settings(tmp_path, web_port=0)
+    harness = await Harness(settings, Services(settings, {}, AuditStore(tmp_path / "a.db"))).start()
+    try:
+        tree = {c.qualified_name for c in harness.bot.tree.walk_commands()}
+        for operation, commands in DISCORD.items():
+            assert commands <= tree, (operation, commands - tree)
+        from web.app import create_app
+
+        app = create_app(harness.services, bot=harness.bot)
+        rules = {(m, r.rule) for r in app.url_map.iter_rules() for m in r.methods or ()}
+        for operation, route in API.items():
+            assert route in rules, (operation, route)
+    finally:
+        await harness.close()
