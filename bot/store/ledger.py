@@ -80,11 +80,16 @@ CREATE TABLE ledger_servers (
     pending TEXT                  -- JSON: a restore that has not finished
 );
 """,
+    """
+ALTER TABLE ledger_tasks ADD COLUMN bkey TEXT;     -- the bot's key of the task (the pack's k)
+ALTER TABLE ledger_tasks ADD COLUMN ran_at INTEGER; -- game time of its last run the log said
+CREATE INDEX ledger_tasks_bkey ON ledger_tasks (server, bkey);
+""",
 ]
 
 _COLUMNS = (
     "key, task_id, n, run, request, acked_at, due, interval, as_player, own, state, last_op,"
-    " remaining, changed_at"
+    " remaining, changed_at, bkey, ran_at"
 )
 
 
@@ -106,8 +111,12 @@ class Entry:
     last_op: str
     remaining: int | None
     changed_at: int
+    bkey: str | None = None  # the bot's key: names the task in every timeline (own rows)
+    ran_at: int | None = None  # the game time of its last run, from the pack's `ran` event
 
     def same_task(self, task: Task) -> bool:
+        if self.bkey is not None:
+            return task.k == self.bkey
         return task.n == self.n and task.id == self.task_id and task.run == self.run
 
 
@@ -125,7 +134,8 @@ def _entry(row: Sequence[Any]) -> Entry:
     return Entry(
         key=row[0], task_id=row[1], n=row[2], run=row[3], request=json.loads(row[4]),
         acked_at=row[5], due=row[6], interval=row[7], as_player=row[8], own=bool(row[9]),
-        state=row[10], last_op=row[11], remaining=row[12], changed_at=row[13],
+        state=row[10], last_op=row[11], remaining=row[12], changed_at=row[13], bkey=row[14],
+        ran_at=row[15],
     )  # fmt: skip
 
 
@@ -297,16 +307,27 @@ class Ledger:
             return
         interval = self._interval_ticks(request)
         player = request.get("as_player")
+        key = request.get("key")
+        bkey = key if isinstance(key, str) and key else None
 
         def work(db: sqlite3.Connection) -> bool:
             with db:
                 rolled = self._see(db, acked, n, new_task=True)
+                if (
+                    bkey is not None
+                    and db.execute(
+                        "UPDATE ledger_tasks SET n = ?, due = ?, state = 'queue', changed_at = ?"
+                        " WHERE server = ? AND bkey = ?",
+                        (n, due, acked, self.server, bkey),
+                    ).rowcount
+                ):
+                    return rolled  # the crash guard put this task in again, under its key
                 db.execute(
-                    f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '')}) VALUES"
-                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'queue', 'schedule', NULL, ?)",
+                    f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'queue', 'schedule', NULL, ?, ?, NULL)",
                     (self.server, task_id, n, str(request.get("run", "")),
                      json.dumps(dict(request)), acked, due, interval,
-                     player if isinstance(player, str) else None, acked),
+                     player if isinstance(player, str) else None, acked, bkey),
                 )  # fmt: skip
                 self._prune(db)
                 return rolled
@@ -360,6 +381,14 @@ class Ledger:
             remaining = max(task.due - now, 0)
         elif op == "resume" and task.remaining is not None:
             due = now + task.remaining
+        if task.k is not None:
+            updated = db.execute(
+                "UPDATE ledger_tasks SET state = ?, last_op = ?, changed_at = ?,"
+                " remaining = ?, due = coalesce(?, due) WHERE server = ? AND bkey = ?",
+                (state, op, now, remaining, due, self.server, task.k),
+            ).rowcount
+            if updated:
+                return
         updated = db.execute(
             "UPDATE ledger_tasks SET state = ?, last_op = ?, changed_at = ?,"
             " remaining = ?, due = coalesce(?, due) WHERE key = (SELECT key FROM ledger_tasks"
@@ -371,8 +400,8 @@ class Ledger:
             return
         # made in game: remembered so that this change can be redone after a crash too
         db.execute(
-            f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '')}) VALUES"
-            " (?, ?, ?, ?, '{}', ?, ?, ?, NULL, 0, ?, ?, ?, ?)",
+            f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
+            " (?, ?, ?, ?, '{}', ?, ?, ?, NULL, 0, ?, ?, ?, ?, NULL, NULL)",
             (self.server, task.id, task.n, task.run, now, due if due is not None else task.due,
              task.interval, state, op, remaining, now),
         )  # fmt: skip
@@ -380,7 +409,12 @@ class Ledger:
     # -- events -------------------------------------------------------------------------------
 
     async def apply_event(self, event: Event) -> None:
-        """What a pack event says about an own task (success is no event: see the module)."""
+        """What a pack event says about an own task: by its key when the event has one (k),
+        else the first row of its id that fits (see the module)."""
+        key = event.details.get("k")
+        if isinstance(key, str) and key:
+            await self._run(lambda db: self._keyed_event(db, event, key))
+            return
         changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
                    "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
                    "dropped": ("queue", "done"), "invalid": ("queue", "done")}  # fmt: skip
@@ -411,6 +445,41 @@ class Ledger:
                 )
 
         await self._run(work)
+
+    def _keyed_event(self, db: sqlite3.Connection, event: Event, key: str) -> None:
+        row = db.execute(
+            f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
+        ).fetchone()
+        if row is None:
+            return  # not this bot's (another bot on the server, or pruned)
+        entry, t = _entry(row), event.game_time
+        state, due, ran_at = entry.state, entry.due, entry.ran_at
+        if event.type == "ran":
+            ran_at = t
+            if entry.interval is None:
+                state = "done"
+            else:  # the pack's next boundary: the first due + k*interval after this tick
+                due = entry.due + ((t + 1 - entry.due) // entry.interval + 1) * entry.interval
+                due = max(due, entry.due)
+        elif event.type == "retry":
+            delay = entry.request.get("retry_delay", 1)
+            state, due = "queue", t + 1 + (delay if isinstance(delay, int) and delay > 0 else 1)
+        elif event.type in ("retry_exhausted", "dropped", "invalid"):
+            state = "done"
+        elif event.type == "offline":
+            state = "offline"
+        elif event.type == "restored":
+            state, due = "queue", t + 1
+        else:
+            return
+        if entry.state in ("cancelled", "paused") and event.type != "ran":
+            return  # the bot changed it since: that stands
+        with db:
+            db.execute(
+                "UPDATE ledger_tasks SET state = ?, due = ?, ran_at = ?, changed_at = ?"
+                " WHERE key = ?",
+                (state if entry.state != "cancelled" else entry.state, due, ran_at, t, entry.key),
+            )
 
     # -- what the crash guard reads and writes ------------------------------------------------
 
