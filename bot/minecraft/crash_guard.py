@@ -390,7 +390,12 @@ class CrashGuard:
                     plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
                     plan.adds.append((e, _next_due(e, now, ran_at), False, i))
             else:
-                plan.adds.append((e, now + 1 if e.state == "offline" else e.due, False, None))
+                # parked for its player, or handed over to run at once (a wall-clock run):
+                # due now; else at its own due tick, as it would have run
+                at_once = e.state == "offline" or (
+                    e.request.get("time") == 0 and "tick" not in e.request and e.interval is None
+                )
+                plan.adds.append((e, now + 1 if at_once else e.due, False, None))
         elif e.state == "paused":
             if task is not None and i is not None:
                 if task.list != "paused" and e.last_op == "pause":

@@ -154,15 +154,18 @@ class PackClient(PackReads):
         return new_id
 
     async def stage(
-        self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1
-    ) -> Staged:
+        self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1,
+        task_key: str | None = None,
+    ) -> Staged:  # fmt: skip
         """Write a request due now to `doom.schedule:in staged.<key>`, checked as `schedule`
         checks it, for `submit_staged` to queue with one command at its time (the wall-clock
-        hand-over stages a run ahead of its due time). Queues nothing."""
+        hand-over stages a run ahead of its due time). Queues nothing. `task_key`: the task's
+        bot key (a new one by default)."""
         check_id(id)
         if not _KEY.match(key):
             raise ValueError(f"bad staging key {key!r}")
-        fields: dict[str, str | int] = {"id": id, "unit": "tick", "time": 0, "key": new_key()}
+        fields: dict[str, str | int] = {"id": id, "unit": "tick", "time": 0,
+                                         "key": task_key or new_key()}  # fmt: skip
         if retry:
             fields["retry"] = check_ticks(retry, lazy("The number of retries"))
             fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
@@ -259,6 +262,13 @@ class PackClient(PackReads):
         return done
 
     # -- the crash record -----------------------------------------------------------------------
+
+    async def acknowledged(self, key: str) -> bool:
+        """Whether the record has a task of this bot key, so the server acknowledged it (and the
+        crash guard puts it in again if a rollback lost it): a hand-over retried after a
+        crash must not send it a second time."""
+        knows = getattr(self.recorder, "knows", None)
+        return bool(knows is not None and await knows(key))
 
     async def set_hold(self, ticks: int) -> None:
         """Make every #load hold due tasks for up to `ticks` (cfg.hold; 0: no hold) until

@@ -84,6 +84,12 @@ CREATE TABLE ledger_servers (
 ALTER TABLE ledger_tasks ADD COLUMN bkey TEXT;     -- the bot's key of the task (the pack's k)
 ALTER TABLE ledger_tasks ADD COLUMN ran_at INTEGER; -- game time of its last run the log said
 CREATE INDEX ledger_tasks_bkey ON ledger_tasks (server, bkey);
+CREATE TABLE ledger_early (       -- events of a key read before its acknowledgement was recorded
+    server TEXT NOT NULL,
+    bkey TEXT NOT NULL,
+    type TEXT NOT NULL,
+    game_time INTEGER NOT NULL
+);
 """,
 ]
 
@@ -321,6 +327,7 @@ class Ledger:
                         (n, due, acked, self.server, bkey),
                     ).rowcount
                 ):
+                    self._replay_early(db, bkey)
                     return rolled  # the crash guard put this task in again, under its key
                 db.execute(
                     f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
@@ -329,6 +336,8 @@ class Ledger:
                      json.dumps(dict(request)), acked, due, interval,
                      player if isinstance(player, str) else None, acked, bkey),
                 )  # fmt: skip
+                if bkey is not None:
+                    self._replay_early(db, bkey)
                 self._prune(db)
                 return rolled
 
@@ -413,7 +422,7 @@ class Ledger:
         else the first row of its id that fits (see the module)."""
         key = event.details.get("k")
         if isinstance(key, str) and key:
-            await self._run(lambda db: self._keyed_event(db, event, key))
+            await self._run(lambda db: self._keyed_event(db, event.type, event.game_time, key))
             return
         changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
                    "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
@@ -446,42 +455,80 @@ class Ledger:
 
         await self._run(work)
 
-    def _keyed_event(self, db: sqlite3.Connection, event: Event, key: str) -> None:
+    def _replay_early(self, db: sqlite3.Connection, key: str) -> None:
+        early = db.execute(
+            "SELECT type, game_time FROM ledger_early WHERE server = ? AND bkey = ? ORDER BY rowid",
+            (self.server, key),
+        ).fetchall()
+        if not early:
+            return
+        db.execute("DELETE FROM ledger_early WHERE server = ? AND bkey = ?", (self.server, key))
+        for kind, game_time in early:
+            self._keyed_event(db, kind, int(game_time), key, commit=False)
+
+    def _keyed_event(
+        self, db: sqlite3.Connection, kind: str, t: int, key: str, *, commit: bool = True
+    ) -> None:
         row = db.execute(
             f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
         ).fetchone()
         if row is None:
-            return  # not this bot's (another bot on the server, or pruned)
-        entry, t = _entry(row), event.game_time
+            # a task run at once (a hand-over) may say so before its acknowledgement is
+            # recorded: kept for that record (or for nobody: another bot's task, a pruned row)
+            with db:
+                db.execute(
+                    "INSERT INTO ledger_early (server, bkey, type, game_time) VALUES (?, ?, ?, ?)",
+                    (self.server, key, kind, t),
+                )
+                db.execute(
+                    "DELETE FROM ledger_early WHERE server = ? AND rowid <= (SELECT max(rowid)"
+                    " FROM ledger_early) - 10000",
+                    (self.server,),
+                )
+            return
+        entry = _entry(row)
         state, due, ran_at = entry.state, entry.due, entry.ran_at
-        if event.type == "ran":
+        if kind == "ran":
             ran_at = t
             if entry.interval is None:
                 state = "done"
             else:  # the pack's next boundary: the first due + k*interval after this tick
                 due = entry.due + ((t + 1 - entry.due) // entry.interval + 1) * entry.interval
                 due = max(due, entry.due)
-        elif event.type == "retry":
+        elif kind == "retry":
             delay = entry.request.get("retry_delay", 1)
             state, due = "queue", t + 1 + (delay if isinstance(delay, int) and delay > 0 else 1)
-        elif event.type in ("retry_exhausted", "dropped", "invalid"):
+        elif kind in ("retry_exhausted", "dropped", "invalid"):
             state = "done"
-        elif event.type == "offline":
+        elif kind == "offline":
             state = "offline"
-        elif event.type == "restored":
+        elif kind == "restored":
             state, due = "queue", t + 1
         else:
             return
-        if entry.state in ("cancelled", "paused") and event.type != "ran":
+        if entry.state in ("cancelled", "paused") and kind != "ran":
             return  # the bot changed it since: that stands
+        if entry.state in ("cancelled", "paused"):
+            state = entry.state  # a run the log says late: noted, the bot's change stands
+        update = (
+            "UPDATE ledger_tasks SET state = ?, due = ?, ran_at = ?, changed_at = ? WHERE key = ?"
+        )
+        if not commit:
+            db.execute(update, (state, due, ran_at, t, entry.key))
+            return
         with db:
-            db.execute(
-                "UPDATE ledger_tasks SET state = ?, due = ?, ran_at = ?, changed_at = ?"
-                " WHERE key = ?",
-                (state if entry.state != "cancelled" else entry.state, due, ran_at, t, entry.key),
-            )
+            db.execute(update, (state, due, ran_at, t, entry.key))
 
     # -- what the crash guard reads and writes ------------------------------------------------
+
+    async def knows(self, key: str) -> bool:
+        """Whether a task of this bot key was acknowledged (bot.minecraft.pack_client)."""
+        row = await self._run(
+            lambda db: db.execute(
+                "SELECT 1 FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
+            ).fetchone()
+        )
+        return row is not None
 
     async def entries(self, states: Iterable[str] | None = None) -> list[Entry]:
         wanted = tuple(states) if states is not None else None

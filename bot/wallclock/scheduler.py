@@ -80,6 +80,11 @@ class _Checker(Protocol):
     def check(self, command: str) -> None: ...
 
 
+def _task_key(schedule_id: int, due: float) -> str:
+    """The bot key of a run's task: the same for its staging and every hand-over attempt."""
+    return f"w{schedule_id}d{int(due * 1000)}"
+
+
 class Scheduler:
     """Wall-clock schedules of every server: create, cancel, pause, resume, list, run."""
 
@@ -383,7 +388,7 @@ class Scheduler:
         try:
             staged = await server.pack.stage(
                 row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
-                retry_delay=row.retry_delay,
+                retry_delay=row.retry_delay, task_key=_task_key(row.id, due),
             )  # fmt: skip
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
@@ -461,6 +466,7 @@ class Scheduler:
     ) -> None:
         """Hand one run over, retrying with back-off until `max_late`; never twice (the mark)."""
         key = f"s{row.id}r{run_id}"
+        task_key = _task_key(row.id, due.timestamp())
         deadline = due + self.max_late
         attempt = 1 if recovered else 0
         waiting_said = False
@@ -478,7 +484,12 @@ class Scheduler:
                         "no_server",
                         lazy("The server {name} is not configured.", name=repr(row.server)),
                     )
-                known = attempt > 0 and await handover.has_mark(server.pack, key)
+                # handed over before: the mark says so, or the crash record (a rollback took
+                # the mark; the crash guard puts the task in again, under its key)
+                known = attempt > 0 and (
+                    await handover.has_mark(server.pack, key)
+                    or await server.pack.acknowledged(task_key)
+                )
                 if not known and not waiting_said and self.clock.now() > deadline:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
@@ -490,7 +501,7 @@ class Scheduler:
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
                     skip_submit=known, staged=staged if attempt == 0 else None,
-                    now=self.clock.now,
+                    now=self.clock.now, task_key=task_key,
                 )  # fmt: skip
             except PackError as e:
                 if e.code == "player_offline":
