@@ -47,8 +47,9 @@ class Trial:
     game: game-time tasks, task i due at base + due_from + i * due_step; wall: wall-clock rows,
     row i due wall_from + i * wall_step seconds after they are made; save: what saves the world
     after the tasks are made and before `kill_at` (save-all at `save_at`, or the autosave,
-    which then falls at base + save_at: the trial places base for that); kill_at: SIGKILL once
-    the game time reaches base + kill_at; down: seconds before the restart; rate: tick rate."""
+    which then falls at base + save_at: the trial places base for that), only if it comes
+    before kill_at: SIGKILL once the game time reaches base + kill_at; down: seconds before the
+    restart; rate: tick rate."""
 
     game: int = 20
     due_from: int = 200
@@ -68,7 +69,7 @@ class Outcome:
     runs: dict[str, int]  # task -> how often it ran, in the server's logs
     ran_before_kill: dict[str, int]
     alerts: list[Event]
-    saved: set[str]  # tasks made before the save (so in the world the restart came back with)
+    saved: set[str]  # tasks queued in the save (so in the world the restart came back with)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -126,7 +127,7 @@ class _Rig:
 
     async def until_time(self, tick: int) -> None:
         async with asyncio.timeout(WAIT):
-            while await self.game_time() < tick:
+            while await self.game_time() < tick:  # noqa: ASYNC110 (another process's clock)
                 await asyncio.sleep(0.003)
 
     @contextlib.asynccontextmanager
@@ -142,7 +143,7 @@ class _Rig:
         self.admin = RconClient(
             "127.0.0.1", self.proc.port, PASSWORD, timeout=20, backoff_initial=0.02
         )
-        services.servers["main"].rcon.backoff_initial = 0.02  # type: ignore[attr-defined]
+        services.servers["main"].rcon.backoff_initial = 0.02
         await services.start()
         reader = asyncio.create_task(self._read(services))
         try:
@@ -159,6 +160,7 @@ class _Rig:
         """What the alerts cog does: read the server's event stream (the guard's record follows
         the pack's events as they pass), keeping the restore alerts."""
         source = services.servers["main"].events
+        assert source is not None
         async with services.bus.subscribe("main", source) as sub:
             async for event in sub:
                 if event.type == ALERT_TYPE:
@@ -169,7 +171,7 @@ class _Rig:
         guard = self.services.servers["main"].guard
         assert guard is not None
         async with asyncio.timeout(WAIT):
-            while not (guard.checks > checks and guard.idle.is_set()):
+            while not (guard.checks > checks and guard.idle.is_set()):  # noqa: ASYNC110
                 await asyncio.sleep(0.01)
 
 
@@ -206,11 +208,19 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
                 when=f"in {max(1, round(delay))}s",
             )  # fmt: skip
         made_at = await rig.game_time()
-        if trial.save != "none" and made_at < base + min(trial.save_at, trial.kill_at):
-            saved = {f"g{i}" for i in range(trial.game)}
+        if trial.save != "none" and made_at < base + trial.save_at < base + trial.kill_at:
+            saved_at = base + trial.save_at  # the autosave's game time
             if trial.save == "save-all":
                 await rig.until_time(base + trial.save_at)
+                # frozen for the save, so that what it holds is known to the tick
+                await rig.admin.command("tick freeze")
                 await rig.admin.command("save-all")
+                saved_at = await rig.game_time()
+                await rig.admin.command("tick unfreeze")
+            saved = {  # a task runs in the tick that takes game time to its due tick
+                f"g{i}" for i in range(trial.game)
+                if base + trial.due_from + i * trial.due_step > saved_at
+            }  # fmt: skip
         await rig.until_time(base + trial.kill_at)
         await rig.proc.kill()
         before = count_runs(world, names)
@@ -222,11 +232,8 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
         last_due = base + trial.due_from + trial.game * trial.due_step
         await rig.until_time(last_due + 40)
         if trial.wall:
-            last_wall = trial.wall_from + trial.wall * trial.wall_step
             async with asyncio.timeout(WAIT):
-                while services.scheduler.handed_over < trial.wall and (
-                    time.monotonic() - began < last_wall + WAIT
-                ):
+                while services.scheduler.handed_over < trial.wall:  # noqa: ASYNC110
                     await asyncio.sleep(0.05)
             await services.scheduler.settled()
         await asyncio.sleep(0.3)  # the tail of the log, and any late alert
