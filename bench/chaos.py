@@ -43,12 +43,17 @@ def random_trial(rng: random.Random) -> Trial:
 
 async def trials(n: int, seed: int) -> None:
     rng = random.Random(seed)
-    lost = twice = repairs = alerts = wrong_alerts = tasks = 0
+    lost = twice = repairs = alerts = wrong_alerts = tasks = errors = 0
     began = time.monotonic()
     for i in range(n):
         trial = random_trial(rng)
         with tempfile.TemporaryDirectory() as tmp:
-            outcome = await run_trial(Path(tmp), trial)
+            try:
+                outcome = await run_trial(Path(tmp), trial)
+            except Exception as e:  # a trial that could not finish is counted and shown
+                errors += 1
+                print(f"trial {i}: {trial}: did not finish: {e!r}", flush=True)
+                continue
         tasks += len(outcome.runs)
         lost += len(outcome.lost)
         twice += len(outcome.twice)
@@ -62,7 +67,8 @@ async def trials(n: int, seed: int) -> None:
     took = time.monotonic() - began
     print(f"trials {n} (seed {seed}), tasks {tasks}: lost {lost}, twice {twice}; "
           f"rollbacks repaired {repairs}, alerts {alerts}, trials with a wrong alert count "
-          f"{wrong_alerts}; {took:.1f} s ({took / max(n, 1):.1f} s a trial)")  # fmt: skip
+          f"{wrong_alerts}, trials that did not finish {errors}; {took:.1f} s "
+          f"({took / max(n, 1):.1f} s a trial)")  # fmt: skip
 
 
 def main() -> None:
