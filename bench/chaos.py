@@ -63,7 +63,8 @@ async def trials(n: int, seed: int) -> None:
         wrong_alerts += (need and len(outcome.alerts) != 1) or len(outcome.alerts) > 1
         if outcome.lost or outcome.twice or (need and len(outcome.alerts) != 1):
             print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} "
-                  f"alerts {len(outcome.alerts)}", flush=True)  # fmt: skip
+                  f"alerts {len(outcome.alerts)}; wall-clock runs {outcome.notes}",
+                  flush=True)  # fmt: skip
     took = time.monotonic() - began
     print(f"trials {n} (seed {seed}), tasks {tasks}: lost {lost}, twice {twice}; "
           f"rollbacks repaired {repairs}, alerts {alerts}, trials with a wrong alert count "

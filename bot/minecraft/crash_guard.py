@@ -11,9 +11,17 @@ lists with the bot's record (bot.store.ledger) and makes them agree again:
 - a cancel, pause or resume the server undid is done again, on that very task: the pack's ops
   act on the first task with an id, so a change is only redone when that task is the first
   (else it is listed as not restored); a lost `clear` removes again what it removed;
-- a task that already ran before the crash (its due tick is at or before the last game time
-  the bot saw) is not put in again, and a saved copy of it is taken out, so nothing runs twice;
+- a task that already ran before the crash is not put in again, and a saved copy of it is taken
+  out, so nothing runs twice. A task the bot made carries its key (the pack's `k`), and the pack
+  says each run of it in the log (`event=ran ... k=<key>`), which a crash does not roll back:
+  the guard first waits until the log was read to its end (`caught_up`), then goes by the
+  ledger's record of those lines. Without the log (the ring-buffer source) it also counts a task
+  whose due tick the bot saw pass as run; rows made before keys are compared by serial;
 - tasks made in game, which the bot never touched, are left alone.
+
+The pack holds its due tasks after each #load (cfg.hold, DOOM_CRASH_HOLD) until the guard has
+compared: each check that looked ends with `doom.schedule:release`. The pack's "holding" line
+(a start or a /reload) triggers a check as the start-up line does.
 
 Then it posts ONE alert listing what it restored: an Event of type ``restored_after_crash``,
 handed to the alerts cog through the server's event source (bot.events.guarded).

@@ -64,6 +64,8 @@ EVENT_BACKLOG = 1000
 # then one round trip, not two. Without a staged request (staging failed, the row was made less
 # than this before its time, the server restarted since) the hand-over writes it then.
 STAGE_LEAD = 2.0
+# pack answers that say the server restarted or dropped mid hand-over, not a refusal
+_TRANSIENT = ("no_input", "no_answer", "bad_reply")
 _STAGE = -1  # the offset of a heap entry that stages (announcements: > 0, the run itself: 0)
 
 
@@ -504,6 +506,14 @@ class Scheduler:
                     now=self.clock.now, task_key=task_key,
                 )  # fmt: skip
             except PackError as e:
+                if e.code in _TRANSIENT:
+                    # the server restarted between the request and its submit (no_input) or
+                    # its answer is lost (no_answer): tried again as a drop is, the mark and
+                    # the crash record keeping it from being sent twice
+                    if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said):
+                        return
+                    attempt += 1
+                    continue
                 if e.code == "player_offline":
                     if not waiting_said:
                         waiting_said = True
@@ -517,22 +527,13 @@ class Scheduler:
                 await self._finished_badly(row, run_id, due, f"failed: {e.code}", e.text)
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
-                now = self.clock.now()
-                if now >= deadline and not waiting_said:
-                    await self._finished_badly(
-                        row,
-                        run_id,
-                        due,
-                        "missed",
-                        lazy("the server was unreachable: {error}", error=e.text),
-                    )
-                    return
-                delay = self.backoff[min(attempt, len(self.backoff) - 1)]
-                attempt += 1  # later attempts write the request anew: drop the staged one
+                # later attempts write the request anew: drop the staged one
                 if staged is not None and server is not None:
                     self._spawn(self._drop_staged(server.pack, staged.key))
                     staged = None
-                await self._sleep(min(delay, (deadline - now).total_seconds()))
+                if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said):
+                    return
+                attempt += 1
                 continue
             break
         late = (result.handed_at - due).total_seconds()
@@ -549,6 +550,23 @@ class Scheduler:
         if server is not None:
             with contextlib.suppress(BotError):
                 await handover.forget_mark(server.pack, key)
+
+    async def _wait_retry(
+        self, row: Schedule, run_id: int, due: datetime, error: BotError, attempt: int,
+        waiting_said: bool,
+    ) -> bool:  # fmt: skip
+        """Sleep before the next hand-over attempt; False (the run is marked missed) once it
+        is later than max_late."""
+        now = self.clock.now()
+        if now >= due + self.max_late and not waiting_said:
+            await self._finished_badly(
+                row, run_id, due, "missed",
+                lazy("the server was unreachable: {error}", error=error.text),
+            )  # fmt: skip
+            return False
+        delay = self.backoff[min(attempt, len(self.backoff) - 1)]
+        await self._sleep(min(delay, (due + self.max_late - now).total_seconds()))
+        return True
 
     async def _finished_badly(
         self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: Text

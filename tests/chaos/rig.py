@@ -32,7 +32,7 @@ from mcsim.server import Server
 from tests.cogs.harness import make_settings
 from tests.e2e.test_acceptance_crash import PASSWORD, McsimProcess
 
-__all__ = ["Outcome", "Trial", "run_trial"]
+__all__ = ["Outcome", "Rig", "Trial", "count_runs", "run_trial", "seed_world"]
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 30.0
@@ -111,7 +111,7 @@ def seed_world(world: Path) -> int:
     return seed.game_time
 
 
-class _Rig:
+class Rig:
     def __init__(self, world: Path, data: Path) -> None:
         self.world = world
         self.data = data
@@ -166,6 +166,21 @@ class _Rig:
                 if event.type == ALERT_TYPE:
                     self.alerts.append(event)
 
+    async def wall_runs_finished(self, rows: int, outcomes: dict[str, list[str]]) -> None:
+        """Until every wall-clock row has a run that is no longer being sent (handed over, or
+        finished badly: missed, failed), with each row's outcomes in `outcomes`."""
+        assert self.services is not None and self.services.scheduler is not None
+        scheduler = self.services.scheduler
+        async with asyncio.timeout(WAIT):
+            while True:
+                for i in range(rows):
+                    row = await scheduler.find("main", f"w{i}")
+                    runs = await scheduler.runs(row.id) if row is not None else []
+                    outcomes[f"w{i}"] = [r.outcome for r in runs]
+                if all(o and "sending" not in o for o in outcomes.values()):
+                    return
+                await asyncio.sleep(0.05)
+
     async def guard_idle(self, checks: int) -> None:
         assert self.services is not None
         guard = self.services.servers["main"].guard
@@ -179,9 +194,10 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
     began = time.monotonic()
     world = tmp / "world"
     start_time = seed_world(world)
-    rig = _Rig(world, tmp)
+    rig = Rig(world, tmp)
     names = [f"g{i}" for i in range(trial.game)] + [f"w{i}" for i in range(trial.wall)]
     saved: set[str] = set()
+    outcomes: dict[str, list[str]] = {}
     async with rig.running() as services:
         guard = services.servers["main"].guard
         assert guard is not None and services.scheduler is not None
@@ -232,10 +248,9 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
         last_due = base + trial.due_from + trial.game * trial.due_step
         await rig.until_time(last_due + 40)
         if trial.wall:
-            async with asyncio.timeout(WAIT):
-                while services.scheduler.handed_over < trial.wall:  # noqa: ASYNC110
-                    await asyncio.sleep(0.05)
+            await rig.wall_runs_finished(trial.wall, outcomes)
             await services.scheduler.settled()
         await asyncio.sleep(0.3)  # the tail of the log, and any late alert
         after = count_runs(world, names)
-    return Outcome(after, before, list(rig.alerts), saved, time.monotonic() - began)
+    notes = [f"{w}: {', '.join(o)}" for w, o in outcomes.items() if o != ["ran"]]
+    return Outcome(after, before, list(rig.alerts), saved, time.monotonic() - began, notes)

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.chaos.rig import Outcome, Trial, run_trial
+from tests.chaos.rig import Outcome, Rig, Trial, count_runs, run_trial, seed_world
 
 
 def check(outcome: Outcome) -> None:
-    assert outcome.lost == [], f"never ran: {outcome.lost}"
+    assert outcome.lost == [], f"never ran: {outcome.lost} (wall-clock runs: {outcome.notes})"
     assert outcome.twice == [], f"ran twice: {outcome.twice}"
     repair = outcome.needs_repair()
     if repair:
@@ -70,3 +70,28 @@ async def test_any_kill_point_loses_nothing_and_runs_nothing_twice(
     trial = Trial(game=12, save=save, save_at=save_at, kill_at=kill_at, down=down,  # type: ignore[arg-type]
                   wall=wall, wall_from=0.5, wall_step=0.3)  # fmt: skip
     check(await run_trial(tmp_path_factory.mktemp("trial"), trial))
+
+
+async def test_a_reload_holds_only_until_the_bot_has_looked(tmp_path: Path) -> None:
+    # #load runs on /reload too and cannot tell it from a start: it holds, says so, and the
+    # bot's guard looks (nothing rolled back), releases at once and posts nothing
+    world = tmp_path / "world"
+    seed_world(world)
+    rig = Rig(world, tmp_path)
+    async with rig.running() as services:
+        await rig.guard_idle(0)
+        guard = services.servers["main"].guard
+        assert guard is not None and rig.admin is not None
+        pack = services.servers["main"].pack
+        await rig.admin.command("tick rate 200")
+        now = await rig.game_time()
+        await pack.schedule("say run-r0", 0, "t", "r0", at_tick=now + 100)
+        checks = guard.checks
+        await rig.admin.command("reload")
+        await rig.guard_idle(checks)
+        await rig.until_time(now + 140)
+        log = (world / "logs" / "latest.log").read_text()
+        assert "holding due tasks for up to 600 ticks" in log
+        assert "hold ended" not in log  # released by the bot, not by the bound
+        assert count_runs(world, ["r0"]) == {"r0": 1}
+        assert rig.alerts == []
