@@ -166,20 +166,28 @@ class Rig:
                 if event.type == ALERT_TYPE:
                     self.alerts.append(event)
 
-    async def wall_runs_finished(self, rows: int, outcomes: dict[str, list[str]]) -> None:
+    async def wall_runs_finished(
+        self, rows: dict[str, int], outcomes: dict[str, list[str]]
+    ) -> None:
         """Until every wall-clock row has a run that is no longer being sent (handed over, or
         finished badly: missed, failed), with each row's outcomes in `outcomes`."""
+        try:
+            async with asyncio.timeout(WAIT):
+                await self._until_runs_finished(rows, outcomes)
+        except TimeoutError:
+            raise AssertionError(f"wall-clock runs still being sent: {outcomes}") from None
+
+    async def _until_runs_finished(
+        self, rows: dict[str, int], outcomes: dict[str, list[str]]
+    ) -> None:
         assert self.services is not None and self.services.scheduler is not None
         scheduler = self.services.scheduler
-        async with asyncio.timeout(WAIT):
-            while True:
-                for i in range(rows):
-                    row = await scheduler.find("main", f"w{i}")
-                    runs = await scheduler.runs(row.id) if row is not None else []
-                    outcomes[f"w{i}"] = [r.outcome for r in runs]
-                if all(o and "sending" not in o for o in outcomes.values()):
-                    return
-                await asyncio.sleep(0.05)
+        while True:
+            for name, schedule_id in rows.items():
+                outcomes[name] = [r.outcome for r in await scheduler.runs(schedule_id)]
+            if all(o and "sending" not in o for o in outcomes.values()):
+                return
+            await asyncio.sleep(0.05)
 
     async def guard_idle(self, checks: int) -> None:
         assert self.services is not None
@@ -217,12 +225,14 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
         for i in range(trial.game):
             await pack.schedule(f"say run-g{i}", 0, "t", f"g{i}",
                                 at_tick=base + trial.due_from + i * trial.due_step)  # fmt: skip
+        wall_rows: dict[str, int] = {}
         for i in range(trial.wall):
             delay = trial.wall_from + i * trial.wall_step
-            await services.scheduler.create(
+            row = await services.scheduler.create(
                 server="main", command=f"say run-w{i}", task_id=f"w{i}", created_by=CREATOR,
                 when=f"in {max(1, round(delay))}s",
             )  # fmt: skip
+            wall_rows[f"w{i}"] = row.id
         made_at = await rig.game_time()
         if trial.save != "none" and made_at < base + trial.save_at < base + trial.kill_at:
             saved_at = base + trial.save_at  # the autosave's game time
@@ -248,7 +258,7 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
         last_due = base + trial.due_from + trial.game * trial.due_step
         await rig.until_time(last_due + 40)
         if trial.wall:
-            await rig.wall_runs_finished(trial.wall, outcomes)
+            await rig.wall_runs_finished(wall_rows, outcomes)
             await services.scheduler.settled()
         await asyncio.sleep(0.3)  # the tail of the log, and any late alert
         after = count_runs(world, names)
