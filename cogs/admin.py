@@ -134,8 +134,9 @@ class AdminCog(commands.Cog, name="Admin"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         done = await admin.setup(self.bot.ops, self.bot.caller(interaction), request)
         await interaction.followup.send(done.text[:2000], ephemeral=True)
-        if done.selftest is not None:
-            await interaction.followup.send(selftest_message(done.selftest), ephemeral=True)
+        if done.report.ok:  # the pack is in place: prove it works there
+            tested = await admin.selftest(self.bot.ops, self.bot.caller(interaction), request)
+            await interaction.followup.send(selftest_message(tested.result), ephemeral=True)
 
     @server_command(
         "Prove the pack works on the server: live checks, one line each (about 5 s).",

@@ -254,10 +254,11 @@ async def setup(name: str) -> Any:
     server = server_named(name)
     try:
         done = await actions.setup(g.user, server)
+        tested = await actions.selftest(g.user, server) if done.report.ok else None
     except errors.BotError as exc:
         return _refusal(exc)
-    tested = _selftest_json(done.selftest) if done.selftest is not None else None
-    return {"outcome": done.text, "ok": done.report.ok, "selftest": tested}
+    found = _selftest_json(tested.result) if tested is not None else None
+    return {"outcome": done.text, "ok": done.report.ok, "selftest": found}
 
 
 @blueprint.post("/servers/<name>/selftest")
