@@ -9,6 +9,8 @@ import asyncio
 import threading
 from pathlib import Path
 
+import pytest
+
 from bot.errors import ServerUnavailable
 from bot.minecraft.rcon import RconClient
 from mcsim.server import Server
@@ -32,6 +34,7 @@ def write_loop_pack(world: Path) -> None:
     (fn / "loop.mcfunction").write_text("scoreboard players add #n o 1\nfunction t:loop\n")
 
 
+@pytest.mark.slow
 async def test_stop_and_restart_with_a_command_in_flight(tmp_path: Path) -> None:
     world = tmp_path / "world"
     write_loop_pack(world)

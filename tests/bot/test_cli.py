@@ -72,6 +72,7 @@ def test_check_reports_each_part(tmp_path: Path, live: PackSim) -> None:
     assert PASSWORD not in out + proc.stderr
 
 
+@pytest.mark.slow
 def test_check_names_the_allow_list_and_a_damaged_pack(tmp_path: Path, live: PackSim) -> None:
     env = env_for(tmp_path, [server_entry(live)])
     proc = bot(tmp_path, "check", env=env)
@@ -173,6 +174,7 @@ def test_run_needs_a_token(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "DOOM_DISCORD_TOKEN" in proc.stderr
 
 
+@pytest.mark.slow
 def test_no_server_and_no_token_is_the_console_on_an_embedded_world(tmp_path: Path) -> None:
     proc = bot(tmp_path, env=env_for(tmp_path), stdin="")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -180,6 +182,7 @@ def test_no_server_and_no_token_is_the_console_on_an_embedded_world(tmp_path: Pa
     assert (tmp_path / "botdata" / "world" / "datapacks" / "doom.schedule").is_dir()
 
 
+@pytest.mark.slow
 def test_check_on_the_embedded_world(tmp_path: Path) -> None:
     proc = bot(tmp_path, "check", env=env_for(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr

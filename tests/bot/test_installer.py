@@ -437,6 +437,7 @@ async def test_mcsim_install_then_upgrade_keeps_queued_tasks(
     assert installer.software.family == want
 
 
+@pytest.mark.slow
 async def test_mcsim_disabled_pack_is_enabled_again(mcsim_world: tuple[Server, Path]) -> None:
     server, world = mcsim_world
     installer, rcon = _mcsim_installer(server, world, bundled_datapack())

@@ -103,6 +103,7 @@ def test_schedule_show_list_with_long_inputs(
     drive(server, tmp_path, steps)
 
 
+@pytest.mark.slow
 @SLOW
 @given(task_id=st.one_of(ids, odd_ids), prefix=st.one_of(ids, odd_ids).map(lambda p: p[:32]))
 def test_every_id_command_with_unusual_ids(

@@ -58,6 +58,7 @@ def answered(exchange: Exchange) -> Exchange:
     return exchange
 
 
+@pytest.mark.slow
 async def test_every_command_defers_before_it_waits_on_rcon(slow: tuple[Harness, SlowRcon]) -> None:
     h, proxy = slow
     for i in range(12):  # more than a page of /list

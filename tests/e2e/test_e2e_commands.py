@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from bot.minecraft.installer import bundled_datapack, pack_version_of
 from bot.minecraft.server_files import version_from_logs
 from bot.slash.local_http import RateLimits
@@ -172,6 +174,7 @@ async def test_deny_listed_commands_are_refused_however_deep(live: Harness, mc: 
     assert await queue_of(live) == before
 
 
+@pytest.mark.slow
 async def test_status_and_setup(live: Harness, mc: Server) -> None:
     status = await live.run("status", ADMIN)
     fields = {f["name"]: f["value"] for f in status.embeds[0]["fields"]}
@@ -208,6 +211,7 @@ def paced_posts(live: Harness) -> None:
     live.discord.rate_limits = RateLimits({"POST /channels/{channel_id}/messages": (5, 2.0)})
 
 
+@pytest.mark.slow
 async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
     paced_posts(live)
     await live.run("schedule", MOD, run="say a", time=500, id="au")
@@ -233,6 +237,7 @@ async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
     assert posted == [f"/{a}" for a in actions]  # all of them, in order
 
 
+@pytest.mark.slow
 async def test_close_posts_the_audit_entries_still_queued(live: Harness, mc: Server) -> None:
     live.bot.audit_drain = 10.0  # the bot's own default: shutdown waits for the paced posts
     paced_posts(live)

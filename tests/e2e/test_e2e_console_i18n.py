@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
 LINES = "/help\n/schedule run:op Steve time:1 id:bad\nquit\n"
@@ -31,6 +33,7 @@ def console(tmp_path: Path, *args: str, **env_extra: str) -> subprocess.Complete
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     done = console(tmp_path, DOOM_LOCALE="zh_CN")
     assert done.returncode == 0, done.stderr
@@ -53,6 +56,7 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     assert "voice will NOT be supported" not in logged
 
 
+@pytest.mark.slow
 def test_verbose_shows_the_log_lines_and_the_system_locale_applies(tmp_path: Path) -> None:
     done = console(tmp_path, "-v", LANG="zh_CN.UTF-8")
     assert done.returncode == 0, done.stderr
@@ -63,6 +67,7 @@ def test_verbose_shows_the_log_lines_and_the_system_locale_applies(tmp_path: Pat
     assert "voice will NOT be supported" not in done.stderr
 
 
+@pytest.mark.slow
 def test_english_without_doom_locale_or_a_chinese_system(tmp_path: Path) -> None:
     done = console(tmp_path)
     assert done.returncode == 0, done.stderr

@@ -76,6 +76,7 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
         term.close()
 
 
+@pytest.mark.slow
 def test_typing_schedule_then_list_in_a_terminal(terminal: Terminal) -> None:
     terminal.expect("type /help, or quit")
     terminal.expect("> ")  # a prompt, since this is a terminal
@@ -93,6 +94,7 @@ def test_typing_schedule_then_list_in_a_terminal(terminal: Terminal) -> None:
     assert "Traceback" not in terminal.screen
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_the_prompt_ends_the_console(terminal: Terminal) -> None:
     """Ctrl-C while the console waits for a line: it ends at once, without another Enter (a
     read waiting in the default executor used to hold asyncio.run's shutdown until one came)."""

@@ -177,6 +177,7 @@ async def test_the_console_shows_the_same_refusal(live: Harness, mc: Server) -> 
     assert mc.storage("doom.schedule:data")["queue"] == []
 
 
+@pytest.mark.slow
 async def test_status_finds_a_damaged_pack_and_setup_repairs_it(live: Harness, mc: Server) -> None:
     """What the attacks above did to the pack before they were refused: /status names it and
     says to run /setup; after /setup it is whole again."""

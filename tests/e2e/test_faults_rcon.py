@@ -77,6 +77,7 @@ async def test_a_drop_before_the_submit_ran_says_nothing_changed(
     assert queued(mc) == ["greet"]  # once: the first try left nothing behind
 
 
+@pytest.mark.slow
 async def test_a_server_that_never_answers_is_not_answering_in_both_languages(
     tmp_path: Path,
 ) -> None:

@@ -41,6 +41,7 @@ async def bot(flavoured: Server, tmp_path: Path) -> AsyncIterator[Harness]:
         await harness.close()
 
 
+@pytest.mark.slow
 async def test_status_names_the_software_and_setup_never_reloads_plugins(
     bot: Harness, flavoured: Server
 ) -> None:

@@ -163,6 +163,7 @@ async def test_a_damaged_pack_is_shown_on_the_servers_page_and_in_the_api(
     ), html
 
 
+@pytest.mark.slow
 async def test_setup_and_selftest_from_the_api_are_for_admins(dash: Dash, admin: Client) -> None:
     csrf = {"X-CSRF-Token": await admin.csrf()}
     status, body = await admin.post("/api/servers/main/setup", headers=csrf)
