@@ -26,7 +26,7 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
-from web.inputs import MAX_ID
+from web.inputs import MAX_ID, refusal
 from web.servers import (
     LISTS,
     MAX_PAGE,
@@ -70,17 +70,6 @@ class AuditQuery(BaseModel):
     server: str = ""
     action: str = ""
     before: Id = None
-
-
-def _refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:
-    """400 with the sentence and the input at fault: the error's own field, else `field`
-    for what this route checks (the command's text, a task id)."""
-    if isinstance(exc, errors.ValidationError) and exc.field is not None:
-        field = exc.field
-    body: dict[str, Any] = {"error": str(exc), "field": field}
-    if isinstance(exc, errors.CommandParseError):
-        body.update(caret=exc.caret(), column=exc.column, field="run")
-    return body, 400
 
 
 @blueprint.get("/me")
@@ -127,7 +116,7 @@ async def tasks(name: str, which: str, query_args: ListQuery) -> Any:
     try:
         rows, total = await list_page(server, which, number, search)
     except errors.ValidationError as exc:  # not an id the pack can hold
-        return _refusal(exc, "id")
+        return refusal(exc, "id")
     return {"server": name, "list": which, "page": number, "total": total, "tasks": rows}
 
 
@@ -140,7 +129,7 @@ async def show(name: str, task_id: str) -> Any:
     try:
         task = await first_task(server, task_id)
     except errors.BotError as exc:
-        return _refusal(exc, "task_id")
+        return refusal(exc, "task_id")
     if task is None:
         raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
     return task_row(task, server)
@@ -160,7 +149,7 @@ async def schedule(name: str, data: ScheduleRequest) -> Any:
     try:
         made = await actions.schedule(g.user, server, data)
     except errors.BotError as exc:
-        return _refusal(exc, "run")
+        return refusal(exc, "run")
     task = task_row(made.task, server) if made.task else None
     planned = planned_row(made.planned) if made.planned is not None else None
     return {"outcome": made.text, "task": task, "planned": planned}, 201
@@ -178,7 +167,7 @@ async def schedule_dynamic(name: str, data: DynamicFields) -> Any:
     try:
         made = await actions.schedule_dynamic(g.user, server, data)
     except errors.BotError as exc:
-        return _refusal(exc, "run")
+        return refusal(exc, "run")
     return {"outcome": made.text, "id": made.task_id}, 201
 
 
@@ -191,7 +180,7 @@ async def game_time(name: str) -> Any:
     try:
         clock = await actions.game_time(g.user, server)
     except errors.BotError as exc:
-        return _refusal(exc)
+        return refusal(exc)
     return {"server": name, "game_time": clock.ticks, "day": clock.day, "tps": clock.tps}
 
 
@@ -210,7 +199,7 @@ async def change(name: str, task_id: str, verb: str) -> Any:
     try:
         return {"outcome": await verbs[verb](g.user, server, task_id)}
     except errors.BotError as exc:
-        return _refusal(exc, "task_id")
+        return refusal(exc, "task_id")
 
 
 @blueprint.post("/servers/<name>/planned/<plan_id>/<verb>")
@@ -223,7 +212,7 @@ async def change_planned(name: str, plan_id: str, verb: str) -> Any:
     try:
         return {"outcome": await actions.change_planned(g.user, server, plan_id, verb)}
     except errors.BotError as exc:
-        return _refusal(exc)
+        return refusal(exc)
 
 
 @blueprint.post("/servers/<name>/clear")
@@ -256,7 +245,7 @@ async def setup(name: str) -> Any:
         done = await actions.setup(g.user, server)
         tested = await actions.selftest(g.user, server) if done.report.ok else None
     except errors.BotError as exc:
-        return _refusal(exc)
+        return refusal(exc)
     found = _selftest_json(tested.result) if tested is not None else None
     return {"outcome": done.text, "ok": done.report.ok, "selftest": found}
 
@@ -271,7 +260,7 @@ async def selftest(name: str) -> Any:
     try:
         tested = await actions.selftest(g.user, server)
     except errors.BotError as exc:
-        return _refusal(exc)
+        return refusal(exc)
     return {"outcome": tested.text, **_selftest_json(tested.result)}
 
 

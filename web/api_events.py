@@ -17,6 +17,7 @@ from bot.store.guild_events import EventRow
 from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import state
+from web.inputs import refusal
 
 blueprint = Blueprint("api_events", __name__, url_prefix="/api")
 
@@ -45,11 +46,6 @@ def event_json(row: EventRow) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _refused(exc: errors.BotError) -> tuple[dict[str, Any], int]:
-    field = exc.field if isinstance(exc, errors.ValidationError) else None
-    return {"error": str(exc), "field": field}, 400
-
-
 def _ops() -> Any:
     return state().bot.ops
 
@@ -65,7 +61,7 @@ async def listed(query_args: EventListQuery) -> Any:
             _ops(), caller(g.user), discord_events.EventList(server=query_args.server)
         )
     except errors.BotError as exc:
-        return _refused(exc)
+        return refusal(exc)
     return {"events": [event_json(r) for r in found.rows], "note": found.note}
 
 
@@ -80,7 +76,7 @@ async def create(data: discord_events.EventRequest) -> Any:
     try:
         made = await discord_events.create(_ops(), caller(g.user), data)
     except errors.BotError as exc:
-        return _refused(exc)
+        return refusal(exc)
     return {"outcome": made.text, "event": event_json(made.row)}, 201
 
 
@@ -95,7 +91,7 @@ async def edit(event: str, data: EventChanges) -> Any:
     try:
         changed = await discord_events.edit(_ops(), caller(g.user), request)
     except errors.BotError as exc:
-        return _refused(exc)
+        return refusal(exc)
     return {"outcome": changed.text, "event": event_json(changed.row)}
 
 
@@ -110,5 +106,5 @@ async def cancel(event: str) -> Any:
             _ops(), caller(g.user), discord_events.EventRef(event=event)
         )
     except errors.BotError as exc:
-        return _refused(exc)
+        return refusal(exc)
     return {"outcome": cancelled.text, "event": event_json(cancelled.row)}

@@ -9,7 +9,7 @@ the route runs: over the limit it is a 413 for every route, whatever the content
 
 from __future__ import annotations
 
-__all__ = ["MAX_ID", "body_refusal", "limit_body", "too_large", "whole_number"]
+__all__ = ["MAX_ID", "body_refusal", "limit_body", "refusal", "too_large", "whole_number"]
 
 from typing import Any
 
@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from bot import errors
 from bot.i18n import _
 from bot.i18n.formats import number
 from web.context import WebError
@@ -91,3 +92,14 @@ def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
         said = rule(field) if rule is not None else None
         text = said or _("`{field}`: {error}", field=field, error=first["msg"])
     return text, field
+
+
+def refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:
+    """An API's 400 with the sentence and the input at fault: the error's own field, else
+    `field` for what the route checks (the command's text, a task id)."""
+    if isinstance(exc, errors.ValidationError) and exc.field is not None:
+        field = exc.field
+    body: dict[str, Any] = {"error": str(exc), "field": field}
+    if isinstance(exc, errors.CommandParseError):
+        body.update(caret=exc.caret(), column=exc.column, field="run")
+    return body, 400

@@ -21,6 +21,7 @@ __all__ = [
     "size",
 ]
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from bot.operations.caller import Caller
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
+    from bot.wallclock.scheduler import Scheduler
 
 
 class TaskRef(BaseModel):
@@ -69,67 +71,76 @@ async def _planned(ops: Operations, target: ServerServices, task_id: str) -> Sch
     return None if scheduler is None else await scheduler.find(target.name, task_id)
 
 
-async def cancel(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
-    ops.require(caller, Rank.MODERATOR, "/cancel")
+# what a change by id does: to the planned row of that id (its sentence), else to the pack's
+# task (done?, its sentence)
+PlannedChange = Callable[["Scheduler", "Schedule"], Awaitable[str]]
+PackChange = Callable[["ServerServices", str], Awaitable[tuple[bool, str]]]
+
+
+async def _by_id(
+    ops: Operations, caller: Caller, req: TaskRef, verb: str, planned: PlannedChange,
+    queued: PackChange,
+) -> Changed:  # fmt: skip
+    """cancel, pause or resume: a planned wall-clock row of that id first, as every face has
+    it, else the pack's first task with that id; audited either way."""
+    ops.require(caller, Rank.MODERATOR, f"/{verb}")
     target = ops.server(req.server)
     row = await _planned(ops, target, req.id)
     if row is not None:
-        await ops.scheduler().cancel(row.id)
-        text = _("Cancelled the planned schedule `{id}` on {server}.", id=req.id,
-                 server=target.name)  # fmt: skip
-        done = True
+        done, text = True, await planned(ops.scheduler(), row)
     else:
-        done = await target.pack.cancel_one(req.id)
-        text = (
-            _("Cancelled `{id}`.", id=req.id)
-            if done
-            else _("No task `{id}` on {server}.", id=req.id, server=target.name)
-        )
-    await ops.audit(caller, target, "cancel", {"id": req.id}, text)
+        done, text = await queued(target, req.id)
+    await ops.audit(caller, target, verb, {"id": req.id}, text)
     return Changed(target, text, done)
+
+
+async def _cancel_planned(scheduler: Scheduler, row: Schedule) -> str:
+    await scheduler.cancel(row.id)
+    return _("Cancelled the planned schedule `{id}` on {server}.", id=row.task_id,
+             server=row.server)  # fmt: skip
+
+
+async def _cancel_queued(target: ServerServices, task_id: str) -> tuple[bool, str]:
+    if await target.pack.cancel_one(task_id):
+        return True, _("Cancelled `{id}`.", id=task_id)
+    return False, _("No task `{id}` on {server}.", id=task_id, server=target.name)
+
+
+async def _pause_planned(scheduler: Scheduler, row: Schedule) -> str:
+    await scheduler.pause(row.id)
+    return _("Paused the planned schedule `{id}`: it does not run until resumed.", id=row.task_id)
+
+
+async def _pause_queued(target: ServerServices, task_id: str) -> tuple[bool, str]:
+    if await target.pack.pause(task_id):
+        return True, _("Paused `{id}`.", id=task_id)
+    return False, _("No queued task `{id}` on {server}.", id=task_id, server=target.name)
+
+
+async def _resume_planned(scheduler: Scheduler, row: Schedule) -> str:
+    due = (await scheduler.resume(row.id)).next_due
+    if due is None:
+        return _("Resumed the planned schedule `{id}`.", id=row.task_id)
+    return _("Resumed the planned schedule `{id}`: next run {when}.", id=row.task_id,
+             when=f"<t:{int(due.timestamp())}:F>")  # fmt: skip
+
+
+async def _resume_queued(target: ServerServices, task_id: str) -> tuple[bool, str]:
+    if await target.pack.resume(task_id):
+        return True, _("Resumed `{id}`.", id=task_id)
+    return False, _("No paused task `{id}` on {server}.", id=task_id, server=target.name)
+
+
+async def cancel(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
+    return await _by_id(ops, caller, req, "cancel", _cancel_planned, _cancel_queued)
 
 
 async def pause(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
-    ops.require(caller, Rank.MODERATOR, "/pause")
-    target = ops.server(req.server)
-    row = await _planned(ops, target, req.id)
-    if row is not None:
-        await ops.scheduler().pause(row.id)
-        text = _("Paused the planned schedule `{id}`: it does not run until resumed.", id=req.id)
-        done = True
-    else:
-        done = await target.pack.pause(req.id)
-        text = (
-            _("Paused `{id}`.", id=req.id)
-            if done
-            else _("No queued task `{id}` on {server}.", id=req.id, server=target.name)
-        )
-    await ops.audit(caller, target, "pause", {"id": req.id}, text)
-    return Changed(target, text, done)
+    return await _by_id(ops, caller, req, "pause", _pause_planned, _pause_queued)
 
 
 async def resume(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
-    ops.require(caller, Rank.MODERATOR, "/resume")
-    target = ops.server(req.server)
-    row = await _planned(ops, target, req.id)
-    if row is not None:
-        resumed = await ops.scheduler().resume(row.id)
-        due = resumed.next_due
-        if due is not None:
-            text = _("Resumed the planned schedule `{id}`: next run {when}.", id=req.id,
-                     when=f"<t:{int(due.timestamp())}:F>")  # fmt: skip
-        else:
-            text = _("Resumed the planned schedule `{id}`.", id=req.id)
-        done = True
-    else:
-        done = await target.pack.resume(req.id)
-        text = (
-            _("Resumed `{id}`.", id=req.id)
-            if done
-            else _("No paused task `{id}` on {server}.", id=req.id, server=target.name)
-        )
-    await ops.audit(caller, target, "resume", {"id": req.id}, text)
-    return Changed(target, text, done)
+    return await _by_id(ops, caller, req, "resume", _resume_planned, _resume_queued)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.cogs.harness import Harness, make_settings
+from tests.cogs.harness import MOD, Harness, make_settings
 from tests.fixtures import following, server_config
 from tests.web.webdash import (
     ARTIFACTS,
@@ -67,6 +67,14 @@ async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIter
     finally:
         await web.stop()
         await harness.close()
+
+
+@pytest.fixture
+async def kept(dash: Dash) -> AsyncIterator[Dash]:
+    """The dashboard with one task `keep` queued from Discord."""
+    reply = await dash.harness.run("schedule", MOD, run="say keep", time=900, id="keep")
+    assert "Scheduled `keep`" in reply.text
+    yield dash
 
 
 @pytest.fixture

@@ -11,18 +11,13 @@ from typing import Any
 import pytest
 
 from tests.cogs.harness import ADMIN, MOD
-from tests.web.webdash import Dash
+from tests.web.webdash import Dash, queue_ids
 from web.auth import LINK_TTL
 
 # every test here takes seconds (a real browser, a server at 20 TPS, processes)
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 20_000  # ms: generous, the machine is shared
-
-
-def queue_ids(dash: Dash) -> list[str]:
-    data = dash.mc.storage("doom.schedule:data")
-    return [str(t["id"]) for t in data.get("queue", [])]  # type: ignore[union-attr]
 
 
 async def open_session(browser: Any, dash: Dash, user: Any = MOD, **context: Any) -> Any:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -36,13 +35,6 @@ FUZZ = settings(
 )  # fmt: skip
 # the values the routes know, so that generated input reaches past "no such server"
 KNOWN = {"name": "main", "which": "queue", "verb": "pause", "task_id": "keep", "plan_id": "1"}
-
-
-@pytest.fixture
-async def kept(dash: Dash) -> AsyncIterator[Dash]:
-    reply = await dash.harness.run("schedule", MOD, run="say keep", time=900, id="keep")
-    assert "Scheduled `keep`" in reply.text
-    yield dash
 
 
 async def bearer(dash: Dash, user: User) -> str:

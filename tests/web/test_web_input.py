@@ -16,21 +16,9 @@ import pytest
 
 from tests.cogs.harness import ADMIN, MOD
 from tests.web.webclient import Client
-from tests.web.webdash import Dash
+from tests.web.webdash import Dash, queue_ids
 from web import server as web_server
 from web.server import WebServer
-
-
-def queue_ids(dash: Dash) -> list[str]:
-    data = dash.mc.storage("doom.schedule:data")
-    return [str(t["id"]) for t in data.get("queue", [])]  # type: ignore[union-attr]
-
-
-@pytest.fixture
-async def kept(dash: Dash) -> AsyncIterator[Dash]:
-    reply = await dash.harness.run("schedule", MOD, run="say keep", time=900, id="keep")
-    assert "Scheduled `keep`" in reply.text
-    yield dash
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from tests.cogs.harness import ADMIN, MOD, OTHER_ROLE
 from tests.web.webclient import Client
-from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash
+from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash, queue_ids
 from web.app import create_app
 
 READS = [
@@ -34,19 +34,6 @@ API_WRITES = [
     ("/api/servers/main/tasks/keep/cancel", {}),
     ("/api/servers/main/clear", {"confirm": True}),
 ]
-
-
-def queue_ids(dash: Dash) -> list[str]:
-    data = dash.mc.storage("doom.schedule:data")
-    return [str(t["id"]) for t in data.get("queue", [])]  # type: ignore[union-attr]
-
-
-@pytest.fixture
-async def kept(dash: Dash) -> AsyncIterator[Dash]:
-    """The dashboard with one task `keep` queued from Discord."""
-    reply = await dash.harness.run("schedule", MOD, run="say keep", time=900, id="keep")
-    assert "Scheduled `keep`" in reply.text
-    yield dash
 
 
 @pytest.fixture

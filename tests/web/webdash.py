@@ -61,3 +61,8 @@ class Dash:
         found = LINK.search(reply.text)
         assert found, reply.text
         return found.group(1)
+
+
+def queue_ids(dash: Dash) -> list[str]:
+    data = dash.mc.storage("doom.schedule:data")
+    return [str(t["id"]) for t in data.get("queue", [])]  # type: ignore[union-attr]
