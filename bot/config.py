@@ -211,6 +211,9 @@ class Settings(BaseSettings):
     # and how late (seconds) a run may still start after the bot or the server was away
     timezone: str = "UTC"
     max_late: float = Field(default=600.0, gt=0)
+    # seconds of game time the pack holds its due tasks after each load until the crash guard
+    # has compared them with the ledger (cfg.hold); 0: no hold
+    crash_hold: float = Field(default=30.0, ge=0, le=3600)
     # --- the web dashboard (web/): served only when web_port is set ---
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = "127.0.0.1"

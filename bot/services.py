@@ -259,7 +259,7 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
     events, kind = _event_source(server, settings, pack, store, properties)
     # installing copies files into the world: only possible when the bot can see it
     installer = PackInstaller(rcon, server) if server.world_dir is not None else None
-    guard = _crash_guard(rcon, pack, events, store)
+    guard = _crash_guard(rcon, pack, events, store, hold_ticks=round(settings.crash_hold * 20))
     guarded = _guarded(events, guard)
     return ServerServices(
         server, rcon, pack, checker, guarded, installer, kind, version, properties, guard=guard
@@ -267,8 +267,9 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
 
 
 def _crash_guard(
-    rcon: RconClient, pack: PackClient, events: EventSource, store: AuditStore
-) -> CrashGuard:
+    rcon: RconClient, pack: PackClient, events: EventSource, store: AuditStore, *,
+    hold_ticks: int,
+) -> CrashGuard:  # fmt: skip
     """The server's ledger (fed by the pack client) and the guard that restores from it."""
     from bot.events.log_tail import LogTailer
     from bot.minecraft.crash_guard import CrashGuard
@@ -276,7 +277,11 @@ def _crash_guard(
 
     ledger = Ledger(store.db, pack.server.name)
     pack.recorder = ledger
-    guard = CrashGuard(ledger, pack)
+    tailer = events if isinstance(events, LogTailer) else None
+    guard = CrashGuard(
+        ledger, pack, hold_ticks=hold_ticks,
+        caught_up=tailer.caught_up if tailer is not None else None,
+    )  # fmt: skip
     rcon.on_reconnect.append(guard.notice_reconnect)
     if isinstance(events, LogTailer):
         events.on_server_started.append(guard.notice_start)

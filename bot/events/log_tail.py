@@ -57,6 +57,9 @@ _SAVE_EVERY = 5.0  # seconds between saves of progress that carried no event
 # The dedicated server's "started" line (MinecraftDedicatedServer.setupServer; RCON opens
 # right after it): a server that logs it has just (re)started from its last save.
 _STARTED = re.compile(r'^Done \(\d+(?:[.,]\d+)?s\)! For help, type "help"')
+# The pack's #load holding its due tasks for the bot (datapack/README.md, Holding after a load):
+# a start or a /reload, which the crash guard must look at before it releases the hold.
+_HOLDING = re.compile(r"^(?:\[Not Secure\] )?\[Server\] \[doom\.schedule\] holding due tasks ")
 
 
 def _hash(data: bytes) -> str:
@@ -208,6 +211,8 @@ class LogTailer:
         self._started = False  # a start-up line was read; the next event may rewind the count
         self._in_backlog = False
         self.rotations = 0
+        self.end_passes = 0  # times the tailer found nothing new at the end of the live file
+        self._end_pass = asyncio.Event()  # set (and replaced) at each of those
         # set once the start position is fixed: a caller that says "following" waits for it,
         # or lines written before the tailer placed itself at the end would be skipped unseen
         self.ready = asyncio.Event()
@@ -277,6 +282,10 @@ class LogTailer:
                     continue
                 async for ev in self._release(current, final=False):
                     yield ev  # held events whose wait is over
+                if not self._pending and not self._backlog:
+                    self.end_passes += 1  # every event read so far was taken by the consumer
+                    passed, self._end_pass = self._end_pass, asyncio.Event()
+                    passed.set()
                 await self._save(current, force=False)
                 wait = self.poll_interval
                 if self._pending:
@@ -333,6 +342,13 @@ class LogTailer:
             yield ev
             await self._save(src, force=True)
 
+    async def caught_up(self) -> None:
+        """Wait until every line latest.log had when this was called has been read and its
+        events taken by the consumer: two passes that found nothing new (the second one read
+        the file after the call). Never returns while nobody reads the stream: bound it."""
+        for _ in range(2):
+            await self._end_pass.wait()
+
     # -- reading -----------------------------------------------------------------------------
 
     def _parse(self, raw: bytes) -> Event | None:
@@ -343,6 +359,11 @@ class LogTailer:
             message = log_message(line)
             if message is not None and _STARTED.match(message):
                 self._started = not self._in_backlog
+                for listener in self.on_server_started:
+                    listener()
+        elif ev is None and "holding due tasks" in line and not self._in_backlog:
+            message = log_message(line)
+            if message is not None and _HOLDING.match(message):
                 for listener in self.on_server_started:
                     listener()
         if ev is None:

@@ -11,9 +11,17 @@ lists with the bot's record (bot.store.ledger) and makes them agree again:
 - a cancel, pause or resume the server undid is done again, on that very task: the pack's ops
   act on the first task with an id, so a change is only redone when that task is the first
   (else it is listed as not restored); a lost `clear` removes again what it removed;
-- a task that already ran before the crash (its due tick is at or before the last game time
-  the bot saw) is not put in again, and a saved copy of it is taken out, so nothing runs twice;
+- a task that already ran before the crash is not put in again, and a saved copy of it is taken
+  out, so nothing runs twice. A task the bot made carries its key (the pack's `k`), and the pack
+  says each run of it in the log (`event=ran ... k=<key>`), which a crash does not roll back:
+  the guard first waits until the log was read to its end (`caught_up`), then goes by the
+  ledger's record of those lines. Without the log (the ring-buffer source) it also counts a task
+  whose due tick the bot saw pass as run; rows made before keys are compared by serial;
 - tasks made in game, which the bot never touched, are left alone.
+
+The pack holds its due tasks after each #load (cfg.hold, DOOM_CRASH_HOLD) until the guard has
+compared: each check that looked ends with `doom.schedule:release`. The pack's "holding" line
+(a start or a /reload) triggers a check as the start-up line does.
 
 Then it posts ONE alert listing what it restored: an Event of type ``restored_after_crash``,
 handed to the alerts cog through the server's event source (bot.events.guarded).
@@ -100,6 +108,8 @@ def restored_count(event: Event) -> int | None:
 
 
 Sleep = Callable[[float], Awaitable[None]]
+CaughtUp = Callable[[], Awaitable[None]]
+CATCH_UP_WAIT: Final = 10.0  # seconds the guard waits for the log to be read before comparing
 
 
 class CrashGuard:
@@ -113,8 +123,14 @@ class CrashGuard:
         sleep: Sleep = asyncio.sleep,
         retry_initial: float = 1.0,
         retry_max: float = 30.0,
+        hold_ticks: int = 0,
+        caught_up: CaughtUp | None = None,
     ) -> None:
         self.ledger = ledger
+        self.hold_ticks = hold_ticks  # written to the pack's cfg.hold (DOOM_CRASH_HOLD)
+        # the log source's wait for every line written so far (LogTailer.caught_up): the pack's
+        # `ran` lines of the last moments before a crash reach the ledger before it is compared
+        self.caught_up = caught_up
         self.pack = pack
         self.server = ledger.server
         self._sleep = sleep
@@ -202,6 +218,8 @@ class CrashGuard:
         self._full = self._marks = False
         self.checks += 1
         try:
+            if marks or full:
+                await self._catch_up()
             before = await self.ledger.marks()
             pending = before[2]
             if pending is None and (marks or full):
@@ -210,12 +228,25 @@ class CrashGuard:
                 if not await self.ledger.saw(game_time, serial, before) and full:
                     await self.ledger.begin_restore(N_("the server started again"))
                 _, _, pending = await self.ledger.marks()
-            if pending is None:
-                return None
-            return await self.restore(pending)
+            report = None if pending is None else await self.restore(pending)
+            if marks or full or pending is not None:
+                # compared: the pack's hold after its #load (datapack/README.md) may end
+                await self.pack.set_hold(self.hold_ticks)
+                await self.pack.release()
+            return report
         except BaseException:
             self._full, self._marks = self._full or full, self._marks or marks
             raise
+
+    async def _catch_up(self) -> None:
+        if self.caught_up is None:
+            return
+        try:
+            async with asyncio.timeout(CATCH_UP_WAIT):
+                await self.caught_up()
+        except TimeoutError:
+            log.warning("%s: the log was not read to its end in %.0f s; comparing anyway",
+                        self.server, CATCH_UP_WAIT)  # fmt: skip
 
     # -- the restore --------------------------------------------------------------------------
 
@@ -243,7 +274,12 @@ class CrashGuard:
         plan = _Plan(present)
         newer = {e.key: e for e in rows if e.key > pending.first_key}
         for entry in rows:
-            self._compare(entry, plan, now, serial, seen, newer)
+            if entry.bkey is not None and entry.own:
+                # with the log read to its end the ledger knows what ran; else (the ring-buffer
+                # source, whose last events before a crash are lost) the game time seen helps
+                self._compare_keyed(entry, plan, now, None if self.caught_up else seen)
+            else:
+                self._compare(entry, plan, now, serial, seen, newer)
         for clear_time, clear_serial in await self.ledger.unsettled_clears():
             for i, task in enumerate(present):
                 if i not in plan.claimed and task.n <= clear_serial:
@@ -327,6 +363,55 @@ class CrashGuard:
                 plan.finished.append(e)
 
     @staticmethod
+    def _compare_keyed(e: Entry, plan: _Plan, now: int, seen: int | None) -> None:
+        """A row with the bot's key: the pack's task is the one holding that key (a rollback
+        cannot reuse a key as it reuses serials), and what ran is what the pack's `ran` events
+        said (the ledger's state and ran_at); `seen`, when not None, also counts a one-off whose
+        due tick the bot saw pass as run."""
+        i = plan.find(e)
+        task = plan.present[i] if i is not None else None
+        ran_at = e.ran_at
+        if seen is not None and e.interval is None and e.state == "queue" and e.due <= seen:
+            if task is None:
+                plan.finished.append(e)
+                return
+            if task.list == "queue" and _would_rerun(e, now, seen, task.due):
+                plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))  # type: ignore[arg-type]
+                return
+        if seen is not None and e.interval is not None:
+            ran_at = max(ran_at if ran_at is not None else seen, seen)
+        if e.state == "cancelled":
+            if i is not None:
+                plan.remove(i, "cancelled", e.last_op)
+        elif e.state == "done":
+            if i is not None and task is not None:
+                plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
+        elif e.state in ("queue", "offline"):
+            if task is not None and i is not None:
+                if task.list == "paused" and e.last_op == "resume":
+                    plan.resumes.append(i)
+                elif (
+                    e.interval is not None and task.list == "queue" and ran_at is not None
+                    and now < task.due <= ran_at
+                ):  # fmt: skip
+                    # repeating: that boundary ran before the crash; in again at the next one
+                    plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
+                    plan.adds.append((e, _next_due(e, now, ran_at), False, i))
+            else:
+                # parked for its player, or handed over to run at once (a wall-clock run):
+                # due now; else at its own due tick, as it would have run
+                at_once = e.state == "offline" or (
+                    e.request.get("time") == 0 and "tick" not in e.request and e.interval is None
+                )
+                plan.adds.append((e, now + 1 if at_once else e.due, False, None))
+        elif e.state == "paused":
+            if task is not None and i is not None:
+                if task.list != "paused" and e.last_op == "pause":
+                    plan.pauses.append(i)
+            else:
+                plan.adds.append((e, now + (e.remaining or 0), True, None))
+
+    @staticmethod
     def _twin(e: Entry, plan: _Plan, newer: dict[int, Entry]) -> Entry | None:
         """A row made since the restart for the same task (a restore that put it in again,
         then was interrupted before it could mark this row)."""
@@ -385,13 +470,16 @@ class CrashGuard:
         for entry, target, paused, after in plan.adds:
             if after is not None and after not in plan.gone:
                 continue  # its saved copy could not be taken out: reported as such
-            adopted = plan.unclaimed_like(entry, target)
+            adopted = None if entry.bkey is not None else plan.unclaimed_like(entry, target)
             if adopted is not None:
                 await self.ledger.adopt(entry.key, adopted, now)
                 report.add("rescheduled", lazy("{id} (due {due})", id=entry.task_id,
                                                due=adopted.due))  # fmt: skip
                 continue
             label = lazy("{id} (due {due})", id=entry.task_id, due=target)
+            if target <= now and not paused:
+                label = lazy("{id} (due {due}, runs now, {late} ticks late)", id=entry.task_id,
+                             due=target, late=now + 1 - target)  # fmt: skip
             if not paused:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:
@@ -403,7 +491,8 @@ class CrashGuard:
                     await self.ledger.set_state(entry.key, "done", now)
                     continue
                 raise
-            await self.ledger.set_state(entry.key, "replaced", now)
+            if entry.bkey is None:  # a keyed row stays the task's (the recorder updated it)
+                await self.ledger.set_state(entry.key, "replaced", now)
             if paused:
                 instances = await self.pack.instances(entry.task_id)
                 waiting = [t for t in instances if t.list != "paused"]
@@ -423,6 +512,7 @@ class CrashGuard:
             retry=retry if isinstance(retry, int) else 0,
             retry_delay=retry_delay if isinstance(retry_delay, int) else 1,
             interval=entry.interval, at_tick=max(target, 0), as_player=entry.as_player,
+            key=entry.bkey,
         )  # fmt: skip
 
 
@@ -464,12 +554,16 @@ class _Plan:
         self.gone: set[int] = set()
         self._by_n: dict[int, list[int]] = {}
         self._by_id: dict[str, list[int]] = {}
+        self._by_k: dict[str, list[int]] = {}
         for i, task in enumerate(present):
             self._by_n.setdefault(task.n, []).append(i)
+            if task.k is not None:
+                self._by_k.setdefault(task.k, []).append(i)
             self._by_id.setdefault(task.id, []).append(i)
 
     def find(self, e: Entry, *, claimed_ok: bool = False) -> int | None:
-        for i in self._by_n.get(e.n, []):
+        found = self._by_k.get(e.bkey, []) if e.bkey is not None else self._by_n.get(e.n, [])
+        for i in found:
             if e.same_task(self.present[i]) and (claimed_ok or i not in self.claimed):
                 if not claimed_ok:
                     self.claimed.add(i)

@@ -126,10 +126,12 @@ async def hand_over(
     skip_submit: bool = False,
     staged: Staged | None = None,
     now: Callable[[], datetime] = _utcnow,
+    task_key: str | None = None,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
     server already has it (a retry after a drop); `staged`: its request, staged ahead. `now` is
-    the caller's clock; the hand-over's time is when the server's acknowledgement arrived."""
+    the caller's clock; the hand-over's time is when the server's acknowledgement arrived.
+    `task_key`: the queued task's bot key (the crash record's name for it)."""
     serial: int | None = None
     handed = now()
     acked: list[datetime] = []
@@ -151,7 +153,7 @@ async def hand_over(
         task = await pack.schedule(
             command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
             as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
-            on_ack=lambda: acked.append(now()),
+            on_ack=lambda: acked.append(now()), key=task_key,
         )  # fmt: skip
         serial = task.n if task is not None else None
     if acked:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -69,6 +70,12 @@ class Staged:
     request: Mapping[str, str | int]
 
 
+def new_key() -> str:
+    """A new bot key for a task (request `key`, the task's `k`): the bot's own name for it, which
+    a rollback cannot hand out again as it does the pack's serials (bot.store.ledger)."""
+    return secrets.token_hex(8)
+
+
 class PackClient(PackReads):
     """Every doom.schedule call as a typed async method (see docs/interfaces.md, `bot`)."""
 
@@ -86,15 +93,16 @@ class PackClient(PackReads):
         as_player: str | None = None,
         then: str | None = None,
         on_ack: Callable[[], object] | None = None,
+        key: str | None = None,
     ) -> Task | None:
         """Queue `run`; returns the queued task (None if it already ran or left the queue).
 
         `then`: a command the server runs in the same call once the task is queued (see
         bot.minecraft.handover: the mark of a wall-clock hand-over); `on_ack`: called when the
-        submit call returned."""
+        submit call returned; `key`: the task's bot key (a new one by default, see new_key)."""
         check_id(id)
         ticks = check_unit(unit)
-        fields: dict[str, str | int] = {"id": id, "unit": unit}
+        fields: dict[str, str | int] = {"id": id, "unit": unit, "key": key or new_key()}
         if at_tick is not None:
             fields["tick"] = check_ticks(at_tick, lazy("The game tick `at`"))
         else:
@@ -129,13 +137,14 @@ class PackClient(PackReads):
         delay = check_ticks(time, lazy("The delay"), unit_ticks=ticks, unit=unit)
         text = self._check_run(run)
         req = self._next_req()
+        key = new_key()
         command = task_input_command(
-            {"req": req, "run": text, "prefix": prefix, "time": delay, "unit": unit}
+            {"req": req, "run": text, "prefix": prefix, "time": delay, "unit": unit, "key": key}
         )
         out = await self._exchange(command, "doom.schedule:submit", req)
         self._raise_unless_ok(out)
         await self._record_schedule(
-            {"run": text, "prefix": prefix, "time": delay, "unit": unit}, out
+            {"run": text, "prefix": prefix, "time": delay, "unit": unit, "key": key}, out
         )
         new_id = out.get("id")
         if not isinstance(new_id, str):
@@ -145,15 +154,18 @@ class PackClient(PackReads):
         return new_id
 
     async def stage(
-        self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1
-    ) -> Staged:
+        self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1,
+        task_key: str | None = None,
+    ) -> Staged:  # fmt: skip
         """Write a request due now to `doom.schedule:in staged.<key>`, checked as `schedule`
         checks it, for `submit_staged` to queue with one command at its time (the wall-clock
-        hand-over stages a run ahead of its due time). Queues nothing."""
+        hand-over stages a run ahead of its due time). Queues nothing. `task_key`: the task's
+        bot key (a new one by default)."""
         check_id(id)
         if not _KEY.match(key):
             raise ValueError(f"bad staging key {key!r}")
-        fields: dict[str, str | int] = {"id": id, "unit": "tick", "time": 0}
+        fields: dict[str, str | int] = {"id": id, "unit": "tick", "time": 0,
+                                         "key": task_key or new_key()}  # fmt: skip
         if retry:
             fields["retry"] = check_ticks(retry, lazy("The number of retries"))
             fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
@@ -250,6 +262,24 @@ class PackClient(PackReads):
         return done
 
     # -- the crash record -----------------------------------------------------------------------
+
+    async def acknowledged(self, key: str) -> bool:
+        """Whether the record has a task of this bot key, so the server acknowledged it (and the
+        crash guard puts it in again if a rollback lost it): a hand-over retried after a
+        crash must not send it a second time."""
+        knows = getattr(self.recorder, "knows", None)
+        return bool(knows is not None and await knows(key))
+
+    async def set_hold(self, ticks: int) -> None:
+        """Make every #load hold due tasks for up to `ticks` (cfg.hold; 0: no hold) until
+        `release`: the crash guard compares the lists with its record first."""
+        await self.rcon.command(
+            f"data modify storage doom.schedule:data cfg.hold set value {max(int(ticks), 0)}"
+        )
+
+    async def release(self) -> None:
+        """End #load's hold (doom.schedule:release): due tasks run from the next tick."""
+        await self.rcon.command("function doom.schedule:release")
 
     async def serial(self) -> int:
         """The pack's task serial counter (score holder #serial): the `n` of the newest task.

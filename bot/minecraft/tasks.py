@@ -35,6 +35,7 @@ class Task:
     n: int = 0
     retry: int = 0
     late: int = 0
+    k: str | None = None  # the bot's key (request `key`): its name for the task across rollbacks
 
 
 def _int(value: object, default: int = 0) -> int:
@@ -68,6 +69,7 @@ def task_from_storage(value: Mapping[str, object], which: TaskList) -> Task:
         n=_int(value.get("n")),
         retry=_int(value.get("retry")),
         late=_int(value.get("late")),
+        k=key if isinstance(key := value.get("k"), str) and key else None,
     )
 
 

@@ -80,11 +80,22 @@ CREATE TABLE ledger_servers (
     pending TEXT                  -- JSON: a restore that has not finished
 );
 """,
+    """
+ALTER TABLE ledger_tasks ADD COLUMN bkey TEXT;     -- the bot's key of the task (the pack's k)
+ALTER TABLE ledger_tasks ADD COLUMN ran_at INTEGER; -- game time of its last run the log said
+CREATE INDEX ledger_tasks_bkey ON ledger_tasks (server, bkey);
+CREATE TABLE ledger_early (       -- events of a key read before its acknowledgement was recorded
+    server TEXT NOT NULL,
+    bkey TEXT NOT NULL,
+    type TEXT NOT NULL,
+    game_time INTEGER NOT NULL
+);
+""",
 ]
 
 _COLUMNS = (
     "key, task_id, n, run, request, acked_at, due, interval, as_player, own, state, last_op,"
-    " remaining, changed_at"
+    " remaining, changed_at, bkey, ran_at"
 )
 
 
@@ -106,8 +117,12 @@ class Entry:
     last_op: str
     remaining: int | None
     changed_at: int
+    bkey: str | None = None  # the bot's key: names the task in every timeline (own rows)
+    ran_at: int | None = None  # the game time of its last run, from the pack's `ran` event
 
     def same_task(self, task: Task) -> bool:
+        if self.bkey is not None:
+            return task.k == self.bkey
         return task.n == self.n and task.id == self.task_id and task.run == self.run
 
 
@@ -125,7 +140,8 @@ def _entry(row: Sequence[Any]) -> Entry:
     return Entry(
         key=row[0], task_id=row[1], n=row[2], run=row[3], request=json.loads(row[4]),
         acked_at=row[5], due=row[6], interval=row[7], as_player=row[8], own=bool(row[9]),
-        state=row[10], last_op=row[11], remaining=row[12], changed_at=row[13],
+        state=row[10], last_op=row[11], remaining=row[12], changed_at=row[13], bkey=row[14],
+        ran_at=row[15],
     )  # fmt: skip
 
 
@@ -297,17 +313,31 @@ class Ledger:
             return
         interval = self._interval_ticks(request)
         player = request.get("as_player")
+        key = request.get("key")
+        bkey = key if isinstance(key, str) and key else None
 
         def work(db: sqlite3.Connection) -> bool:
             with db:
                 rolled = self._see(db, acked, n, new_task=True)
+                if (
+                    bkey is not None
+                    and db.execute(
+                        "UPDATE ledger_tasks SET n = ?, due = ?, state = 'queue', changed_at = ?"
+                        " WHERE server = ? AND bkey = ?",
+                        (n, due, acked, self.server, bkey),
+                    ).rowcount
+                ):
+                    self._replay_early(db, bkey)
+                    return rolled  # the crash guard put this task in again, under its key
                 db.execute(
-                    f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '')}) VALUES"
-                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'queue', 'schedule', NULL, ?)",
+                    f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'queue', 'schedule', NULL, ?, ?, NULL)",
                     (self.server, task_id, n, str(request.get("run", "")),
                      json.dumps(dict(request)), acked, due, interval,
-                     player if isinstance(player, str) else None, acked),
+                     player if isinstance(player, str) else None, acked, bkey),
                 )  # fmt: skip
+                if bkey is not None:
+                    self._replay_early(db, bkey)
                 self._prune(db)
                 return rolled
 
@@ -360,6 +390,14 @@ class Ledger:
             remaining = max(task.due - now, 0)
         elif op == "resume" and task.remaining is not None:
             due = now + task.remaining
+        if task.k is not None:
+            updated = db.execute(
+                "UPDATE ledger_tasks SET state = ?, last_op = ?, changed_at = ?,"
+                " remaining = ?, due = coalesce(?, due) WHERE server = ? AND bkey = ?",
+                (state, op, now, remaining, due, self.server, task.k),
+            ).rowcount
+            if updated:
+                return
         updated = db.execute(
             "UPDATE ledger_tasks SET state = ?, last_op = ?, changed_at = ?,"
             " remaining = ?, due = coalesce(?, due) WHERE key = (SELECT key FROM ledger_tasks"
@@ -371,8 +409,8 @@ class Ledger:
             return
         # made in game: remembered so that this change can be redone after a crash too
         db.execute(
-            f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '')}) VALUES"
-            " (?, ?, ?, ?, '{}', ?, ?, ?, NULL, 0, ?, ?, ?, ?)",
+            f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
+            " (?, ?, ?, ?, '{}', ?, ?, ?, NULL, 0, ?, ?, ?, ?, NULL, NULL)",
             (self.server, task.id, task.n, task.run, now, due if due is not None else task.due,
              task.interval, state, op, remaining, now),
         )  # fmt: skip
@@ -380,7 +418,12 @@ class Ledger:
     # -- events -------------------------------------------------------------------------------
 
     async def apply_event(self, event: Event) -> None:
-        """What a pack event says about an own task (success is no event: see the module)."""
+        """What a pack event says about an own task: by its key when the event has one (k),
+        else the first row of its id that fits (see the module)."""
+        key = event.details.get("k")
+        if isinstance(key, str) and key:
+            await self._run(lambda db: self._keyed_event(db, event.type, event.game_time, key))
+            return
         changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
                    "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
                    "dropped": ("queue", "done"), "invalid": ("queue", "done")}  # fmt: skip
@@ -412,7 +455,80 @@ class Ledger:
 
         await self._run(work)
 
+    def _replay_early(self, db: sqlite3.Connection, key: str) -> None:
+        early = db.execute(
+            "SELECT type, game_time FROM ledger_early WHERE server = ? AND bkey = ? ORDER BY rowid",
+            (self.server, key),
+        ).fetchall()
+        if not early:
+            return
+        db.execute("DELETE FROM ledger_early WHERE server = ? AND bkey = ?", (self.server, key))
+        for kind, game_time in early:
+            self._keyed_event(db, kind, int(game_time), key, commit=False)
+
+    def _keyed_event(
+        self, db: sqlite3.Connection, kind: str, t: int, key: str, *, commit: bool = True
+    ) -> None:
+        row = db.execute(
+            f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
+        ).fetchone()
+        if row is None:
+            # a task run at once (a hand-over) may say so before its acknowledgement is
+            # recorded: kept for that record (or for nobody: another bot's task, a pruned row)
+            with db:
+                db.execute(
+                    "INSERT INTO ledger_early (server, bkey, type, game_time) VALUES (?, ?, ?, ?)",
+                    (self.server, key, kind, t),
+                )
+                db.execute(
+                    "DELETE FROM ledger_early WHERE server = ? AND rowid <= (SELECT max(rowid)"
+                    " FROM ledger_early) - 10000",
+                    (self.server,),
+                )
+            return
+        entry = _entry(row)
+        state, due, ran_at = entry.state, entry.due, entry.ran_at
+        if kind == "ran":
+            ran_at = t
+            if entry.interval is None:
+                state = "done"
+            else:  # the pack's next boundary: the first due + k*interval after this tick
+                due = entry.due + ((t + 1 - entry.due) // entry.interval + 1) * entry.interval
+                due = max(due, entry.due)
+        elif kind == "retry":
+            delay = entry.request.get("retry_delay", 1)
+            state, due = "queue", t + 1 + (delay if isinstance(delay, int) and delay > 0 else 1)
+        elif kind in ("retry_exhausted", "dropped", "invalid"):
+            state = "done"
+        elif kind == "offline":
+            state = "offline"
+        elif kind == "restored":
+            state, due = "queue", t + 1
+        else:
+            return
+        if entry.state in ("cancelled", "paused") and kind != "ran":
+            return  # the bot changed it since: that stands
+        if entry.state in ("cancelled", "paused"):
+            state = entry.state  # a run the log says late: noted, the bot's change stands
+        update = (
+            "UPDATE ledger_tasks SET state = ?, due = ?, ran_at = ?, changed_at = ? WHERE key = ?"
+        )
+        if not commit:
+            db.execute(update, (state, due, ran_at, t, entry.key))
+            return
+        with db:
+            db.execute(update, (state, due, ran_at, t, entry.key))
+
     # -- what the crash guard reads and writes ------------------------------------------------
+
+    async def knows(self, key: str) -> bool:
+        """Whether a task of this bot key was acknowledged (bot.minecraft.pack_client)."""
+        row = await self._run(
+            lambda db: db.execute(
+                "SELECT 1 FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
+            ).fetchone()
+        )
+        return row is not None
 
     async def entries(self, states: Iterable[str] | None = None) -> list[Entry]:
         wanted = tuple(states) if states is not None else None

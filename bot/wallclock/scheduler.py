@@ -64,6 +64,8 @@ EVENT_BACKLOG = 1000
 # then one round trip, not two. Without a staged request (staging failed, the row was made less
 # than this before its time, the server restarted since) the hand-over writes it then.
 STAGE_LEAD = 2.0
+# pack answers that say the server restarted or dropped mid hand-over, not a refusal
+_TRANSIENT = ("no_input", "no_answer", "bad_reply")
 _STAGE = -1  # the offset of a heap entry that stages (announcements: > 0, the run itself: 0)
 
 
@@ -78,6 +80,11 @@ class _Server(Protocol):
 
 class _Checker(Protocol):
     def check(self, command: str) -> None: ...
+
+
+def _task_key(schedule_id: int, due: float) -> str:
+    """The bot key of a run's task: the same for its staging and every hand-over attempt."""
+    return f"w{schedule_id}d{int(due * 1000)}"
 
 
 class Scheduler:
@@ -383,7 +390,7 @@ class Scheduler:
         try:
             staged = await server.pack.stage(
                 row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
-                retry_delay=row.retry_delay,
+                retry_delay=row.retry_delay, task_key=_task_key(row.id, due),
             )  # fmt: skip
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
@@ -461,6 +468,7 @@ class Scheduler:
     ) -> None:
         """Hand one run over, retrying with back-off until `max_late`; never twice (the mark)."""
         key = f"s{row.id}r{run_id}"
+        task_key = _task_key(row.id, due.timestamp())
         deadline = due + self.max_late
         attempt = 1 if recovered else 0
         waiting_said = False
@@ -478,7 +486,12 @@ class Scheduler:
                         "no_server",
                         lazy("The server {name} is not configured.", name=repr(row.server)),
                     )
-                known = attempt > 0 and await handover.has_mark(server.pack, key)
+                # handed over before: the mark says so, or the crash record (a rollback took
+                # the mark; the crash guard puts the task in again, under its key)
+                known = attempt > 0 and (
+                    await handover.has_mark(server.pack, key)
+                    or await server.pack.acknowledged(task_key)
+                )
                 if not known and not waiting_said and self.clock.now() > deadline:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
@@ -490,9 +503,17 @@ class Scheduler:
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
                     skip_submit=known, staged=staged if attempt == 0 else None,
-                    now=self.clock.now,
+                    now=self.clock.now, task_key=task_key,
                 )  # fmt: skip
             except PackError as e:
+                if e.code in _TRANSIENT:
+                    # the server restarted between the request and its submit (no_input) or
+                    # its answer is lost (no_answer): tried again as a drop is, the mark and
+                    # the crash record keeping it from being sent twice
+                    if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said):
+                        return
+                    attempt += 1
+                    continue
                 if e.code == "player_offline":
                     if not waiting_said:
                         waiting_said = True
@@ -506,22 +527,13 @@ class Scheduler:
                 await self._finished_badly(row, run_id, due, f"failed: {e.code}", e.text)
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
-                now = self.clock.now()
-                if now >= deadline and not waiting_said:
-                    await self._finished_badly(
-                        row,
-                        run_id,
-                        due,
-                        "missed",
-                        lazy("the server was unreachable: {error}", error=e.text),
-                    )
-                    return
-                delay = self.backoff[min(attempt, len(self.backoff) - 1)]
-                attempt += 1  # later attempts write the request anew: drop the staged one
+                # later attempts write the request anew: drop the staged one
                 if staged is not None and server is not None:
                     self._spawn(self._drop_staged(server.pack, staged.key))
                     staged = None
-                await self._sleep(min(delay, (deadline - now).total_seconds()))
+                if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said):
+                    return
+                attempt += 1
                 continue
             break
         late = (result.handed_at - due).total_seconds()
@@ -538,6 +550,23 @@ class Scheduler:
         if server is not None:
             with contextlib.suppress(BotError):
                 await handover.forget_mark(server.pack, key)
+
+    async def _wait_retry(
+        self, row: Schedule, run_id: int, due: datetime, error: BotError, attempt: int,
+        waiting_said: bool,
+    ) -> bool:  # fmt: skip
+        """Sleep before the next hand-over attempt; False (the run is marked missed) once it
+        is later than max_late."""
+        now = self.clock.now()
+        if now >= due + self.max_late and not waiting_said:
+            await self._finished_badly(
+                row, run_id, due, "missed",
+                lazy("the server was unreachable: {error}", error=error.text),
+            )  # fmt: skip
+            return False
+        delay = self.backoff[min(attempt, len(self.backoff) - 1)]
+        await self._sleep(min(delay, (due + self.max_late - now).total_seconds()))
+        return True
 
     async def _finished_badly(
         self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: Text

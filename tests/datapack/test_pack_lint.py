@@ -29,6 +29,7 @@ SAMPLES: dict[str, str] = {
     "retry_delay": "1",
     "interval": "20",
     "tick": "100",
+    "hold": "600",
     "executor": UUID,
     "at": "in minecraft:overworld positioned 12345677.0 63.0 -5.0 positioned ~1.5 ~1.0 ~1.75 "
     "rotated 90.0 -10.0",
@@ -102,7 +103,7 @@ def test_the_pack_has_its_public_functions() -> None:
     public = {
         "schedule", "schedule_with_retry", "schedule_every", "schedule_at", "submit", "call",
         "cancel_one", "cancel_all", "count", "clear", "pause", "resume", "get_time", "__help__",
-        "api/schedule_dynamic", "page", "submit_staged",
+        "api/schedule_dynamic", "page", "submit_staged", "release",
     }  # fmt: skip
     assert public <= names
     for name in public:

@@ -168,7 +168,7 @@ async def test_sigkill_after_the_last_save_loses_nothing_and_runs_nothing_twice(
         await mcsim_world.start()  # the same world and port, from the last save
         await until(lambda: bool(alert_posts(live)))
         [alert] = alert_posts(live)
-        fields = {f["name"]: f["value"] for f in alert["fields"]}  # type: ignore[index]
+        fields = {f["name"]: f["value"] for f in alert["fields"]}  # type: ignore[attr-defined]
         again = fields["scheduled again"]
         assert [t for t in lost if t in again] == list(lost) and "soon" not in again
         assert fields["cancelled again"] == "`cancel1 (cancel_one), cancel2 (cancel_one)`"

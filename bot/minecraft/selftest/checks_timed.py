@@ -201,7 +201,10 @@ class TimedChecks(Base):
 
     async def _ring(self) -> list[Event]:
         marker = self.ids["marker"]
-        return [e for e in await self.pack.events_after(0) if e.task_id == marker]
+        # a `ran` event says each attempt of a task the bot made: the retry check counts outcomes
+        return [
+            e for e in await self.pack.events_after(0) if e.task_id == marker and e.type != "ran"
+        ]
 
     async def _check_marker(self, task: Task | None) -> None:
         """The marker's three runs: on time, each event delivered, retries counted."""
@@ -275,7 +278,10 @@ class TimedChecks(Base):
         if self.probe is None:
             return []
         marker = self.ids["marker"]
-        return sorted((e for e in self.probe.events if e.task_id == marker), key=lambda e: e.seq)
+        return sorted(
+            (e for e in self.probe.events if e.task_id == marker and e.type != "ran"),
+            key=lambda e: e.seq,
+        )
 
     def _probe_failed(self) -> bool:
         return self.probe is not None and self.probe.error is not None

@@ -3,7 +3,8 @@
 # of players online at the stop would otherwise never come back): `scoreboard players set *`
 # reaches offline players too, every score holder the scoreboard knows (players get a
 # doom.schedule.left score when they schedule a task, so each player with tasks is known).
-# No arguments. Changes: objectives doom.schedule*, storages const/data/events, score holders #*,
+# With cfg.hold >= 1 it holds due tasks for that many ticks (core/hold): a #load cannot tell a
+# start from a /reload, so a reload holds too, until released. No arguments. Changes: objectives doom.schedule*, storages const/data/events, score holders #*,
 # doom.schedule.left of every known holder.
 scoreboard objectives add doom.schedule dummy
 scoreboard objectives add doom.schedule.left minecraft.custom:minecraft.leave_game
@@ -20,6 +21,7 @@ execute unless data storage doom.schedule:data cfg.cap run data modify storage d
 execute unless data storage doom.schedule:data cfg.log run data modify storage doom.schedule:data cfg.log set value 1b
 execute unless data storage doom.schedule:data cfg.admins run data modify storage doom.schedule:data cfg.admins set value 1b
 execute unless data storage doom.schedule:data cfg.events_max run data modify storage doom.schedule:data cfg.events_max set value 256
+execute unless data storage doom.schedule:data cfg.hold run data modify storage doom.schedule:data cfg.hold set value 0
 execute unless data storage doom.schedule:data dyn run data modify storage doom.schedule:data dyn set value 0
 execute unless data storage doom.schedule:data stats run data modify storage doom.schedule:data stats set value {deferred:0,late:0}
 execute unless data storage doom.schedule:events seq run data modify storage doom.schedule:events seq set value 0
@@ -29,3 +31,6 @@ data remove storage doom.schedule:data session
 data remove storage doom.schedule:data watch
 schedule clear doom.schedule:core/watch
 function doom.schedule:core/q/head
+scoreboard players set #hold doom.schedule 0
+execute store result score #hold.n doom.schedule run data get storage doom.schedule:data cfg.hold
+execute if score #hold.n doom.schedule matches 1.. run function doom.schedule:core/hold
