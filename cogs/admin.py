@@ -21,7 +21,7 @@ from bot.operations import admin
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
 from bot.operations.status import ServerStatus
-from bot.slash.cog_helpers import audited_reply, server_command
+from bot.slash.cog_helpers import audited_reply, late_followup, server_command
 from bot.slash.fit import pack_embeds
 from bot.slash.permissions import is_admin
 
@@ -136,7 +136,7 @@ class AdminCog(commands.Cog, name="Admin"):
         await interaction.followup.send(done.text[:2000], ephemeral=True)
         if done.report.ok:  # the pack is in place: prove it works there
             tested = await admin.selftest(self.bot.ops, self.bot.caller(interaction), request)
-            await interaction.followup.send(selftest_message(tested.result), ephemeral=True)
+            await late_followup(interaction, selftest_message(tested.result))
 
     @server_command(
         "Prove the pack works on the server: live checks, one line each (about 5 s).",
@@ -147,7 +147,7 @@ class AdminCog(commands.Cog, name="Admin"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         tested = await admin.selftest(self.bot.ops, self.bot.caller(interaction),
                                       ServerRef(server=server))  # fmt: skip
-        await interaction.followup.send(selftest_message(tested.result), ephemeral=True)
+        await late_followup(interaction, selftest_message(tested.result))
 
     @server_command(
         "RCON, pack version, event source, TPS and queue sizes.",

@@ -34,6 +34,7 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
 # the events that are no alert, as the dashboard's feed titles them
 NOTICES: dict[str, Lazy] = {
     "retry": lazy("Task failed: it will be tried again"),
+    "ran": lazy("Task ran"),
 }
 # the alert types as a summary names them
 KINDS: dict[str, Lazy] = {

@@ -14,6 +14,7 @@ __all__ = [
     "TaskId",
     "audited_reply",
     "deferred",
+    "late_followup",
     "server_command",
     "task_command",
     "task_id_autocomplete",
@@ -182,6 +183,28 @@ async def audited_reply(
     """Record the mutation, then tell the invoker its outcome (ephemeral follow-up)."""
     await interaction.client.audit(interaction, server, action, request, outcome)
     await interaction.followup.send(outcome[:2000], ephemeral=True)
+
+
+TOKEN_EXPIRED = 50027  # Discord's "Invalid Webhook Token": the 15 minutes of a follow-up are over
+
+
+async def late_followup(interaction: Interaction, text: str) -> None:
+    """An ephemeral follow-up, or, once Discord's 15 minutes for one are over (a very slow
+    server), the same text in the command's channel, addressed to the invoker: the answer is
+    not lost with the token."""
+    try:
+        await interaction.followup.send(text[:2000], ephemeral=True)
+        return
+    except discord.HTTPException as e:
+        if e.code != TOKEN_EXPIRED or interaction.channel_id is None:
+            raise
+    channel = interaction.client.get_partial_messageable(interaction.channel_id)
+    user = interaction.user
+    late = _(
+        "{user}, the answer to your command came after Discord's 15 minutes:", user=user.mention
+    )
+    only_them = discord.AllowedMentions(users=[user])
+    await channel.send(f"{late}\n{text}"[:2000], allowed_mentions=only_them)
 
 
 class InvokerView(discord.ui.View):

@@ -38,18 +38,20 @@ async def test_poller_reads_the_packs_ring_and_resumes_after_a_restart(
     try:
         poller = StoragePoller(pack, "sim", store, poll_interval=0.01, broadcast_rcon_to_ops=False)
         async with aclosing(poller.events()) as it:
-            first = asyncio.ensure_future(take(it, 2))
+            first = asyncio.ensure_future(take(it, 4))
             # a fresh poller starts after what is already there: wait until it knows where
             await asyncio.wait_for(poller.ready.wait(), WAIT)
             await pack.schedule("function nope:missing", 1, "t", "boom", retry=1, retry_delay=1)
             await asyncio.to_thread(sim.server.step, 3)
             got = await first
         assert [(e.type, e.task_id, e.server) for e in got] == [
+            ("ran", "boom", "sim"),
             ("retry", "boom", "sim"),
+            ("ran", "boom", "sim"),
             ("retry_exhausted", "boom", "sim"),
         ]
-        assert got[0].seq + 1 == got[1].seq
-        assert got[0].details.get("retry") == "0"
+        assert [e.seq for e in got] == [got[0].seq + i for i in range(4)]
+        assert got[1].details.get("retry") == "0"
 
         # down for a while: two events happen; the restarted poller delivers exactly those
         await pack.schedule("nonsense here", 1, "t", "inv1")
@@ -57,15 +59,20 @@ async def test_poller_reads_the_packs_ring_and_resumes_after_a_restart(
         await asyncio.to_thread(sim.server.step, 1)
         again = StoragePoller(pack, "sim", store, poll_interval=0.01, broadcast_rcon_to_ops=False)
         async with aclosing(again.events()) as it:
-            later = await take(it, 2)
+            later = await take(it, 4)
             extra = asyncio.ensure_future(anext(it))
             await asyncio.sleep(0.2)  # many polls: nothing else may come
             assert not extra.done()
             extra.cancel()
             with suppress(asyncio.CancelledError, StopAsyncIteration):
                 await extra
-        assert [(e.type, e.task_id) for e in later] == [("invalid", "inv1"), ("invalid", "inv2")]
-        assert [e.seq for e in later] == [got[1].seq + 1, got[1].seq + 2]
+        assert [(e.type, e.task_id) for e in later] == [
+            ("ran", "inv1"),
+            ("invalid", "inv1"),
+            ("ran", "inv2"),
+            ("invalid", "inv2"),
+        ]
+        assert [e.seq for e in later] == [got[3].seq + i for i in range(1, 5)]
     finally:
         await pack.rcon.close()
         await store.close()

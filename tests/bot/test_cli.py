@@ -208,10 +208,11 @@ async def test_events_prints_events_as_they_come_and_stops_on_ctrl_c(
         finally:
             await pack.rcon.close()
         lines = []
-        for _ in range(2):
+        for _ in range(4):  # each attempt of a task the bot made says ran first
             lines.append((await asyncio.wait_for(proc.stdout.readline(), 30)).decode())
-        assert " retry id=boom " in lines[0] and "retry=0" in lines[0]
-        assert " retry_exhausted id=boom " in lines[1]
+        assert " ran id=boom " in lines[0] and " ran id=boom " in lines[2]
+        assert " retry id=boom " in lines[1] and "retry=0" in lines[1]
+        assert " retry_exhausted id=boom " in lines[3]
         assert lines[0].startswith("[sim] seq=")
         proc.send_signal(signal.SIGINT)
         assert await asyncio.wait_for(proc.wait(), 30) == 0

@@ -22,6 +22,7 @@ from tests.bot.pack_sim import PASSWORD, AcceptAll, PackSim, make_world
 
 WAIT = 10.0
 BURST = 6
+PAIRS = [(kind, f"b{i}") for i in range(BURST) for kind in ("ran", "invalid")]
 
 
 @pytest.fixture(params=sorted(FLAVOURS))
@@ -40,7 +41,8 @@ async def take(it: AsyncIterator[Event], n: int) -> list[Event]:
 
 
 async def _invalid_tasks(sim: PackSim, ids: list[str]) -> None:
-    """Tasks the pack refuses when due: one `invalid` event each, all in the same tick."""
+    """Tasks the pack refuses when due, all in the same tick: each made by the bot (with its
+    key), so each says `ran` just before its command, then `invalid`."""
     pack = sim.client(checker=AcceptAll())
     try:
         for task_id in ids:
@@ -51,7 +53,7 @@ async def _invalid_tasks(sim: PackSim, ids: list[str]) -> None:
 
 
 def _file_order(log: Path) -> list[int]:
-    found = re.finditer(r"event=invalid id=b\d+ seq=(\d+)", log.read_text())
+    found = re.finditer(r"event=(?:ran|invalid) id=b\d+ seq=(\d+)", log.read_text())
     return [int(m.group(1)) for m in found]
 
 
@@ -60,16 +62,16 @@ async def test_log_tailer_delivers_in_seq_order_on_every_flavour(sim: PackSim) -
         sim.server.log_path, "sim", MemoryCursors(), poll_interval=0.02, reorder_window=1.0
     )
     async with aclosing(tailer.events()) as it:
-        first = asyncio.ensure_future(take(it, 1))
+        first = asyncio.ensure_future(take(it, 2))
         await tailer.ready.wait()
         await _invalid_tasks(sim, ["a0"])  # the tailer's place: the seq after this one
-        [primer] = await first
-        burst = asyncio.ensure_future(take(it, BURST))
+        [_, primer] = await first
+        burst = asyncio.ensure_future(take(it, 2 * BURST))
         await _invalid_tasks(sim, [f"b{i}" for i in range(BURST)])
         got = await burst
     seqs = [e.seq for e in got]
-    assert seqs == list(range(primer.seq + 1, primer.seq + 1 + BURST))
-    assert [e.task_id for e in got] == [f"b{i}" for i in range(BURST)]
+    assert seqs == list(range(primer.seq + 1, primer.seq + 1 + 2 * BURST))
+    assert [(e.type, e.task_id) for e in got] == PAIRS
     written = _file_order(sim.server.log_path)
     assert sorted(written) == seqs
     if sim.server.flavour.late_say:
@@ -81,12 +83,12 @@ async def test_storage_poller_reads_the_same_events_on_every_flavour(sim: PackSi
     try:
         poller = StoragePoller(pack, "sim", MemoryCursors(), poll_interval=0.01)
         async with aclosing(poller.events()) as it:
-            got_f = asyncio.ensure_future(take(it, BURST))
+            got_f = asyncio.ensure_future(take(it, 2 * BURST))
             # a fresh poller starts after what is already there: wait until it knows where
             await asyncio.wait_for(poller.ready.wait(), WAIT)
             await _invalid_tasks(sim, [f"b{i}" for i in range(BURST)])
             got = await got_f
     finally:
         await pack.rcon.close()
-    assert [e.task_id for e in got] == [f"b{i}" for i in range(BURST)]
+    assert [(e.type, e.task_id) for e in got] == PAIRS
     assert [e.seq for e in got] == sorted(e.seq for e in got)

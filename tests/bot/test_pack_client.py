@@ -230,14 +230,18 @@ async def test_events_after_a_seq(sim: PackSim, pack: PackClient) -> None:
     await pack.schedule("function nope:missing", 0, "t", "fails", retry=1)
     sim.server.step(3)
     events = await pack.events_after(start_seq)
+    # a task the bot made says each attempt (ran) before its outcome
     assert [(e.type, e.task_id) for e in events] == [
+        ("ran", "fails"),
         ("retry", "fails"),
+        ("ran", "fails"),
         ("retry_exhausted", "fails"),
     ]
-    assert [e.seq for e in events] == [start_seq + 1, start_seq + 2]
-    assert events[0].details["retry"] == "0" and events[0].server == "sim"
+    assert [e.seq for e in events] == [start_seq + i for i in range(1, 5)]
+    assert events[1].details["retry"] == "0" and events[1].server == "sim"
+    assert events[0].details["k"] == events[2].details["k"]  # the same task's key each time
     assert await pack.events_after(start_seq + 1) == events[1:]
-    assert await pack.events_after(start_seq + 2) == []
+    assert await pack.events_after(start_seq + 4) == []
 
 
 async def test_events_after_reads_many_in_one_reply(sim: PackSim, pack: PackClient) -> None:
@@ -247,8 +251,9 @@ async def test_events_after_reads_many_in_one_reply(sim: PackSim, pack: PackClie
     sim.server.step(2)
     before = pack.rcon.round_trips
     events = await pack.events_after(start_seq)
-    assert [e.task_id for e in events] == [f"f{i}" for i in range(12)]
-    assert {e.type for e in events} == {"retry_exhausted"}
+    assert [(e.type, e.task_id) for e in events] == [
+        (kind, f"f{i}") for i in range(12) for kind in ("ran", "retry_exhausted")
+    ]
     assert pack.rcon.round_trips - before == 2  # the seq, then the whole ring
 
 

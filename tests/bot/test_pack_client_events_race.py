@@ -39,17 +39,18 @@ async def test_an_event_raised_between_two_reads_is_not_skipped(sim: PackSim) ->
     pack = sim.client()
     try:
         await pack.schedule("function nope:missing", 0, "t", "racy", retry=3, retry_delay=1)
-        sim.server.step(1)  # first run: event 1 (retry)
-        [first] = await pack.events_after(0)
+        sim.server.step(1)  # first run: its ran event, then its retry
+        [_, first] = await pack.events_after(0)
+        assert first.type == "retry"
         assert first.seq >= 1
         rcon = TickAfterSeqRead("127.0.0.1", sim.server.rcon_port or 0, PASSWORD)
         rcon.sim = sim
         await pack.rcon.close()
         pack.rcon = rcon
-        sim.server.step(1)  # second run: the next event, read while a third is raised
+        sim.server.step(1)  # second run: its two events, read while two more are raised
         events = await pack.events_after(first.seq)
-        assert [e.seq for e in events] == [first.seq + 1]
-        later = await pack.events_after(first.seq + 1)
-        assert [e.seq for e in later][:1] == [first.seq + 2]
+        assert [e.seq for e in events] == [first.seq + 1, first.seq + 2]
+        later = await pack.events_after(first.seq + 2)
+        assert [e.seq for e in later][:1] == [first.seq + 3]
     finally:
         await pack.rcon.close()
