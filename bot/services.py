@@ -282,6 +282,7 @@ def _crash_guard(
         ledger, pack, hold_ticks=hold_ticks,
         caught_up=tailer.caught_up if tailer is not None else None,
     )  # fmt: skip
+    pack.compared = guard.compared
     rcon.on_reconnect.append(guard.notice_reconnect)
     if isinstance(events, LogTailer):
         events.on_server_started.append(guard.notice_start)

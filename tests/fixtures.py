@@ -14,6 +14,7 @@ first: a test starts its own server rather than sharing one, unless it only read
 from __future__ import annotations
 
 import asyncio
+import gzip
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ __all__ = [
     "following",
     "install_pack",
     "mcsim",
+    "said_in_logs",
     "server_config",
     "start_bot",
     "start_mcsim",
@@ -43,6 +45,17 @@ __all__ = [
 REPO = Path(__file__).resolve().parents[1]
 PACK_DIR = REPO / "datapack"
 PACK_FOLDER = "doom.schedule"
+
+
+def said_in_logs(world: Path, text: str) -> int:
+    """How often `say <text>` ran, in latest.log and every rolled log: as [Server] by the tick
+    (and functions), as [Rcon] inside an RCON call (a wall-clock hand-over runs its task so)."""
+    total = 0
+    for path in (world / "logs").iterdir():
+        raw = path.read_bytes()
+        log = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8", "replace")
+        total += sum(log.count(f"[Not Secure] [{who}] {text}\n") for who in ("Server", "Rcon"))
+    return total
 
 
 def install_pack(world: Path, pack: Path | None = None) -> Path:

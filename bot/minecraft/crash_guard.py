@@ -36,6 +36,7 @@ whose answer was lost is found by its id, command and due tick and adopted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -110,6 +111,7 @@ def restored_count(event: Event) -> int | None:
 Sleep = Callable[[float], Awaitable[None]]
 CaughtUp = Callable[[], Awaitable[None]]
 CATCH_UP_WAIT: Final = 10.0  # seconds the guard waits for the log to be read before comparing
+COMPARE_WAIT: Final = 20.0  # seconds a lookup in the record waits for the guard's comparison
 
 
 class CrashGuard:
@@ -164,6 +166,16 @@ class CrashGuard:
     def _notice(self) -> None:
         self.idle.clear()
         self._wake.set()
+
+    async def compared(self) -> None:
+        """Wait (up to COMPARE_WAIT) until no check is due or running: after a restart, until the
+        guard has read the log to its end and compared. A guard that cannot finish (the server
+        gone again) does not hold the caller longer."""
+        if self._task is None or self._task.done():
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(COMPARE_WAIT):
+                await self.idle.wait()
 
     async def saw_event(self, event: Event) -> None:
         """A pack event passing to the alerts: the record follows it."""

@@ -13,7 +13,7 @@ import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol
 
@@ -96,6 +96,9 @@ class PackBase:
         self._samples: deque[tuple[float, int]] = deque(maxlen=64)  # (monotonic s, game time)
         self._tps: float | None = None
         self.recorder: PackRecorder | None = None  # the crash record (bot.store.ledger)
+        # waits until the crash guard has compared after a restart (CrashGuard.compared): the
+        # record is complete only once the log before the crash was read to its end
+        self.compared: Callable[[], Awaitable[None]] | None = None
         self.last_event_seq: int | None = None  # the pack's event counter (events_after)
 
     # -- plumbing -------------------------------------------------------------------------------

@@ -268,7 +268,11 @@ class PackClient(PackReads):
         crash guard puts it in again if a rollback lost it): a hand-over retried after a
         crash must not send it a second time."""
         knows = getattr(self.recorder, "knows", None)
-        return bool(knows is not None and await knows(key))
+        if knows is None:
+            return False
+        if self.compared is not None:  # the log's last lines before a crash read, first
+            await self.compared()
+        return bool(await knows(key))
 
     async def set_hold(self, ticks: int) -> None:
         """Make every #load hold due tasks for up to `ticks` (cfg.hold; 0: no hold) until

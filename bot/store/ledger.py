@@ -522,10 +522,14 @@ class Ledger:
     # -- what the crash guard reads and writes ------------------------------------------------
 
     async def knows(self, key: str) -> bool:
-        """Whether a task of this bot key was acknowledged (bot.minecraft.pack_client)."""
+        """Whether the server had a task of this bot key: its acknowledgement was recorded, or
+        the log said an event of it whose acknowledgement never arrived (the server ran it, then
+        died before answering: a hand-over retried after that must not send it again)."""
         row = await self._run(
             lambda db: db.execute(
-                "SELECT 1 FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
+                "SELECT 1 FROM ledger_tasks WHERE server = ? AND bkey = ? UNION ALL"
+                " SELECT 1 FROM ledger_early WHERE server = ? AND bkey = ?",
+                (self.server, key, self.server, key),
             ).fetchone()
         )
         return row is not None

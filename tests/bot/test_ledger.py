@@ -5,7 +5,6 @@ last save, as after a SIGKILL (tests/mcsim/test_crash.py); the server is started
 from __future__ import annotations
 
 import asyncio
-import gzip
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from bot.store.db import Database
 from bot.store.ledger import Ledger
 from mcsim.server import Server
 from tests.bot.pack_sim import PASSWORD, AcceptAll, make_world
+from tests.fixtures import said_in_logs
 
 WAIT = 30.0
 
@@ -52,15 +52,7 @@ class Rig:
 
     def runs(self, word: str) -> int:
         """How often `say <word>` ran, in latest.log and every rolled log."""
-        total = 0
-        for path in (self.world / "logs").iterdir():
-            text = (
-                gzip.decompress(path.read_bytes()).decode()
-                if path.suffix == ".gz"
-                else path.read_text()
-            )
-            total += text.count(f"[Not Secure] [Server] {word}\n")
-        return total
+        return said_in_logs(self.world, word)
 
 
 async def make_rig(tmp_path: Path, *, retain: int = 12_000) -> Rig:
@@ -348,3 +340,6 @@ async def test_the_packs_events_move_the_record(rig: Rig) -> None:
         await rig.ledger.apply_event(event)
     rows = {e.task_id: e for e in await rig.ledger.entries()}
     assert rows["boom"].state == "done"
+
+
+# XX

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
 import shutil
 import time
 from collections.abc import AsyncIterator
@@ -31,6 +30,7 @@ from bot.store.schedules import Creator
 from mcsim.server import Server
 from tests.cogs.harness import make_settings
 from tests.e2e.test_acceptance_crash import PASSWORD, McsimProcess
+from tests.fixtures import said_in_logs
 
 __all__ = ["Outcome", "Rig", "Trial", "count_runs", "run_trial", "seed_world"]
 
@@ -91,11 +91,7 @@ class Outcome:
 
 
 def count_runs(world: Path, names: list[str]) -> dict[str, int]:
-    text = ""
-    for path in sorted((world / "logs").iterdir()):
-        raw = path.read_bytes()
-        text += (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8", "replace")
-    return {n: text.count(f"[Server] run-{n}\n") for n in names}
+    return {n: said_in_logs(world, f"run-{n}") for n in names}
 
 
 def seed_world(world: Path) -> int:

@@ -9,7 +9,6 @@ alert. Every wait is bounded; the processes are killed if the test fails."""
 from __future__ import annotations
 
 import asyncio
-import gzip
 import os
 import re
 import signal
@@ -24,7 +23,7 @@ from bot.minecraft.rcon import RconClient
 from bot.services import build_services
 from mcsim.server import Server
 from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
-from tests.fixtures import install_pack
+from tests.fixtures import install_pack, said_in_logs
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "crash-test-rcon-pw"
@@ -68,13 +67,8 @@ class McsimProcess:
 
 
 def runs(world: Path, word: str) -> int:
-    """How often `say <word>` ran as the server, in latest.log and every rolled log."""
-    total = 0
-    for path in (world / "logs").iterdir():
-        raw = path.read_bytes()
-        text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8", "replace")
-        total += text.count(f"[Not Secure] [Server] {word}\n")
-    return total
+    """How often `say <word>` ran, in latest.log and every rolled log."""
+    return said_in_logs(world, word)
 
 
 @pytest.fixture

@@ -69,7 +69,13 @@ async def test_a_frozen_server_is_not_answering_and_the_bot_goes_on(
             assert bot.alive
             # the scheduler goes on meanwhile: the run lands while main is still frozen (a
             # loaded machine has taken its hand-over past the 12 s above)
-            await until(lambda: runs(other.world, "wc-ran") >= 1, "the run on other1")
+            try:
+                await until(lambda: runs(other.world, "wc-ran") >= 1, "the run on other1")
+            except AssertionError:  # what the bot and the other server said, for the reader
+                log = (other.world / "logs" / "latest.log").read_text()
+                print(f"bot stdout:\n{bot.out[-3000:]}\nbot stderr:\n{bot.err[-6000:]}")
+                print(f"other1's latest.log:\n{log[-4000:]}")
+                raise
             assert runs(other.world, "wc-ran") == 1
             mcsim.proc.send_signal(signal.SIGCONT)
             mark = await bot.type("/time server:main")
