@@ -81,14 +81,14 @@ def test_typing_schedule_then_list_in_a_terminal(terminal: Terminal) -> None:
     terminal.expect("type /help, or quit")
     terminal.expect("> ")  # a prompt, since this is a terminal
     mark = terminal.type("/schedule run:say hello there time:2 unit:hour id:greet")
-    screen = terminal.expect("Scheduled `greet` on embedded.", after=mark)
+    screen = terminal.expect("Scheduled greet on embedded.", after=mark)
     # what was typed is echoed by the terminal, as a person sees it
     assert "/schedule run:say hello there time:2 unit:hour id:greet" in screen[mark:]
     mark = terminal.type("/list")
-    screen = terminal.expect("== queue on embedded: 1 task(s) ==", after=mark)
-    terminal.expect("`greet`", after=mark)
+    screen = terminal.expect("queue on embedded: 1 task(s)", after=mark)
+    terminal.expect("greet", after=mark)
     mark = terminal.type("/schedule run:op Steve time:1 id:bad")
-    terminal.expect("Refused: `op` is on this server's deny-list.", after=mark)
+    terminal.expect("Refused: op is on this server's deny-list.", after=mark)
     terminal.type("quit")
     assert terminal.proc.wait(60) == 0
     assert "Traceback" not in terminal.screen
