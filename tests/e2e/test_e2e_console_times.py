@@ -23,8 +23,7 @@ async def test_a_berlin_time_shows_in_the_readers_zone_named(
 ) -> None:
     live, _clock = wall
     stdin = io.StringIO(
-        "/schedule run:say raid when:fri 20:00 timezone:Europe/Berlin id:raid\n"
-        "/show id:raid\n"
+        "/schedule run:say raid when:fri 20:00 timezone:Europe/Berlin id:raid\n/show id:raid\n"
     )
     out = io.StringIO()
     now = datetime.fromtimestamp(START_TS, UTC)  # Fri 2026-12-11 14:40 UTC
