@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import re
-from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from bot.slash.console import run_console
@@ -13,20 +12,17 @@ from bot.slash.console_input import SlashCompleter
 from bot.wallclock.clock import ManualClock
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness
-from tests.e2e.test_e2e_wallclock import START_TS, wall
-
-__all__ = ["wall"]  # the fixture, shared with the wall-clock tests
 
 
 async def test_a_berlin_time_shows_in_the_readers_zone_named(
     wall: tuple[Harness, ManualClock], mc: Server
 ) -> None:
-    live, _clock = wall
+    live, clock = wall
     stdin = io.StringIO(
         "/schedule run:say raid when:fri 20:00 timezone:Europe/Berlin id:raid\n/show id:raid\n"
     )
     out = io.StringIO()
-    now = datetime.fromtimestamp(START_TS, UTC)  # Fri 2026-12-11 14:40 UTC
+    now = clock.now()  # Fri 2026-12-11 14:40 UTC
     await run_console(live.discord, stdin, out, MOD.id, MOD.roles,
                       zone=ZoneInfo("America/New_York"), clock=lambda: now)  # fmt: skip
     text = out.getvalue()
