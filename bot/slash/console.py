@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = ["CONSOLE_USER_ID", "Screen", "main", "one_line", "parse_line", "run_console"]
 
 import asyncio
+import contextlib
 import logging
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -23,7 +24,7 @@ from rich.console import Console
 
 from bot.aio import run_until_stopped
 from bot.i18n import N_, _, console_locale, discord_locale, set_locale
-from bot.slash.console_input import LineSource, PipeLines, TerminalLines
+from bot.slash.console_input import LineSource, PipeLines, TerminalLines, quiet_terminal
 from bot.slash.console_parse import one_line, parse_line
 from bot.slash.console_render import Labelled, message_view
 from bot.slash.local_discord import CHANNEL_ID, Exchange, LocalDiscord, Sent, buttons
@@ -109,15 +110,23 @@ async def run_console(
     A command still running after PATIENCE seconds (a slow or frozen server) is left to finish
     in the background, its reply printed when it comes, so the next line is read meanwhile."""
     if _is_terminal(stdin) and _is_terminal(out):
-        with patch_stdout(raw=True):  # prints go above the prompt, which is redrawn under them
+        # the greeting before the first prompt: printed through patch_stdout, it would come
+        # after the prompt (its writer thread runs later), on a dumb terminal after a bare "> "
+        _greet(Screen(out, terminal=True))
+        with quiet_terminal(stdin), patch_stdout(raw=True):  # prints go above the prompt
             screen = Screen(None, terminal=True, zone=zone, clock=clock)
             lines: LineSource = TerminalLines(local, user_id, role_ids, history)
             await _session(local, lines, screen, user_id, role_ids)
         return
     screen = Screen(out, terminal=_is_terminal(out), zone=zone, clock=clock)
+    _greet(screen)
     # a person typing into a pipe-fed console (output redirected) still gets a prompt
     await _session(local, PipeLines(stdin, prompt=_is_terminal(stdin), out=out), screen,
                    user_id, role_ids)  # fmt: skip
+
+
+def _greet(screen: Screen) -> None:
+    screen.say(_("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."))
 
 
 async def _session(
@@ -129,7 +138,6 @@ async def _session(
 ) -> None:
     local.listeners.append(screen.listener)
     state = _State(local, screen)
-    screen.say(_("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."))
     try:
         while True:
             raw = await lines.readline()
@@ -245,7 +253,11 @@ def _words(english: set[str], *marked: str) -> set[str]:
 def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     """``python -m bot console``: the bot's cogs in a terminal, as the console user (an admin)."""
     _lines_end_at_newline(stdin)
-    return run_until_stopped(_main(settings, stdin, stdout))  # SIGTERM/SIGINT: bot.aio.Stopped
+    # from the start, not only from the first prompt: what is typed while the bot starts is
+    # drawn by that prompt, not echoed as well (on a pipe-fed prompt the terminal keeps echoing)
+    at_terminal = _is_terminal(stdin) and _is_terminal(stdout)
+    with quiet_terminal(stdin) if at_terminal else contextlib.nullcontext():
+        return run_until_stopped(_main(settings, stdin, stdout))  # SIGTERM/SIGINT: bot.aio.Stopped
 
 
 def _lines_end_at_newline(stdin: TextIO) -> None:

@@ -9,13 +9,15 @@ comes, on a thread of its own.
 
 from __future__ import annotations
 
-__all__ = ["LineSource", "PipeLines", "SlashCompleter", "TerminalLines"]
+__all__ = ["LineSource", "PipeLines", "SlashCompleter", "TerminalLines", "quiet_terminal"]
 
 import asyncio
+import contextlib
 import logging
 import queue
+import termios
 import threading
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
@@ -162,6 +164,27 @@ class TerminalLines:
             return await self.session.prompt_async("> ", handle_sigint=False) + "\n"
         except (EOFError, KeyboardInterrupt):  # Ctrl-D, or Ctrl-C typed at the prompt: the end
             return ""
+
+
+@contextlib.contextmanager
+def quiet_terminal(stdin: TextIO) -> Iterator[None]:
+    """The terminal neither echoes nor edits lines while the console runs. prompt_toolkit puts
+    it in raw mode only while a prompt is up; what is typed meanwhile (a command still running)
+    was echoed by the terminal, and then drawn again by the next prompt that read it: twice.
+    Now the prompt draws it, once. Signals stay on: Ctrl-C during a command still stops."""
+    try:
+        fd = stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (OSError, ValueError, termios.error):  # not a terminal after all
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ICANON)  # lflag
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 class PipeLines:
