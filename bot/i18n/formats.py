@@ -6,14 +6,24 @@ wrong in some language; CLDR has them right for every locale a catalog may be ad
 
 from __future__ import annotations
 
-__all__ = ["datetime_text", "decimal", "duration", "number", "relative", "ticks_duration"]
+__all__ = [
+    "datetime_text",
+    "decimal",
+    "duration",
+    "moment",
+    "number",
+    "relative",
+    "ticks_duration",
+    "zone_name",
+]
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo
 
-from babel.dates import format_datetime, format_timedelta
+from babel.dates import format_datetime, format_skeleton, format_timedelta
 from babel.numbers import format_decimal
 
-from bot.i18n import current_locale
+from bot.i18n import _, current_locale
 
 TICKS_PER_SECOND = 20  # at full speed; a lagging server is slower, so this is the shortest time
 
@@ -53,3 +63,34 @@ def relative(when: datetime, *, now: datetime | None = None, locale: str | None 
 def datetime_text(when: datetime, *, locale: str | None = None) -> str:
     """A date and time in the locale's medium format: "Jan 2, 2026, 3:04:05 AM"."""
     return format_datetime(when, "medium", locale=_locale(locale))
+
+
+def zone_name(when: datetime) -> str:
+    """The zone an aware ``when`` is shown in: its abbreviation ("CET", "EST"), or the IANA name
+    where the zone has only a numeric one ("+03" says less than "Europe/Istanbul")."""
+    short = when.tzname() or ""
+    if short[:1] in ("+", "-", "") and isinstance(when.tzinfo, ZoneInfo):
+        return when.tzinfo.key
+    return short or "UTC"
+
+
+def moment(
+    when: datetime,
+    *,
+    zone: tzinfo | None = None,
+    now: datetime | None = None,
+    locale: str | None = None,
+) -> str:
+    """The one way a time reads outside Discord: the date and time in ``zone`` (None: the
+    system's) with the zone named, then how far away it is: "Fri, Dec 4, 2026 20:00 CET (in 3
+    days)", in the locale's words and brackets."""
+    aware = when if when.tzinfo is not None else when.astimezone()
+    shown = aware.astimezone(zone)
+    loc = _locale(locale)
+    day = format_skeleton("yMMMEd", shown, tzinfo=shown.tzinfo, locale=loc)
+    clock = format_skeleton("Hm", shown, tzinfo=shown.tzinfo, locale=loc)
+    return _(
+        "{time} ({relative})",
+        time=f"{day} {clock} {zone_name(shown)}",
+        relative=relative(aware, now=now, locale=loc),
+    )

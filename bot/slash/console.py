@@ -8,28 +8,29 @@ buttons are answered by typing ``yes``, ``no`` or a label. One code path with Di
 
 from __future__ import annotations
 
-__all__ = ["CONSOLE_USER_ID", "main", "one_line", "parse_line", "run_console"]
+__all__ = ["CONSOLE_USER_ID", "Screen", "main", "one_line", "parse_line", "run_console"]
 
 import asyncio
+import contextlib
 import logging
-import queue
-import re
 import sys
-import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-import discord
-from discord import app_commands
+from prompt_toolkit.patch_stdout import patch_stdout
+from rich.console import Console
 
 from bot.aio import run_until_stopped
-from bot.i18n import N_, _, console_locale, discord_locale, pgettext, set_locale
-from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
-from bot.slash.local_discord import CHANNEL_ID, Exchange, LocalDiscord, Sent, buttons, render
+from bot.i18n import N_, _, console_locale, discord_locale, set_locale
+from bot.slash.console_input import LineSource, PipeLines, TerminalLines, quiet_terminal
+from bot.slash.console_parse import one_line, parse_line
+from bot.slash.console_render import Labelled, message_view
+from bot.slash.local_discord import CHANNEL_ID, Exchange, LocalDiscord, Sent, buttons
 from bot.slash.local_scheduled_events import describe_event
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
     from bot.config import Settings
 
 log = logging.getLogger(__name__)
@@ -39,101 +40,53 @@ _YES = {"yes", "y", "confirm", "ok"}
 _NO = {"no", "n", "cancel", "abort"}
 
 
-def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
-    """``/schedule run:say hi time:5 unit:second`` -> ("schedule", {"run": "say hi", ...}).
+class Screen:
+    """What the console prints, through rich: colour and the terminal's width on a terminal,
+    plain lines (no escape codes, no wrapping) on a pipe or a file."""
 
-    An option's value runs up to the next ``name:`` of an option that command has, so values may
-    hold spaces and colons (``run:tellraw @a {"text":"x"}``). Raises ValueError with a sentence.
-    Names and choices may also be written as the console's language names them (``/定时 命令:...``).
-    """
-    name, _sep, rest = line.strip().removeprefix("/").partition(" ")
-    cmd: object = bot.tree.get_command(name) or next(
-        (c for c in bot.tree.get_commands() if pgettext(COMMAND_NAME, c.name) == name), None
-    )
-    while isinstance(cmd, app_commands.Group):  # `/event create name:...`: a group's subcommand
-        sub, _sep, rest = rest.strip().partition(" ")
-        child = cmd.get_command(sub) or next(
-            (c for c in cmd.commands if pgettext(COMMAND_NAME, c.name) == sub), None
-        )
-        if child is None:
-            subs = ", ".join(c.name for c in cmd.commands)
-            raise ValueError(_("/{name} needs one of: {subs}", name=name, subs=subs))
-        name, cmd = f"{name} {sub}", child
-    if not isinstance(cmd, app_commands.Command):
-        raise ValueError(_("unknown command /{name}: try /help", name=name))
-    name = cmd.qualified_name  # "event create" for a group's subcommand
-    params = {p.name: p for p in cmd.parameters}
-    # the names in the console's language too (a name the same in both maps to itself)
-    params |= {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}
-    values: dict[str, object] = {}
-    if not params:
-        if rest.strip():
-            raise ValueError(_("/{name} takes no options", name=name))
-        return name, values
-    marker = re.compile(r"(?:^|\s)(" + "|".join(map(re.escape, params)) + r"):")
-    found = list(marker.finditer(rest))
-    if rest.strip() and (not found or rest[: found[0].start()].strip()):
-        raise ValueError(
-            _(
-                "write options as name:value (options: {names})",
-                names=", ".join(p.name for p in cmd.parameters),
-            )
-        )
-    for i, match in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else len(rest)
-        param = params[match.group(1)]
-        values[param.name] = _convert(param, rest[match.end() : end].strip())
-    missing = [p.name for p in cmd.parameters if p.required and p.name not in values]
-    if missing:
-        raise ValueError(_("/{name} needs {options}", name=name, options=", ".join(missing)))
-    return name, values
+    def __init__(
+        self,
+        out: TextIO | None,
+        *,
+        terminal: bool,
+        zone: tzinfo | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        # out None: sys.stdout at each print (prompt_toolkit's patched one, above the prompt)
+        self.terminal = terminal
+        self.zone = zone
+        self.clock = clock
+        self.console = Console(
+            file=out, width=None if terminal else _PLAIN_WIDTH, force_terminal=terminal or None,
+            no_color=not terminal, highlight=False, markup=False, emoji=False,
+        )  # fmt: skip
 
+    def say(self, text: str) -> None:
+        self.console.print(text, soft_wrap=True)
 
-def _convert(param: app_commands.Parameter, text: str) -> object:
-    for choice in param.choices:
-        shown = pgettext(CHOICE_NAME, choice.name).lower()
-        if text.lower() in (choice.name.lower(), str(choice.value).lower(), shown):
-            return choice.value
-    if param.choices:
-        raise ValueError(
-            _(
-                "{option} is one of {choices}",
-                option=param.name,
-                choices=", ".join(c.name for c in param.choices),
-            )
-        )
-    try:
-        if param.type is discord.AppCommandOptionType.integer:
-            return int(text)
-        if param.type is discord.AppCommandOptionType.number:
-            return float(text)
-    except ValueError:
-        raise ValueError(
-            _("{option} must be a number, not {text}", option=param.name, text=repr(text))
-        ) from None
-    if param.type is discord.AppCommandOptionType.boolean:
-        return text.lower() in ("true", "yes", "1", "on")
-    return text
+    def show(self, data: Mapping[str, Any], prefix: str = "") -> None:
+        view = message_view(data, terminal=self.terminal, zone=self.zone, now=self.clock())
+        if view is not None:
+            self.console.print(Labelled(prefix, view) if prefix else view)
 
-
-def _printer(out: TextIO) -> Callable[[Sent], None]:
-    def show(sent: Sent) -> None:
+    def listener(self, sent: Sent) -> None:
+        """Print what the bot sent to Discord that a person in the channel would see."""
         if sent.kind == "scheduled_event" and sent.method in ("POST", "PATCH", "DELETE"):
             # the Discord half of /event: what the bot asked Discord to make, change or delete
             what = describe_event(sent.payload) if sent.payload else "Discord event"
             verb = {"POST": "create", "PATCH": "edit", "DELETE": "delete"}[sent.method]
-            print(f"[Discord {verb}] {what} ({sent.path})", file=out, flush=True)
+            self.say(f"[Discord {verb}] {what} ({sent.path})")
             return
         if sent.kind in ("autocomplete", "other", "delete") or sent.payload.get("type") == 5:
             return
         prefix = _("(updated) ") if sent.kind in ("edit", "channel_edit") else ""
         if sent.kind in ("channel", "channel_edit"):
             prefix = f"[#{sent.channel_id}] {prefix}"
-        text = render(sent.data)
-        if text:
-            print(prefix + text.replace("\n", "\n" + " " * len(prefix)), file=out, flush=True)
+        self.show(sent.data, prefix)
 
-    return show
+
+HISTORY_FILE = "console_history"  # in the data folder: the lines typed at the terminal
+_PLAIN_WIDTH = 10_000  # a pipe or a file: lines as the bot wrote them, never wrapped
 
 
 async def run_console(
@@ -142,30 +95,58 @@ async def run_console(
     out: TextIO,
     user_id: int = CONSOLE_USER_ID,
     role_ids: Sequence[int] = (),
+    *,
+    zone: tzinfo | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    history: Path | None = None,
 ) -> None:
     """Read lines until EOF or ``quit``; run each as the console user; print what comes back.
 
+    At a terminal (stdin and ``out`` both) the line is read by prompt_toolkit: completion,
+    ``history`` (a file), and what prints meanwhile goes above the prompt, the typed line kept;
+    ``out`` is then sys.stdout. Otherwise lines are read as they come (a pipe, a file).
+    Times show in ``zone`` (None: the system's), relative to ``clock``.
+
     A command still running after PATIENCE seconds (a slow or frozen server) is left to finish
     in the background, its reply printed when it comes, so the next line is read meanwhile."""
-    local.listeners.append(_printer(out))
-    loop = asyncio.get_running_loop()
-    state = _State(local, out)
-    print(
-        _("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."), file=out
-    )
-    prompt = _is_terminal(stdin)  # a person at a terminal gets a prompt; a pipe does not
-    lines = _Lines(stdin, loop)
+    if _is_terminal(stdin) and _is_terminal(out):
+        # the greeting before the first prompt: printed through patch_stdout, it would come
+        # after the prompt (its writer thread runs later), on a dumb terminal after a bare "> "
+        _greet(Screen(out, terminal=True))
+        with quiet_terminal(stdin), patch_stdout(raw=True):  # prints go above the prompt
+            screen = Screen(None, terminal=True, zone=zone, clock=clock)
+            lines: LineSource = TerminalLines(local, user_id, role_ids, history)
+            await _session(local, lines, screen, user_id, role_ids)
+        return
+    screen = Screen(out, terminal=_is_terminal(out), zone=zone, clock=clock)
+    _greet(screen)
+    # a person typing into a pipe-fed console (output redirected) still gets a prompt
+    await _session(local, PipeLines(stdin, prompt=_is_terminal(stdin), out=out), screen,
+                   user_id, role_ids)  # fmt: skip
+
+
+def _greet(screen: Screen) -> None:
+    screen.say(_("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."))
+
+
+async def _session(
+    local: LocalDiscord,
+    lines: LineSource,
+    screen: Screen,
+    user_id: int,
+    role_ids: Sequence[int],
+) -> None:
+    local.listeners.append(screen.listener)
+    state = _State(local, screen)
     try:
         while True:
-            if prompt:
-                print("> ", end="", file=out, flush=True)
             raw = await lines.readline()
-            if not raw:  # readline gives "" only at EOF
+            if not raw:  # "" only at the end of input
                 break
             try:
                 line = one_line(raw)
             except ValueError as exc:
-                print(f"! {exc}", file=out, flush=True)
+                screen.say(f"! {exc}")
                 continue
             if line.lower() in ("quit", "exit"):
                 break
@@ -179,13 +160,14 @@ async def run_console(
                     button = _pick(local.messages[state.pending], line)
                     exchange = local.begin_press(state.pending, button, user_id, role_ids)
                 else:
-                    print(_("type a slash command, e.g. /help"), file=out)
+                    screen.say(_("type a slash command, e.g. /help"))
                     continue
             except (ValueError, KeyError) as exc:
-                print(f"! {exc.args[0] if exc.args else exc}", file=out, flush=True)
+                screen.say(f"! {exc.args[0] if exc.args else exc}")
                 continue
             await state.wait(exchange)
     finally:
+        local.listeners.remove(screen.listener)
         await state.settle()
 
 
@@ -196,9 +178,9 @@ SETTLE = 1.0  # seconds the console waits at its end for commands still running
 class _State:
     """The console's commands in flight, and the last message with buttons to answer."""
 
-    def __init__(self, local: LocalDiscord, out: TextIO) -> None:
+    def __init__(self, local: LocalDiscord, screen: Screen) -> None:
         self.local = local
-        self.out = out
+        self.screen = screen
         self.pending: int | None = None
         self.running: set[asyncio.Task[Any]] = set()
 
@@ -207,8 +189,8 @@ class _State:
         if task is not None:
             done, _still = await asyncio.wait({task}, timeout=PATIENCE)
             if not done:
-                print(_("(still waiting for the server: its reply shows here when it comes; "
-                        "you can type the next command)"), file=self.out, flush=True)  # fmt: skip
+                self.screen.say(_("(still waiting for the server: its reply shows here when it "
+                                  "comes; you can type the next command)"))  # fmt: skip
                 self.running.add(task)
                 task.add_done_callback(lambda _t: self._finished(exchange))
                 return
@@ -220,7 +202,7 @@ class _State:
             if not exchange.task.cancelled() and exchange.task.exception() is not None:
                 log.error("console command failed", exc_info=exchange.task.exception())
         if exchange.failure is not None:  # what Discord's client would show instead of a reply
-            print(f"! {exchange.failure}", file=self.out, flush=True)
+            self.screen.say(f"! {exchange.failure}")
         messages = self.local.messages
         found = next(
             (s.message_id for s in reversed(exchange.messages) if s.message_id is not None
@@ -237,59 +219,8 @@ class _State:
         if self.running and not (task is not None and task.cancelling()):
             await asyncio.wait(set(self.running), timeout=SETTLE)
         if self.running:
-            print(_("(stopping: {n} command(s) still waiting for the server may or may not "
-                    "run)", n=len(self.running)), file=self.out, flush=True)  # fmt: skip
-
-
-_BREAKS = re.compile("[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def one_line(raw: str) -> str:
-    """The command on a line as read, stripped; a line break inside it (a CR, a form feed, a
-    Unicode line separator: what str.splitlines splits at) is refused, never taken as two."""
-    line = raw.strip()
-    found = _BREAKS.search(line)
-    if found is not None:
-        raise ValueError(
-            _("that line has a line break inside it ({char} at character {n}): type one "
-              "command per line; nothing was run", char=repr(found.group()),
-              n=found.start() + 1)
-        )  # fmt: skip
-    return line
-
-
-class _Lines:
-    """Lines of `stream`, read on a daemon thread of their own. A read waits in `readline` until
-    the user presses Enter; in the default executor that wait held up asyncio.run's shutdown, so
-    Ctrl-C did nothing until the next Enter. A daemon thread does not keep the process alive."""
-
-    def __init__(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._wanted: queue.SimpleQueue[asyncio.Future[str]] = queue.SimpleQueue()
-        reader = threading.Thread(target=self._read, args=(stream,), name="console-stdin")
-        reader.daemon = True
-        reader.start()
-
-    async def readline(self) -> str:
-        future: asyncio.Future[str] = self._loop.create_future()
-        self._wanted.put(future)
-        return await future
-
-    def _read(self, stream: TextIO) -> None:
-        while True:
-            future = self._wanted.get()
-            try:
-                line = stream.readline()
-            except (OSError, ValueError):  # a closed stream reads as the end
-                line = ""
-            self._loop.call_soon_threadsafe(_resolve, future, line)
-            if not line:
-                return
-
-
-def _resolve(future: asyncio.Future[str], line: str) -> None:
-    if not future.done():  # cancelled: Ctrl-C while waiting
-        future.set_result(line)
+            self.screen.say(_("(stopping: {n} command(s) still waiting for the server may or "
+                              "may not run)", n=len(self.running)))  # fmt: skip
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -322,7 +253,11 @@ def _words(english: set[str], *marked: str) -> set[str]:
 def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     """``python -m bot console``: the bot's cogs in a terminal, as the console user (an admin)."""
     _lines_end_at_newline(stdin)
-    return run_until_stopped(_main(settings, stdin, stdout))  # SIGTERM/SIGINT: bot.aio.Stopped
+    # from the start, not only from the first prompt: what is typed while the bot starts is
+    # drawn by that prompt, not echoed as well (on a pipe-fed prompt the terminal keeps echoing)
+    at_terminal = _is_terminal(stdin) and _is_terminal(stdout)
+    with quiet_terminal(stdin) if at_terminal else contextlib.nullcontext():
+        return run_until_stopped(_main(settings, stdin, stdout))  # SIGTERM/SIGINT: bot.aio.Stopped
 
 
 def _lines_end_at_newline(stdin: TextIO) -> None:
@@ -363,7 +298,8 @@ async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
                 link = bot.web.login_link(CONSOLE_USER_ID, local.guild_id, "console")
                 print(_("Web dashboard: {url} (log in, once, within 5 minutes: {link})",
                         url=bot.web.base_url, link=link), file=stdout, flush=True)  # fmt: skip
-            await run_console(local, stdin, stdout)
+            history = Path(settings.data_dir) / HISTORY_FILE
+            await run_console(local, stdin, stdout, history=history)
         finally:
             if bot.web is not None:
                 await bot.web.stop()

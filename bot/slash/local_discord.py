@@ -24,8 +24,8 @@ __all__ = ["Exchange", "LocalDiscord", "Refusal", "Sent", "VirtualClock", "butto
 import asyncio
 import itertools
 import logging
-import re
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,11 +34,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.i18n import _
-from bot.i18n.formats import datetime_text, relative
 from bot.slash import discord_limits as limits
 from bot.slash.local_http import RateLimits, Request, Response, Session
 from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
+from bot.slash.message_text import buttons, render
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -49,6 +48,12 @@ APPLICATION_ID = 1_100_000_000_000_000_001
 GUILD_ID = 1_100_000_000_000_000_002
 CHANNEL_ID = 1_100_000_000_000_000_003
 EPHEMERAL = 64
+# What the local Discord keeps, so a console left running for days does not grow without end
+# (about 9 KB a command otherwise): Discord's client loads a channel's 50 newest messages at a
+# time, the console answers only the newest buttons, and a test reads back far fewer than this.
+KEEP_MESSAGES = 200  # per channel, the newest
+KEEP_SENT = 1000  # requests in `sent`, the newest
+KEEP_EXCHANGES = 200  # finished interactions (a running one is always kept)
 _OPTION_TYPES = {
     discord.AppCommandOptionType.string: 3,
     discord.AppCommandOptionType.integer: 4,
@@ -185,8 +190,9 @@ class LocalDiscord:
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.roles = dict(roles or {})
-        self.sent: list[Sent] = []
+        self.sent: deque[Sent] = deque(maxlen=KEEP_SENT)
         self.messages: dict[int, dict[str, Any]] = {}  # as Discord stores them, by id
+        self._channel_messages: dict[int, deque[int]] = {}  # channel -> its kept message ids
         self.exchanges: dict[str, Exchange] = {}
         self.listeners: list[Callable[[Sent], None]] = []
         self._ids = itertools.count(discord.utils.time_snowflake(datetime.now(UTC)))
@@ -396,6 +402,7 @@ class LocalDiscord:
         self._install()
         exchange = Exchange(payload["token"], int(payload["member"]["user"]["id"]))
         exchange.type = int(payload["type"])
+        self._forget_exchanges()
         self.exchanges[exchange.token] = exchange
         self._born[exchange.token] = self.clock()
         before = asyncio.all_tasks()
@@ -407,6 +414,22 @@ class LocalDiscord:
         if spawned:
             exchange.task = spawned[0]
         return exchange
+
+    def _forget_exchanges(self) -> None:
+        """Drop the oldest finished interactions past KEEP_EXCHANGES, and what was kept for
+        them (their tokens' birth, original message, loading state)."""
+        excess = len(self.exchanges) - KEEP_EXCHANGES + 1
+        if excess <= 0:
+            return
+        finished = [token for token, ex in self.exchanges.items()
+                    if ex.task is None or ex.task.done()][:excess]  # fmt: skip
+        for token in finished:
+            del self.exchanges[token]
+            self._born.pop(token, None)
+            self._original.pop(token, None)
+            self._loading.discard(token)
+        while len(self._component_message) > KEEP_EXCHANGES:
+            del self._component_message[next(iter(self._component_message))]
 
     async def wait_for(self, predicate: Callable[[], bool], limit: float = 5.0) -> None:
         """Wait until something the bot sends makes ``predicate`` true (bounded)."""
@@ -433,6 +456,11 @@ class LocalDiscord:
         message.update({k: v for k, v in data.items() if k in message and v is not None})
         if old:
             message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        else:
+            kept = self._channel_messages.setdefault(channel_id, deque())
+            kept.append(mid)
+            while len(kept) > KEEP_MESSAGES:
+                self.messages.pop(kept.popleft(), None)
         self.messages[mid] = message
         return message
 
@@ -608,43 +636,3 @@ def _int(value: object) -> int | None:
         return int(str(value))
     except ValueError:
         return None
-
-
-def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The buttons of a message payload, across its action rows."""
-    return [c for row in message.get("components") or [] for c in row.get("components", [])
-            if c.get("type") == 2]  # fmt: skip
-
-
-_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
-
-
-def _timestamp(match: re.Match[str]) -> str:
-    when = datetime.fromtimestamp(int(match.group(1)))
-    if match.group(2) == "R":
-        return f"{when:%H:%M:%S} ({relative(when)})"  # "in 5 minutes" / "5分钟后"
-    return datetime_text(when)
-
-
-def render(data: Mapping[str, Any]) -> str:
-    """A message payload as terminal text: content, embeds, buttons, attachments."""
-    lines: list[str] = []
-    if data.get("content"):
-        lines.append(str(data["content"]))
-    for embed in data.get("embeds") or []:
-        if embed.get("title"):
-            lines.append(f"== {embed['title']} ==")
-        if embed.get("description"):
-            lines.append(str(embed["description"]))
-        lines += [f"  {f['name']}: {f['value']}" for f in embed.get("fields", [])]
-        if embed.get("footer", {}).get("text"):
-            lines.append(f"  -- {embed['footer']['text']}")
-    off = _(" (disabled)")  # outside the f-string, where the extractor sees it
-    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}"
-              for b in buttons(data)]  # fmt: skip
-    if labels:
-        lines.append(" ".join(labels))
-    lines += [
-        _("(attached: {name})", name=a.get("filename")) for a in data.get("attachments") or []
-    ]
-    return _TIMESTAMP.sub(_timestamp, "\n".join(lines))

@@ -59,8 +59,8 @@ async def test_console_runs_lines_and_prints_replies(bare: Harness) -> None:
     out = io.StringIO()
     await run_console(bare.discord, stdin, out, ADMIN.id, ADMIN.roles)
     text = out.getvalue()
-    assert "== doom.schedule commands ==" in text
-    assert text.count("== doom.schedule commands ==") == 1  # nothing after quit ran
+    assert "\ndoom.schedule commands\n" in text
+    assert text.count("doom.schedule commands\n") == 1  # nothing after quit ran
     assert "! unknown command /nope: try /help" in text
     assert "No Minecraft server is configured" in text
     assert "type a slash command" in text
@@ -70,7 +70,7 @@ async def test_console_runs_lines_and_prints_replies(bare: Harness) -> None:
 async def test_console_stops_at_end_of_input(bare: Harness) -> None:
     out = io.StringIO()
     await run_console(bare.discord, io.StringIO("/help"), out, ADMIN.id)
-    assert "/schedule**" in out.getvalue()
+    assert "/schedule:" in out.getvalue()
 
 
 async def test_console_answers_buttons_by_typing(bare: Harness) -> None:

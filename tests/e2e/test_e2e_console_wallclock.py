@@ -6,7 +6,7 @@ import io
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.i18n.formats import datetime_text
+from bot.i18n.formats import moment
 from bot.slash.console import main
 from tests.cogs.harness import make_settings
 
@@ -26,13 +26,12 @@ def test_console_plans_lists_and_cancels_in_local_time(tmp_path: Path) -> None:
     out = io.StringIO()
     assert main(settings, stdin=stdin, stdout=out) == 0
     text = out.getvalue()
-    # a Discord timestamp prints as the console's local time, in its language's format (Babel)
-    local = datetime_text(
-        datetime.fromtimestamp(datetime(2030, 1, 5, 18, 30, tzinfo=UTC).timestamp())
-    )
-    assert f"Planned `plan` on embedded for {local}" in text
+    # a Discord timestamp prints as the console's local time with its zone named, in its
+    # language's format (Babel), the relative part once
+    local = moment(datetime(2030, 1, 5, 18, 30, tzinfo=UTC))
+    assert f"Planned plan on embedded for {local}." in text
     assert "2030-02-30 is not a date that exists" in text
-    assert "== planned on embedded: 1 schedule(s) ==" in text
-    assert f"`plan` {local}" in text
-    assert "Cancelled the planned schedule `plan` on embedded." in text
-    assert "== planned on embedded: 0 schedule(s) ==" in text
+    assert "\nplanned on embedded: 1 schedule(s)\n" in text
+    assert f"plan {local}" in text
+    assert "Cancelled the planned schedule plan on embedded." in text
+    assert "\nplanned on embedded: 0 schedule(s)\n" in text

@@ -1,0 +1,138 @@
+"""Reading a console line as a slash command: the command, its options and their values.
+
+``/schedule run:say hi time:5 unit:second`` -> ``("schedule", {"run": "say hi", ...})``, in
+English or the console's language, the way Discord's client would fill in the options.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "find_command",
+    "one_line",
+    "option_marker",
+    "options_of",
+    "parse_line",
+    "parse_value",
+]
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.i18n import _, pgettext
+from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
+
+if TYPE_CHECKING:
+    from bot.app import DoomBot
+
+
+def find_command(line: str, bot: DoomBot) -> tuple[app_commands.Command[Any, ..., Any], str]:
+    """The command a line names (a group's subcommand too: ``/event create ...``) and the rest
+    of the line. Raises ValueError with a sentence."""
+    name, _sep, rest = line.strip().removeprefix("/").partition(" ")
+    cmd: object = bot.tree.get_command(name) or next(
+        (c for c in bot.tree.get_commands() if pgettext(COMMAND_NAME, c.name) == name), None
+    )
+    while isinstance(cmd, app_commands.Group):  # `/event create name:...`: a group's subcommand
+        sub, _sep, rest = rest.strip().partition(" ")
+        child = cmd.get_command(sub) or next(
+            (c for c in cmd.commands if pgettext(COMMAND_NAME, c.name) == sub), None
+        )
+        if child is None:
+            subs = ", ".join(c.name for c in cmd.commands)
+            raise ValueError(_("/{name} needs one of: {subs}", name=name, subs=subs))
+        name, cmd = f"{name} {sub}", child
+    if not isinstance(cmd, app_commands.Command):
+        raise ValueError(_("unknown command /{name}: try /help", name=name))
+    return cmd, rest
+
+
+def options_of(cmd: app_commands.Command[Any, ..., Any]) -> dict[str, app_commands.Parameter]:
+    """A command's options by name, and by the name in the console's language too."""
+    params = {p.name: p for p in cmd.parameters}
+    return params | {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}
+
+
+def option_marker(params: dict[str, app_commands.Parameter]) -> re.Pattern[str]:
+    """Where an option starts: one of these names and a colon, at the start or after a space."""
+    return re.compile(r"(?:^|\s)(" + "|".join(map(re.escape, params)) + r"):")
+
+
+def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
+    """``/schedule run:say hi time:5 unit:second`` -> ("schedule", {"run": "say hi", ...}).
+
+    An option's value runs up to the next ``name:`` of an option that command has, so values may
+    hold spaces and colons (``run:tellraw @a {"text":"x"}``). Raises ValueError with a sentence.
+    Names and choices may also be written as the console's language names them (``/定时 命令:...``).
+    """
+    cmd, rest = find_command(line, bot)
+    name = cmd.qualified_name  # "event create" for a group's subcommand
+    params = options_of(cmd)
+    values: dict[str, object] = {}
+    if not params:
+        if rest.strip():
+            raise ValueError(_("/{name} takes no options", name=name))
+        return name, values
+    found = list(option_marker(params).finditer(rest))
+    if rest.strip() and (not found or rest[: found[0].start()].strip()):
+        raise ValueError(
+            _(
+                "write options as name:value (options: {names})",
+                names=", ".join(p.name for p in cmd.parameters),
+            )
+        )
+    for i, match in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(rest)
+        param = params[match.group(1)]
+        values[param.name] = parse_value(param, rest[match.end() : end].strip())
+    missing = [p.name for p in cmd.parameters if p.required and p.name not in values]
+    if missing:
+        raise ValueError(_("/{name} needs {options}", name=name, options=", ".join(missing)))
+    return name, values
+
+
+def parse_value(param: app_commands.Parameter, text: str) -> object:
+    """An option's typed text as the value Discord would send. Raises ValueError."""
+    for choice in param.choices:
+        shown = pgettext(CHOICE_NAME, choice.name).lower()
+        if text.lower() in (choice.name.lower(), str(choice.value).lower(), shown):
+            return choice.value
+    if param.choices:
+        raise ValueError(
+            _(
+                "{option} is one of {choices}",
+                option=param.name,
+                choices=", ".join(c.name for c in param.choices),
+            )
+        )
+    try:
+        if param.type is discord.AppCommandOptionType.integer:
+            return int(text)
+        if param.type is discord.AppCommandOptionType.number:
+            return float(text)
+    except ValueError:
+        raise ValueError(
+            _("{option} must be a number, not {text}", option=param.name, text=repr(text))
+        ) from None
+    if param.type is discord.AppCommandOptionType.boolean:
+        return text.lower() in ("true", "yes", "1", "on")
+    return text
+
+
+_BREAKS = re.compile("[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def one_line(raw: str) -> str:
+    """The command on a line as read, stripped; a line break inside it (a CR, a form feed, a
+    Unicode line separator: what str.splitlines splits at) is refused, never taken as two."""
+    line = raw.strip()
+    found = _BREAKS.search(line)
+    if found is not None:
+        raise ValueError(
+            _("that line has a line break inside it ({char} at character {n}): type one "
+              "command per line; nothing was run", char=repr(found.group()),
+              n=found.start() + 1)
+        )  # fmt: skip
+    return line

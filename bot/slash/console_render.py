@@ -1,0 +1,180 @@
+"""How a message the bot sent to Discord reads in the console: rich renderables.
+
+Discord shows markdown (``**bold**``, `` `code` ``, code fences), embeds and its timestamp markup
+(``<t:N:F>``, shown in each reader's zone). A terminal gets the same through rich: markdown
+rendered, an embed's fields as a two-column table, colour when the output is a terminal and plain
+text with no escape codes when it is not (a pipe, a file). A timestamp reads as the one console
+format, :func:`bot.i18n.formats.moment`, in the console's zone.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DiscordMarkdown", "Labelled", "discord_times", "message_view"]
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, tzinfo
+from typing import Any, ClassVar
+
+from markdown_it.token import Token
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import CodeBlock, Markdown, MarkdownElement, Paragraph
+from rich.segment import Segment
+from rich.text import Text
+
+from bot.i18n import _
+from bot.i18n.formats import moment
+from bot.slash.message_text import buttons
+
+# One stamp, or two of the same instant side by side as the bot writes them ("<t:N:F>
+# (<t:N:R>)"): either reads as one moment, whose relative part is said once.
+_STAMPS = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>(?:\s*\(<t:\1(?::[tTdDfFR])?>\))?")
+_LEADING = re.compile(r"^ +")
+_NBSP = "\xa0"
+_INDENT = "  "
+
+
+def discord_times(text: str, *, zone: tzinfo | None = None, now: datetime | None = None) -> str:
+    """``text`` with Discord's timestamp markup as the console's one time format."""
+
+    def one(match: re.Match[str]) -> str:
+        return moment(datetime.fromtimestamp(int(match[1]), UTC), zone=zone, now=now)
+
+    return _STAMPS.sub(one, text)
+
+
+class _Paragraph(Paragraph):
+    """A paragraph without the padding to the full width that rich's has (it left trailing
+    spaces on every line of a pipe's output)."""
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> _Paragraph:
+        return cls(justify="default")
+
+
+class _Code(CodeBlock):
+    """A code block as its lines, indented: rich's pads them to the full width with a
+    background, which a pipe would get as trailing spaces."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip("\n")
+        lines = [Text(_INDENT) + Text(line, style="markdown.code") for line in code.split("\n")]
+        yield Text("\n").join(lines)
+
+
+class DiscordMarkdown(Markdown):
+    """Markdown as Discord reads it: a line break in a paragraph is a line break (CommonMark
+    would join the lines), and nothing is padded to the terminal's width."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "paragraph_open": _Paragraph,
+        "fence": _Code,
+        "code_block": _Code,
+    }
+
+    def __init__(self, markup: str, *, hyperlinks: bool, style: str = "none") -> None:
+        super().__init__(
+            _keep_indents(markup), justify="default", hyperlinks=hyperlinks, style=style
+        )
+        for token in self.parsed:
+            for child in token.children or ():
+                if child.type == "softbreak":
+                    child.type = "hardbreak"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for part in super().__rich_console__(console, options):
+            for segment in [part] if isinstance(part, Segment) else console.render(part, options):
+                yield Segment(segment.text.replace(_NBSP, " "), segment.style, segment.control)
+
+
+def _keep_indents(markup: str) -> str:
+    """A line's leading spaces as no-break spaces outside code blocks: Discord keeps a line's
+    indent (the bot indents a task's command under its id), CommonMark drops it, or makes four
+    spaces a code block. They are spaces again in the output."""
+    lines, fenced = [], False
+    for line in markup.split("\n"):
+        if not fenced:
+            line = _LEADING.sub(lambda m: _NBSP * len(m[0]), line)
+        lines.append(line)
+        fenced ^= line.count("```") % 2 == 1
+    return "\n".join(lines)
+
+
+def message_view(
+    data: Mapping[str, Any],
+    *,
+    terminal: bool,
+    zone: tzinfo | None = None,
+    now: datetime | None = None,
+) -> RenderableType | None:
+    """A message payload (content, embeds, buttons, attachments) as one renderable, or None
+    when it shows nothing. ``terminal``: links as terminal hyperlinks, else with their address."""
+
+    def times(text: object) -> str:
+        return discord_times(str(text), zone=zone, now=now)
+
+    def markdown(text: object, style: str = "none") -> DiscordMarkdown:
+        return DiscordMarkdown(times(text), hyperlinks=terminal, style=style)
+
+    parts: list[RenderableType] = []
+    if data.get("content"):
+        parts.append(markdown(data["content"]))
+    for embed in data.get("embeds") or []:
+        parts += _embed(embed, times, markdown)
+    off = _(" (disabled)")
+    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}" for b in buttons(data)]
+    if labels:
+        parts.append(Text(" ".join(labels), style="bold"))
+    parts += [
+        Text(_("(attached: {name})", name=a.get("filename")), style="dim")
+        for a in data.get("attachments") or []
+    ]
+    return Group(*parts) if parts else None
+
+
+class Labelled:
+    """``head`` before the first line of ``body``, its later lines indented to start under the
+    first (an embed field's value: the next runs of a schedule, one a line); no line is padded
+    to the terminal's width."""
+
+    def __init__(self, head: str, body: RenderableType, *, style: str = "") -> None:
+        self.head, self.body, self.style = head, body, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = cell_len(self.head)
+        inner = options.update_width(max(options.max_width - width, 20))
+        lines = console.render_lines(self.body, inner, pad=False) or [[]]
+        for i, line in enumerate(lines):
+            yield (
+                Segment(self.head, console.get_style(self.style))
+                if i == 0
+                else Segment(" " * width)
+            )
+            yield from line
+            yield Segment.line()
+
+
+def _embed(
+    embed: Mapping[str, Any],
+    times: Callable[[object], str],
+    markdown: Callable[[object, str], DiscordMarkdown],
+) -> list[RenderableType]:
+    colour = embed.get("color")
+    title_style = f"bold #{colour:06x}" if isinstance(colour, int) and colour else "bold"
+    parts: list[RenderableType] = []
+    if embed.get("title"):
+        parts.append(markdown(embed["title"], title_style))
+    if embed.get("description"):
+        parts.append(markdown(embed["description"], "none"))
+    fields = embed.get("fields") or []
+    width = max((cell_len(str(f.get("name", ""))) for f in fields), default=0)
+    for f in fields:
+        name = str(f.get("name", ""))
+        head = f"{_INDENT}{name}:" + " " * (width - cell_len(name) + 1)
+        parts.append(Labelled(head, markdown(f.get("value", ""), "none"), style="bold"))
+    footer = (embed.get("footer") or {}).get("text")
+    if footer:
+        parts.append(Labelled(_INDENT + "-- ", markdown(footer, "dim"), style="dim"))
+    return parts
