@@ -103,7 +103,7 @@ def test_lookups_follow_the_current_locale_and_fill_placeholders() -> None:
         with use_locale("en-US"):
             assert _("Paused `{id}`.", id="x") == "Paused `x`."
         assert i18n.current_locale() == "zh_CN"
-        assert i18n.pgettext("slash option choice", "gameday") == "游戏日"
+        assert i18n.pgettext("slash option choice", "game_day") == "游戏日"
         assert _("not in any catalog") == "not in any catalog"
     assert i18n.current_locale() == "en"
     assert ngettext("{n} task", "{n} tasks", 1) == "1 task"

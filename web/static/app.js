@@ -1,20 +1,7 @@
 // doom.schedule dashboard: a little plain JavaScript, no build step.
-// 1. <time data-local datetime="..."> shows in the reader's own time zone.
-// 2. The events page follows /events/stream (server-sent events) and adds rows live.
-// Texts come from the page (translated there); dates follow the page's <html lang>.
+// The events page follows /events/stream (server-sent events) and adds rows live.
+// Texts and times come from the server (translated there, in the reader's chosen time zone).
 "use strict";
-
-function localTimes(root) {
-  const lang = document.documentElement.lang || undefined;
-  const fmt = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "medium" });
-  for (const el of root.querySelectorAll("time[data-local]")) {
-    const when = new Date(el.getAttribute("datetime"));
-    if (!isNaN(when)) {
-      el.textContent = fmt.format(when);
-      el.title = when.toISOString();
-    }
-  }
-}
 
 function cell(text, kind) {
   const td = document.createElement("td");
@@ -50,7 +37,6 @@ function follow(feed) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  localTimes(document);
   const feed = document.getElementById("feed");
   if (feed && feed.dataset.stream) { follow(feed); }
 });
