@@ -6,7 +6,7 @@
 function cell(text, kind) {
   const td = document.createElement("td");
   if (!kind) { td.textContent = text; return td; }
-  const inner = document.createElement(kind === "badge" ? "span" : "code");
+  const inner = document.createElement("code");
   if (kind === "badge") { inner.className = "badge"; }
   inner.textContent = text;
   td.appendChild(inner);
@@ -32,6 +32,9 @@ function follow(feed) {
     const details = ev.shown.map(([k, v]) => k + "=" + v).join(" ");
     tr.append(cell(ev.server), titled(ev), cell(ev.task_id, "code"),
               cell(ev.game_time === null ? "\u2013" : String(ev.game_time)), cell(details));
+    // a narrow page shows each cell under its column's name, as the rows from the server do
+    const names = feed.closest("table").querySelectorAll("thead th");
+    tr.querySelectorAll("td").forEach((td, i) => { td.dataset.label = names[i].textContent; });
     feed.prepend(tr);
   });
 }
