@@ -1,6 +1,7 @@
 """Every page of the dashboard in a real browser (Debian's chromium under Playwright), 1280 and
-390 pixels wide, in English and Chinese: nothing wider than the window, every button on screen,
-no raw Discord markup, and on a Chinese page no English sentence the catalog translates.
+390 pixels wide, in English and Chinese: nothing wider than the window or a table than its card,
+every button on screen, no time broken over lines, no raw Discord markup, and on a Chinese page
+no English sentence the catalog translates.
 Screenshots of each page go to test-artifacts/web/<test>/."""
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ READ_PAGE = """() => {
       off.push((el.textContent || el.name || el.tagName).trim() + " " + Math.round(box.right));
     }
   }
+  // a table wider than its card (scrolled inside it), a time broken over lines
+  const wide = [...document.querySelectorAll(".table-wrap")]
+    .filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.scrollWidth);
+  const broken = [...document.querySelectorAll("main time")]
+    .filter((t) => t.getClientRects().length > 1).map((t) => t.textContent);
   const texts = [];
   const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walk.nextNode()) {
@@ -59,7 +65,7 @@ READ_PAGE = """() => {
     }
   }
   return {scroll: document.documentElement.scrollWidth, width: window.innerWidth,
-          off, texts, text: document.body.innerText};
+          off, wide, broken, texts, text: document.body.innerText};
 }"""
 
 
@@ -136,6 +142,10 @@ async def visit(browser: Any, dash: Dash, width: int, lang: str, shots: Path) ->
                 faults.append(f"{path}: {seen['scroll']} px wide in {seen['width']}")
             if seen["off"]:
                 faults.append(f"{path}: off screen: {seen['off']}")
+            if seen["wide"]:
+                faults.append(f"{path}: a table wider than its card: {seen['wide']} px")
+            if seen["broken"]:
+                faults.append(f"{path}: times over several lines: {seen['broken']}")
             for raw in ("**", "```", "<t:"):
                 if raw in seen["text"]:
                     faults.append(f"{path}: raw {raw}")
