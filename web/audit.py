@@ -4,7 +4,7 @@ language where the catalogs know it, with Discord's markup shown as Discord show
 
 from __future__ import annotations
 
-__all__ = ["action_name", "blueprint", "face_name", "mutation_json", "query"]
+__all__ = ["action_name", "action_names", "blueprint", "face_name", "mutation_json", "query"]
 
 import logging
 from dataclasses import dataclass
@@ -32,9 +32,9 @@ _FACES = {"discord": N_("Discord"), "console": N_("console"), "web": N_("web pag
           "api": N_("API")}  # fmt: skip
 
 
-def action_name(action: str) -> str:
-    """An audit action ("schedule", "event create") as the reader's language calls it."""
-    names = {
+def action_names() -> dict[str, str]:
+    """Every audit action ("schedule", "event create") and its name in the reader's language."""
+    return {
         "schedule": pgettext("audit action", "schedule"),
         "schedule_dynamic": pgettext("audit action", "schedule_dynamic"),
         "cancel": pgettext("audit action", "cancel"),
@@ -49,7 +49,10 @@ def action_name(action: str) -> str:
         "event edit": pgettext("audit action", "event edit"),
         "event cancel": pgettext("audit action", "event cancel"),
     }
-    return names.get(action, action)
+
+
+def action_name(action: str) -> str:
+    return action_names().get(action, action)
 
 
 def face_name(face: str) -> str:
@@ -115,5 +118,5 @@ async def audit_log() -> Any:
     older = entries[-1].id if len(entries) == PAGE else None
     return await render_template(
         "audit.html", rows=await audit_rows(entries), filters=filters, older=older, user=g.user,
-        servers=sorted(state().services.servers),
+        servers=sorted(state().services.servers), actions=action_names(),
     )  # fmt: skip

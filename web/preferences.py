@@ -11,7 +11,7 @@ from typing import Any
 from quart import Blueprint, flash, g, redirect, render_template, request
 
 from bot.i18n import _
-from web.auth import action, page
+from web.auth import action, page, write_limit
 from web.zones import COOKIE, COOKIE_AGE, default_zone, known_zones, reader_zone, zone_named
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,7 @@ async def timezone() -> Any:
 
 
 @blueprint.post("/timezone")
+@write_limit
 @action()
 async def choose_timezone() -> Any:
     wanted = str((await request.form).get("zone", "")).strip()

@@ -229,4 +229,8 @@ async def test_a_chinese_page_says_its_words_in_chinese(dash: Dash, mod: Client)
     assert re.search(r"<td data-label=\"[^\"]+\">计划</td>", html)
     assert "Planned" not in html and "Cancelled" not in html
     assert ">schedule<" not in html and ">cancel<" not in html
-    assert 'placeholder="schedule, cancel…"' not in html
+    # the action filter offers the actions by their Chinese names, filtering by their ids
+    assert '<option value="cancel">取消</option>' in html and "placeholder=" not in html
+    status, html = await mod.get("/audit?action=cancel", headers=ZH)
+    assert status == 200 and '<td data-label="操作">计划</td>' not in html
+    assert '<option value="cancel" selected>取消</option>' in html
