@@ -166,6 +166,16 @@ async def test_the_time_zone_is_named_and_can_be_picked(kept: Dash, mod: Client)
     assert "Times: UTC" in (await mod.get("/timezone"))[1]
 
 
+async def test_doom_web_timezone_is_the_default_zone(kept: Dash, mod: Client) -> None:
+    kept.harness.services.settings.web_timezone = "Asia/Tokyo"
+    status, html = await mod.get("/servers/main/queue")
+    assert status == 200 and "Times: Asia/Tokyo" in html
+    due = re.search(r"<time datetime=\"[^\"]+\">([^<]+)</time>", html)
+    assert due is not None and due[1].endswith(" JST")
+    status, html = await mod.get("/timezone")
+    assert "the dashboard&#39;s default (Asia/Tokyo)" in html
+
+
 async def test_a_page_past_the_end_is_the_last_page(kept: Dash, mod: Client) -> None:
     for which in ("queue", "offline", "planned"):
         status, html = await mod.get(f"/servers/main/{which}?page=99")
