@@ -195,8 +195,9 @@ class DoomBot(commands.Bot):
         """`audit` for a caller of any face (bot.operations.Auditor)."""
         server_name = server.config.name if server is not None else ""
         await self.services.audit.record(
-            caller.user_id, caller.name, server_name, action, dict(request), outcome
-        )
+            caller.user_id, caller.name, server_name, action, dict(request), outcome,
+            face=caller.face,
+        )  # fmt: skip
         channel_id = self.audit_channel_id(server)
         if channel_id is None:
             return

@@ -223,6 +223,9 @@ class Settings(BaseSettings):
     # reverse proxies (addresses or networks, 10.0.0.0/8) whose X-Forwarded-For names the client;
     # from any other peer the header is ignored
     web_trusted_proxies: NetworkList = []
+    # the IANA zone the dashboard shows times in until a reader picks their own (Time zone page);
+    # unset: DOOM_TIMEZONE
+    web_timezone: str | None = None
 
     @field_validator("web_url")
     @classmethod
@@ -275,11 +278,13 @@ class Settings(BaseSettings):
                 )
         return v
 
-    @field_validator("timezone")
+    @field_validator("timezone", "web_timezone")
     @classmethod
-    def _check_timezone(cls, v: str) -> str:
+    def _check_timezone(cls, v: str | None) -> str | None:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+        if v is None:
+            return v
         try:
             ZoneInfo(v)
         except (ZoneInfoNotFoundError, ValueError):

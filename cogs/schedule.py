@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction["DoomBot"]
-# the pack's unit names; "day" is a real day, "gameday" one in-game day (24000 ticks)
+# the pack's unit names; "day" is a real day, "game_day" one in-game day (24000 ticks)
 UNITS = [
     *(app_commands.Choice(name=n, value=n) for n in ("tick", "second", "minute", "hour", "day")),
-    app_commands.Choice(name="gameday", value="game_day"),
+    app_commands.Choice(name="game_day", value="game_day"),
 ]
 RUN_HELP = "The Minecraft command to run (without the leading /)."
 RunText = app_commands.Range[str, 1, 1400]
@@ -123,7 +123,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         "Run a command after some game time.",
         run=RUN_HELP,
         time="How long to wait, in `unit`s (leave out when you give `at`).",
-        unit="The unit of `time` (default tick; gameday = 24000 ticks).",
+        unit="The unit of `time` (default tick; game_day = 24000 ticks).",
         id="A name for the task, to cancel or pause it later (default: a generated one).",
         retry="How many times to retry when the command fails.",
         retry_delay="Ticks between retries.",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
-from quart import Blueprint, Quart, Response, render_template, request
+from quart import Blueprint, Quart, Response, redirect, render_template, request
 from quart_rate_limiter import RateLimiter, RateLimitExceeded
 from quart_schema import QuartSchema, RequestSchemaValidationError, hide
 from quart_schema.validation import (
@@ -47,6 +47,7 @@ from web import (
     i18n,
     inputs,
     metrics,
+    preferences,
     servers,
     tasks,
 )
@@ -288,8 +289,14 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (auth, servers, tasks, events, audit, extensions, api, api_events, metrics):
+    for module in (auth, servers, tasks, events, audit, extensions, preferences, api, api_events,
+                   metrics):  # fmt: skip
         app.register_blueprint(module.blueprint)
+
+    @app.get("/favicon.ico")
+    async def favicon() -> Any:  # for clients that ask before reading the page's <link rel=icon>
+        return redirect("/static/favicon.svg", 301)
+
     for rule in app.url_map.iter_rules():  # the OpenAPI document is the API's, not the pages'
         if not rule.rule.startswith("/api/"):
             view = app.view_functions[rule.endpoint]

@@ -326,6 +326,13 @@ async def logout() -> Any:
             raise WebError(403, _("The form's security token is missing or wrong."))
         web.sessions.end(found.sid)
     session.clear()
+    return redirect("/logged-out", 303)  # an address that opens again, unlike a POST's
+
+
+@blueprint.get("/logged-out")
+async def logged_out() -> Any:
+    if state().sessions.get(session.get("sid")) is not None:
+        return redirect("/servers", 303)  # not logged out (another tab logged in again)
     message = _("You are logged out. /dashboard gives a new link.")
     return await render_template("message.html", title=_("Logged out"), message=message)
 

@@ -14,7 +14,7 @@ __all__ = ["HostBot", "WebError", "WebState", "WebUser", "state"]
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
@@ -22,6 +22,7 @@ from quart import current_app
 
 from bot.i18n import _
 from bot.slash.permissions import Rank, rank_for
+from web.names import MemberNames, display_name
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -89,6 +90,10 @@ class WebState:
     metrics: Metrics
     clock: Callable[[], float] = time.time
     base_url: str = ""
+    names: MemberNames = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.names = MemberNames(self.bot)
 
     async def rank(self, session: WebSession, *, fresh: bool) -> Rank:
         """The rank the user's roles in Discord give them now (see the module docstring)."""
@@ -98,6 +103,7 @@ class WebState:
         try:
             member = await self.bot.http.get_member(session.guild_id, session.user_id)
             roles = [int(r) for r in member.get("roles", [])]
+            session.name = display_name(member) or session.name  # as Discord shows it now
         except discord.NotFound:
             roles = []  # no longer in the guild: only user-id grants remain
         except discord.HTTPException as exc:

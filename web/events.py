@@ -8,18 +8,18 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 from collections.abc import AsyncIterable, AsyncIterator
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from quart import Blueprint, g, make_response, render_template
 
 from bot.aio import cancel_and_wait
 from bot.events.kinds import shown_details, title_of
-from bot.i18n import formats
 from web.auth import page
 from web.context import state
+from web.markup import discord_text
+from web.zones import reader_zone
 
 if TYPE_CHECKING:
     from bot.events.event import Event
@@ -31,27 +31,18 @@ HEARTBEAT = 15.0  # seconds between SSE comments, so proxies keep the stream ope
 CLIENT_QUEUE = 256  # a slow tab loses its oldest events, never holds the bus up
 
 
-# Alerts the bot makes itself (the wall-clock scheduler's) carry Discord's timestamp markup,
-# which Discord shows in each reader's zone; a page shows the time itself.
-_DISCORD_TIME = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>")
-
-
-def _timed(text: str) -> str:
-    return _DISCORD_TIME.sub(
-        lambda m: formats.datetime_text(datetime.fromtimestamp(int(m[1]), UTC)) + " UTC", text
-    )
-
-
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: Event, zone: ZoneInfo | None = None) -> dict[str, Any]:
     """An event for the page and the API: `details` as the source gave them (values in the
-    reader's language where they are texts), `title` and `shown` as the alert channel says them."""
+    reader's language where they are texts), `title` and `shown` as the alert channel says them.
+    The bot's own alerts carry Discord's timestamps: shown as times in the reader's zone (`zone`
+    for a stream, which outlives its request)."""
     return {
         "server": event.server, "seq": event.seq, "type": event.type, "task_id": event.task_id,
         # the bot's own alerts have no game time (-1)
         "game_time": event.game_time if event.game_time >= 0 else None,
-        "details": {k: _timed(str(v)) for k, v in event.details.items()},
+        "details": {k: discord_text(v, zone) for k, v in event.details.items()},
         "title": title_of(event),
-        "shown": [[name, _timed(value)] for name, value in shown_details(event)],
+        "shown": [[name, discord_text(value, zone)] for name, value in shown_details(event)],
     }  # fmt: skip
 
 
@@ -69,6 +60,7 @@ async def feed() -> Any:
 @page()
 async def stream() -> Any:
     services = state().services
+    zone = reader_zone()
 
     async def body() -> AsyncIterator[bytes]:
         queue: asyncio.Queue[Event] = asyncio.Queue(CLIENT_QUEUE)
@@ -89,7 +81,7 @@ async def stream() -> Any:
                 except TimeoutError:
                     yield b": keep-alive\n\n"
                     continue
-                data = json.dumps(event_json(event), ensure_ascii=False)
+                data = json.dumps(event_json(event, zone), ensure_ascii=False)
                 yield f"event: pack\ndata: {data}\n\n".encode()
 
     response = await make_response(

@@ -27,16 +27,17 @@ from jinja2.runtime import Context
 from quart import request
 
 from bot.i18n import N_, _, current_locale, formats, ngettext, pgettext, pick, set_locale
+from bot.i18n.words import run_outcome
 from bot.slash.permissions import Rank
 from web.context import state
+from web.zones import time_text, zone_label
 
 if TYPE_CHECKING:
     from quart import Quart
 
 # lists and units are named as the slash commands' choices (cogs/schedule.py), whose
-# translations the catalog has; the pack's unit "game_day" is the choice "gameday"
+# translations the catalog has
 CHOICE = "slash option choice"
-_CHOICE_NAMES = {"game_day": "gameday"}
 _RANKS = {Rank.ADMIN: N_("admin"), Rank.MODERATOR: N_("moderator"), Rank.NONE: N_("no rank")}
 
 
@@ -53,8 +54,7 @@ def html_lang() -> str:
 
 def choice_name(value: object) -> str:
     """A list or unit name ("queue", "game_day") as the reader's language calls it."""
-    text = str(value)
-    return pgettext(CHOICE, _CHOICE_NAMES.get(text, text))
+    return pgettext(CHOICE, str(value))
 
 
 def rank_name(rank: Rank) -> str:
@@ -66,9 +66,9 @@ def _when(value: datetime | str) -> datetime:
 
 
 def datetime_filter(value: datetime | str | None) -> str:
-    """An ISO time (as the rows hold them) in the locale's medium format; the page's script then
-    shows it in the reader's own time zone."""
-    return "–" if value is None else formats.datetime_text(_when(value))  # noqa: RUF001
+    """An ISO time (as the rows hold them) in the locale's medium format, in the reader's time
+    zone (web.zones), the zone named."""
+    return "–" if value is None else time_text(_when(value))  # noqa: RUF001
 
 
 def relative_filter(value: datetime | str | None) -> str:
@@ -107,6 +107,7 @@ def install(app: Quart) -> None:
         _, ngettext, newstyle=False, pgettext=pgettext
     )
     env.globals["html_lang"] = html_lang
+    env.globals["zone_label"] = zone_label
     filters: dict[str, Callable[..., str]] = {
         "number": formats.number,
         "decimal": formats.decimal,
@@ -116,5 +117,6 @@ def install(app: Quart) -> None:
         "ticks_duration": formats.ticks_duration,
         "choice": choice_name,
         "rank": rank_name,
+        "run_outcome": run_outcome,
     }
     env.filters.update({name: per_render(f) for name, f in filters.items()})

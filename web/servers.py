@@ -120,7 +120,7 @@ async def first_task(server: ServerServices, task_id: str) -> Task | None:
 
 
 def page_args() -> tuple[int, str]:
-    """`?page=` (1 to MAX_PAGE; a page past the end is empty) and `?id=`."""
+    """`?page=` (1 to MAX_PAGE; a page past the end shows the last) and `?id=`."""
     number = whole_number(request.args.get("page", "1"), "page", N_("page number"), high=MAX_PAGE)
     return number, request.args.get("id", "").strip()
 
@@ -186,10 +186,14 @@ async def render_list(
                               list=repr(which)))  # fmt: skip
     number, search = page_args()
     rows, total = await list_page(server, which, number, search)
+    pages = max(1, -(-total // PAGE_SIZE))
+    if number > pages:  # past the end: the last page, as /list shows it
+        number = pages
+        rows, total = await list_page(server, which, number, search)
     caret = error.caret() if isinstance(error, errors.CommandParseError) else None
     body = await render_template(
         "tasks.html", server=server, which=which, lists=LISTS, rows=rows, total=total,
-        number=number, pages=max(1, -(-total // PAGE_SIZE)), search=search, user=g.user,
+        number=number, pages=pages, search=search, user=g.user,
         units=UNITS, scheduler=state().services.scheduler,
         form=form or {},
         error=str(error) if error is not None else None, caret=caret,

@@ -65,6 +65,9 @@ async def show(name: str, task_id: str) -> Any:
     )
 
 
+# the form posts to the queue page's own address, so a refused form (shown with its error and
+# caret) is at an address that opens again; /schedule is kept for scripts and opens the queue
+@blueprint.post("/servers/<name>/queue")
 @blueprint.post("/servers/<name>/schedule")
 @write_limit
 @action()
@@ -78,6 +81,12 @@ async def schedule(name: str) -> Any:
         return await render_list(server, "queue", error=exc, form=form, status=400)
     await flash(outcome, "ok")
     return _back(name)
+
+
+@blueprint.get("/servers/<name>/schedule")
+@page()
+async def schedule_page(name: str) -> Any:
+    return _back(server_named(name).name)
 
 
 @blueprint.post("/servers/<name>/tasks/<task_id>/<verb>")

@@ -60,9 +60,10 @@ def relative(when: datetime, *, now: datetime | None = None, locale: str | None 
     return format_timedelta(when - base, add_direction=True, locale=_locale(locale))
 
 
-def datetime_text(when: datetime, *, locale: str | None = None) -> str:
-    """A date and time in the locale's medium format: "Jan 2, 2026, 3:04:05 AM"."""
-    return format_datetime(when, "medium", locale=_locale(locale))
+def datetime_text(when: datetime, *, locale: str | None = None, format: str = "medium") -> str:
+    """A date and time in the locale's medium (or short) format, in ``when``'s own zone:
+    "Jan 2, 2026, 3:04:05 AM"."""
+    return format_datetime(when, format, tzinfo=when.tzinfo, locale=_locale(locale))
 
 
 def zone_name(when: datetime) -> str:

@@ -202,9 +202,9 @@ class LocalDiscord:
         self._born: dict[str, float] = {}  # token -> clock() when the interaction was sent
         self._session = Session(self._handle)
         self._changed = asyncio.Event()
-        # guild members' current roles, as Discord would answer GET .../members/{id}: set by
-        # every interaction a user sends, changed by set_roles (a role taken away in Discord)
+        # members' roles as GET .../members/{id} answers: set by each interaction and set_roles
         self.members: dict[int, list[int]] = {}
+        self.names: dict[int, str] = {}  # display names (global_name) of users who set one
         self.scheduled = LocalScheduledEvents(self)  # guild scheduled events, their gateway events
         # what the bot's own role allows in the guild (/status and /event read it from guild.me)
         self.bot_permissions = discord.Permissions(
@@ -283,7 +283,7 @@ class LocalDiscord:
     def member_payload(self, user_id: int, role_ids: Sequence[int]) -> dict[str, Any]:
         return {
             "user": {"id": str(user_id), "username": f"user{user_id}", "discriminator": "0",
-                     "global_name": None, "avatar": None},
+                     "global_name": self.names.get(user_id), "avatar": None},
             "roles": [str(r) for r in role_ids], "joined_at": "2024-01-01T00:00:00+00:00",
             "deaf": False, "mute": False, "flags": 0, "pending": False, "nick": None,
             "avatar": None, "permissions": str(discord.Permissions.general().value),

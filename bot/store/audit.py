@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS cursors (
     updated TEXT NOT NULL
 );
 """,
+    # where the change came from (bot.operations.caller.Face); '' for rows recorded before
+    "ALTER TABLE mutations ADD COLUMN face TEXT NOT NULL DEFAULT '';",
 ]
 
 
@@ -57,6 +59,7 @@ class Mutation:
     action: str
     request: dict[str, Any]
     outcome: str
+    face: str = ""  # discord, console, web or api; '' when not recorded
 
 
 class AuditStore:
@@ -99,16 +102,20 @@ class AuditStore:
         action: str,
         request: Mapping[str, Any],
         outcome: str,
+        *,
+        face: str = "",
     ) -> int:
-        """Store one mutation; returns its id. `request` must be JSON-serialisable."""
+        """Store one mutation; returns its id. `request` must be JSON-serialisable; `face` says
+        where it came from (bot.operations.caller.Face)."""
         text = json.dumps(dict(request), sort_keys=True, default=str, ensure_ascii=False)
         when = self._clock().isoformat()
 
         def insert(db: sqlite3.Connection) -> int:
             cur = db.execute(
-                "INSERT INTO mutations (time, user_id, user_name, server, action, request, outcome)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (when, user_id, user_name, server, action, text, outcome),
+                "INSERT INTO mutations"
+                " (time, user_id, user_name, server, action, request, outcome, face)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (when, user_id, user_name, server, action, text, outcome, face),
             )
             return int(cur.lastrowid or 0)
 
@@ -138,7 +145,10 @@ class AuditStore:
         if before_id is not None:
             where.append("id < ?")
             args.append(before_id)
-        sql = "SELECT id, time, user_id, user_name, server, action, request, outcome FROM mutations"
+        sql = (
+            "SELECT id, time, user_id, user_name, server, action, request, outcome, face"
+            " FROM mutations"
+        )
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id DESC LIMIT ?"
@@ -154,6 +164,7 @@ class AuditStore:
                 action=r[5],
                 request=json.loads(r[6]),
                 outcome=r[7],
+                face=r[8],
             )
             for r in rows
         ]

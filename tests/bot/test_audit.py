@@ -96,3 +96,26 @@ async def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
             assert await store.get_cursor(f"k{k}") in range(k, 30, 3)
     finally:
         await store.close()
+
+
+async def test_the_face_is_kept_and_an_older_log_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    old = sqlite3.connect(path)  # the log as the bot wrote it before faces were recorded
+    old.executescript(
+        "CREATE TABLE schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+        "CREATE TABLE mutations (id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL,"
+        " user_id INTEGER NOT NULL, user_name TEXT NOT NULL, server TEXT NOT NULL,"
+        " action TEXT NOT NULL, request TEXT NOT NULL, outcome TEXT NOT NULL);"
+        "INSERT INTO schema_versions VALUES ('audit', 1);"
+        "INSERT INTO mutations (time, user_id, user_name, server, action, request, outcome)"
+        " VALUES ('2025-01-02T03:04:05+00:00', 1, 'u', 'main', 'clear', '{}', 'removed 3');"
+    )
+    old.commit()
+    old.close()
+    store = await AuditStore.open(path)
+    try:
+        await store.record(2, "w", "main", "cancel", {"id": "x"}, "ok", face="web")
+        rows = await store.mutations()
+        assert [(r.user_name, r.face) for r in rows] == [("w", "web"), ("u", "")]
+    finally:
+        await store.close()

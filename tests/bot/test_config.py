@@ -83,6 +83,15 @@ def test_allowed_commands_unset_commas_json_or_refused(monkeypatch: pytest.Monke
         load_settings(None)
 
 
+def test_the_dashboards_time_zone_is_an_iana_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings(None).web_timezone is None  # the pages use DOOM_TIMEZONE then
+    monkeypatch.setenv("DOOM_WEB_TIMEZONE", "Europe/Berlin")
+    assert load_settings(None).web_timezone == "Europe/Berlin"
+    monkeypatch.setenv("DOOM_WEB_TIMEZONE", "Mars/Olympus")
+    with pytest.raises(ConfigError, match=r"DOOM_WEB_TIMEZONE.*not an IANA time zone"):
+        load_settings(None)
+
+
 def test_env_file_is_read(tmp_path: Path) -> None:
     env = tmp_path / ".env"
     env.write_text(

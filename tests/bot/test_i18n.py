@@ -103,7 +103,7 @@ def test_lookups_follow_the_current_locale_and_fill_placeholders() -> None:
         with use_locale("en-US"):
             assert _("Paused `{id}`.", id="x") == "Paused `x`."
         assert i18n.current_locale() == "zh_CN"
-        assert i18n.pgettext("slash option choice", "gameday") == "游戏日"
+        assert i18n.pgettext("slash option choice", "game_day") == "游戏日"
         assert _("not in any catalog") == "not in any catalog"
     assert i18n.current_locale() == "en"
     assert ngettext("{n} task", "{n} tasks", 1) == "1 task"
@@ -185,3 +185,18 @@ def test_the_tree_command_prints_the_golden_tree() -> None:
 
     golden = Path(__file__).parents[1] / "cogs" / "command_tree.json"
     assert tree_payload() == json.loads(golden.read_text(encoding="utf-8"))
+
+
+def test_a_stored_sentence_is_said_again_in_the_current_locale() -> None:
+    from bot.i18n.retranslate import retranslate
+
+    with use_locale("zh_CN"):
+        assert retranslate("Paused planned `hourly` on main.") == "已暂停 main 上的计划 `hourly`。"
+        assert retranslate("Reloaded cogs.tasks.") == "已重载 cogs.tasks。"
+        said_in_chinese = _("Cancelled `{id}`.", id="door")
+        # several sentences, one a line, each said again; text no catalog has stays as it is
+        assert retranslate("Reloaded a.\nsomething else") == "已重载 a。\nsomething else"
+        assert retranslate("say <b>hi</b>") == "say <b>hi</b>"
+    assert retranslate(said_in_chinese) == "Cancelled `door`."
+    # a sentence that is almost only placeholders ("{a}: {b}") matches nothing by itself
+    assert retranslate("x: y") == "x: y"

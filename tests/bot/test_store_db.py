@@ -82,7 +82,7 @@ async def test_a_legacy_audit_database_is_kept_on_upgrade(tmp_path: Path) -> Non
     [mutation] = await store.mutations()
     assert (mutation.user_name, mutation.action) == ("mod", "cancel")
     assert await store.get_cursor("log:main") == {"offset": 10}
-    assert _version(store.db, "audit") == 1
+    assert _version(store.db, "audit") == 2  # the schema, then the face column
     await store.close()
 
 

@@ -43,7 +43,7 @@ async def test_schedule_offers_every_unit(bare: Harness) -> None:
     unit = next(o for o in schedule.to_dict(bare.bot.tree)["options"] if o["name"] == "unit")
     assert [(c["name"], c["value"]) for c in unit["choices"]] == [
         ("tick", "tick"), ("second", "second"), ("minute", "minute"), ("hour", "hour"),
-        ("day", "day"), ("gameday", "game_day"),
+        ("day", "day"), ("game_day", "game_day"),
     ]  # fmt: skip
 
 

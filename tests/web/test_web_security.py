@@ -146,7 +146,9 @@ async def test_bearer_token_for_scripts_and_logout_ends_it(kept: Dash, mod: Clie
             "/api/servers/main/tasks", json={"run": "say x", "time": "soon"}, headers=headers
         )
         assert status == 400 and "schema" in body
-        assert (await mod.post("/logout", data={"csrf_token": await mod.csrf()}))[0] == 200
+        assert (await mod.post("/logout", data={"csrf_token": await mod.csrf()}))[0] == 303
+        status, page = await mod.get("/logged-out")  # where the logout sends the browser
+        assert status == 200 and "You are logged out" in page
         assert (await bearer.get("/api/servers", headers=headers))[0] == 401
         assert (await mod.get("/servers"))[0] == 401
     finally:

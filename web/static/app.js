@@ -1,25 +1,12 @@
 // doom.schedule dashboard: a little plain JavaScript, no build step.
-// 1. <time data-local datetime="..."> shows in the reader's own time zone.
-// 2. The events page follows /events/stream (server-sent events) and adds rows live.
-// Texts come from the page (translated there); dates follow the page's <html lang>.
+// The events page follows /events/stream (server-sent events) and adds rows live.
+// Texts and times come from the server (translated there, in the reader's chosen time zone).
 "use strict";
-
-function localTimes(root) {
-  const lang = document.documentElement.lang || undefined;
-  const fmt = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "medium" });
-  for (const el of root.querySelectorAll("time[data-local]")) {
-    const when = new Date(el.getAttribute("datetime"));
-    if (!isNaN(when)) {
-      el.textContent = fmt.format(when);
-      el.title = when.toISOString();
-    }
-  }
-}
 
 function cell(text, kind) {
   const td = document.createElement("td");
   if (!kind) { td.textContent = text; return td; }
-  const inner = document.createElement(kind === "badge" ? "span" : "code");
+  const inner = document.createElement("code");
   if (kind === "badge") { inner.className = "badge"; }
   inner.textContent = text;
   td.appendChild(inner);
@@ -45,12 +32,14 @@ function follow(feed) {
     const details = ev.shown.map(([k, v]) => k + "=" + v).join(" ");
     tr.append(cell(ev.server), titled(ev), cell(ev.task_id, "code"),
               cell(ev.game_time === null ? "\u2013" : String(ev.game_time)), cell(details));
+    // a narrow page shows each cell under its column's name, as the rows from the server do
+    const names = feed.closest("table").querySelectorAll("thead th");
+    tr.querySelectorAll("td").forEach((td, i) => { td.dataset.label = names[i].textContent; });
     feed.prepend(tr);
   });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  localTimes(document);
   const feed = document.getElementById("feed");
   if (feed && feed.dataset.stream) { follow(feed); }
 });
