@@ -189,11 +189,11 @@ async def game_time(name: str) -> Any:
 @write_limit
 @action()
 async def change(name: str, task_id: str, verb: str) -> Any:
-    """`cancel`, `pause` or `resume` the first task with this id (a planned row of that id
-    first), or `cancel_all` of them."""
+    """`cancel`, `pause`, `resume` or `run_now` (once, now; its schedule stays) the first task
+    with this id (a planned row of that id first), or `cancel_all` of them."""
     server = server_named(name)
     verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
-             "cancel_all": actions.cancel_all}  # fmt: skip
+             "cancel_all": actions.cancel_all, "run_now": actions.run_now}  # fmt: skip
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:

@@ -157,6 +157,7 @@ class PackBase:
         store_success: str | None = None,
         staged_key: str | None = None,
         on_ack: Callable[[], object] | None = None,
+        context: str | None = None,
     ) -> dict[str, object]:
         """Write the input, run the pack's function, read `out`; the outcome if it is ours.
 
@@ -178,6 +179,8 @@ class PackBase:
             call = f"execute store success {store_success} byte 1 run {call}"
         if as_player is not None:
             call = f"execute as {as_player} at @s run {call}"
+        elif context is not None:  # checked by the caller: a dimension and numbers only
+            call = f"execute {context} run {call}"
         out: object | None
         async with self._lock:
             if input_command is not None:

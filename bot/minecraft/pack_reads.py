@@ -140,6 +140,14 @@ class PackReads(PackBase):
                 return task_from_storage(value, which)
         return None
 
+    async def place(self, task: Task) -> str | None:
+        """Where a task without executor runs (the pack's `at`: dimension, position, rotation),
+        read by its serial; None when it has an executor or is gone."""
+        if task.executor is not None:
+            return None
+        value = await self._read(f"{self._check_list(task.list)}[{{n:{int(task.n)}}}].at")
+        return value if isinstance(value, str) else None
+
     async def find(
         self, which: str, id: str, *, offset: int = 0, limit: int = 20
     ) -> tuple[list[Task], int]:

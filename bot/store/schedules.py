@@ -68,7 +68,15 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, id);
 CREATE INDEX schedule_runs_sending ON schedule_runs (outcome) WHERE outcome = 'sending';
 """,
+    """
+ALTER TABLE schedule_runs ADD COLUMN triggered_by TEXT;  -- who ran it now; NULL: its schedule
+ALTER TABLE schedule_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;  -- hand-over attempts
+CREATE INDEX schedule_runs_due ON schedule_runs (due);
+""",
 ]
+_RUN_COLUMNS = (
+    "id, schedule_id, due, handed_over, ran_in_game, lateness, outcome, triggered_by, attempts"
+)
 
 _COLUMNS = (
     "id, server, command, task_id, retry, retry_delay, as_player, kind, at, every, anchor, cron,"
@@ -138,6 +146,8 @@ class Run:
     ran_in_game: datetime | None
     lateness: float | None  # seconds from due to hand-over
     outcome: str
+    triggered_by: str | None = None  # who ran it by hand (run now); None: its schedule
+    attempts: int = 0  # hand-over attempts it took
 
 
 def _schedule(row: Sequence[object]) -> Schedule:
@@ -165,6 +175,7 @@ def _run(row: Sequence[object]) -> Run:
         handed_over=_dt(cast("float | None", row[3])),
         ran_in_game=_dt(cast("float | None", row[4])),
         lateness=cast("float | None", row[5]), outcome=str(row[6]),
+        triggered_by=cast("str | None", row[7]), attempts=int(cast(int, row[8] or 0)),
     )  # fmt: skip
 
 
@@ -365,6 +376,7 @@ class ScheduleStore:
         ran_in_game: datetime | None = None,
         lateness: float | None = None,
         state: State | None = None,
+        attempts: int = 0,
     ) -> None:
         """What became of a run; also the row's last outcome (and state, for a missed one-shot)."""
         await self.migrate()
@@ -374,8 +386,8 @@ class ScheduleStore:
             try:
                 db.execute(
                     "UPDATE schedule_runs SET outcome = ?, handed_over = ?, ran_in_game = ?,"
-                    " lateness = ? WHERE id = ?",
-                    (outcome, _ts(handed_over), _ts(ran_in_game), lateness, run_id),
+                    " lateness = ?, attempts = MAX(attempts, ?) WHERE id = ?",
+                    (outcome, _ts(handed_over), _ts(ran_in_game), lateness, attempts, run_id),
                 )
                 sid = db.execute(
                     "SELECT schedule_id FROM schedule_runs WHERE id = ?", (run_id,)
@@ -428,8 +440,7 @@ class ScheduleStore:
         await self.migrate()
         rows = await self.db.run(
             lambda db: db.execute(
-                "SELECT id, schedule_id, due, handed_over, ran_in_game, lateness, outcome"
-                " FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
+                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
             ).fetchall()
         )
         return [_run(r) for r in rows]
@@ -439,9 +450,81 @@ class ScheduleStore:
         await self.migrate()
         rows = await self.db.run(
             lambda db: db.execute(
-                "SELECT id, schedule_id, due, handed_over, ran_in_game, lateness, outcome"
-                " FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?",
+                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE schedule_id = ?"
+                " ORDER BY id DESC LIMIT ?",
                 (schedule_id, limit),
             ).fetchall()
         )
         return [_run(r) for r in rows]
+
+    async def begin_extra_run(self, schedule_id: int, due: datetime, triggered_by: str) -> int:
+        """Record a run someone asked for now (`sending`), leaving the row's next due and
+        state as they are: an extra run, not one of its schedule's."""
+        await self.migrate()
+
+        def work(db: sqlite3.Connection) -> int:
+            cur = db.execute(
+                "INSERT INTO schedule_runs (schedule_id, due, outcome, triggered_by)"
+                " VALUES (?, ?, 'sending', ?)",
+                (schedule_id, due.timestamp(), triggered_by),
+            )
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+        return await self.db.run(work)
+
+    async def get_run(self, run_id: int) -> Run | None:
+        await self.migrate()
+        row = await self.db.run(
+            lambda db: db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE id = ?", (run_id,)
+            ).fetchone()
+        )
+        return None if row is None else _run(row)
+
+    async def history(
+        self, schedule_ids: Sequence[int], *, offset: int = 0, limit: int = 10
+    ) -> tuple[list[Run], int]:
+        """The runs of these schedules (one task id's rows over time), newest first, a page of
+        them and how many there are."""
+        await self.migrate()
+        ids = [int(i) for i in schedule_ids]
+        if not ids:
+            return [], 0
+        marks = ", ".join("?" * len(ids))
+
+        def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
+            where = f"schedule_id IN ({marks})"
+            total = db.execute(f"SELECT COUNT(*) FROM schedule_runs WHERE {where}", ids)
+            rows = db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE {where}"
+                " ORDER BY due DESC, id DESC LIMIT ? OFFSET ?",
+                (*ids, limit, offset),
+            ).fetchall()
+            return [_run(r) for r in rows], int(total.fetchone()[0])
+
+        return await self.db.run(work)
+
+    async def rows_of(self, server: str, task_id: str) -> list[Schedule]:
+        """Every row of this server with this task id, whatever its state, newest first."""
+        await self.migrate()
+        rows = await self.db.run(
+            lambda db: db.execute(
+                f"SELECT {_COLUMNS} FROM schedules WHERE server = ? AND task_id = ?"
+                " ORDER BY id DESC",
+                (server, task_id),
+            ).fetchall()
+        )
+        return [_schedule(r) for r in rows]
+
+    async def prune_runs(self, before: datetime) -> int:
+        """Forget the finished runs due before `before` (the history's retention); a run still
+        being handed over stays."""
+        await self.migrate()
+        cur = await self.db.run(
+            lambda db: db.execute(
+                "DELETE FROM schedule_runs WHERE due < ? AND outcome != 'sending'",
+                (before.timestamp(),),
+            )
+        )
+        return int(cur.rowcount)
