@@ -211,6 +211,8 @@ class Settings(BaseSettings):
     # and how late (seconds) a run may still start after the bot or the server was away
     timezone: str = "UTC"
     max_late: float = Field(default=600.0, gt=0)
+    # days the run history (/history, the dashboard's history page) keeps a run
+    history_days: float = Field(default=30.0, gt=0, le=3650)
     # --- the web dashboard (web/): served only when web_port is set ---
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = "127.0.0.1"

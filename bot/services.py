@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from bot.aio import cancel_and_wait
 from bot.i18n import _
 from bot.minecraft.server_files import (
     NO_PROPERTIES,
@@ -56,9 +57,11 @@ if TYPE_CHECKING:
     from bot.minecraft.rcon import RconClient
     from bot.store.audit import AuditStore
     from bot.store.db import Database
+    from bot.store.history import RunHistory
     from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
+PRUNE_INTERVAL = 3600.0  # seconds between looks for runs past the history's retention
 
 
 class Embedded(Protocol):
@@ -119,6 +122,22 @@ class Services:
     bus: EventBus = field(default_factory=lambda: _new_bus())
     _closed: bool = field(default=False, repr=False)
     scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
+    _history: RunHistory | None = field(default=None, repr=False)
+    _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def history(self) -> RunHistory:
+        """Every run the bot knows of (bot.store.history), on the scheduler's clock; made on
+        first use, so a test's scheduler set after build_services lends it its clock."""
+        if self._history is None:
+            from bot.store.history import RunHistory
+            from bot.store.schedules import ScheduleStore
+            from bot.store.task_runs import TaskRunStore
+
+            clock = self.scheduler.clock if self.scheduler is not None else None
+            self._history = RunHistory(ScheduleStore(self.db), TaskRunStore(self.db),
+                                       days=self.settings.history_days, clock=clock)  # fmt: skip
+        return self._history
 
     @property
     def db(self) -> Database:
@@ -138,13 +157,26 @@ class Services:
             await self.scheduler.start()
         for server in self.servers.values():
             if server.guard is not None:
+                if self.history.saw_event not in server.guard.on_own_event:
+                    server.guard.on_own_event.append(self.history.saw_event)
                 server.guard.start()
+        if self._pruning is None:
+            self._pruning = asyncio.create_task(self._prune_history(), name="history-prune")
+
+    async def _prune_history(self) -> None:
+        while True:
+            try:
+                await self.history.prune_due()
+            except Exception:  # a locked or full disk: the next hour tries again
+                log.exception("pruning the run history failed")
+            await asyncio.sleep(PRUNE_INTERVAL)
 
     async def close(self) -> None:
         """Close every RCON connection and the audit store; stop an embedded server."""
         if self._closed:
             return
         self._closed = True
+        await cancel_and_wait(self._pruning)
         if self.scheduler is not None:
             await self.scheduler.stop()
         for server in self.servers.values():

@@ -24,6 +24,7 @@ DISCORD: dict[str, set[str]] = {
     "queue.resume": {"resume"},
     "queue.cancel_all": {"cancel_all"},
     "runs.run_now": {"run_now"},
+    "runs.history": {"history"},
     "queue.clear": {"clear"},
     # a planned row is changed by its id in Discord: /cancel, /pause and /resume find it first
     "queue.change_planned": {"cancel", "pause", "resume"},
@@ -48,6 +49,7 @@ API: dict[str, tuple[str, str]] = {
     "queue.resume": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
     "queue.cancel_all": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
     "runs.run_now": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "runs.history": ("GET", "/api/servers/<name>/history/<task_id>"),
     "queue.clear": ("POST", "/api/servers/<name>/clear"),
     "queue.change_planned": ("POST", "/api/servers/<name>/planned/<plan_id>/<verb>"),
     "reads.game_time": ("GET", "/api/servers/<name>/time"),

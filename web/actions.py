@@ -11,6 +11,7 @@ __all__ = [
     "change_planned",
     "clear",
     "game_time",
+    "history",
     "pause",
     "reload_extension",
     "resume",
@@ -144,6 +145,13 @@ async def pause(user: WebUser, server: ServerServices, task_id: str) -> str:
 
 async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
     return await _change("resume", user, server, task_id)
+
+
+async def history(
+    user: WebUser, server: ServerServices, task_id: str, page: int = 1
+) -> runs.History:
+    request = runs.HistoryRequest(id=task_id, server=server.name, page=page)
+    return await runs.history(_ops(), caller(user), request)
 
 
 async def run_now(user: WebUser, server: ServerServices, task_id: str) -> str:

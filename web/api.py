@@ -19,6 +19,7 @@ from quart_schema import tag, validate_querystring, validate_request
 
 from bot import errors
 from bot.i18n import N_, _
+from bot.operations import runs
 from bot.slash.permissions import Rank
 from web import actions
 from web.actions import DynamicFields, ScheduleRequest, server_named
@@ -26,6 +27,7 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
+from web.history import entry_row
 from web.inputs import MAX_ID, refusal
 from web.servers import (
     LISTS,
@@ -133,6 +135,29 @@ async def show(name: str, task_id: str) -> Any:
     if task is None:
         raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
     return task_row(task, server)
+
+
+class HistoryQuery(BaseModel):
+    """A page of the history (`?page=1`, 10 runs a page; past the end: the last page)."""
+
+    page: int = Field(default=1, ge=1, le=runs.MAX_PAGE)
+
+
+@blueprint.get("/servers/<name>/history/<task_id>")
+@tag(["history"])
+@page()
+@validate_querystring(HistoryQuery)
+async def history(name: str, task_id: str, query_args: HistoryQuery) -> Any:
+    """The runs of a task id, newest first: its wall-clock rows' runs and the game-time runs
+    the bot knows of (due, handed over, ran, lateness, outcome, attempts, who ran it now)."""
+    server = server_named(name)
+    try:
+        found = await actions.history(g.user, server, task_id, query_args.page)
+    except errors.BotError as exc:
+        return refusal(exc, "task_id")
+    return {"server": name, "id": task_id, "page": found.page, "pages": found.pages,
+            "total": found.total, "days": found.days,
+            "runs": [entry_row(e) for e in found.entries]}  # fmt: skip
 
 
 @blueprint.post("/servers/<name>/tasks")

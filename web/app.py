@@ -44,6 +44,7 @@ from web import (
     auth,
     events,
     extensions,
+    history,
     i18n,
     inputs,
     metrics,
@@ -288,7 +289,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (auth, servers, tasks, events, audit, extensions, api, api_events, metrics):
+    for module in (auth, servers, tasks, history, events, audit, extensions, api, api_events,
+                   metrics):  # fmt: skip
         app.register_blueprint(module.blueprint)
     for rule in app.url_map.iter_rules():  # the OpenAPI document is the API's, not the pages'
         if not rule.rule.startswith("/api/"):

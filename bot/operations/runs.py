@@ -7,22 +7,28 @@ of itself (its command, retries and context) handed over due now, and stays queu
 
 from __future__ import annotations
 
-__all__ = ["RanNow", "run_now"]
+__all__ = ["History", "HistoryRequest", "RanNow", "history", "run_now"]
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
 from bot.i18n import _
 from bot.minecraft import handover
 from bot.operations.queue import TaskRef
 from bot.operations.ranks import Rank
+from bot.store.history import HistoryEntry
 
 if TYPE_CHECKING:
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices
     from bot.store.schedules import Run
+
+PAGE = 10  # runs on a page of the history
+MAX_PAGE = 10_000
 
 
 @dataclass(frozen=True)
@@ -73,8 +79,11 @@ async def run_now(ops: Operations, caller: Caller, req: TaskRef) -> RanNow:
         return RanNow(target, _("No task `{id}` on {server}.", id=req.id, server=target.name),
                       False)  # fmt: skip
     target.checker.check(task.run)  # the copy is a new submit: the rules of today apply
+    runs = ops.services.history
+    asked = runs.clock.now()
     try:
-        done = await handover.run_copy(target.pack, task, key=f"now{caller.ref:x}")
+        done = await handover.run_copy(target.pack, task, key=f"now{caller.ref:x}",
+                                       now=runs.clock.now)  # fmt: skip
     except errors.PackError as exc:
         if exc.code != "player_offline":
             raise
@@ -82,6 +91,57 @@ async def run_now(ops: Operations, caller: Caller, req: TaskRef) -> RanNow:
             _("`{id}` runs as a player who is not online on {server}: it cannot run now.",
               id=task.id, server=target.name)
         ) from None  # fmt: skip
+    words = {"ran": "ran", "queue": "queued", "offline": "waiting_player"}  # as _deliver says
+    outcome = words.get(done.where, done.where)
+    await runs.record_copy(
+        target.name, task.id, due=asked, handed_over=done.handed_at,
+        ran=done.ran_at if done.where == "ran" else None, outcome=outcome, by=caller.name,
+    )  # fmt: skip
     text = _said(task.id, target.name, done.where)
     await ops.audit(caller, target, "run_now", {"id": req.id}, text)
     return RanNow(target, text, True, done.where)
+
+
+class HistoryRequest(BaseModel):
+    """One page (from 1) of a task id's runs on a server (default: the only one)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=64)
+    server: str | None = None
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
+
+
+@dataclass(frozen=True)
+class History:
+    """A page of runs, newest first; `page` from 1 (clamped to the last), `text` says what
+    the page is (or that there is nothing)."""
+
+    server: ServerServices
+    task_id: str
+    entries: tuple[HistoryEntry, ...]
+    page: int
+    pages: int
+    total: int
+    days: float
+    text: str
+
+
+async def history(ops: Operations, caller: Caller, req: HistoryRequest) -> History:
+    """The runs the bot knows of for this id: its wall-clock rows' runs (every state) and its
+    game-time runs (run-now copies, the pack's events about tasks the bot made)."""
+    ops.require(caller, Rank.MODERATOR, "/history")
+    target = ops.server(req.server)
+    found = ops.services.history
+    days = ops.services.settings.history_days
+    _entries, total = await found.page(target.name, req.id, offset=0, limit=0)
+    pages = max(1, -(-total // PAGE))
+    page = min(req.page, pages)
+    entries, total = await found.page(target.name, req.id, offset=(page - 1) * PAGE, limit=PAGE)
+    if total == 0:
+        text = _("No runs of `{id}` on {server} in the last {days} days.", id=req.id,
+                 server=target.name, days=f"{days:g}")  # fmt: skip
+    else:
+        text = _("Runs of `{id}` on {server}: {n} in the last {days} days, newest first.",
+                 id=req.id, server=target.name, n=total, days=f"{days:g}")  # fmt: skip
+    return History(target, req.id, tuple(entries), page, pages, total, days, text)

@@ -379,17 +379,18 @@ class Ledger:
 
     # -- events -------------------------------------------------------------------------------
 
-    async def apply_event(self, event: Event) -> None:
-        """What a pack event says about an own task (success is no event: see the module)."""
+    async def apply_event(self, event: Event) -> Entry | None:
+        """What a pack event says about an own task (success is no event: see the module);
+        the row it changed, as it was before, or None."""
         changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
                    "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
                    "dropped": ("queue", "done"), "invalid": ("queue", "done")}  # fmt: skip
         if event.type not in changes:
-            return
+            return None
         before, after = changes[event.type]
         t = event.game_time
 
-        def work(db: sqlite3.Connection) -> None:
+        def work(db: sqlite3.Connection) -> Entry | None:
             with db:
                 row = db.execute(
                     f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND task_id = ? AND"
@@ -397,7 +398,7 @@ class Ledger:
                     (self.server, event.task_id, before, t + 1),
                 ).fetchone()
                 if row is None:
-                    return
+                    return None
                 entry = _entry(row)
                 due = entry.due
                 if event.type == "restored":
@@ -409,8 +410,10 @@ class Ledger:
                     "UPDATE ledger_tasks SET state = ?, due = ?, changed_at = ? WHERE key = ?",
                     (after, due, t, entry.key),
                 )
+                return entry
 
-        await self._run(work)
+        changed: Entry | None = await self._run(work)
+        return changed
 
     # -- what the crash guard reads and writes ------------------------------------------------
 

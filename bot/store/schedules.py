@@ -528,3 +528,27 @@ class ScheduleStore:
             )
         )
         return int(cur.rowcount)
+
+    async def finished_after(
+        self, run_id: int, limit: int = 500
+    ) -> tuple[list[tuple[int, str, float | None]], int | None]:
+        """(id, server, lateness) of the finished runs after `run_id`, oldest first, and the
+        oldest run after it still being handed over (it finishes later: a reader's mark may
+        not pass it)."""
+        await self.migrate()
+
+        def work(db: sqlite3.Connection) -> tuple[list[tuple[int, str, float | None]], int | None]:
+            rows = db.execute(
+                "SELECT r.id, s.server, r.lateness FROM schedule_runs r"
+                " JOIN schedules s ON s.id = r.schedule_id"
+                " WHERE r.id > ? AND r.outcome != 'sending' ORDER BY r.id LIMIT ?",
+                (run_id, limit),
+            ).fetchall()
+            sending = db.execute(
+                "SELECT MIN(id) FROM schedule_runs WHERE id > ? AND outcome = 'sending'",
+                (run_id,),
+            ).fetchone()[0]
+            found = [(int(r[0]), str(r[1]), cast("float | None", r[2])) for r in rows]
+            return found, None if sending is None else int(sending)
+
+        return await self.db.run(work)

@@ -9,6 +9,7 @@ from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness
 
 EXPECTED = {
     "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume", "run_now",
+    "history",
     "time", "list", "show", "help", "setup", "status", "reload",
     "selftest",
     "dashboard",
