@@ -49,6 +49,7 @@ from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_soft
 if TYPE_CHECKING:
     from bot.config import ServerConfig, Settings
     from bot.events.bus import EventBus
+    from bot.events.health import HealthMonitor
     from bot.events.source import EventSource
     from bot.minecraft.command_check import CommandChecker
     from bot.minecraft.crash_guard import CrashGuard
@@ -124,6 +125,8 @@ class Services:
     scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
     _history: RunHistory | None = field(default=None, repr=False)
     _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
+    # each server's health checks (bot.events.health), made and started by start()
+    health: dict[str, HealthMonitor] = field(default_factory=dict)
 
     @property
     def history(self) -> RunHistory:
@@ -162,6 +165,22 @@ class Services:
                 server.guard.start()
         if self._pruning is None:
             self._pruning = asyncio.create_task(self._prune_history(), name="history-prune")
+        self._start_health()
+
+    def _start_health(self) -> None:
+        """Each server's health checks, their alerts joined to its event stream."""
+        from bot.events.guarded import GuardedEvents
+        from bot.events.health import HealthMonitor, Limits
+
+        for name, server in self.servers.items():
+            monitor = self.health.get(name)
+            if monitor is None:  # on the real clock: its faults are measured in real minutes
+                monitor = self.health[name] = HealthMonitor(
+                    server, Limits.of(self.settings), runs=self.history.schedules
+                )
+            if isinstance(server.events, GuardedEvents):
+                server.events.add_feed(monitor.feed)
+            monitor.start()
 
     async def _prune_history(self) -> None:
         while True:
@@ -177,6 +196,8 @@ class Services:
             return
         self._closed = True
         await cancel_and_wait(self._pruning)
+        for monitor in self.health.values():
+            await monitor.stop()
         if self.scheduler is not None:
             await self.scheduler.stop()
         for server in self.servers.values():

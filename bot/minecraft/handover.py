@@ -30,6 +30,7 @@ __all__ = [
     "players_online",
     "run_copy",
     "run_due_now",
+    "where",
 ]
 
 import contextlib
@@ -103,6 +104,18 @@ async def run_due_now(pack: PackClient) -> None:
                 name=repr(pack.server.name),
             ),
         )
+
+
+async def where(pack: PackClient, serial: int) -> Where:
+    """Which list a task waits in by its serial, or `ran` when it is in none (it ran, or
+    the pack removed it)."""
+    for which in ("offline", "queue", "paused"):
+        reply = await pack.rcon.command(
+            f"execute if data storage doom.schedule:data {which}[{{n:{serial}}}]"
+        )
+        if _PASSED.match(reply):
+            return which
+    return "ran"
 
 
 async def _where(pack: PackClient, serial: int) -> Where:

@@ -315,6 +315,10 @@ class PackBase:
         self._sample_at(*sample)
         return sample
 
+    async def game_time(self) -> int:
+        """The game time by vanilla's `time query gametime` (works without the pack)."""
+        return (await self._sample())[1]
+
     async def tps(self) -> float:
         """Ticks per second measured from two game-time samples at least 1 s apart."""
         now, game = await self._sample()

@@ -212,6 +212,11 @@ class PackReads(PackBase):
                 break
         return (starts + contains)[:limit]
 
+    async def event_seq(self) -> int | None:
+        """The pack's event counter: the seq of its newest event (None: not readable)."""
+        last = await self._read("seq", "doom.schedule:events")
+        return last if isinstance(last, int) and not isinstance(last, bool) else None
+
     async def events_after(self, seq: int) -> list[Event]:
         """Events in the ring buffer with a seq greater than `seq`, oldest first. The pack's
         counter it read is kept in `last_event_seq` (below `seq`: the server went back to an

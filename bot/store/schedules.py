@@ -71,6 +71,7 @@ CREATE INDEX schedule_runs_sending ON schedule_runs (outcome) WHERE outcome = 's
     """
 ALTER TABLE schedule_runs ADD COLUMN triggered_by TEXT;  -- who ran it now; NULL: its schedule
 ALTER TABLE schedule_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;  -- hand-over attempts
+ALTER TABLE schedule_runs ADD COLUMN serial INTEGER;  -- the pack's serial of the handed-over task
 CREATE INDEX schedule_runs_due ON schedule_runs (due);
 """,
 ]
@@ -377,17 +378,20 @@ class ScheduleStore:
         lateness: float | None = None,
         state: State | None = None,
         attempts: int = 0,
+        serial: int | None = None,
     ) -> None:
         """What became of a run; also the row's last outcome (and state, for a missed one-shot)."""
         await self.migrate()
+
+        values = (outcome, _ts(handed_over), _ts(ran_in_game), lateness, attempts, serial, run_id)
 
         def work(db: sqlite3.Connection) -> None:
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.execute(
                     "UPDATE schedule_runs SET outcome = ?, handed_over = ?, ran_in_game = ?,"
-                    " lateness = ?, attempts = MAX(attempts, ?) WHERE id = ?",
-                    (outcome, _ts(handed_over), _ts(ran_in_game), lateness, attempts, run_id),
+                    " lateness = ?, attempts = MAX(attempts, ?), serial = ? WHERE id = ?",
+                    values,
                 )
                 sid = db.execute(
                     "SELECT schedule_id FROM schedule_runs WHERE id = ?", (run_id,)
@@ -550,5 +554,25 @@ class ScheduleStore:
             ).fetchone()[0]
             found = [(int(r[0]), str(r[1]), cast("float | None", r[2])) for r in rows]
             return found, None if sending is None else int(sending)
+
+        return await self.db.run(work)
+
+    async def handed_not_ran(
+        self, before: datetime, since: datetime, limit: int = 20
+    ) -> list[tuple[Run, str, str, int]]:
+        """(run, server, task id, serial) of runs handed over between `since` and `before` that
+        the pack had not run then (outcome `queued`: retrying, or held by its per-tick cap)."""
+        await self.migrate()
+
+        def work(db: sqlite3.Connection) -> list[tuple[Run, str, str, int]]:
+            rows = db.execute(
+                "SELECT r.id, r.schedule_id, r.due, r.handed_over, r.ran_in_game, r.lateness,"
+                " r.outcome, r.triggered_by, r.attempts, s.server, s.task_id, r.serial"
+                " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
+                " WHERE r.outcome = 'queued' AND r.serial IS NOT NULL AND r.handed_over < ?"
+                " AND r.handed_over >= ? ORDER BY r.id LIMIT ?",
+                (before.timestamp(), since.timestamp(), limit),
+            ).fetchall()
+            return [(_run(r[:9]), str(r[9]), str(r[10]), int(r[11])) for r in rows]
 
         return await self.db.run(work)

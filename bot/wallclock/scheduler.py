@@ -558,7 +558,7 @@ class Scheduler:
         await self.store.finish_run(
             run_id, outcome, handed_over=result.handed_at,
             ran_in_game=result.ran_at if result.where == "ran" else None, lateness=late,
-            state="done" if one_shot else None, attempts=tries,
+            state="done" if one_shot else None, attempts=tries, serial=result.serial,
         )  # fmt: skip
         self.handed_over += 1
         if timedelta(seconds=late) > self.grace:
