@@ -96,9 +96,11 @@ class Metrics:
             "included) and the game-time runs the bot knows of (kind game).",
             ["server", "kind"], buckets=LATENESS_BUCKETS, registry=self.registry,
         )  # fmt: skip
-        self._wall_mark = 0  # wall-clock runs up to this id are observed
+        # runs from this start on (a restart must not count the stored history again)
+        history = services.history
+        self._wall_mark = history.schedules.last_run_id_sync()  # runs up to this id observed
         self._wall_seen: set[int] = set()  # and these above it (one before them is unfinished)
-        self._game_mark = 0
+        self._game_mark = history.tasks.last_id_sync()
         self.registry.register(_Counts(services))
         for name, server in services.servers.items():
             observe = self.rcon.labels(server=name).observe

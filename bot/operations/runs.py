@@ -134,10 +134,14 @@ async def history(ops: Operations, caller: Caller, req: HistoryRequest) -> Histo
     target = ops.server(req.server)
     found = ops.services.history
     days = ops.services.settings.history_days
-    _entries, total = await found.page(target.name, req.id, offset=0, limit=0)
-    pages = max(1, -(-total // PAGE))
-    page = min(req.page, pages)
+    page = req.page
     entries, total = await found.page(target.name, req.id, offset=(page - 1) * PAGE, limit=PAGE)
+    pages = max(1, -(-total // PAGE))
+    if page > pages:  # past the end: the last page, as the lists do
+        page = pages
+        entries, total = await found.page(target.name, req.id, offset=(page - 1) * PAGE,
+                                          limit=PAGE)  # fmt: skip
+        pages = max(1, -(-total // PAGE))
     if total == 0:
         text = _("No runs of `{id}` on {server} in the last {days} days.", id=req.id,
                  server=target.name, days=f"{days:g}")  # fmt: skip

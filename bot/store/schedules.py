@@ -576,3 +576,11 @@ class ScheduleStore:
             return [(_run(r[:9]), str(r[9]), str(r[10]), int(r[11])) for r in rows]
 
         return await self.db.run(work)
+
+    def last_run_id_sync(self) -> int:
+        """The newest run's id (0: none), read in this thread (start-up code)."""
+        self.migrate_sync()
+        row = self.db.run_sync(
+            lambda db: db.execute("SELECT MAX(id) FROM schedule_runs").fetchone()
+        )
+        return int(row[0] or 0)

@@ -86,6 +86,14 @@ class TaskRunStore:
             await self.db.migrate("task_runs", _MIGRATIONS)
             self._migrated = True
 
+    def last_id_sync(self) -> int:
+        """The newest run's id (0: none), read in this thread (start-up code)."""
+        if not self._migrated:
+            self.db.migrate_sync("task_runs", _MIGRATIONS)
+            self._migrated = True
+        row = self.db.run_sync(lambda db: db.execute("SELECT MAX(id) FROM task_runs").fetchone())
+        return int(row[0] or 0)
+
     async def record(
         self,
         server: str,

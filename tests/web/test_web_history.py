@@ -17,6 +17,7 @@ from tests.cogs.harness import MOD, NOBODY
 from tests.web.test_web_browser import TIMEOUT, open_session
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
+from web.metrics import Metrics
 
 ADD = "scoreboard players add #n hist 1"
 
@@ -93,6 +94,12 @@ async def test_history_in_discord_the_api_and_metrics(dash: Dash, mod: Client) -
     status, text = await mod.get("/metrics")
     again = [v for n, _, v in samples(text) if n == "doom_run_lateness_seconds_count"]
     assert again == [13.0]
+    # a restarted dashboard counts from its start, not the stored history again
+    fresh = Metrics(h.services)
+    await fresh.refresh()
+    restarted = [v for n, _, v in samples(fresh.text().decode())
+                 if n == "doom_run_lateness_seconds_count"]  # fmt: skip
+    assert restarted == []
 
 
 @pytest.mark.slow
