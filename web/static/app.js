@@ -1,6 +1,7 @@
 // doom.schedule dashboard: a little plain JavaScript, no build step.
 // 1. <time data-local datetime="..."> shows in the reader's own time zone.
 // 2. The events page follows /events/stream (server-sent events) and adds rows live.
+// 3. A form marked data-once sends once: a double click on "Run now" must not run it twice.
 // Texts come from the page (translated there); dates follow the page's <html lang>.
 "use strict";
 
@@ -49,8 +50,19 @@ function follow(feed) {
   });
 }
 
+function sendOnce(root) {
+  for (const form of root.querySelectorAll("form[data-once]")) {
+    form.addEventListener("submit", (e) => {
+      if (form.dataset.sent) { e.preventDefault(); return; }
+      form.dataset.sent = "1";
+      for (const button of form.querySelectorAll("button")) { button.disabled = true; }
+    });
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   localTimes(document);
+  sendOnce(document);
   const feed = document.getElementById("feed");
   if (feed && feed.dataset.stream) { follow(feed); }
 });
