@@ -88,6 +88,12 @@ class _Tracker:
     quiet: timedelta
     problems: dict[str, _Problem] = field(default_factory=dict)
 
+    def forget_unfired(self, key: str) -> None:
+        """A fault seen but not alerted yet starts over (it did not last)."""
+        found = self.problems.get(key)
+        if found is not None and not found.fired:
+            del self.problems[key]
+
     def update(
         self, key: str, bad: bool, now: datetime, since: datetime | None = None
     ) -> str | None:
@@ -197,7 +203,10 @@ class HealthMonitor:
             return
         seconds = (now - before[0]).total_seconds()
         ticks = game - before[1]
-        if seconds < 1 or ticks <= 0:  # too soon, went back, or stood still (paused, empty)
+        if seconds < 1:
+            return
+        if ticks <= 0:  # went back, or stood still (paused while empty): no slowness to count
+            self.trackers["health_tps"].forget_unfired(self.server.name)
             return
         tps = ticks / seconds
         # measured over the interval since the last sample: slow since then

@@ -93,8 +93,13 @@ async def test_low_tps_fires_once_and_clears_after_the_quiet_period(watch: Watch
     assert await watch.run(5, fast) == []
     assert await watch.every(fast) == ["health_tps_clear"]
     assert await watch.run(3, fast) == []
-    # a server that stands still (paused while empty) is not a slow one
+    # a server that stands still (paused while empty) is not a slow one, and the slowness
+    # seen before it stood still does not add up with the slowness after
     assert await watch.run(10) == []
+    assert await watch.run(3, slow) == []
+    assert await watch.run(30) == []
+    assert await watch.run(3, slow) == []
+    assert await watch.run(3, slow) == ["health_tps"]
 
 
 @pytest.mark.slow
