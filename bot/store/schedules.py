@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal, cast
 
 from bot.store.db import Database
+from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
 from bot.wallclock.when import Kind, Missed, Spec
 
 State = Literal["active", "paused", "done", "cancelled", "missed"]
@@ -75,10 +76,6 @@ ALTER TABLE schedule_runs ADD COLUMN serial INTEGER;  -- the pack's serial of th
 CREATE INDEX schedule_runs_due ON schedule_runs (due);
 """,
 ]
-_RUN_COLUMNS = (
-    "id, schedule_id, due, handed_over, ran_in_game, lateness, outcome, triggered_by, attempts"
-)
-
 _COLUMNS = (
     "id, server, command, task_id, retry, retry_delay, as_player, kind, at, every, anchor, cron,"
     " timezone, missed, announce, created_by_id, created_by_name, created_at, state, next_due,"
@@ -136,21 +133,6 @@ class Schedule:
                     self.cron, self.announce, self.missed)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
-    """One due time of a schedule and what became of it."""
-
-    id: int
-    schedule_id: int
-    due: datetime
-    handed_over: datetime | None
-    ran_in_game: datetime | None
-    lateness: float | None  # seconds from due to hand-over
-    outcome: str
-    triggered_by: str | None = None  # who ran it by hand (run now); None: its schedule
-    attempts: int = 0  # hand-over attempts it took
-
-
 def _schedule(row: Sequence[object]) -> Schedule:
     r = list(row)
     announce = tuple(int(x) for x in str(r[14]).split(",") if x)
@@ -169,18 +151,7 @@ def _schedule(row: Sequence[object]) -> Schedule:
     )  # fmt: skip
 
 
-def _run(row: Sequence[object]) -> Run:
-    return Run(
-        id=int(cast(int, row[0])), schedule_id=int(cast(int, row[1])),
-        due=datetime.fromtimestamp(float(cast(float, row[2])), UTC),
-        handed_over=_dt(cast("float | None", row[3])),
-        ran_in_game=_dt(cast("float | None", row[4])),
-        lateness=cast("float | None", row[5]), outcome=str(row[6]),
-        triggered_by=cast("str | None", row[7]), attempts=int(cast(int, row[8] or 0)),
-    )  # fmt: skip
-
-
-class ScheduleStore:
+class ScheduleStore(RunQueries):
     """The schedule rows and their runs in the shared database."""
 
     def __init__(self, db: Database) -> None:
@@ -444,70 +415,22 @@ class ScheduleStore:
         await self.migrate()
         rows = await self.db.run(
             lambda db: db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
+                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
             ).fetchall()
         )
-        return [_run(r) for r in rows]
+        return [run_of(r) for r in rows]
 
     async def runs(self, schedule_id: int, limit: int = 10) -> list[Run]:
         """The newest runs of a schedule, newest first."""
         await self.migrate()
         rows = await self.db.run(
             lambda db: db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE schedule_id = ?"
+                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE schedule_id = ?"
                 " ORDER BY id DESC LIMIT ?",
                 (schedule_id, limit),
             ).fetchall()
         )
-        return [_run(r) for r in rows]
-
-    async def begin_extra_run(self, schedule_id: int, due: datetime, triggered_by: str) -> int:
-        """Record a run someone asked for now (`sending`), leaving the row's next due and
-        state as they are: an extra run, not one of its schedule's."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                "INSERT INTO schedule_runs (schedule_id, due, outcome, triggered_by)"
-                " VALUES (?, ?, 'sending', ?)",
-                (schedule_id, due.timestamp(), triggered_by),
-            )
-            assert cur.lastrowid is not None
-            return cur.lastrowid
-
-        return await self.db.run(work)
-
-    async def get_run(self, run_id: int) -> Run | None:
-        await self.migrate()
-        row = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE id = ?", (run_id,)
-            ).fetchone()
-        )
-        return None if row is None else _run(row)
-
-    async def history(
-        self, schedule_ids: Sequence[int], *, offset: int = 0, limit: int = 10
-    ) -> tuple[list[Run], int]:
-        """The runs of these schedules (one task id's rows over time), newest first, a page of
-        them and how many there are."""
-        await self.migrate()
-        ids = [int(i) for i in schedule_ids]
-        if not ids:
-            return [], 0
-        marks = ", ".join("?" * len(ids))
-
-        def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
-            where = f"schedule_id IN ({marks})"
-            total = db.execute(f"SELECT COUNT(*) FROM schedule_runs WHERE {where}", ids)
-            rows = db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM schedule_runs WHERE {where}"
-                " ORDER BY due DESC, id DESC LIMIT ? OFFSET ?",
-                (*ids, limit, offset),
-            ).fetchall()
-            return [_run(r) for r in rows], int(total.fetchone()[0])
-
-        return await self.db.run(work)
+        return [run_of(r) for r in rows]
 
     async def rows_of(self, server: str, task_id: str) -> list[Schedule]:
         """Every row of this server with this task id, whatever its state, newest first."""
@@ -520,67 +443,3 @@ class ScheduleStore:
             ).fetchall()
         )
         return [_schedule(r) for r in rows]
-
-    async def prune_runs(self, before: datetime) -> int:
-        """Forget the finished runs due before `before` (the history's retention); a run still
-        being handed over stays."""
-        await self.migrate()
-        cur = await self.db.run(
-            lambda db: db.execute(
-                "DELETE FROM schedule_runs WHERE due < ? AND outcome != 'sending'",
-                (before.timestamp(),),
-            )
-        )
-        return int(cur.rowcount)
-
-    async def finished_after(
-        self, run_id: int, limit: int = 500
-    ) -> tuple[list[tuple[int, str, float | None]], int | None]:
-        """(id, server, lateness) of the finished runs after `run_id`, oldest first, and the
-        oldest run after it still being handed over (it finishes later: a reader's mark may
-        not pass it)."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> tuple[list[tuple[int, str, float | None]], int | None]:
-            rows = db.execute(
-                "SELECT r.id, s.server, r.lateness FROM schedule_runs r"
-                " JOIN schedules s ON s.id = r.schedule_id"
-                " WHERE r.id > ? AND r.outcome != 'sending' ORDER BY r.id LIMIT ?",
-                (run_id, limit),
-            ).fetchall()
-            sending = db.execute(
-                "SELECT MIN(id) FROM schedule_runs WHERE id > ? AND outcome = 'sending'",
-                (run_id,),
-            ).fetchone()[0]
-            found = [(int(r[0]), str(r[1]), cast("float | None", r[2])) for r in rows]
-            return found, None if sending is None else int(sending)
-
-        return await self.db.run(work)
-
-    async def handed_not_ran(
-        self, before: datetime, since: datetime, limit: int = 20
-    ) -> list[tuple[Run, str, str, int]]:
-        """(run, server, task id, serial) of runs handed over between `since` and `before` that
-        the pack had not run then (outcome `queued`: retrying, or held by its per-tick cap)."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> list[tuple[Run, str, str, int]]:
-            rows = db.execute(
-                "SELECT r.id, r.schedule_id, r.due, r.handed_over, r.ran_in_game, r.lateness,"
-                " r.outcome, r.triggered_by, r.attempts, s.server, s.task_id, r.serial"
-                " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
-                " WHERE r.outcome = 'queued' AND r.serial IS NOT NULL AND r.handed_over < ?"
-                " AND r.handed_over >= ? ORDER BY r.id LIMIT ?",
-                (before.timestamp(), since.timestamp(), limit),
-            ).fetchall()
-            return [(_run(r[:9]), str(r[9]), str(r[10]), int(r[11])) for r in rows]
-
-        return await self.db.run(work)
-
-    def last_run_id_sync(self) -> int:
-        """The newest run's id (0: none), read in this thread (start-up code)."""
-        self.migrate_sync()
-        row = self.db.run_sync(
-            lambda db: db.execute("SELECT MAX(id) FROM schedule_runs").fetchone()
-        )
-        return int(row[0] or 0)
