@@ -126,7 +126,15 @@ async def game_time(user: WebUser, server: ServerServices) -> reads.Clock:
     return await reads.game_time(_ops(), caller(user), queue.ServerRef(server=server.name))
 
 
+def _task_id(task_id: str) -> None:
+    """A task id from a path is 1 to 64 characters, said as a sentence (the request models
+    would refuse it in pydantic's English)."""
+    if not 1 <= len(task_id) <= schedule_ops.MAX_ID:
+        raise errors.ValidationError(_("A task id is 1 to 64 characters long."), field="task_id")
+
+
 async def _change(verb: str, user: WebUser, server: ServerServices, task_id: str) -> str:
+    _task_id(task_id)
     request = queue.TaskRef(id=task_id, server=server.name)
     if verb == "run_now":
         return (await runs.run_now(_ops(), caller(user), request)).text
@@ -150,6 +158,7 @@ async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
 async def history(
     user: WebUser, server: ServerServices, task_id: str, page: int = 1
 ) -> runs.History:
+    _task_id(task_id)
     request = runs.HistoryRequest(id=task_id, server=server.name, page=page)
     return await runs.history(_ops(), caller(user), request)
 

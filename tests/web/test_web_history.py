@@ -80,6 +80,16 @@ async def test_history_in_discord_the_api_and_metrics(dash: Dash, mod: Client) -
     assert json.loads(body)["page"] == 2 and len(json.loads(body)["runs"]) == 2
     status, body = await mod.get("/api/servers/main/history/m?page=0")
     assert status == 400
+    status, body = await mod.get("/api/servers/main/history/" + "x" * 65)  # too long for an id
+    assert status == 400, body
+    assert json.loads(body) == {"error": "A task id is 1 to 64 characters long.",
+                                "field": "task_id"}  # fmt: skip
+    status, html = await mod.get("/servers/main/history/" + "x" * 65)
+    assert status == 400 and "A task id is 1 to 64 characters long." in html
+    csrf = await mod.csrf()
+    status, body = await mod.post("/api/servers/main/tasks/" + "x" * 65 + "/run_now",
+                                  headers={"X-CSRF-Token": csrf})  # fmt: skip
+    assert status == 400 and json.loads(body)["field"] == "task_id", body
     status, body = await mod.get("/api/openapi.json")
     route = json.loads(body)["paths"]["/api/servers/{name}/history/{task_id}"]["get"]
     assert route["summary"].startswith("The runs of a task id, newest first")
