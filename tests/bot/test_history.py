@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pydantic
 import pytest
 
 from bot import errors
@@ -145,3 +146,11 @@ async def test_history_is_for_moderators_and_an_unknown_id_has_none(
     found = await runs.history(operations, MOD, runs.HistoryRequest(id="x"))
     assert found.total == 0 and found.entries == () and found.pages == 1
     assert found.text == "No runs of `x` on main in the last 30 days."
+
+
+def test_a_history_request_with_an_unknown_field_is_refused_naming_it() -> None:
+    with pytest.raises(pydantic.ValidationError) as refused:
+        runs.HistoryRequest.model_validate({"id": "x", "pages": 2})
+    assert refused.value.errors()[0]["loc"] == ("pages",)
+    with pytest.raises(pydantic.ValidationError):
+        runs.HistoryRequest(id="x", page=0)
