@@ -237,10 +237,11 @@ class HealthMonitor:
             return
         tracker = self.trackers["health_stuck"]
         after = timedelta(minutes=self.limits.stuck_minutes)
-        waiting = await self.runs.handed_not_ran(now - after, now - STUCK_LOOKBACK)
+        waiting = await self.runs.handed_not_ran(self.server.name, now - after,
+                                                 now - STUCK_LOOKBACK)  # fmt: skip
         stuck: dict[str, tuple[str, datetime]] = {}
-        for run, server, task_id, serial in waiting:
-            if server != self.server.name or run.handed_over is None:
+        for run, task_id, serial in waiting:
+            if run.handed_over is None:
                 continue
             if await handover.where(self.server.pack, serial) in ("queue", "paused"):
                 stuck[f"run{run.id}"] = (task_id, run.handed_over)

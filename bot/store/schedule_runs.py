@@ -145,22 +145,22 @@ class RunQueries:
         return await self.db.run(work)
 
     async def handed_not_ran(
-        self, before: datetime, since: datetime, limit: int = 20
-    ) -> list[tuple[Run, str, str, int]]:
-        """(run, server, task id, serial) of runs handed over between `since` and `before` that
-        the pack had not run then (outcome `queued`: retrying, or held by its per-tick cap)."""
+        self, server: str, before: datetime, since: datetime, limit: int = 20
+    ) -> list[tuple[Run, str, int]]:
+        """(run, task id, serial) of a server's runs handed over between `since` and `before`
+        that the pack had not run then (outcome `queued`: retrying, or held by its cap)."""
         await self.migrate()
 
-        def work(db: sqlite3.Connection) -> list[tuple[Run, str, str, int]]:
+        def work(db: sqlite3.Connection) -> list[tuple[Run, str, int]]:
             rows = db.execute(
                 "SELECT r.id, r.schedule_id, r.due, r.handed_over, r.ran_in_game, r.lateness,"
                 " r.outcome, r.triggered_by, r.attempts, s.server, s.task_id, r.serial"
                 " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
-                " WHERE r.outcome = 'queued' AND r.serial IS NOT NULL AND r.handed_over < ?"
-                " AND r.handed_over >= ? ORDER BY r.id LIMIT ?",
-                (before.timestamp(), since.timestamp(), limit),
+                " WHERE s.server = ? AND r.outcome = 'queued' AND r.serial IS NOT NULL"
+                " AND r.handed_over < ? AND r.handed_over >= ? ORDER BY r.id LIMIT ?",
+                (server, before.timestamp(), since.timestamp(), limit),
             ).fetchall()
-            return [(run_of(r[:9]), str(r[9]), str(r[10]), int(r[11])) for r in rows]
+            return [(run_of(r[:9]), str(r[10]), int(r[11])) for r in rows]
 
         return await self.db.run(work)
 
