@@ -214,6 +214,18 @@ class Settings(BaseSettings):
     # seconds of game time the pack holds its due tasks after each load until the crash guard
     # has compared them with the ledger (cfg.hold); 0: no hold
     crash_hold: float = Field(default=30.0, ge=0, le=3600)
+    # days the run history (/history, the dashboard's history page) keeps a run
+    history_days: float = Field(default=30.0, gt=0, le=3650)
+    # health alerts (bot.events.health): each fires once its fault lasted its minutes, and says
+    # all clear once the fault has been gone `alert_quiet_minutes` (a flapping fault is one alert)
+    health_interval: float = Field(default=30.0, ge=1, le=3600)  # seconds between checks
+    alert_tps_below: float = Field(default=15.0, gt=0, le=20)
+    alert_tps_minutes: float = Field(default=5.0, ge=0, le=1440)
+    alert_unreachable_minutes: float = Field(default=2.0, ge=0, le=1440)
+    alert_pack_check_minutes: float = Field(default=10.0, gt=0, le=1440)
+    alert_stuck_minutes: float = Field(default=10.0, ge=0, le=1440)
+    alert_silent_minutes: float = Field(default=10.0, ge=0, le=1440)
+    alert_quiet_minutes: float = Field(default=5.0, ge=0, le=1440)
     # --- the web dashboard (web/): served only when web_port is set ---
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = "127.0.0.1"

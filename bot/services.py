@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from bot.aio import cancel_and_wait
 from bot.i18n import _
 from bot.minecraft.server_files import (
     NO_PROPERTIES,
@@ -48,6 +49,7 @@ from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_soft
 if TYPE_CHECKING:
     from bot.config import ServerConfig, Settings
     from bot.events.bus import EventBus
+    from bot.events.health import HealthMonitor
     from bot.events.source import EventSource
     from bot.minecraft.command_check import CommandChecker
     from bot.minecraft.crash_guard import CrashGuard
@@ -56,9 +58,11 @@ if TYPE_CHECKING:
     from bot.minecraft.rcon import RconClient
     from bot.store.audit import AuditStore
     from bot.store.db import Database
+    from bot.store.history import RunHistory
     from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
+PRUNE_INTERVAL = 3600.0  # seconds between looks for runs past the history's retention
 
 
 class Embedded(Protocol):
@@ -119,6 +123,24 @@ class Services:
     bus: EventBus = field(default_factory=lambda: _new_bus())
     _closed: bool = field(default=False, repr=False)
     scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
+    _history: RunHistory | None = field(default=None, repr=False)
+    _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
+    # each server's health checks (bot.events.health), made and started by start()
+    health: dict[str, HealthMonitor] = field(default_factory=dict)
+
+    @property
+    def history(self) -> RunHistory:
+        """Every run the bot knows of (bot.store.history), on the scheduler's clock; made on
+        first use, so a test's scheduler set after build_services lends it its clock."""
+        if self._history is None:
+            from bot.store.history import RunHistory
+            from bot.store.schedules import ScheduleStore
+            from bot.store.task_runs import TaskRunStore
+
+            clock = self.scheduler.clock if self.scheduler is not None else None
+            self._history = RunHistory(ScheduleStore(self.db), TaskRunStore(self.db),
+                                       days=self.settings.history_days, clock=clock)  # fmt: skip
+        return self._history
 
     @property
     def db(self) -> Database:
@@ -138,13 +160,44 @@ class Services:
             await self.scheduler.start()
         for server in self.servers.values():
             if server.guard is not None:
+                if self.history.saw_event not in server.guard.on_own_event:
+                    server.guard.on_own_event.append(self.history.saw_event)
                 server.guard.start()
+        if self._pruning is None:
+            self._pruning = asyncio.create_task(self._prune_history(), name="history-prune")
+        self._start_health()
+
+    def _start_health(self) -> None:
+        """Each server's health checks, their alerts joined to its event stream."""
+        from bot.events.guarded import GuardedEvents
+        from bot.events.health import HealthMonitor, Limits
+
+        for name, server in self.servers.items():
+            monitor = self.health.get(name)
+            if monitor is None:  # on the real clock: its faults are measured in real minutes
+                monitor = self.health[name] = HealthMonitor(
+                    server, Limits.of(self.settings), runs=self.history.schedules
+                )
+            if isinstance(server.events, GuardedEvents):
+                server.events.add_feed(monitor.feed)
+            monitor.start()
+
+    async def _prune_history(self) -> None:
+        while True:
+            try:
+                await self.history.prune_due()
+            except Exception:  # a locked or full disk: the next hour tries again
+                log.exception("pruning the run history failed")
+            await asyncio.sleep(PRUNE_INTERVAL)
 
     async def close(self) -> None:
         """Close every RCON connection and the audit store; stop an embedded server."""
         if self._closed:
             return
         self._closed = True
+        await cancel_and_wait(self._pruning)
+        for monitor in self.health.values():
+            await monitor.stop()
         if self.scheduler is not None:
             await self.scheduler.stop()
         for server in self.servers.values():

@@ -36,7 +36,8 @@ def alert_embed(event: Event) -> discord.Embed:
     embed = discord.Embed(title=str(title), colour=colour)
     count = restored_count(event)
     task = event.task_id if count is None else ngettext("{n} task", "{n} tasks", count)
-    embed.add_field(name=_("task"), value=f"`{task[:100]}`")
+    if task:  # a health alert is about the server, not a task
+        embed.add_field(name=_("task"), value=f"`{task[:100]}`")
     embed.add_field(name=_("server"), value=event.server)
     if event.game_time >= 0:
         embed.add_field(name=_("game time"), value=str(event.game_time))
@@ -48,6 +49,8 @@ def alert_embed(event: Event) -> discord.Embed:
 
 def _line(event: Event) -> str:
     kind = KINDS.get(event.type, event.type)
+    if not event.task_id:  # a health alert
+        return _("{kind} on {server}", kind=kind, server=event.server)
     if event.game_time < 0:  # wall-clock events have no game time
         return _(
             "`{id}` {kind} on {server}", id=clip(event.task_id, 64), kind=kind, server=event.server

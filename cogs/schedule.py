@@ -1,4 +1,4 @@
-"""Slash commands that change a server's queue: schedule, cancel, clear, pause, resume."""
+"""Slash commands that change a server's queue: schedule, cancel, clear, pause, resume, run now."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
-from bot.operations import Caller, Operations, queue
+from bot.operations import Caller, Operations, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
@@ -214,10 +214,18 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
         await self._change(interaction, queue.resume, queue.TaskRef(id=id, server=server))
 
+    @task_command("Run a task once, now; its schedule stays as it is.")
+    async def run_now(
+        self, interaction: Interaction, id: TaskId, server: str | None = None
+    ) -> None:
+        await self._change(interaction, runs.run_now, queue.TaskRef(id=id, server=server))
+
     async def _change(
         self,
         interaction: Interaction,
-        operation: Callable[[Operations, Caller, queue.TaskRef], Awaitable[queue.Changed]],
+        operation: Callable[
+            [Operations, Caller, queue.TaskRef], Awaitable[queue.Changed | runs.RanNow]
+        ],
         request: queue.TaskRef,
     ) -> None:
         await deferred(interaction, request.server)

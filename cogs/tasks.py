@@ -1,4 +1,4 @@
-"""Slash commands that read a server's state: time, list, show, help."""
+"""Slash commands that read a server's state: time, list, show, history, help."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from discord.ext import commands
 
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import decimal, number
-from bot.operations import reads
+from bot.operations import reads, runs
 from bot.operations.queue import ServerRef, TaskRef
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.history_ui import history_embed
 from bot.slash.planned_ui import planned_embed, planned_line
 
 if TYPE_CHECKING:
@@ -187,6 +188,26 @@ class TasksCog(commands.Cog, name="Tasks"):
             eta = discord.utils.format_dt(shown.server.pack.eta(task.due), "R")
             embed.add_field(name=_("ETA"), value=eta)
         await interaction.followup.send(embed=embed, files=files, ephemeral=True)
+
+    @task_command("What became of a task's runs: when, how late, by whom; paged.")
+    async def history(
+        self, interaction: Interaction, id: TaskId, server: str | None = None
+    ) -> None:
+        await deferred(interaction, server)
+        caller = self.bot.caller(interaction)
+        first = await runs.history(self.bot.ops, caller, runs.HistoryRequest(id=id, server=server))
+        if first.pages == 1:
+            await interaction.followup.send(embed=history_embed(first), ephemeral=True)
+            return
+
+        async def fetch(number: int) -> discord.Embed:
+            request = runs.HistoryRequest(id=id, server=server, page=number + 1)
+            return history_embed(await runs.history(self.bot.ops, caller, request))
+
+        view = PageView(interaction.user.id, fetch, first.pages)
+        view.message = await interaction.followup.send(
+            embed=history_embed(first), view=view, ephemeral=True, wait=True
+        )
 
     @app_commands.command(description="What each command does.")
     async def help(self, interaction: Interaction) -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from bot.operations import admin, discord_events, queue, reads, schedule, status
+from bot.operations import admin, discord_events, queue, reads, runs, schedule, status
 from tests.cogs.harness import Harness, make_settings
 
-AREAS = (admin, discord_events, queue, reads, schedule, status)
+AREAS = (admin, discord_events, queue, reads, runs, schedule, status)
 # the steps a face takes before the operation itself (the question before a confirm button, the
 # check that answers a typo at once): part of their operation, not operations of their own
 STEPS = {"queue.count", "queue.size", "schedule.check", "discord_events.check"}
@@ -23,6 +23,8 @@ DISCORD: dict[str, set[str]] = {
     "queue.pause": {"pause"},
     "queue.resume": {"resume"},
     "queue.cancel_all": {"cancel_all"},
+    "runs.run_now": {"run_now"},
+    "runs.history": {"history"},
     "queue.clear": {"clear"},
     # a planned row is changed by its id in Discord: /cancel, /pause and /resume find it first
     "queue.change_planned": {"cancel", "pause", "resume"},
@@ -46,6 +48,8 @@ API: dict[str, tuple[str, str]] = {
     "queue.pause": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
     "queue.resume": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
     "queue.cancel_all": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "runs.run_now": ("POST", "/api/servers/<name>/tasks/<task_id>/<verb>"),
+    "runs.history": ("GET", "/api/servers/<name>/history/<task_id>"),
     "queue.clear": ("POST", "/api/servers/<name>/clear"),
     "queue.change_planned": ("POST", "/api/servers/<name>/planned/<plan_id>/<verb>"),
     "reads.game_time": ("GET", "/api/servers/<name>/time"),

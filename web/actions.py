@@ -11,9 +11,11 @@ __all__ = [
     "change_planned",
     "clear",
     "game_time",
+    "history",
     "pause",
     "reload_extension",
     "resume",
+    "run_now",
     "schedule",
     "schedule_dynamic",
     "selftest",
@@ -32,7 +34,7 @@ from pydantic import ValidationError as PydanticValidationError
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
-from bot.operations import Caller, Face, Operations, admin, queue, reads
+from bot.operations import Caller, Face, Operations, admin, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, state
 from web.inputs import body_refusal, whole_number
@@ -124,10 +126,20 @@ async def game_time(user: WebUser, server: ServerServices) -> reads.Clock:
     return await reads.game_time(_ops(), caller(user), queue.ServerRef(server=server.name))
 
 
+def _task_id(task_id: str) -> None:
+    """A task id from a path is 1 to 64 characters, said as a sentence (the request models
+    would refuse it in pydantic's English)."""
+    if not 1 <= len(task_id) <= schedule_ops.MAX_ID:
+        raise errors.ValidationError(_("A task id is 1 to 64 characters long."), field="task_id")
+
+
 async def _change(verb: str, user: WebUser, server: ServerServices, task_id: str) -> str:
+    _task_id(task_id)
+    request = queue.TaskRef(id=task_id, server=server.name)
+    if verb == "run_now":
+        return (await runs.run_now(_ops(), caller(user), request)).text
     change = {"cancel": queue.cancel, "pause": queue.pause, "resume": queue.resume,
               "cancel_all": queue.cancel_all}[verb]  # fmt: skip
-    request = queue.TaskRef(id=task_id, server=server.name)
     return (await change(_ops(), caller(user), request)).text
 
 
@@ -141,6 +153,19 @@ async def pause(user: WebUser, server: ServerServices, task_id: str) -> str:
 
 async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
     return await _change("resume", user, server, task_id)
+
+
+async def history(
+    user: WebUser, server: ServerServices, task_id: str, page: int = 1
+) -> runs.History:
+    _task_id(task_id)
+    request = runs.HistoryRequest(id=task_id, server=server.name, page=page)
+    return await runs.history(_ops(), caller(user), request)
+
+
+async def run_now(user: WebUser, server: ServerServices, task_id: str) -> str:
+    """Run the task (or planned row) of this id once, now; its schedule stays."""
+    return await _change("run_now", user, server, task_id)
 
 
 async def cancel_all(user: WebUser, server: ServerServices, task_id: str) -> str:

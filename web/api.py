@@ -19,6 +19,7 @@ from quart_schema import tag, validate_querystring, validate_request
 
 from bot import errors
 from bot.i18n import N_, _
+from bot.operations import runs
 from bot.slash.permissions import Rank
 from web import actions
 from web.actions import DynamicFields, ScheduleRequest, server_named
@@ -26,6 +27,7 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
+from web.history import entry_row
 from web.inputs import MAX_ID, refusal
 from web.servers import (
     LISTS,
@@ -135,6 +137,29 @@ async def show(name: str, task_id: str) -> Any:
     return task_row(task, server)
 
 
+class HistoryQuery(BaseModel):
+    """A page of the history (`?page=1`, 10 runs a page; past the end: the last page)."""
+
+    page: int = Field(default=1, ge=1, le=runs.MAX_PAGE)
+
+
+@blueprint.get("/servers/<name>/history/<task_id>")
+@tag(["history"])
+@page()
+@validate_querystring(HistoryQuery)
+async def history(name: str, task_id: str, query_args: HistoryQuery) -> Any:
+    """The runs of a task id, newest first: its wall-clock rows' runs and the game-time runs
+    the bot knows of (due, handed over, ran, lateness, outcome, attempts, who ran it now)."""
+    server = server_named(name)
+    try:
+        found = await actions.history(g.user, server, task_id, query_args.page)
+    except errors.BotError as exc:
+        return refusal(exc, "task_id")
+    return {"server": name, "id": task_id, "page": found.page, "pages": found.pages,
+            "total": found.total, "days": found.days,
+            "runs": [entry_row(e) for e in found.entries]}  # fmt: skip
+
+
 @blueprint.post("/servers/<name>/tasks")
 @tag(["tasks"])
 @write_limit
@@ -189,11 +214,11 @@ async def game_time(name: str) -> Any:
 @write_limit
 @action()
 async def change(name: str, task_id: str, verb: str) -> Any:
-    """`cancel`, `pause` or `resume` the first task with this id (a planned row of that id
-    first), or `cancel_all` of them."""
+    """`cancel`, `pause`, `resume` or `run_now` (once, now; its schedule stays) the first task
+    with this id (a planned row of that id first), or `cancel_all` of them."""
     server = server_named(name)
     verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
-             "cancel_all": actions.cancel_all}  # fmt: skip
+             "cancel_all": actions.cancel_all, "run_now": actions.run_now}  # fmt: skip
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:

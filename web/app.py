@@ -44,6 +44,7 @@ from web import (
     auth,
     events,
     extensions,
+    history,
     i18n,
     inputs,
     metrics,
@@ -289,7 +290,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (auth, servers, tasks, events, audit, extensions, preferences, api, api_events,
+    for module in (auth, servers, tasks, history, events, audit, extensions, preferences, api,
+                   api_events,
                    metrics):  # fmt: skip
         app.register_blueprint(module.blueprint)
 

@@ -90,6 +90,17 @@ class Metrics:
                 buckets=LATENESS_BUCKETS,
                 registry=self.registry,
             )
+        self.runs = Histogram(
+            "doom_run_lateness_seconds",
+            "How late runs ran after their due time: wall-clock runs (kind planned, run now "
+            "included) and the game-time runs the bot knows of (kind game).",
+            ["server", "kind"], buckets=LATENESS_BUCKETS, registry=self.registry,
+        )  # fmt: skip
+        # runs from this start on (a restart must not count the stored history again)
+        history = services.history
+        self._wall_mark = history.schedules.last_run_id_sync()  # runs up to this id observed
+        self._wall_seen: set[int] = set()  # and these above it (one before them is unfinished)
+        self._game_mark = history.tasks.last_id_sync()
         self.registry.register(_Counts(services))
         for name, server in services.servers.items():
             observe = self.rcon.labels(server=name).observe
@@ -108,6 +119,26 @@ class Metrics:
         if scheduler is not None and self.lateness is not None:
             for name in self.services.servers:
                 await self._planned(scheduler, name)
+        await self._runs()
+
+    async def _runs(self) -> None:
+        """Every run finished since the last scrape into doom_run_lateness_seconds, once."""
+        history = self.services.history
+        finished, sending = await history.schedules.finished_after(self._wall_mark)
+        for run_id, server, lateness in finished:
+            if run_id in self._wall_seen:
+                continue
+            self._wall_seen.add(run_id)
+            if lateness is not None:
+                self.runs.labels(server=server, kind="planned").observe(max(0.0, lateness))
+        if self._wall_seen:
+            top = max(self._wall_seen)
+            self._wall_mark = top if sending is None or sending > top else sending - 1
+            self._wall_seen = {i for i in self._wall_seen if i > self._wall_mark}
+        for run in await history.tasks.after(self._game_mark):
+            self._game_mark = run.id
+            if run.lateness is not None:
+                self.runs.labels(server=run.server, kind="game").observe(max(0.0, run.lateness))
 
     async def _planned(self, scheduler: Scheduler, server: str) -> None:
         """The planned list's size, and the lateness of every run since the last scrape of

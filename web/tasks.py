@@ -95,14 +95,15 @@ async def schedule_page(name: str) -> Any:
 async def change(name: str, task_id: str, verb: str) -> Any:
     server = server_named(name)
     which = (await request.form).get("list", "queue")
-    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume}
+    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
+             "run_now": actions.run_now}  # fmt: skip
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:
         await flash(await verbs[verb](g.user, server, task_id), "ok")
     except errors.BotError as exc:
         await flash(str(exc), "error")
-    return _back(name, which if which in ("queue", "offline", "paused") else "queue")
+    return _back(name, which if which in ("queue", "offline", "paused", "planned") else "queue")
 
 
 @blueprint.get("/servers/<name>/clear")

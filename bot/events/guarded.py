@@ -37,6 +37,7 @@ class GuardedEvents:
         self.ready = inner.ready
         self.feeds: list[AlertFeed] = [guard.alerts]
         self._readers: list[Sink] = []  # one per running events()
+        self.last_seq = -1  # the newest pack event that came through (bot.events.health)
 
     def add_feed(self, feed: AlertFeed) -> None:
         """Join another producer's alerts to the stream (streams already running get them too)."""
@@ -59,6 +60,7 @@ class GuardedEvents:
                 async with aclosing(self.inner.events()) as stream:
                     async for event in stream:
                         await self.guard.saw_event(event)
+                        self.last_seq = max(self.last_seq, event.seq)
                         queue.put_nowait(event)
             except Exception as e:  # handed to the consumer, which restarts the source
                 queue.put_nowait(e)

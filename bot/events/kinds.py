@@ -30,6 +30,17 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
         lazy("Server came back from its last save: tasks restored"),
         0xFEE75C,
     ),
+    # the health checks' (bot.events.health), each with its all clear
+    "health_tps": (lazy("Server running slowly: TPS low"), 0xFEE75C),
+    "health_tps_clear": (lazy("All clear: TPS back to normal"), 0x57F287),
+    "health_unreachable": (lazy("Server unreachable over RCON"), 0xED4245),
+    "health_unreachable_clear": (lazy("All clear: the server answers again"), 0x57F287),
+    "health_pack": (lazy("Data pack missing or damaged"), 0xED4245),
+    "health_pack_clear": (lazy("All clear: the data pack is whole again"), 0x57F287),
+    "health_stuck": (lazy("Planned run stuck: handed over, not run"), 0xFEE75C),
+    "health_stuck_clear": (lazy("All clear: the planned run left the queue"), 0x57F287),
+    "health_silent": (lazy("Events not arriving: the event source is silent"), 0xED4245),
+    "health_silent_clear": (lazy("All clear: events arrive again"), 0x57F287),
 }
 # the events that are no alert, as the dashboard's feed titles them
 NOTICES: dict[str, Lazy] = {
@@ -49,6 +60,16 @@ KINDS: dict[str, Lazy] = {
     "wallclock_failed": lazy("refused"),
     "wallclock_waiting": lazy("waiting for its player"),
     "restored_after_crash": lazy("restored after a crash"),
+    "health_tps": lazy("TPS low"),
+    "health_tps_clear": lazy("TPS normal"),
+    "health_unreachable": lazy("unreachable"),
+    "health_unreachable_clear": lazy("reachable"),
+    "health_pack": lazy("pack damaged"),
+    "health_pack_clear": lazy("pack whole"),
+    "health_stuck": lazy("stuck"),
+    "health_stuck_clear": lazy("no longer stuck"),
+    "health_silent": lazy("events silent"),
+    "health_silent_clear": lazy("events arriving"),
 }
 
 

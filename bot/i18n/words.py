@@ -42,6 +42,13 @@ def run_outcome(outcome: str) -> str:
         "missed": pgettext("run outcome", "missed"),
         "skipped": pgettext("run outcome", "skipped"),
         "failed": pgettext("run outcome", "failed"),
+        "cancelled": pgettext("run outcome", "cancelled"),
+        # a game-time task's runs, as the pack's events say them
+        "retry": pgettext("run outcome", "failed, retrying"),
+        "retry_exhausted": pgettext("run outcome", "failed, no retries left"),
+        "offline": pgettext("run outcome", "waiting for its player"),
+        "dropped": pgettext("run outcome", "dropped: its entity is gone"),
+        "invalid": pgettext("run outcome", "removed: its command does not parse"),
     }
     return words.get(outcome, outcome)
 

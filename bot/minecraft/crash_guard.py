@@ -38,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Final
@@ -55,6 +55,8 @@ from bot.store.ledger import Entry, Ledger, Pending
 __all__ = ["ALERT_TYPE", "CrashGuard", "RestoreReport", "restored_count"]
 
 log = logging.getLogger(__name__)
+# told of a pack event about a task the bot made, with the request it sent for it
+OwnEventHook = Callable[[Event, Mapping[str, object]], Awaitable[None]]
 
 ALERT_TYPE: Final = "restored_after_crash"
 _LABELS: Final = {
@@ -149,6 +151,7 @@ class CrashGuard:
         self._partial: RestoreReport | None = None  # of a restore that was interrupted
         self.idle = asyncio.Event()  # set while nothing is left to check (tests wait on it)
         ledger.on_suspect.append(self.notice_reconnect)
+        self.on_own_event: list[OwnEventHook] = []  # the run history (bot.store.history)
 
     # -- triggers -----------------------------------------------------------------------------
 
@@ -178,9 +181,13 @@ class CrashGuard:
                 await self.idle.wait()
 
     async def saw_event(self, event: Event) -> None:
-        """A pack event passing to the alerts: the record follows it."""
+        """A pack event passing to the alerts: the record follows it, and the hooks of
+        `on_own_event` hear of it when it is about a task the bot made (with what it sent)."""
         try:
-            await self.ledger.apply_event(event)
+            entry = await self.ledger.apply_event(event)
+            if entry is not None and entry.own:
+                for hook in self.on_own_event:
+                    await hook(event, entry.request)
         except Exception:
             log.exception("%s: could not record event %s", self.server, event.type)
 

@@ -28,9 +28,12 @@ __all__ = [
     "has_mark",
     "pause_when_empty_seconds",
     "players_online",
+    "run_copy",
     "run_due_now",
+    "where",
 ]
 
+import contextlib
 import json
 import logging
 import re
@@ -40,10 +43,11 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from bot.config import ServerConfig
-from bot.errors import PackError
+from bot.errors import BotError, PackError
 from bot.i18n import _, lazy, ngettext
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.server_files import find_server_properties, read_properties
+from bot.minecraft.tasks import Task
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +106,18 @@ async def run_due_now(pack: PackClient) -> None:
         )
 
 
+async def where(pack: PackClient, serial: int) -> Where:
+    """Which list a task waits in by its serial, or `ran` when it is in none (it ran, or
+    the pack removed it)."""
+    for which in ("offline", "queue", "paused"):
+        reply = await pack.rcon.command(
+            f"execute if data storage doom.schedule:data {which}[{{n:{serial}}}]"
+        )
+        if _PASSED.match(reply):
+            return which
+    return "ran"
+
+
 async def _where(pack: PackClient, serial: int) -> Where:
     # a task just run cannot be paused (only a command could do that), so two lists suffice
     which: Where
@@ -127,6 +143,8 @@ async def hand_over(
     staged: Staged | None = None,
     now: Callable[[], datetime] = _utcnow,
     task_key: str | None = None,
+    executor: str | None = None,
+    place: str | None = None,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
     server already has it (a retry after a drop); `staged`: its request, staged ahead. `now` is
@@ -153,7 +171,7 @@ async def hand_over(
         task = await pack.schedule(
             command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
             as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
-            on_ack=lambda: acked.append(now()), key=task_key,
+            on_ack=lambda: acked.append(now()), key=task_key, executor=executor, place=place,
         )  # fmt: skip
         serial = task.n if task is not None else None
     if acked:
@@ -162,6 +180,23 @@ async def hand_over(
     ran = now()
     where: Where = "ran" if serial is None else await _where(pack, serial)
     return HandOver(serial, where, handed, ran)
+
+
+async def run_copy(
+    pack: PackClient, task: Task, *, key: str, now: Callable[[], datetime] = _utcnow
+) -> HandOver:
+    """Run a queued task once, now, leaving it queued at its due: a copy of it (its command,
+    retries, and its context: its executor, else the place it was scheduled at) handed over
+    due now, as a wall-clock run is. The copy never repeats."""
+    place = await pack.place(task)
+    try:
+        return await hand_over(
+            pack, command=task.run, task_id=task.id, key=key, retry=task.retry,
+            retry_delay=task.retry_delay, executor=task.executor, place=place, now=now,
+        )  # fmt: skip
+    finally:
+        with contextlib.suppress(BotError):
+            await forget_mark(pack, key)
 
 
 def tellraw_all(parts: list[dict[str, str]]) -> str:

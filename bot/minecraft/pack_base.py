@@ -160,6 +160,7 @@ class PackBase:
         store_success: str | None = None,
         staged_key: str | None = None,
         on_ack: Callable[[], object] | None = None,
+        context: str | None = None,
     ) -> dict[str, object]:
         """Write the input, run the pack's function, read `out`; the outcome if it is ours.
 
@@ -181,6 +182,8 @@ class PackBase:
             call = f"execute store success {store_success} byte 1 run {call}"
         if as_player is not None:
             call = f"execute as {as_player} at @s run {call}"
+        elif context is not None:  # checked by the caller: a dimension and numbers only
+            call = f"execute {context} run {call}"
         out: object | None
         async with self._lock:
             if input_command is not None:
@@ -314,6 +317,10 @@ class PackBase:
         sample = (time.monotonic(), int(m.group(1)))
         self._sample_at(*sample)
         return sample
+
+    async def game_time(self) -> int:
+        """The game time by vanilla's `time query gametime` (works without the pack)."""
+        return (await self._sample())[1]
 
     async def tps(self) -> float:
         """Ticks per second measured from two game-time samples at least 1 s apart."""

@@ -35,7 +35,9 @@ from bot.minecraft.pack_base import (
     _as_int,
 )
 from bot.minecraft.pack_input import (
+    check_executor,
     check_id,
+    check_place,
     check_player,
     check_prefix,
     check_ticks,
@@ -94,12 +96,16 @@ class PackClient(PackReads):
         then: str | None = None,
         on_ack: Callable[[], object] | None = None,
         key: str | None = None,
+        executor: str | None = None,
+        place: str | None = None,
     ) -> Task | None:
         """Queue `run`; returns the queued task (None if it already ran or left the queue).
 
         `then`: a command the server runs in the same call once the task is queued (see
         bot.minecraft.handover: the mark of a wall-clock hand-over); `on_ack`: called when the
-        submit call returned; `key`: the task's bot key (a new one by default, see new_key)."""
+        submit call returned; `key`: the task's bot key (a new one by default, see new_key).
+        `executor` (a UUID) or `place` (the pack's `at` of a task) give the submit the context
+        of another task, so a copy of it runs as that one would."""
         check_id(id)
         ticks = check_unit(unit)
         fields: dict[str, str | int] = {"id": id, "unit": unit, "key": key or new_key()}
@@ -117,12 +123,16 @@ class PackClient(PackReads):
         elif retry_delay != 1:
             check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
         player = check_player(as_player) if as_player is not None else None
+        if executor is not None:
+            player = check_executor(executor)
+        context = check_place(place) if place is not None else None
         text = self._check_run(run)
         req = self._next_req()
         command = task_input_command({"req": req, "run": text, **fields})
         out = await self._exchange(
-            command, "doom.schedule:submit", req, as_player=player, then=then, on_ack=on_ack
-        )
+            command, "doom.schedule:submit", req, as_player=player, then=then, on_ack=on_ack,
+            context=context,
+        )  # fmt: skip
         self._raise_unless_ok(out)
         await self._record_schedule({"run": text, **fields, "as_player": player}, out)
         serial = out.get("n")

@@ -26,7 +26,9 @@ __all__ = [
     "MAX_RUN",
     "UNITS",
     "RunTooLong",
+    "check_executor",
     "check_id",
+    "check_place",
     "check_player",
     "check_prefix",
     "check_run_text",
@@ -54,6 +56,13 @@ UNITS: Final[Mapping[str, int]] = {
 
 _ID_CHAR = re.compile(r"[A-Za-z0-9_.+\-]")
 _PLAYER = re.compile(r"[A-Za-z0-9_]{1,16}")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_NUM = r"~?-?[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?"
+# the `at` prefix the pack keeps for a task without executor (datapack/README.md, "A task"):
+# only a dimension and numbers, so it can be put before `run` and change nothing else
+_PLACE = re.compile(
+    rf"in [a-z0-9_.-]+:[a-z0-9_./-]+(?: positioned {_NUM} {_NUM} {_NUM}| rotated {_NUM} {_NUM})*"
+)
 
 
 class RunTooLong(CommandTooLong):
@@ -119,6 +128,21 @@ def check_player(value: object) -> str:
                 name=shown,
             )
         )
+    return value
+
+
+def check_executor(value: object) -> str:
+    """A task's executor as the pack keeps it: a hyphenated lowercase UUID (`execute as` it)."""
+    if not isinstance(value, str) or not _UUID.fullmatch(value):
+        raise ValidationError(lazy("{value} is not an entity's UUID.", value=repr(value)[:80]))
+    return value
+
+
+def check_place(value: object) -> str:
+    """A task's place (`in <dimension> positioned ... rotated ...`) as the pack keeps it."""
+    if not isinstance(value, str) or not _PLACE.fullmatch(value):
+        raise ValidationError(lazy("{value} is not a place the pack keeps.",
+                                   value=repr(value)[:80]))  # fmt: skip
     return value
 
 

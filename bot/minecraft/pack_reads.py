@@ -140,6 +140,14 @@ class PackReads(PackBase):
                 return task_from_storage(value, which)
         return None
 
+    async def place(self, task: Task) -> str | None:
+        """Where a task without executor runs (the pack's `at`: dimension, position, rotation),
+        read by its serial; None when it has an executor or is gone."""
+        if task.executor is not None:
+            return None
+        value = await self._read(f"{self._check_list(task.list)}[{{n:{int(task.n)}}}].at")
+        return value if isinstance(value, str) else None
+
     async def find(
         self, which: str, id: str, *, offset: int = 0, limit: int = 20
     ) -> tuple[list[Task], int]:
@@ -203,6 +211,11 @@ class PackReads(PackBase):
             if len(starts) >= limit:
                 break
         return (starts + contains)[:limit]
+
+    async def event_seq(self) -> int | None:
+        """The pack's event counter: the seq of its newest event (None: not readable)."""
+        last = await self._read("seq", "doom.schedule:events")
+        return last if isinstance(last, int) and not isinstance(last, bool) else None
 
     async def events_after(self, seq: int) -> list[Event]:
         """Events in the ring buffer with a seq greater than `seq`, oldest first. The pack's

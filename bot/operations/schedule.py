@@ -6,6 +6,7 @@ from __future__ import annotations
 
 __all__ = [
     "DYNAMIC_PREFIX",
+    "MAX_ID",
     "MAX_INT",
     "PREFIXES",
     "UNITS",
@@ -45,6 +46,7 @@ DYNAMIC_PREFIX = "discord-"
 # the start of the ids the bot makes up, by face: a moderator can tell where a task came from
 PREFIXES = {"discord": DYNAMIC_PREFIX, "console": DYNAMIC_PREFIX, "web": "web-", "api": "web-"}
 MAX_RUN = 1400  # what one Discord option holds; a task's command is at most this long
+MAX_ID = 64  # the pack's longest task id
 
 
 class ScheduleFields(BaseModel):
@@ -57,7 +59,7 @@ class ScheduleFields(BaseModel):
     run: str = Field(min_length=1, max_length=MAX_RUN)
     time: int | None = Field(default=None, ge=0, le=MAX_INT)
     unit: Unit = "tick"
-    id: str | None = Field(default=None, min_length=1, max_length=64)
+    id: str | None = Field(default=None, min_length=1, max_length=MAX_ID)
     retry: int = Field(default=0, ge=0, le=1000)
     retry_delay: int = Field(default=1, ge=1, le=MAX_INT)
     every: int | None = Field(default=None, ge=1, le=MAX_INT)

@@ -417,22 +417,25 @@ class Ledger:
 
     # -- events -------------------------------------------------------------------------------
 
-    async def apply_event(self, event: Event) -> None:
+    async def apply_event(self, event: Event) -> Entry | None:
         """What a pack event says about an own task: by its key when the event has one (k),
-        else the first row of its id that fits (see the module)."""
+        else the first row of its id that fits (see the module); the row it changed, as it
+        was before, or None."""
         key = event.details.get("k")
         if isinstance(key, str) and key:
-            await self._run(lambda db: self._keyed_event(db, event.type, event.game_time, key))
-            return
+            keyed: Entry | None = await self._run(
+                lambda db: self._keyed_event(db, event.type, event.game_time, key)
+            )
+            return keyed
         changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
                    "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
                    "dropped": ("queue", "done"), "invalid": ("queue", "done")}  # fmt: skip
         if event.type not in changes:
-            return
+            return None
         before, after = changes[event.type]
         t = event.game_time
 
-        def work(db: sqlite3.Connection) -> None:
+        def work(db: sqlite3.Connection) -> Entry | None:
             with db:
                 row = db.execute(
                     f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND task_id = ? AND"
@@ -440,7 +443,7 @@ class Ledger:
                     (self.server, event.task_id, before, t + 1),
                 ).fetchone()
                 if row is None:
-                    return
+                    return None
                 entry = _entry(row)
                 due = entry.due
                 if event.type == "restored":
@@ -452,8 +455,10 @@ class Ledger:
                     "UPDATE ledger_tasks SET state = ?, due = ?, changed_at = ? WHERE key = ?",
                     (after, due, t, entry.key),
                 )
+                return entry
 
-        await self._run(work)
+        changed: Entry | None = await self._run(work)
+        return changed
 
     def _replay_early(self, db: sqlite3.Connection, key: str) -> None:
         early = db.execute(
@@ -468,7 +473,7 @@ class Ledger:
 
     def _keyed_event(
         self, db: sqlite3.Connection, kind: str, t: int, key: str, *, commit: bool = True
-    ) -> None:
+    ) -> Entry | None:
         row = db.execute(
             f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
         ).fetchone()
@@ -485,7 +490,7 @@ class Ledger:
                     " FROM ledger_early) - 10000",
                     (self.server,),
                 )
-            return
+            return None
         entry = _entry(row)
         state, due, ran_at = entry.state, entry.due, entry.ran_at
         if kind == "ran":
@@ -505,9 +510,9 @@ class Ledger:
         elif kind == "restored":
             state, due = "queue", t + 1
         else:
-            return
+            return None
         if entry.state in ("cancelled", "paused") and kind != "ran":
-            return  # the bot changed it since: that stands
+            return None  # the bot changed it since: that stands
         if entry.state in ("cancelled", "paused"):
             state = entry.state  # a run the log says late: noted, the bot's change stands
         update = (
@@ -515,9 +520,10 @@ class Ledger:
         )
         if not commit:
             db.execute(update, (state, due, ran_at, t, entry.key))
-            return
+            return entry
         with db:
             db.execute(update, (state, due, ran_at, t, entry.key))
+        return entry
 
     # -- what the crash guard reads and writes ------------------------------------------------
 

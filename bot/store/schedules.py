@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal, cast
 
 from bot.store.db import Database
+from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
 from bot.wallclock.when import Kind, Missed, Spec
 
 State = Literal["active", "paused", "done", "cancelled", "missed"]
@@ -68,8 +69,13 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, id);
 CREATE INDEX schedule_runs_sending ON schedule_runs (outcome) WHERE outcome = 'sending';
 """,
+    """
+ALTER TABLE schedule_runs ADD COLUMN triggered_by TEXT;  -- who ran it now; NULL: its schedule
+ALTER TABLE schedule_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;  -- hand-over attempts
+ALTER TABLE schedule_runs ADD COLUMN serial INTEGER;  -- the pack's serial of the handed-over task
+CREATE INDEX schedule_runs_due ON schedule_runs (due);
+""",
 ]
-
 _COLUMNS = (
     "id, server, command, task_id, retry, retry_delay, as_player, kind, at, every, anchor, cron,"
     " timezone, missed, announce, created_by_id, created_by_name, created_at, state, next_due,"
@@ -127,19 +133,6 @@ class Schedule:
                     self.cron, self.announce, self.missed)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
-    """One due time of a schedule and what became of it."""
-
-    id: int
-    schedule_id: int
-    due: datetime
-    handed_over: datetime | None
-    ran_in_game: datetime | None
-    lateness: float | None  # seconds from due to hand-over
-    outcome: str
-
-
 def _schedule(row: Sequence[object]) -> Schedule:
     r = list(row)
     announce = tuple(int(x) for x in str(r[14]).split(",") if x)
@@ -158,17 +151,7 @@ def _schedule(row: Sequence[object]) -> Schedule:
     )  # fmt: skip
 
 
-def _run(row: Sequence[object]) -> Run:
-    return Run(
-        id=int(cast(int, row[0])), schedule_id=int(cast(int, row[1])),
-        due=datetime.fromtimestamp(float(cast(float, row[2])), UTC),
-        handed_over=_dt(cast("float | None", row[3])),
-        ran_in_game=_dt(cast("float | None", row[4])),
-        lateness=cast("float | None", row[5]), outcome=str(row[6]),
-    )  # fmt: skip
-
-
-class ScheduleStore:
+class ScheduleStore(RunQueries):
     """The schedule rows and their runs in the shared database."""
 
     def __init__(self, db: Database) -> None:
@@ -365,17 +348,21 @@ class ScheduleStore:
         ran_in_game: datetime | None = None,
         lateness: float | None = None,
         state: State | None = None,
+        attempts: int = 0,
+        serial: int | None = None,
     ) -> None:
         """What became of a run; also the row's last outcome (and state, for a missed one-shot)."""
         await self.migrate()
+
+        values = (outcome, _ts(handed_over), _ts(ran_in_game), lateness, attempts, serial, run_id)
 
         def work(db: sqlite3.Connection) -> None:
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.execute(
                     "UPDATE schedule_runs SET outcome = ?, handed_over = ?, ran_in_game = ?,"
-                    " lateness = ? WHERE id = ?",
-                    (outcome, _ts(handed_over), _ts(ran_in_game), lateness, run_id),
+                    " lateness = ?, attempts = MAX(attempts, ?), serial = ? WHERE id = ?",
+                    values,
                 )
                 sid = db.execute(
                     "SELECT schedule_id FROM schedule_runs WHERE id = ?", (run_id,)
@@ -428,20 +415,31 @@ class ScheduleStore:
         await self.migrate()
         rows = await self.db.run(
             lambda db: db.execute(
-                "SELECT id, schedule_id, due, handed_over, ran_in_game, lateness, outcome"
-                " FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
+                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
             ).fetchall()
         )
-        return [_run(r) for r in rows]
+        return [run_of(r) for r in rows]
 
     async def runs(self, schedule_id: int, limit: int = 10) -> list[Run]:
         """The newest runs of a schedule, newest first."""
         await self.migrate()
         rows = await self.db.run(
             lambda db: db.execute(
-                "SELECT id, schedule_id, due, handed_over, ran_in_game, lateness, outcome"
-                " FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?",
+                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE schedule_id = ?"
+                " ORDER BY id DESC LIMIT ?",
                 (schedule_id, limit),
             ).fetchall()
         )
-        return [_run(r) for r in rows]
+        return [run_of(r) for r in rows]
+
+    async def rows_of(self, server: str, task_id: str) -> list[Schedule]:
+        """Every row of this server with this task id, whatever its state, newest first."""
+        await self.migrate()
+        rows = await self.db.run(
+            lambda db: db.execute(
+                f"SELECT {_COLUMNS} FROM schedules WHERE server = ? AND task_id = ?"
+                " ORDER BY id DESC",
+                (server, task_id),
+            ).fetchall()
+        )
+        return [_schedule(r) for r in rows]

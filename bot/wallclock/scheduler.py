@@ -38,7 +38,7 @@ from bot.i18n.words import schedule_state
 from bot.minecraft import handover
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
-from bot.store.schedules import Creator, Run, Schedule, ScheduleStore, State
+from bot.store.schedules import ACTIVE_STATES, Creator, Run, Schedule, ScheduleStore, State
 from bot.wallclock.clock import Clock, SystemClock
 from bot.wallclock.when import (
     DEFAULT_TIMEZONE,
@@ -66,6 +66,7 @@ EVENT_BACKLOG = 1000
 STAGE_LEAD = 2.0
 # pack answers that say the server restarted or dropped mid hand-over, not a refusal
 _TRANSIENT = ("no_input", "no_answer", "bad_reply")
+RUN_NOW_WAIT = 10.0  # seconds a run-now answer waits for its hand-over (it goes on after)
 _STAGE = -1  # the offset of a heap entry that stages (announcements: > 0, the run itself: 0)
 
 
@@ -136,7 +137,8 @@ class Scheduler:
         for run in await self.store.sending():
             owner = await self.store.get(run.schedule_id)
             if owner is not None:
-                self._spawn(self._deliver(owner, run.id, run.due, recovered=True))
+                self._spawn(self._deliver(owner, run.id, run.due, recovered=True,
+                                          extra=run.triggered_by is not None))  # fmt: skip
         self._loop_task = asyncio.create_task(self._loop(), name="wallclock-scheduler")
 
     async def stop(self) -> None:
@@ -224,6 +226,21 @@ class Scheduler:
 
     async def resume(self, schedule_id: int) -> Schedule:
         return await self._change(schedule_id, "active")
+
+    async def run_now(self, schedule_id: int, by: str, *, within: float = RUN_NOW_WAIT) -> Run:
+        """Hand a row over once, now, as an extra run recorded as triggered `by` someone: its
+        next due and state stay. Returns the run as it stands after at most `within` seconds
+        (a run waiting for its player, or retrying an unreachable server, goes on after)."""
+        row = await self.store.get(schedule_id)
+        if row is None or row.state not in ACTIVE_STATES:
+            raise ValidationError(lazy("There is no planned schedule #{n}.", n=schedule_id))
+        now = self.clock.now()
+        run_id = await self.store.begin_extra_run(row.id, now, by)
+        task = self._spawn(self._deliver(row, run_id, now, extra=True))
+        await asyncio.wait({task}, timeout=within)
+        run = await self.store.get_run(run_id)
+        assert run is not None
+        return run
 
     async def planned(
         self, server: str, *, offset: int = 0, limit: int = 20, search: str = ""
@@ -334,11 +351,12 @@ class Scheduler:
         # heap entries stay; they are skipped when their due no longer matches (lazy deletion)
         self._due.pop(schedule_id, None)
 
-    def _spawn(self, work: Coroutine[object, object, None]) -> None:
+    def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(work)
         self._inflight.add(task)
         task.add_done_callback(self._inflight.discard)
         task.add_done_callback(_report)
+        return task
 
     async def _loop(self) -> None:
         while True:
@@ -464,16 +482,21 @@ class Scheduler:
         return late <= self.grace or (row.missed == "once" and late <= self.max_late)
 
     async def _deliver(
-        self, row: Schedule, run_id: int, due: datetime, *, recovered: bool = False
-    ) -> None:
-        """Hand one run over, retrying with back-off until `max_late`; never twice (the mark)."""
+        self, row: Schedule, run_id: int, due: datetime, *, recovered: bool = False,
+        extra: bool = False,
+    ) -> None:  # fmt: skip
+        """Hand one run over, retrying with back-off until `max_late`; never twice (the mark).
+        An `extra` run (run now) leaves the row's state and its staged next run alone."""
         key = f"s{row.id}r{run_id}"
         task_key = _task_key(row.id, due.timestamp())
         deadline = due + self.max_late
         attempt = 1 if recovered else 0
+        tries = 0  # hand-overs attempted, for the run's record
         waiting_said = False
         server = self.servers.get(row.server)
-        staged = self._staged.pop(row.id, None)  # its content does not depend on the due
+        # the staged request's content does not depend on the due
+        staged = None if extra else self._staged.pop(row.id, None)
+        one_shot = row.kind == "at" and not extra  # its run ends the row
         while True:
             if attempt > 0:
                 current = await self.store.get(row.id)
@@ -496,9 +519,11 @@ class Scheduler:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
                     await self._finished_badly(
-                        row, run_id, due, "missed", N_("it could not be handed over in time")
-                    )
+                        row, run_id, due, "missed", N_("it could not be handed over in time"),
+                        one_shot=one_shot, attempts=tries,
+                    )  # fmt: skip
                     return
+                tries += 1
                 result = await handover.hand_over(
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
@@ -510,28 +535,31 @@ class Scheduler:
                     # the server restarted between the request and its submit (no_input) or
                     # its answer is lost (no_answer): tried again as a drop is, the mark and
                     # the crash record keeping it from being sent twice
-                    if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said):
+                    if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said,
+                                                   one_shot=one_shot, attempts=tries):  # fmt: skip
                         return
                     attempt += 1
                     continue
                 if e.code == "player_offline":
                     if not waiting_said:
                         waiting_said = True
-                        await self.store.finish_run(run_id, "sending")
+                        await self.store.finish_run(run_id, "sending", attempts=tries)
                         reason = N_("the player is offline; it runs when they are back")
                         self._alert(row, "wallclock_waiting", due, player=row.as_player or "",
                                     reason=reason)  # fmt: skip
                     attempt += 1
                     await self._sleep(self.offline_retry)
                     continue
-                await self._finished_badly(row, run_id, due, f"failed: {e.code}", e.text)
+                await self._finished_badly(row, run_id, due, f"failed: {e.code}", e.text,
+                                           one_shot=one_shot, attempts=tries)  # fmt: skip
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
                 # later attempts write the request anew: drop the staged one
                 if staged is not None and server is not None:
                     self._spawn(self._drop_staged(server.pack, staged.key))
                     staged = None
-                if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said):
+                if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said,
+                                                   one_shot=one_shot, attempts=tries):  # fmt: skip
                     return
                 attempt += 1
                 continue
@@ -542,7 +570,7 @@ class Scheduler:
         await self.store.finish_run(
             run_id, outcome, handed_over=result.handed_at,
             ran_in_game=result.ran_at if result.where == "ran" else None, lateness=late,
-            state="done" if row.kind == "at" else None,
+            state="done" if one_shot else None, attempts=tries, serial=result.serial,
         )  # fmt: skip
         self.handed_over += 1
         if timedelta(seconds=late) > self.grace:
@@ -553,7 +581,7 @@ class Scheduler:
 
     async def _wait_retry(
         self, row: Schedule, run_id: int, due: datetime, error: BotError, attempt: int,
-        waiting_said: bool,
+        waiting_said: bool, *, one_shot: bool, attempts: int,
     ) -> bool:  # fmt: skip
         """Sleep before the next hand-over attempt; False (the run is marked missed) once it
         is later than max_late."""
@@ -562,6 +590,7 @@ class Scheduler:
             await self._finished_badly(
                 row, run_id, due, "missed",
                 lazy("the server was unreachable: {error}", error=error.text),
+                one_shot=one_shot, attempts=attempts,
             )  # fmt: skip
             return False
         delay = self.backoff[min(attempt, len(self.backoff) - 1)]
@@ -569,10 +598,11 @@ class Scheduler:
         return True
 
     async def _finished_badly(
-        self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: Text
-    ) -> None:
-        state: State | None = "missed" if row.kind == "at" else None
-        await self.store.finish_run(run_id, outcome, state=state)
+        self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: Text, *,
+        one_shot: bool, attempts: int,
+    ) -> None:  # fmt: skip
+        state: State | None = "missed" if one_shot else None
+        await self.store.finish_run(run_id, outcome, state=state, attempts=attempts)
         kind = "wallclock_missed" if outcome == "missed" else "wallclock_failed"
         self._alert(row, kind, due, reason=reason)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness
 
 EXPECTED = {
-    "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume",
+    "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume", "run_now",
+    "history",
     "time", "list", "show", "help", "setup", "status", "reload",
     "selftest",
     "dashboard",

@@ -1,5 +1,6 @@
 // doom.schedule dashboard: a little plain JavaScript, no build step.
-// The events page follows /events/stream (server-sent events) and adds rows live.
+// 1. The events page follows /events/stream (server-sent events) and adds rows live.
+// 2. A form marked data-once sends once: a double click on "Run now" must not run it twice.
 // Texts and times come from the server (translated there, in the reader's chosen time zone).
 "use strict";
 
@@ -39,7 +40,18 @@ function follow(feed) {
   });
 }
 
+function sendOnce(root) {
+  for (const form of root.querySelectorAll("form[data-once]")) {
+    form.addEventListener("submit", (e) => {
+      if (form.dataset.sent) { e.preventDefault(); return; }
+      form.dataset.sent = "1";
+      for (const button of form.querySelectorAll("button")) { button.disabled = true; }
+    });
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  sendOnce(document);
   const feed = document.getElementById("feed");
   if (feed && feed.dataset.stream) { follow(feed); }
 });

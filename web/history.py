@@ -1,0 +1,55 @@
+"""The run history of one task id: a page (a table, newest first) and its rows as the API
+answers them. The runs come from the application layer (bot.operations.runs.history)."""
+
+from __future__ import annotations
+
+__all__ = ["blueprint", "entry_row"]
+
+from typing import Any
+
+from quart import Blueprint, g, render_template, request
+
+from bot import errors
+from bot.i18n import N_
+from bot.i18n.words import run_outcome
+from bot.operations import runs
+from bot.store.history import HistoryEntry
+from web import actions
+from web.actions import server_named
+from web.auth import page
+from web.context import WebError
+from web.inputs import whole_number
+
+blueprint = Blueprint("history", __name__)
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else str(value.isoformat())
+
+
+def entry_row(entry: HistoryEntry) -> dict[str, Any]:
+    """One run as the page and the API show it (times in UTC; the page shows local time)."""
+    return {
+        "kind": entry.kind, "planned": entry.planned, "due": _iso(entry.due),
+        "handed_over": _iso(entry.handed_over), "ran": _iso(entry.ran),
+        "lateness": entry.lateness, "outcome": entry.outcome, "attempts": entry.attempts,
+        "triggered_by": entry.triggered_by,
+    }  # fmt: skip
+
+
+async def history_of(name: str, task_id: str, number: int) -> runs.History:
+    server = server_named(name)
+    try:
+        return await actions.history(g.user, server, task_id, number)
+    except errors.ValidationError as exc:  # not an id a task can have
+        raise WebError(400, str(exc)) from None
+
+
+@blueprint.get("/servers/<name>/history/<task_id>")
+@page()
+async def history(name: str, task_id: str) -> Any:
+    number = whole_number(request.args.get("page", "1"), "page", N_("page number"),
+                          high=runs.MAX_PAGE)  # fmt: skip
+    found = await history_of(name, task_id, number)
+    rows = [{**entry_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
+    return await render_template("history.html", found=found, rows=rows, user=g.user)
