@@ -40,8 +40,10 @@ from bot.i18n import N_, _
 from web import (
     api,
     api_events,
+    api_plan,
     audit,
     auth,
+    calendar,
     events,
     extensions,
     i18n,
@@ -288,7 +290,19 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (auth, servers, tasks, events, audit, extensions, api, api_events, metrics):
+    for module in (
+        auth,
+        servers,
+        tasks,
+        events,
+        audit,
+        calendar,
+        extensions,
+        api,
+        api_events,
+        api_plan,
+        metrics,
+    ):
         app.register_blueprint(module.blueprint)
     for rule in app.url_map.iter_rules():  # the OpenAPI document is the API's, not the pages'
         if not rule.rule.startswith("/api/"):

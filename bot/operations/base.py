@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = ["Auditor", "Operations"]
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from bot import errors
@@ -42,6 +43,14 @@ class Operations:
         self.auditor = auditor
         # the Discord events' binding, handed over by the Events cog while it is loaded
         self.guild_events: GuildEvents | None = None
+        # the dashboard's public address, set by the dashboard when it starts (the calendar
+        # feed is served there)
+        self.web_url: str | None = None
+
+    def now(self) -> datetime:
+        """The time on the scheduler's clock (a test's own), else the system's."""
+        scheduler = self.services.scheduler
+        return scheduler.clock.now() if scheduler is not None else datetime.now(UTC)
 
     def server(self, name: str | None) -> ServerServices:
         """The services of the named server, or of the only one when no name is given."""

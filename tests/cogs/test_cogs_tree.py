@@ -11,7 +11,7 @@ EXPECTED = {
     "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume",
     "time", "list", "show", "help", "setup", "status", "reload",
     "selftest",
-    "dashboard",
+    "dashboard", "calendar",
     "event",
 }  # fmt: skip
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
