@@ -49,6 +49,7 @@ from web import (
     i18n,
     inputs,
     metrics,
+    plan,
     servers,
     tasks,
 )
@@ -290,19 +291,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (
-        auth,
-        servers,
-        tasks,
-        events,
-        audit,
-        calendar,
-        extensions,
-        api,
-        api_events,
-        api_plan,
-        metrics,
-    ):
+    pages = (auth, servers, tasks, plan, events, audit, calendar, extensions)
+    for module in (*pages, api, api_events, api_plan, metrics):
         app.register_blueprint(module.blueprint)
     for rule in app.url_map.iter_rules():  # the OpenAPI document is the API's, not the pages'
         if not rule.rule.startswith("/api/"):

@@ -12,9 +12,11 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.queue`: changing what is queued or planned (cancel, pause, ...).
 - :mod:`bot.operations.reads`: the game clock, a page of a list, one task.
 - :mod:`bot.operations.admin`: installing the pack, the selftest.
+- :mod:`bot.operations.calendar`: the calendar feed's address, and the feed.
+- :mod:`bot.operations.plan`: the plan file's export and import.
 """
 
-from bot.operations import admin, queue, reads, schedule
+from bot.operations import admin, calendar, plan, queue, reads, schedule
 from bot.operations.base import Auditor, Operations
 from bot.operations.caller import Caller, Face
 from bot.operations.ranks import Rank, rank_for
@@ -26,6 +28,8 @@ __all__ = [
     "Operations",
     "Rank",
     "admin",
+    "calendar",
+    "plan",
     "queue",
     "rank_for",
     "reads",

@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import discord
@@ -26,6 +27,7 @@ from bot.aio import run_until_stopped
 from bot.i18n import N_, _, console_locale, discord_locale, pgettext, set_locale
 from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
 from bot.slash.local_discord import CHANNEL_ID, Exchange, LocalDiscord, Sent, buttons, render
+from bot.slash.local_http import LocalFile
 from bot.slash.local_scheduled_events import describe_event
 
 if TYPE_CHECKING:
@@ -113,7 +115,21 @@ def _convert(param: app_commands.Parameter, text: str) -> object:
         ) from None
     if param.type is discord.AppCommandOptionType.boolean:
         return text.lower() in ("true", "yes", "1", "on")
+    if param.type is discord.AppCommandOptionType.attachment:
+        return _attached(param.name, text)
     return text
+
+
+def _attached(option: str, text: str) -> LocalFile:
+    """An attachment option in the console is the path of a file on this machine."""
+    path = Path(text).expanduser()
+    try:
+        return LocalFile(path.name, path.read_bytes())
+    except OSError as exc:
+        raise ValueError(
+            _("{option}: cannot read {file}: {error}", option=option, file=text,
+              error=exc.strerror)
+        ) from None  # fmt: skip
 
 
 def _printer(out: TextIO) -> Callable[[Sent], None]:

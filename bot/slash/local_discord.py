@@ -24,7 +24,6 @@ __all__ = ["Exchange", "LocalDiscord", "Refusal", "Sent", "VirtualClock", "butto
 import asyncio
 import itertools
 import logging
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,10 +33,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.i18n import _
-from bot.i18n.formats import datetime_text, relative
 from bot.slash import discord_limits as limits
-from bot.slash.local_http import RateLimits, Request, Response, Session
+from bot.slash.local_http import CDN, LocalFile, RateLimits, Request, Response, Session
+from bot.slash.local_render import buttons, render
 from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
 
 if TYPE_CHECKING:
@@ -54,6 +52,7 @@ _OPTION_TYPES = {
     discord.AppCommandOptionType.integer: 4,
     discord.AppCommandOptionType.boolean: 5,
     discord.AppCommandOptionType.number: 10,
+    discord.AppCommandOptionType.attachment: 11,
 }
 
 
@@ -317,9 +316,14 @@ class LocalDiscord:
         return cmd
 
     def options_payload(
-        self, name: str, values: Mapping[str, object], focused: str | None = None
+        self,
+        name: str,
+        values: Mapping[str, object],
+        focused: str | None = None,
+        resolved: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
-        """Typed options in the command's own order, as the client sends them."""
+        """Typed options in the command's own order, as the client sends them; an attached
+        file (LocalFile) goes to the CDN and into `resolved`, the option holds its id."""
         out: list[dict[str, Any]] = []
         params = {p.name: p for p in self.command(name).parameters}
         unknown = set(values) - set(params)
@@ -332,6 +336,8 @@ class LocalDiscord:
             option: dict[str, Any] = {"name": pname, "type": _OPTION_TYPES[param.type]}
             if pname == focused:
                 option.update(value=str(value), focused=True)  # partial input arrives as text
+            elif isinstance(value, LocalFile) and resolved is not None:
+                option["value"] = self._attach(value, resolved)
             else:
                 option["value"] = value
             out.append(option)
@@ -343,10 +349,22 @@ class LocalDiscord:
         """The `data` of an application command interaction; a subcommand nests its options
         under the group's, as Discord sends them (option type 1 = SUB_COMMAND)."""
         head, *subs = name.split()
-        options = self.options_payload(name, values, focused)
+        resolved: dict[str, Any] = {}
+        options = self.options_payload(name, values, focused, resolved)
         for sub in reversed(subs):
             options = [{"name": sub, "type": 1, "options": options}]
-        return {"id": str(abs(hash(head)) % 10**18), "name": head, "type": 1, "options": options}
+        data = {"id": str(abs(hash(head)) % 10**18), "name": head, "type": 1, "options": options}
+        return {**data, "resolved": resolved} if resolved else data
+
+    def _attach(self, file: LocalFile, resolved: dict[str, Any]) -> str:
+        aid = str(self.next_id())
+        url = f"{CDN}{self.channel_id}/{aid}/{file.filename}"
+        self._session.files[url] = file.data
+        resolved.setdefault("attachments", {})[aid] = {
+            "id": aid, "filename": file.filename, "size": len(file.data), "url": url,
+            "proxy_url": url,
+        }  # fmt: skip
+        return aid
 
     # -- driving the bot ---------------------------------------------------------------------------
 
@@ -608,43 +626,3 @@ def _int(value: object) -> int | None:
         return int(str(value))
     except ValueError:
         return None
-
-
-def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The buttons of a message payload, across its action rows."""
-    return [c for row in message.get("components") or [] for c in row.get("components", [])
-            if c.get("type") == 2]  # fmt: skip
-
-
-_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
-
-
-def _timestamp(match: re.Match[str]) -> str:
-    when = datetime.fromtimestamp(int(match.group(1)))
-    if match.group(2) == "R":
-        return f"{when:%H:%M:%S} ({relative(when)})"  # "in 5 minutes" / "5分钟后"
-    return datetime_text(when)
-
-
-def render(data: Mapping[str, Any]) -> str:
-    """A message payload as terminal text: content, embeds, buttons, attachments."""
-    lines: list[str] = []
-    if data.get("content"):
-        lines.append(str(data["content"]))
-    for embed in data.get("embeds") or []:
-        if embed.get("title"):
-            lines.append(f"== {embed['title']} ==")
-        if embed.get("description"):
-            lines.append(str(embed["description"]))
-        lines += [f"  {f['name']}: {f['value']}" for f in embed.get("fields", [])]
-        if embed.get("footer", {}).get("text"):
-            lines.append(f"  -- {embed['footer']['text']}")
-    off = _(" (disabled)")  # outside the f-string, where the extractor sees it
-    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}"
-              for b in buttons(data)]  # fmt: skip
-    if labels:
-        lines.append(" ".join(labels))
-    lines += [
-        _("(attached: {name})", name=a.get("filename")) for a in data.get("attachments") or []
-    ]
-    return _TIMESTAMP.sub(_timestamp, "\n".join(lines))
