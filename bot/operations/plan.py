@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = ["ExportRequest", "Exported", "ImportRequest", "Imported", "export", "import_plan"]
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -215,6 +216,22 @@ async def _apply(ops: Operations, caller: Caller, target: ServerServices,
         await queue.pause(ops, caller, ref)
 
 
+def _unique(doc: PlanDocument) -> None:
+    """Two entries of one list with the same id would make the first, then fail on the second."""
+    lists: tuple[tuple[str, Sequence[PlannedEntry | TaskEntry]], ...] = (
+        ("planned", doc.planned), ("tasks", doc.tasks))  # fmt: skip
+    for kind, entries in lists:
+        seen: dict[str, int] = {}
+        for number, entry in enumerate(entries, start=1):
+            if entry.id in seen:
+                raise errors.ValidationError(
+                    _("The plan file's entry {entry} is refused: {first} has the same id. "
+                      "Nothing was changed.", entry=_label(kind, number, entry),
+                      first=f"{kind}[{seen[entry.id]}]")
+                )  # fmt: skip
+            seen[entry.id] = number
+
+
 async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Imported:
     ops.require(caller, Rank.MODERATOR, "/plan import")
     doc = load(req.document)
@@ -225,6 +242,7 @@ async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Im
               "imported from a file; make them with /event create. Nothing was changed.",
               name=doc.events[0].name)
         )  # fmt: skip
+    _unique(doc)
     steps = await _verdicts(ops, target, doc)
     for verdict, label, entry in steps:
         if verdict != "leave":

@@ -94,6 +94,13 @@ async def test_plan_file_through_the_api(dash: Dash, mod: Client) -> None:
     assert status == 400 and refused["field"] == "document", answer
     assert "tasks[2] (halt)" in refused["error"] and "Nothing was changed" in refused["error"]
     assert queue_ids(dash) == []
+    twice = PLAN + "- id: bell\n  run: say bell again\n  time: 5\n"
+    status, answer = await mod.post("/api/servers/main/plan", json={"document": twice},
+                                    headers=csrf)  # fmt: skip
+    refused = json.loads(answer)
+    assert status == 400 and "tasks[2] (bell)" in refused["error"], answer
+    assert "tasks[1] has the same id" in refused["error"], answer
+    assert queue_ids(dash) == []
     status, answer = await mod.post("/api/servers/main/plan", json={"document": PLAN},
                                     headers=csrf)  # fmt: skip
     assert status == 200 and json.loads(answer)["done"] is True, answer
