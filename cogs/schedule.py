@@ -17,7 +17,7 @@ from discord.ext import commands
 from bot.app import server_autocomplete
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
-from bot.operations import Caller, Operations, plan, queue
+from bot.operations import Caller, Operations, groups, plan, queue
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
@@ -143,6 +143,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         repeat="Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
         timezone="IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
         announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
+        server_help="Which Minecraft server, or a group of them (all: every server).",
+        groups=True,
     )
     @app_commands.choices(unit=UNITS)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -170,6 +172,11 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             repeat=repeat, timezone=timezone, announce=announce,
         )  # fmt: skip
         caller = self.bot.caller(interaction)
+        if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            fanned = await groups.schedule(self.bot.ops, caller, request)
+            await interaction.followup.send(fanned.text[:2000], ephemeral=True)
+            return
         # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
         # reply; the operation checks again (the verdict is cached)
         schedule_ops.check(self.bot.ops, caller, request)

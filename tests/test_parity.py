@@ -7,10 +7,20 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from bot.operations import admin, calendar, discord_events, plan, queue, reads, schedule, status
+from bot.operations import (
+    admin,
+    calendar,
+    discord_events,
+    groups,
+    plan,
+    queue,
+    reads,
+    schedule,
+    status,
+)
 from tests.cogs.harness import Harness, make_settings
 
-AREAS = (admin, calendar, discord_events, plan, queue, reads, schedule, status)
+AREAS = (admin, calendar, discord_events, groups, plan, queue, reads, schedule, status)
 # the steps a face takes before the operation itself (the question before a confirm button, the
 # check that answers a typo at once): part of their operation, not operations of their own
 STEPS = {"queue.count", "queue.size", "schedule.check", "discord_events.check"}
@@ -40,6 +50,7 @@ DISCORD: dict[str, set[str]] = {
     "calendar.calendar": {"calendar"},
     "plan.export": {"plan export"},
     "plan.import_plan": {"plan import"},
+    "groups.schedule": {"schedule"},
 }
 # operation -> the API route that calls it (method, rule)
 API: dict[str, tuple[str, str]] = {
@@ -65,6 +76,7 @@ API: dict[str, tuple[str, str]] = {
     "calendar.calendar": ("POST", "/api/calendar"),
     "plan.export": ("GET", "/api/servers/<name>/plan"),
     "plan.import_plan": ("POST", "/api/servers/<name>/plan"),
+    "groups.schedule": ("POST", "/api/groups/<group>/tasks"),
 }
 
 

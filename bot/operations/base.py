@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from bot import errors
+from bot.config import ALL_SERVERS
 from bot.i18n import N_, _
 from bot.operations.ranks import Rank
 
@@ -71,6 +72,19 @@ class Operations:
         raise errors.ValidationError(
             _("Several servers are configured: say which one with the `server` option.")
         )
+
+    def group(self, name: str | None) -> list[ServerServices] | None:
+        """The servers of a group (`all`, or one of DOOM_SERVER_GROUPS), in the settings'
+        order; None when `name` is not a group (a server's name, or nothing)."""
+        servers = self.services.servers
+        if name is None or name in servers:
+            return None
+        if name == ALL_SERVERS:
+            return list(servers.values())
+        members = self.services.settings.server_groups.get(name)
+        if members is None:
+            return None
+        return [servers[m] for m in members if m in servers]
 
     def scheduler(self) -> Scheduler:
         scheduler = self.services.scheduler
