@@ -64,6 +64,8 @@ class EventEntry(_Entry):
     start_run: str | None = None
     end_run: str | None = None
     repeat: str | None = None
+    announce: str | None = None  # in-game countdown before the start, as /event create's
+    reminders: str | None = None  # Discord reminders before the start
 
 
 class PlanDocument(_Entry):

@@ -19,13 +19,12 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
-from bot.calendar.plan_file import EventEntry, PlanDocument, PlannedEntry, TaskEntry, dump, load
+from bot.calendar.plan_file import PlanDocument, PlannedEntry, TaskEntry, dump, load
 from bot.i18n import _
 from bot.minecraft.tasks import TASK_LISTS
-from bot.operations import queue
+from bot.operations import plan_events, queue
 from bot.operations import schedule as schedule_ops
 from bot.operations.ranks import Rank
-from bot.store.guild_events import GuildEventStore
 from bot.wallclock.when import build_spec, human
 
 if TYPE_CHECKING:
@@ -132,15 +131,11 @@ async def _document(ops: Operations, target: ServerServices) -> PlanDocument:
     if scheduler is not None:
         rows = sorted(await scheduler.store.in_states(target.name, ("active", "paused")),
                       key=lambda r: r.id)  # fmt: skip
-    events = await GuildEventStore(ops.services.db).in_states(("scheduled",), target.name)
+    events = await plan_events.planned(ops, target.name)
     bound = {t for e in events for t in e.tasks}
-    entries = [EventEntry(name=e.name, start=_local(e.start, e.timezone),
-                          end=_local(e.end, e.timezone), timezone=e.timezone,
-                          location=e.location, description=e.description,
-                          start_run=e.start_run, end_run=e.end_run, repeat=e.repeat)
-               for e in events]  # fmt: skip
     return PlanDocument(
-        version=1, server=target.name, tasks=await _tasks(target), events=entries,
+        version=1, server=target.name, tasks=await _tasks(target),
+        events=[plan_events.entry_of(e) for e in events],
         planned=[planned_entry(r) for r in rows if r.id not in bound],
     )  # fmt: skip
 
@@ -236,27 +231,31 @@ async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Im
     ops.require(caller, Rank.MODERATOR, "/plan import")
     doc = load(req.document)
     target = ops.server(req.server or doc.server)
-    if doc.events:
+    if doc.events and (ops.guild_events is None or caller.guild_id is None):
         raise errors.ValidationError(
-            _("The plan file's entry events[1] ({name}) is refused: Discord events are not "
-              "imported from a file; make them with /event create. Nothing was changed.",
-              name=doc.events[0].name)
+            _("The plan file's entry events[1] ({name}) is refused: Discord events are "
+              "imported only where the bot is connected to Discord (/plan import, the "
+              "dashboard). Nothing was changed.", name=doc.events[0].name)
         )  # fmt: skip
     _unique(doc)
     steps = await _verdicts(ops, target, doc)
     for verdict, label, entry in steps:
         if verdict != "leave":
             _check(ops, caller, _request(target, entry), label)
+    events = await plan_events.steps(ops, caller, target, doc.events)
+    shown = [(v, lb) for v, lb, _e in steps] + [(e.verdict, e.label) for e in events]
     said = {"add": _("add"), "change": _("change"), "leave": _("leave as it is")}
-    lines = [f"{said[v]}: {label}" for v, label, _e in steps]
+    lines = [f"{said[v]}: {label}" for v, label in shown]
     if req.dry_run:
         head = _("Importing into {server} would:", server=target.name)
-        return Imported(target.name, False, [(v, lb) for v, lb, _e in steps],
-                        "\n".join([head, *lines]))  # fmt: skip
+        return Imported(target.name, False, shown, "\n".join([head, *lines]))
     for verdict, _said, entry in steps:
         if verdict != "leave":
             await _apply(ops, caller, target, verdict, entry)
+    for step in events:
+        if step.verdict != "leave":
+            await plan_events.apply(ops, caller, target, step)
     head = _("Imported into {server}:", server=target.name)
     text = "\n".join([head, *lines])
-    await ops.audit(caller, target, "plan import", {"entries": len(steps)}, text)
-    return Imported(target.name, True, [(v, lb) for v, lb, _e in steps], text)
+    await ops.audit(caller, target, "plan import", {"entries": len(shown)}, text)
+    return Imported(target.name, True, shown, text)

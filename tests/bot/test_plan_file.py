@@ -122,6 +122,11 @@ def test_a_wrong_entry_changes_nothing_and_is_named(
         assert where in refused.stderr and why in refused.stderr, (case, refused.stderr)
         exported = _bot(tmp_path, first, "export")
         assert yaml.safe_load(exported.stdout) == {"version": 1, "server": "main"}, case
+    event = "events:\n- name: Raid\n  start: 2030-01-01 20:00\n  end: 2030-01-01 21:00\n"
+    (tmp_path / "event.yaml").write_text(f"version: 1\nserver: main\nplanned:\n{good}{event}")
+    refused = _bot(tmp_path, first, "import", "event.yaml")
+    assert refused.returncode == 1 and "events[1] (Raid)" in refused.stderr, refused.stderr
+    assert "connected to Discord" in refused.stderr, refused.stderr
     (tmp_path / "v2.yaml").write_text("version: 2\nserver: main\n")
     refused = _bot(tmp_path, first, "import", "v2.yaml")
     assert refused.returncode == 1 and "version 2" in refused.stderr, refused.stderr

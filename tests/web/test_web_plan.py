@@ -146,3 +146,29 @@ async def test_the_dashboard_uploads_shows_the_dry_run_and_confirms(
     assert download.suggested_filename == "plan-main.yaml"
     assert yaml.safe_load(saved) == yaml.safe_load(PLAN)
     await ctx.close()
+
+
+async def test_discord_events_go_out_and_back_in_through_discord(dash: Dash) -> None:
+    made = await dash.harness.run("event create", MOD, name="Build Battle", start="in 3h",
+                                  end="2h", timezone="Europe/Berlin", start_run="say go",
+                                  announce="5m", reminders="1h")  # fmt: skip
+    assert "made" in made.text, made.text
+    first = await _exported(dash)
+    [event] = first["events"]
+    assert event["name"] == "Build Battle" and event["start_run"] == "say go", event
+    assert event["announce"] == "5m" and event["reminders"] == "1h", event
+    assert "planned" not in first  # the event's own tasks are the event
+    cancelled = await dash.harness.run("event cancel", MOD, event="Build Battle")
+    assert "cancelled" in cancelled.text, cancelled.text
+    assert "events" not in await _exported(dash)
+    text = yaml.safe_dump(first, sort_keys=False).encode()
+    asked = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
+    assert "add: events[1] (Build Battle)" in asked.text, asked.text
+    message_id = asked.messages[-1].message_id
+    assert message_id is not None
+    done = await dash.harness.press(message_id, "Confirm", MOD)
+    assert "Imported into main:" in done.text, done.text
+    assert await _exported(dash) == first
+    assert [e["name"] for e in dash.harness.discord.scheduled.live()] == ["Build Battle"]
+    again = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
+    assert "leave as it is: events[1] (Build Battle)" in again.text, again.text
