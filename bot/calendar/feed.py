@@ -17,7 +17,8 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Event, vDuration, vRecur
 
-from bot.calendar.recurrence import occurrences, repeat_of
+from bot.calendar.recurrence import HORIZON, MAX_OCCURRENCES, occurrences, repeat_of
+from bot.guildevents.plan import next_start
 from bot.i18n import _
 from bot.store.guild_events import EventRow
 from bot.store.schedules import Schedule
@@ -84,21 +85,40 @@ def _row_events(row: Schedule, now: datetime) -> list[Event]:
             for when in occurrences(row, now)]  # fmt: skip
 
 
-def _discord_event(row: EventRow, now: datetime) -> Event:
+def _discord_event(row: EventRow, now: datetime, start: datetime | None = None) -> Event:
+    """The event as Discord has it, or (`start`) a later occurrence Discord does not have yet."""
     tz = ZoneInfo(row.timezone)
+    begin = start or row.start
+    later = start is not None
     event = Event()
-    event.add("uid", f"{row.id}.event.{row.server}@{DOMAIN}")
+    uid = f"{row.id}.event.{row.server}@{DOMAIN}"
+    event.add("uid", f"{int(begin.timestamp())}-{uid}" if later else uid)
     event.add("dtstamp", now.astimezone(UTC))
-    event.add("dtstart", row.start.astimezone(tz))
-    event.add("dtend", row.end.astimezone(tz))
+    event.add("dtstart", begin.astimezone(tz))
+    event.add("dtend", (begin + (row.end - row.start)).astimezone(tz))
     event.add("summary", row.name)
     if row.description:
         event.add("description", row.description)
     event.add("location", row.location)
-    event.add("status", "CANCELLED" if row.state == "cancelled" else "CONFIRMED")
-    if row.discord_id is not None:
+    status = "TENTATIVE" if later else "CANCELLED" if row.state == "cancelled" else "CONFIRMED"
+    event.add("status", status)
+    if row.discord_id is not None and not later:
         event.add("url", f"https://discord.com/events/{row.guild_id}/{row.discord_id}")
     return event
+
+
+def _next_occurrences(row: EventRow, now: datetime) -> list[Event]:
+    """A repeating event's occurrences after this one, to :data:`HORIZON`: Discord has each
+    only once the one before it ended, so they are TENTATIVE here until then."""
+    if row.repeat is None or row.state not in ("scheduled", "active"):
+        return []
+    found: list[Event] = []
+    anchor = row.anchor or row.start
+    start = next_start(row.repeat, anchor, row.timezone, row.start)
+    while start is not None and start <= now + HORIZON and len(found) < MAX_OCCURRENCES:
+        found.append(_discord_event(row, now, start))
+        start = next_start(row.repeat, anchor, row.timezone, start)
+    return found
 
 
 def build(plan: Plan, now: datetime) -> bytes:
@@ -119,6 +139,8 @@ def build(plan: Plan, now: datetime) -> bytes:
                 cal.add_component(event)
     for found in plan.events:
         cal.add_component(_discord_event(found, now))
+        for later in _next_occurrences(found, now):
+            cal.add_component(later)
     # the zones' rules from a year back to ten years ahead (the longest a task may wait)
     cal.add_missing_timezones(
         (now - timedelta(days=366)).date(), (now + timedelta(days=3660)).date()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -208,3 +208,22 @@ async def test_the_dashboard_page_gives_the_address(dash: Dash, browser: Any, sh
     renewed = await page.input_value("input.feed-url", timeout=15_000)
     assert renewed != url and (await _fetch(url))[0] == 404
     await page.close()
+
+
+async def test_a_repeating_event_shows_its_next_occurrences_as_tentative(dash: Dash) -> None:
+    dash.wall.set(datetime(2026, 10, 20, 12, 0, tzinfo=UTC))
+    event = {"name": "Weekly", "start": "2026-10-22 19:00", "end": "1h", "repeat": "7d",
+             "timezone": "Europe/Berlin"}  # fmt: skip
+    made = await dash.harness.run("event create", MOD, **event)
+    assert "made" in made.text, made.text
+    cal = await _feed(await _address(dash))
+    weekly = sorted((e for e in cal.walk("VEVENT") if str(e["summary"]) == "Weekly"),
+                    key=lambda e: e["dtstart"].dt)  # fmt: skip
+    assert [str(e["status"]) for e in weekly] == ["CONFIRMED"] + ["TENTATIVE"] * 8
+    starts = [e["dtstart"].dt.astimezone(UTC) for e in weekly[:3]]
+    # 7 days apart as a grid of seconds: 19:00 CEST, then 18:00 CET after the change
+    assert starts == [datetime(2026, 10, 22, 17, 0, tzinfo=UTC),
+                      datetime(2026, 10, 29, 17, 0, tzinfo=UTC),
+                      datetime(2026, 11, 5, 17, 0, tzinfo=UTC)]  # fmt: skip
+    assert all(e["dtend"].dt - e["dtstart"].dt == timedelta(hours=1) for e in weekly)
+    assert len({str(e["uid"]) for e in weekly}) == 9
