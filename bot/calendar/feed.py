@@ -79,7 +79,11 @@ def _row_events(row: Schedule, now: datetime) -> list[Event]:
     if repeat is not None:
         event = _row_event(row, now, repeat.start, uid)
         event.add("rrule", vRecur.from_ical(repeat.rule))
-        return [event]
+        if repeat.exdates:  # in UTC: a time in a DST gap has no local name to exclude it by
+            event.add("exdate", list(repeat.exdates))
+        extra = [_row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
+                 for when in repeat.extra]  # fmt: skip
+        return [event, *extra]
     # written out: one event per run, each its own uid (a client keeps them apart)
     return [_row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
             for when in occurrences(row, now)]  # fmt: skip

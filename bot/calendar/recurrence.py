@@ -4,16 +4,20 @@ An interval (`every 2h`) is a grid of fixed seconds, so its RRULE starts in UTC 
 read in a zone would keep the wall time across a DST change; the scheduler does not). A cron
 expression maps to a DAILY, WEEKLY or MONTHLY rule read in the row's zone, unless it restricts
 both the day of the month and the weekday (cron runs on either, an RRULE on both) or uses
-cronsim's extensions (`L`, `5#2`). The rule is then checked against cronsim over the next
-:data:`HORIZON` and around every DST change of the zone in the next year: RFC 5545 moves a time
-in the spring-forward gap by the gap's length (02:30 to 03:30), cron runs it right after the
-jump (03:00), so such a cron is given as its occurrences instead (:func:`occurrences`).
+cronsim's extensions (`L`, `5#2`); those are given as their runs (:func:`occurrences`). The
+rule is checked against cronsim over the next :data:`CHECKED` and a day either side of every
+DST change of the zone in the next year: RFC 5545 moves a time in the spring-forward gap by the
+gap's length (02:30 to 03:30) where cron runs it right after the jump (03:00), and gives a time
+in the repeated autumn hour once where cron may run it twice. Those differences become the
+rule's EXDATEs and single events of their own, so a client shows the runs cron makes.
 """
 
 from __future__ import annotations
 
 __all__ = ["HORIZON", "MAX_OCCURRENCES", "Repeat", "occurrences", "repeat_of"]
 
+import functools
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -25,6 +29,7 @@ from bot.store.schedules import Schedule
 from bot.wallclock.when import next_boundary
 
 HORIZON = timedelta(days=60)  # how far ahead a repeat that no RRULE says is written out
+CHECKED = timedelta(days=8)  # the rule is compared with cron this far ahead (a week's pattern)
 MAX_OCCURRENCES = 500  # at most this many written out (a cron every minute is 86,400)
 _CHECKED = 5000  # occurrences compared per window, at most
 _DAYS = ("SU", "MO", "TU", "WE", "TH", "FR", "SA", "SU")  # cron's weekday numbers, 0 and 7 Sunday
@@ -32,10 +37,14 @@ _DAYS = ("SU", "MO", "TU", "WE", "TH", "FR", "SA", "SU")  # cron's weekday numbe
 
 @dataclass(frozen=True, slots=True)
 class Repeat:
-    """An RRULE (its text) and its DTSTART: local wall time in `zone`, or UTC."""
+    """An RRULE (its text) and its DTSTART (aware: in the row's zone for a cron, UTC for an
+    interval); around a DST change, the rule's times cron does not run (`exdates`, UTC) and the
+    runs the rule does not give (`extra`, UTC)."""
 
     rule: str
-    start: datetime  # aware: in `zone` for a cron, UTC for an interval
+    start: datetime
+    exdates: tuple[datetime, ...] = ()
+    extra: tuple[datetime, ...] = ()
 
 
 def _interval_rule(seconds: int) -> str:
@@ -96,26 +105,37 @@ def _rule_times(rule: str, start: datetime, low: datetime, high: datetime) -> li
 
 
 def _cron_times(row: Schedule, low: datetime, high: datetime) -> list[datetime]:
+    """The row's runs in [low, high] as the scheduler finds them (cronsim in its zone), from
+    one iterator rather than one per run."""
+    assert row.cron is not None
     found: list[datetime] = []
-    current = next_boundary(row.spec, low - timedelta(microseconds=1))
-    while current is not None and current <= high and len(found) < _CHECKED:
-        found.append(current)
-        current = next_boundary(row.spec, current)
+    start = (low - timedelta(microseconds=1)).astimezone(ZoneInfo(row.timezone))
+    for when in CronSim(row.cron, start):
+        utc = when.astimezone(UTC)
+        if utc > high or len(found) >= _CHECKED:
+            break
+        found.append(utc)
     return found
 
 
-def _changes(tz: ZoneInfo, start: datetime, days: int = 366) -> list[datetime]:
-    """The instants (to the hour) where the zone's offset changes in the next `days`."""
+def _changes(tz: ZoneInfo, start: datetime) -> list[datetime]:
+    """The instants (to the hour) where the zone's offset changes in the next year."""
+    return list(_changes_from(tz.key, start.replace(minute=0, second=0, microsecond=0)))
+
+
+@functools.lru_cache(maxsize=64)
+def _changes_from(zone: str, hour: datetime) -> tuple[datetime, ...]:
+    # 8,784 hours looked at: once per zone and hour, not once per row of every feed
+    tz = ZoneInfo(zone)
     found = []
-    hour = start.replace(minute=0, second=0, microsecond=0)
     offset = hour.astimezone(tz).utcoffset()
-    for step in range(1, days * 24):
+    for step in range(1, 366 * 24):
         probe = hour + timedelta(hours=step)
         now_offset = probe.astimezone(tz).utcoffset()
         if now_offset != offset:
             found.append(probe)
             offset = now_offset
-    return found
+    return tuple(found)
 
 
 def _first_cron(row: Schedule) -> datetime | None:
@@ -125,7 +145,8 @@ def _first_cron(row: Schedule) -> datetime | None:
 
 
 def repeat_of(row: Schedule, now: datetime) -> Repeat | None:
-    """The row's repeats as one RRULE, or None (a one-shot, or a cron no RRULE says)."""
+    """The row's repeats as one RRULE (with the DST corrections), or None (a one-shot, or a
+    cron no RRULE says)."""
     if row.kind == "every" and row.every is not None and row.anchor is not None:
         return Repeat(_interval_rule(row.every), row.anchor.astimezone(UTC))
     if row.kind != "cron" or row.cron is None:
@@ -135,14 +156,27 @@ def repeat_of(row: Schedule, now: datetime) -> Repeat | None:
     if rule is None or first is None:
         return None
     tz = ZoneInfo(row.timezone)
-    repeat = Repeat(rule, first.astimezone(tz))
-    windows = [(now, now + HORIZON)]
-    windows += [(t - timedelta(days=2), t + timedelta(days=2)) for t in _changes(tz, now)]
+    start = first.astimezone(tz)
+    # away from a DST change the rule and cron must agree (else no RRULE says the cron); a day
+    # either side of one they may differ, and the differences are the corrections
+    changes = _changes(tz, now)
+    windows = [(now, now + CHECKED)]
+    windows += [(t - timedelta(days=1), t + timedelta(days=1)) for t in changes]
+    wrong: set[datetime] = set()
+    extra: list[datetime] = []
     for low, high in windows:
         low = max(low, first)
-        if _rule_times(rule, repeat.start, low, high) != _cron_times(row, low, high):
+        by_rule = Counter(_rule_times(rule, start, low, high))
+        by_cron = Counter(_cron_times(row, low, high))
+        # counted, not compared as sets: a gap's time the rule moves onto an existing one
+        # would be that instant twice in a client
+        differ = {t for t in by_rule.keys() | by_cron.keys() if by_rule[t] != by_cron[t]}
+        if any(all(abs(t - c) > timedelta(days=1) for c in changes) for t in differ):
             return None
-    return repeat
+        # an EXDATE drops every instance at that instant: cron's runs there come back singly
+        wrong |= {t for t in differ if by_rule[t]}
+        extra += [t for t in sorted(differ - set(extra)) for _ in range(by_cron[t])]
+    return Repeat(rule, start, tuple(sorted(wrong)), tuple(sorted(extra)))
 
 
 def occurrences(row: Schedule, now: datetime) -> list[datetime]:

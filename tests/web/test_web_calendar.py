@@ -94,32 +94,44 @@ async def test_a_weekly_cron_is_one_rrule_and_keeps_20_00_berlin_over_the_octobe
     ]
 
 
-async def test_a_cron_in_the_march_gap_is_written_out_as_cron_runs_it(dash: Dash) -> None:
+async def test_a_cron_in_the_march_gap_runs_in_the_feed_as_cron_runs_it(dash: Dash) -> None:
     dash.wall.set(datetime(2027, 3, 25, 12, 0, tzinfo=UTC))
-    # 02:30 does not exist on 2027-03-28 in Berlin: cron runs at 03:00 CEST, an RRULE would
-    # say 03:30, so the runs are written out, one event each
+    # 02:30 does not exist on 2027-03-28 in Berlin: cron runs at 03:00 CEST, the RRULE alone
+    # would say 03:30, so that day's is an EXDATE and the 03:00 run an event of its own
     await _plan(dash, "night", repeat="30 2 * * *", timezone="Europe/Berlin")
     # a fixed interval is a grid of seconds: 24 h apart in UTC across the change, as an RRULE
     await _plan(dash, "daily", when="2027-03-26 20:00", repeat="1d", timezone="Europe/Berlin")
+    # cron runs on the 1st OR a Friday; an RRULE would need both: the runs are written out
+    await _plan(dash, "either", repeat="0 20 1 * 5", timezone="Europe/Berlin")
     cal = await _feed(await _address(dash))
-    night = _events(cal, "night")
-    assert len(night) == 60 and all("rrule" not in e for e in night)
-    assert len({str(e["uid"]) for e in night}) == 60
+    master, extra = sorted(_events(cal, "night"), key=lambda e: "rrule" not in e)
+    assert dict(master["rrule"])["BYHOUR"] == [2] and "rrule" not in extra
+    exdates = master["exdate"] if isinstance(master["exdate"], list) else [master["exdate"]]
+    assert [d.dt for x in exdates for d in x.dts] == [
+        datetime(2027, 3, 28, 1, 30, tzinfo=UTC)]  # fmt: skip
+    assert extra["dtstart"].dt.strftime("%d %H:%M %Z") == "28 03:00 CEST"
     week = (datetime(2027, 3, 25, tzinfo=UTC), datetime(2027, 3, 31, tzinfo=UTC))
     assert _between(cal, *week, "night") == [
         datetime(2027, 3, 26, 1, 30, tzinfo=UTC), datetime(2027, 3, 27, 1, 30, tzinfo=UTC),
         datetime(2027, 3, 28, 1, 0, tzinfo=UTC),  # 03:00 CEST, right after the jump
         datetime(2027, 3, 29, 0, 30, tzinfo=UTC), datetime(2027, 3, 30, 0, 30, tzinfo=UTC),
     ]  # fmt: skip
-    local = [e["dtstart"].dt for e in night[:4]]
-    assert [d.strftime("%d %H:%M %Z") for d in local] == [
-        "26 02:30 CET", "27 02:30 CET", "28 03:00 CEST", "29 02:30 CEST"]  # fmt: skip
     [daily] = _events(cal, "daily")
     assert dict(daily["rrule"]) == {"FREQ": ["DAILY"]}
     assert daily["dtstart"].dt == datetime(2027, 3, 26, 19, 0, tzinfo=UTC)
     assert _between(cal, *week, "daily") == [
         datetime(2027, 3, d, 19, 0, tzinfo=UTC) for d in (26, 27, 28, 29, 30)
     ]
+    either = _events(cal, "either")
+    assert all("rrule" not in e for e in either) and len({str(e["uid"]) for e in either}) == len(
+        either
+    )
+    april = (datetime(2027, 3, 31, tzinfo=UTC), datetime(2027, 4, 17, tzinfo=UTC))
+    starts = sorted(e["dtstart"].dt for e in either)
+    shown = [d.strftime("%a %d %H:%M %Z") for d in starts if april[0] <= d <= april[1]]
+    assert shown == ["Thu 01 20:00 CEST", "Fri 02 20:00 CEST", "Fri 09 20:00 CEST",
+                     "Fri 16 20:00 CEST"]  # fmt: skip
+    assert len(_between(cal, *april, "either")) == 4
 
 
 async def test_paused_cancelled_and_discord_events_in_the_feed_of_every_server(dash: Dash) -> None:
