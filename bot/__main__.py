@@ -1,4 +1,5 @@
-"""`python -m bot [run|console|install-datapack|check|events|selftest]`: the bot's launcher.
+"""`python -m bot [run|console|install-datapack|check|events|selftest|export|import]`: the bot's
+launcher.
 
 With no command: `run` when a Discord token is set, else `console`. With no Minecraft server
 configured, every command uses an embedded mcsim world in `<data_dir>/world`
@@ -38,7 +39,8 @@ __all__ = ["COMMANDS", "main"]
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest")
+COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest", "export",
+            "import")  # fmt: skip
 LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: also the terminal)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -81,9 +83,16 @@ def _parser() -> argparse.ArgumentParser:
         choices=COMMANDS,
         help=_("default: run when DOOM_DISCORD_TOKEN is set, else console"),
     )
+    parser.add_argument(
+        "file", nargs="?", type=Path, help=_("import: the plan file to read (- for stdin)")
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help=_("import: say what would change, change nothing")
+    )
     parser.add_argument("--env-file", type=Path, default=Path(".env"), help=_("default: .env"))
     parser.add_argument(
-        "--server", help=_("only this configured server (install-datapack, events, selftest)")
+        "--server",
+        help=_("only this configured server (install-datapack, events, selftest, export, import)"),
     )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help=_("show log lines (at DEBUG level)")
@@ -144,7 +153,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
                     file=sys.stderr,
                 )  # fmt: skip
                 return 2
-        return _dispatch(command, settings, args.server, stdout)
+        if command == "import" and args.file is None:
+            print(_("import: name the plan file to read (or - for stdin)."), file=sys.stderr)
+            return 2
+        return _dispatch(command, settings, args.server, stdout, args.file, args.dry_run)
     except Stopped as stop:  # SIGTERM or SIGINT, and the clean-up ran
         print(_("Interrupted.") if stop.signum == signal.SIGINT else _("Stopped."),
               file=sys.stderr)  # fmt: skip
@@ -166,7 +178,16 @@ async def _start_embedded(settings: Settings) -> EmbeddedServer:
     return await start_embedded(settings)
 
 
-def _dispatch(command: str, settings: Settings, only: str | None, out: TextIO) -> int:
+def _dispatch(
+    command: str,
+    settings: Settings,
+    only: str | None,
+    out: TextIO,
+    file: Path | None = None,
+    dry_run: bool = False,
+) -> int:
+    from bot import plan_cli
+
     if command == "console":
         from bot.slash import console
 
@@ -177,6 +198,8 @@ def _dispatch(command: str, settings: Settings, only: str | None, out: TextIO) -
         "check": lambda: asyncio.run(_check(settings, out)),
         "events": lambda: run_until_stopped(_events(settings, only, out)),
         "selftest": lambda: asyncio.run(_selftest(settings, only, out)),
+        "export": lambda: asyncio.run(plan_cli.export(settings, only, out)),
+        "import": lambda: plan_cli.import_file(settings, only, file, dry_run, out),
     }
     return runners[command]()
 

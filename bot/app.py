@@ -19,6 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.aio import cancel_and_wait
+from bot.config import ALL_SERVERS
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
 from bot.operations import Caller, Face, Operations
@@ -229,3 +230,17 @@ async def server_autocomplete(
     ranked = [n for n in names if n.lower().startswith(low)]
     ranked += [n for n in names if low in n.lower() and n not in ranked]
     return [app_commands.Choice(name=n, value=n) for n in ranked[:MAX_AUTOCOMPLETE]]
+
+
+async def target_autocomplete(
+    interaction: discord.Interaction[DoomBot], current: str
+) -> list[app_commands.Choice[str]]:
+    """Server names, then the server groups and `all` (for /schedule, which takes a group)."""
+    servers = await server_autocomplete(interaction, current)
+    settings = interaction.client.settings
+    if len(interaction.client.services.servers) < 2:
+        return servers
+    low = current.lower()
+    names = [*sorted(settings.server_groups), ALL_SERVERS]
+    found = [app_commands.Choice(name=n, value=n) for n in names if low in n.lower()]
+    return (servers + found)[:MAX_AUTOCOMPLETE]

@@ -41,6 +41,7 @@ from bot.errors import ConfigError
 from bot.i18n import available_locales, negotiate
 
 __all__ = [
+    "ALL_SERVERS",
     "DEFAULT_DENY",
     "ENV_PREFIX",
     "ServerConfig",
@@ -56,6 +57,7 @@ ENV_PREFIX = "DOOM_"
 # who may do what (op, whitelist, bans), stop or stall the server or the scheduler itself (stop,
 # save-off, reload, datapack, tick, gamerule budgets), or leak/alter server internals (debug, perf,
 # jfr, publish, transfer, setidletimeout).
+ALL_SERVERS = "all"  # the group of every configured server
 DEFAULT_DENY: list[str] = [
     "op",
     "deop",
@@ -200,6 +202,9 @@ class Settings(BaseSettings):
     # (`function:myevents`); the deny-list and every other rule still apply
     allowed_commands: StrList | None = None
     servers: list[ServerConfig] = []
+    # named groups of configured servers: `server: <group>` (and `all`) in /schedule makes the
+    # task on each of them
+    server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
     extensions: StrList = [
         "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.dashboard", "cogs.events",
@@ -332,6 +337,17 @@ class Settings(BaseSettings):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"server names must be unique; repeated: {', '.join(dupes)}")
+        for group, members in self.server_groups.items():
+            if group == ALL_SERVERS or group in names:
+                raise ValueError(
+                    f"server group {group!r}: the name is taken (a server, or `{ALL_SERVERS}`)"
+                )
+            unknown = [m for m in members if m not in names]
+            if not members or unknown:
+                raise ValueError(
+                    f"server group {group!r} must name configured servers"
+                    + (f"; unknown: {', '.join(unknown)}" if unknown else "; it is empty")
+                )
         return self
 
     def server(self, name: str) -> ServerConfig:

@@ -14,6 +14,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import N_, _
+from bot.operations import calendar as calendar_ops
+from bot.slash.cog_helpers import server_command
 from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
@@ -63,7 +65,7 @@ def _blueprint(bot: DoomBot) -> Any:
 
 
 class DashboardCog(commands.Cog, name="Dashboard"):
-    """Login links to the web dashboard, and its Commands page."""
+    """Login links to the web dashboard, the calendar feed it serves, and its Commands page."""
 
     web_label = N_("Commands")  # translated in the navigation
 
@@ -95,6 +97,18 @@ class DashboardCog(commands.Cog, name="Dashboard"):
             ),
             ephemeral=True,
         )
+
+    @server_command(
+        "The address of the plan's calendar feed (iCalendar), for your calendar app.",
+        server_help="only this server's plan (default: every server)",
+        renew="make a new address; the old one stops working",
+    )
+    async def calendar(
+        self, interaction: Interaction, server: str | None = None, renew: bool = False
+    ) -> None:
+        request = calendar_ops.CalendarRequest(server=server, renew=renew)
+        link = await calendar_ops.calendar(self.bot.ops, self.bot.caller(interaction), request)
+        await interaction.response.send_message(link.text, ephemeral=True)
 
 
 async def setup(bot: DoomBot) -> None:

@@ -1,9 +1,11 @@
-"""Slash commands that change a server's queue: schedule, cancel, clear, pause, resume, run now."""
+"""Slash commands that change a server's queue: schedule, cancel, clear, pause, resume, run now,
+and the plan file's export and import."""
 
 from __future__ import annotations
 
 __all__ = ["ConfirmView", "ScheduleCog", "setup", "task_embed"]
 
+import io
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -12,13 +14,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import server_autocomplete
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
-from bot.operations import Caller, Operations, queue, runs
+from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
-from bot.slash.permissions import is_admin
+from bot.slash.permissions import is_admin, is_moderator
 from bot.slash.planned_ui import planned_embed, timezone_autocomplete
 
 if TYPE_CHECKING:
@@ -103,6 +106,12 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     """Commands that change the queue; every one is audited."""
 
     confirm_timeout: float = 60.0  # tests shorten it
+    plan_group = app_commands.Group(
+        name="plan",
+        description="The plan as a file: export it, import one.",
+        guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
+    )
 
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
@@ -134,6 +143,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         repeat="Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
         timezone="IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
         announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
+        server_help="Which Minecraft server, or a group of them (all: every server).",
+        groups=True,
     )
     @app_commands.choices(unit=UNITS)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -161,6 +172,11 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             repeat=repeat, timezone=timezone, announce=announce,
         )  # fmt: skip
         caller = self.bot.caller(interaction)
+        if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            fanned = await groups.schedule(self.bot.ops, caller, request)
+            await interaction.followup.send(fanned.text[:2000], ephemeral=True)
+            return
         # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
         # reply; the operation checks again (the verdict is cached)
         schedule_ops.check(self.bot.ops, caller, request)
@@ -260,6 +276,48 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             return done.text
 
         await self._confirm(interaction, question.text, action)
+
+    @plan_group.command(
+        name="export", description="A server's planned tasks, game-time tasks and events as YAML."
+    )
+    @app_commands.describe(server="Which Minecraft server.")
+    @app_commands.autocomplete(server=server_autocomplete)
+    @is_moderator()
+    async def plan_export(self, interaction: Interaction, server: str | None = None) -> None:
+        await deferred(interaction, server)
+        made = await plan.export(self.bot.ops, self.bot.caller(interaction),
+                                 plan.ExportRequest(server=server))  # fmt: skip
+        name = f"plan-{made.document.server}.yaml"
+        file = discord.File(io.BytesIO(made.text.encode()), filename=name)
+        await interaction.followup.send(_("The plan of {server}.", server=made.document.server),
+                                        file=file, ephemeral=True)  # fmt: skip
+
+    @plan_group.command(
+        name="import", description="Read a plan file: shows what changes, then asks to do it."
+    )
+    @app_commands.describe(
+        file="The plan file (YAML, as /plan export writes it).",
+        server="Which Minecraft server (default: the file's).",
+    )
+    @app_commands.autocomplete(server=server_autocomplete)
+    @is_moderator()
+    async def plan_import(
+        self, interaction: Interaction, file: discord.Attachment, server: str | None = None
+    ) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        if file.size > plan.MAX_FILE:
+            await interaction.followup.send(_("The plan file is too large."), ephemeral=True)
+            return
+        text = (await file.read()).decode("utf-8", errors="replace")
+        dry = plan.ImportRequest(document=text, server=server, dry_run=True)
+        shown = await plan.import_plan(self.bot.ops, self.bot.caller(interaction), dry)
+
+        async def action(pressed: Interaction) -> str:
+            real = dry.model_copy(update={"dry_run": False})
+            done = await plan.import_plan(self.bot.ops, self.bot.caller(pressed), real)
+            return done.text[:2000]
+
+        await self._confirm(interaction, shown.text[:2000], action)
 
 
 async def setup(bot: DoomBot) -> None:

@@ -7,10 +7,21 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from bot.operations import admin, discord_events, queue, reads, runs, schedule, status
+from bot.operations import (
+    admin,
+    calendar,
+    discord_events,
+    groups,
+    plan,
+    queue,
+    reads,
+    runs,
+    schedule,
+    status,
+)
 from tests.cogs.harness import Harness, make_settings
 
-AREAS = (admin, discord_events, queue, reads, runs, schedule, status)
+AREAS = (admin, calendar, discord_events, groups, plan, queue, reads, runs, schedule, status)
 # the steps a face takes before the operation itself (the question before a confirm button, the
 # check that answers a typo at once): part of their operation, not operations of their own
 STEPS = {"queue.count", "queue.size", "schedule.check", "discord_events.check"}
@@ -39,6 +50,10 @@ DISCORD: dict[str, set[str]] = {
     "discord_events.cancel": {"event cancel"},
     "discord_events.find": {"event show"},
     "discord_events.listed": {"event list"},
+    "calendar.calendar": {"calendar"},
+    "plan.export": {"plan export"},
+    "plan.import_plan": {"plan import"},
+    "groups.schedule": {"schedule"},
 }
 # operation -> the API route that calls it (method, rule)
 API: dict[str, tuple[str, str]] = {
@@ -63,6 +78,10 @@ API: dict[str, tuple[str, str]] = {
     "discord_events.cancel": ("POST", "/api/discord-events/<event>/cancel"),
     "discord_events.find": ("GET", "/api/discord-events"),
     "discord_events.listed": ("GET", "/api/discord-events"),
+    "calendar.calendar": ("POST", "/api/calendar"),
+    "plan.export": ("GET", "/api/servers/<name>/plan"),
+    "plan.import_plan": ("POST", "/api/servers/<name>/plan"),
+    "groups.schedule": ("POST", "/api/groups/<group>/tasks"),
 }
 
 

@@ -40,14 +40,17 @@ from bot.i18n import N_, _
 from web import (
     api,
     api_events,
+    api_plan,
     audit,
     auth,
+    calendar,
     events,
     extensions,
     history,
     i18n,
     inputs,
     metrics,
+    plan,
     preferences,
     servers,
     tasks,
@@ -290,9 +293,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    for module in (auth, servers, tasks, history, events, audit, extensions, preferences, api,
-                   api_events,
-                   metrics):  # fmt: skip
+    pages = (auth, servers, tasks, history, plan, events, audit, calendar, extensions, preferences)
+    for module in (*pages, api, api_events, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 
     @app.get("/favicon.ico")

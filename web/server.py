@@ -129,6 +129,9 @@ class WebServer:
         config.graceful_timeout = 1.0
         config.include_server_header = False
         self.state.base_url = self.base_url
+        ops = getattr(self.state.bot, "ops", None)
+        if ops is not None:  # the calendar feed's address is the dashboard's
+            ops.web_url = self.base_url
         app = TrustedProxies(self.app, self.settings.web_trusted_proxies)
         self._task = asyncio.create_task(
             serve(app, config, shutdown_trigger=self._stop.wait),

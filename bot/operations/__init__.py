@@ -12,9 +12,12 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.queue`: changing what is queued or planned (cancel, pause, ...).
 - :mod:`bot.operations.reads`: the game clock, a page of a list, one task.
 - :mod:`bot.operations.admin`: installing the pack, the selftest.
+- :mod:`bot.operations.calendar`: the calendar feed's address, and the feed.
+- :mod:`bot.operations.plan`: the plan file's export and import.
+- :mod:`bot.operations.groups`: one request for a group of servers.
 """
 
-from bot.operations import admin, queue, reads, schedule
+from bot.operations import admin, calendar, groups, plan, queue, reads, schedule
 from bot.operations.base import Auditor, Operations
 from bot.operations.caller import Caller, Face
 from bot.operations.ranks import Rank, rank_for
@@ -26,6 +29,9 @@ __all__ = [
     "Operations",
     "Rank",
     "admin",
+    "calendar",
+    "groups",
+    "plan",
     "queue",
     "rank_for",
     "reads",

@@ -5,9 +5,11 @@ from __future__ import annotations
 __all__ = ["Auditor", "Operations"]
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from bot import errors
+from bot.config import ALL_SERVERS
 from bot.i18n import N_, _
 from bot.operations.ranks import Rank
 
@@ -42,6 +44,14 @@ class Operations:
         self.auditor = auditor
         # the Discord events' binding, handed over by the Events cog while it is loaded
         self.guild_events: GuildEvents | None = None
+        # the dashboard's public address, set by the dashboard when it starts (the calendar
+        # feed is served there)
+        self.web_url: str | None = None
+
+    def now(self) -> datetime:
+        """The time on the scheduler's clock (a test's own), else the system's."""
+        scheduler = self.services.scheduler
+        return scheduler.clock.now() if scheduler is not None else datetime.now(UTC)
 
     def server(self, name: str | None) -> ServerServices:
         """The services of the named server, or of the only one when no name is given."""
@@ -62,6 +72,19 @@ class Operations:
         raise errors.ValidationError(
             _("Several servers are configured: say which one with the `server` option.")
         )
+
+    def group(self, name: str | None) -> list[ServerServices] | None:
+        """The servers of a group (`all`, or one of DOOM_SERVER_GROUPS), in the settings'
+        order; None when `name` is not a group (a server's name, or nothing)."""
+        servers = self.services.servers
+        if name is None or name in servers:
+            return None
+        if name == ALL_SERVERS:
+            return list(servers.values())
+        members = self.services.settings.server_groups.get(name)
+        if members is None:
+            return None
+        return [servers[m] for m in members if m in servers]
 
     def scheduler(self) -> Scheduler:
         scheduler = self.services.scheduler

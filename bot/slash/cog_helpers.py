@@ -30,7 +30,7 @@ import discord
 from discord import app_commands
 
 from bot import errors
-from bot.app import DoomBot, server_autocomplete
+from bot.app import DoomBot, server_autocomplete, target_autocomplete
 from bot.i18n import N_, _, set_locale
 from bot.slash import errors_ui
 from bot.slash.permissions import is_moderator
@@ -60,12 +60,14 @@ def server_command(
     name: str | None = None,
     check: Check[Any] = is_moderator,
     server_help: str | None = SERVER_HELP,
+    groups: bool = False,
     **describe: str,
 ) -> Callable[[Any], app_commands.Command[Any, ..., Any]]:
     """A guild-only slash command with a permission check and a `server` option autocompleted
     from the configured servers; `describe` documents the other options.
 
-    `server_help=None` leaves the server option undescribed (Discord then shows "…").
+    `server_help=None` leaves the server option undescribed (Discord then shows "…");
+    `groups` offers the server groups (and `all`) too, for a command that takes one.
     """
     if server_help is not None:
         describe = {**describe, "server": server_help}
@@ -73,7 +75,8 @@ def server_command(
     def decorator(func: Any) -> app_commands.Command[Any, ..., Any]:
         func = check()(func)
         func = app_commands.guild_only()(func)
-        func = app_commands.autocomplete(server=server_autocomplete)(func)
+        complete = target_autocomplete if groups else server_autocomplete
+        func = app_commands.autocomplete(server=complete)(func)
         if describe:
             func = app_commands.describe(**describe)(func)
         if name is None:

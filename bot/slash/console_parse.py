@@ -16,6 +16,7 @@ __all__ = [
 ]
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -23,6 +24,7 @@ from discord import app_commands
 
 from bot.i18n import _, pgettext
 from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
+from bot.slash.local_http import LocalFile
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -118,7 +120,21 @@ def parse_value(param: app_commands.Parameter, text: str) -> object:
         ) from None
     if param.type is discord.AppCommandOptionType.boolean:
         return text.lower() in ("true", "yes", "1", "on")
+    if param.type is discord.AppCommandOptionType.attachment:
+        return _attached(param.name, text)
     return text
+
+
+def _attached(option: str, text: str) -> LocalFile:
+    """An attachment option in the console is the path of a file on this machine."""
+    path = Path(text).expanduser()
+    try:
+        return LocalFile(path.name, path.read_bytes())
+    except OSError as exc:
+        raise ValueError(
+            _("{option}: cannot read {file}: {error}", option=option, file=text,
+              error=exc.strerror)
+        ) from None  # fmt: skip
 
 
 _BREAKS = re.compile("[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")

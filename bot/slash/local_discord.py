@@ -35,7 +35,7 @@ import discord
 from discord import app_commands
 
 from bot.slash import discord_limits as limits
-from bot.slash.local_http import RateLimits, Request, Response, Session
+from bot.slash.local_http import CDN, LocalFile, RateLimits, Request, Response, Session
 from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
 from bot.slash.message_text import buttons, render
 
@@ -59,6 +59,7 @@ _OPTION_TYPES = {
     discord.AppCommandOptionType.integer: 4,
     discord.AppCommandOptionType.boolean: 5,
     discord.AppCommandOptionType.number: 10,
+    discord.AppCommandOptionType.attachment: 11,
 }
 
 
@@ -323,9 +324,14 @@ class LocalDiscord:
         return cmd
 
     def options_payload(
-        self, name: str, values: Mapping[str, object], focused: str | None = None
+        self,
+        name: str,
+        values: Mapping[str, object],
+        focused: str | None = None,
+        resolved: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
-        """Typed options in the command's own order, as the client sends them."""
+        """Typed options in the command's own order, as the client sends them; an attached
+        file (LocalFile) goes to the CDN and into `resolved`, the option holds its id."""
         out: list[dict[str, Any]] = []
         params = {p.name: p for p in self.command(name).parameters}
         unknown = set(values) - set(params)
@@ -338,6 +344,8 @@ class LocalDiscord:
             option: dict[str, Any] = {"name": pname, "type": _OPTION_TYPES[param.type]}
             if pname == focused:
                 option.update(value=str(value), focused=True)  # partial input arrives as text
+            elif isinstance(value, LocalFile) and resolved is not None:
+                option["value"] = self._attach(value, resolved)
             else:
                 option["value"] = value
             out.append(option)
@@ -349,10 +357,22 @@ class LocalDiscord:
         """The `data` of an application command interaction; a subcommand nests its options
         under the group's, as Discord sends them (option type 1 = SUB_COMMAND)."""
         head, *subs = name.split()
-        options = self.options_payload(name, values, focused)
+        resolved: dict[str, Any] = {}
+        options = self.options_payload(name, values, focused, resolved)
         for sub in reversed(subs):
             options = [{"name": sub, "type": 1, "options": options}]
-        return {"id": str(abs(hash(head)) % 10**18), "name": head, "type": 1, "options": options}
+        data = {"id": str(abs(hash(head)) % 10**18), "name": head, "type": 1, "options": options}
+        return {**data, "resolved": resolved} if resolved else data
+
+    def _attach(self, file: LocalFile, resolved: dict[str, Any]) -> str:
+        aid = str(self.next_id())
+        url = f"{CDN}{self.channel_id}/{aid}/{file.filename}"
+        self._session.files[url] = file.data
+        resolved.setdefault("attachments", {})[aid] = {
+            "id": aid, "filename": file.filename, "size": len(file.data), "url": url,
+            "proxy_url": url,
+        }  # fmt: skip
+        return aid
 
     # -- driving the bot ---------------------------------------------------------------------------
 

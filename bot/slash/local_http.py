@@ -18,7 +18,7 @@ requests per second that interaction endpoints are exempt from.
 
 from __future__ import annotations
 
-__all__ = ["RateLimits", "Request", "Response", "Session", "parse_request"]
+__all__ = ["CDN", "LocalFile", "RateLimits", "Request", "Response", "Session", "parse_request"]
 
 import hashlib
 import io
@@ -116,10 +116,24 @@ def _decode(data: Any) -> tuple[Any, list[tuple[str, bytes]]]:
     raise TypeError(f"LocalDiscord cannot read a request body of type {type(data).__name__}")
 
 
+CDN = "https://cdn.discordapp.com/attachments/"  # where attachments are read from
+
+
+@dataclass(frozen=True, slots=True)
+class LocalFile:
+    """A file a user attaches to a slash command's `discord.Attachment` option."""
+
+    filename: str
+    data: bytes
+
+
 class Response:
     """The parts of ``aiohttp.ClientResponse`` discord.py reads."""
 
-    def __init__(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, body: Any, headers: Mapping[str, str] | None = None, raw: bytes = b""
+    ) -> None:
+        self.raw = raw  # a file's bytes (an attachment read from the CDN), not JSON
         self.status = status
         self.reason = _REASONS.get(status, "")
         self._text = "" if body is None else json.dumps(body)
@@ -136,7 +150,7 @@ class Response:
         return json.loads(self._text) if self._text else None
 
     async def read(self) -> bytes:
-        return self._text.encode()
+        return self.raw or self._text.encode()
 
     def release(self) -> None:
         return None
@@ -161,12 +175,31 @@ class _Call:
         return None
 
 
+class _File:
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+    async def __aenter__(self) -> Response:
+        return self.response
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
 class Session:
     """Stands in for the bot's ``aiohttp.ClientSession``; every request goes to ``handler``."""
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.closed = False
+        self.files: dict[str, bytes] = {}  # CDN address -> the attachment's bytes
+
+    def get(self, url: str, **kwargs: Any) -> _Call | _File:
+        """An attachment from the CDN (Attachment.read); anything else is a request."""
+        if url.startswith(CDN):
+            found = self.files.get(url)
+            return _File(Response(200 if found is not None else 404, None, raw=found or b""))
+        return self.request("GET", url, **kwargs)
 
     def request(self, method: str, url: str, **kwargs: Any) -> _Call:
         return _Call(self.handler, parse_request(method, url, kwargs.get("data"),

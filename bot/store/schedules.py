@@ -292,6 +292,21 @@ class ScheduleStore(RunQueries):
 
         return await self.db.run(work)
 
+    async def in_states(
+        self, server: str, states: Sequence[State], limit: int = 1000
+    ) -> list[Schedule]:
+        """A server's rows in these states, newest first, at most `limit`."""
+        await self.migrate()
+        marks = ", ".join("?" for _ in states)
+        rows = await self.db.run(
+            lambda db: db.execute(
+                f"SELECT {_COLUMNS} FROM schedules WHERE server = ? AND state IN ({marks})"
+                " ORDER BY id DESC LIMIT ?",
+                (server, *states, limit),
+            ).fetchall()
+        )
+        return [_schedule(r) for r in rows]
+
     async def task_ids(self, server: str, prefix: str, limit: int) -> list[str]:
         """Task ids of active/paused rows starting with (then containing) `prefix`."""
         await self.migrate()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
 from bot.slash.console import parse_line, run_console
 from bot.slash.local_discord import render
+from bot.slash.local_http import LocalFile
 from tests.cogs.harness import ADMIN, Harness
 
 
@@ -17,6 +19,19 @@ async def test_parse_line_splits_options_on_known_names(bare: Harness) -> None:
     )
     assert name == "schedule"
     assert options == {"run": 'tellraw @a {"text":"a b:c"}', "time": 5, "unit": "second", "id": "x"}
+
+
+async def test_an_attachment_option_is_a_file_path_in_the_console(
+    bare: Harness, tmp_path: Path
+) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("version: 1\nserver: main\n")
+    name, options = parse_line(f"/plan import file:{plan} server:main", bare.bot)
+    assert name == "plan import"
+    assert options == {"file": LocalFile("plan.yaml", b"version: 1\nserver: main\n"),
+                       "server": "main"}  # fmt: skip
+    with pytest.raises(ValueError, match="file: cannot read"):
+        parse_line(f"/plan import file:{tmp_path / 'gone.yaml'}", bare.bot)
 
 
 @pytest.mark.parametrize(

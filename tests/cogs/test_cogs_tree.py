@@ -12,7 +12,7 @@ EXPECTED = {
     "history",
     "time", "list", "show", "help", "setup", "status", "reload",
     "selftest",
-    "dashboard",
+    "dashboard", "calendar", "plan",
     "event",
 }  # fmt: skip
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
@@ -51,10 +51,12 @@ async def test_schedule_offers_every_unit(bare: Harness) -> None:
 async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:
     reply = await bare.run("help", NOBODY)
     assert reply.ephemeral
-    for name in EXPECTED - {"event"}:
+    for name in EXPECTED - {"event", "plan"}:
         assert f"/{name}**" in reply.text
     for sub in ("create", "edit", "cancel", "list", "show"):  # a group lists its subcommands
         assert f"/event {sub}**" in reply.text
+    for sub in ("export", "import"):
+        assert f"/plan {sub}**" in reply.text
 
 
 async def test_no_server_configured_is_a_clear_ephemeral_error(bare: Harness) -> None:

@@ -1,0 +1,122 @@
+"""The plan file: one server's planned wall-clock rows, game-time tasks and Discord events as a
+YAML document (docs/plan-file.md), read and written with PyYAML's safe functions only.
+
+Each entry is a pydantic model that refuses unknown keys, so a typo in a file is named (its
+list, its number and the key) instead of being dropped.
+"""
+
+from __future__ import annotations
+
+__all__ = ["VERSION", "EventEntry", "PlanDocument", "PlannedEntry", "TaskEntry", "dump", "load"]
+
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticError
+
+from bot import errors
+from bot.i18n import _
+
+VERSION = 1
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PlannedEntry(_Entry):
+    """A wall-clock row: as /schedule's `when`, `repeat`, `timezone`, `announce`."""
+
+    id: str = Field(min_length=1, max_length=64)
+    run: str = Field(min_length=1, max_length=1400)
+    when: str | None = Field(default=None, min_length=1, max_length=100)
+    repeat: str | None = Field(default=None, min_length=1, max_length=100)
+    timezone: str = Field(default="UTC", min_length=1, max_length=64)
+    announce: str | None = Field(default=None, min_length=1, max_length=100)
+    retry: int = Field(default=0, ge=0, le=1000)
+    retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
+    as_player: str | None = Field(default=None, min_length=1, max_length=16)
+    paused: bool = False
+
+
+class TaskEntry(_Entry):
+    """A game-time task in the pack's queue: `time` ticks from now (its remaining delay)."""
+
+    id: str = Field(min_length=1, max_length=64)
+    run: str = Field(min_length=1, max_length=1400)
+    time: int = Field(ge=0, le=2**31 - 1)
+    every: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    retry: int = Field(default=0, ge=0, le=1000)
+    retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
+    paused: bool = False
+
+
+class EventEntry(_Entry):
+    """A Discord scheduled event with its start and end commands (local times in `timezone`)."""
+
+    name: str = Field(min_length=1, max_length=100)
+    start: str
+    end: str
+    timezone: str = "UTC"
+    location: str | None = None
+    description: str | None = None
+    start_run: str | None = None
+    end_run: str | None = None
+    repeat: str | None = None
+    announce: str | None = None  # in-game countdown before the start, as /event create's
+    reminders: str | None = None  # Discord reminders before the start
+
+
+class PlanDocument(_Entry):
+    version: Literal[1]
+    server: str = Field(min_length=1, max_length=100)
+    planned: list[PlannedEntry] = Field(default_factory=list)
+    tasks: list[TaskEntry] = Field(default_factory=list)
+    events: list[EventEntry] = Field(default_factory=list)
+
+
+def dump(doc: PlanDocument) -> str:
+    """The document as YAML, keys in the schema's order, defaults left out."""
+    data = doc.model_dump(exclude_defaults=True)
+    data = {"version": doc.version, **data}
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def _where(loc: tuple[int | str, ...], data: object) -> str:
+    """`planned[2] (raid).repeat` for a pydantic location."""
+    said = ""
+    node = data
+    for part in loc:
+        if isinstance(part, int):
+            said += f"[{part + 1}]"
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+            if isinstance(node, dict) and (label := node.get("id") or node.get("name")):
+                said += f" ({label})"
+        else:
+            said += f".{part}" if said else str(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return said
+
+
+def load(text: str) -> PlanDocument:
+    """The document in `text`; errors.ValidationError naming the entry and why otherwise."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise errors.ValidationError(_("The plan file is not YAML: {error}", error=exc)) from None
+    if not isinstance(data, dict):
+        raise errors.ValidationError(_("The plan file is not a YAML mapping with `version:`."))
+    if data.get("version") != VERSION:
+        raise errors.ValidationError(
+            _("The plan file has version {found}: this bot reads version {version}.",
+              found=repr(data.get("version")), version=VERSION)
+        )  # fmt: skip
+    try:
+        return PlanDocument.model_validate(data)
+    except PydanticError as exc:
+        first = exc.errors()[0]
+        raise errors.ValidationError(
+            _("The plan file's entry {where} is wrong: {why}", where=_where(first["loc"], data),
+              why=first["msg"])
+        ) from None  # fmt: skip
