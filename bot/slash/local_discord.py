@@ -27,7 +27,6 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +35,7 @@ from discord import app_commands
 
 from bot.slash import discord_limits as limits
 from bot.slash.local_http import CDN, LocalFile, RateLimits, Request, Response, Session
+from bot.slash.local_records import Exchange, Refusal, Sent, VirtualClock
 from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
 from bot.slash.message_text import buttons, render
 
@@ -47,7 +47,6 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 1_100_000_000_000_000_001
 GUILD_ID = 1_100_000_000_000_000_002
 CHANNEL_ID = 1_100_000_000_000_000_003
-EPHEMERAL = 64
 # What the local Discord keeps, so a console left running for days does not grow without end
 # (about 9 KB a command otherwise): Discord's client loads a channel's 50 newest messages at a
 # time, the console answers only the newest buttons, and a test reads back far fewer than this.
@@ -61,107 +60,6 @@ _OPTION_TYPES = {
     discord.AppCommandOptionType.number: 10,
     discord.AppCommandOptionType.attachment: 11,
 }
-
-
-@dataclass(slots=True)
-class Sent:
-    """One request discord.py made towards Discord, as Discord would have received it."""
-
-    method: str
-    path: str
-    kind: str  # response, autocomplete, followup, edit, delete, channel, channel_edit, sync,
-    # scheduled_event, other; "refused" only reaches listeners
-    payload: dict[str, Any]
-    token: str | None = None  # the interaction's, for interaction routes
-    message_id: int | None = None
-    channel_id: int | None = None
-    files: list[tuple[str, bytes]] = field(default_factory=list)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        """The message part: callbacks nest it under ``data``, other routes send it bare."""
-        inner = self.payload.get("data") if self.path.endswith("/callback") else None
-        return inner if isinstance(inner, dict) else self.payload
-
-
-@dataclass(slots=True)
-class Refusal:
-    """A request LocalDiscord answered with an error, as Discord would have."""
-
-    method: str
-    path: str
-    status: int
-    error: dict[str, Any]  # Discord's JSON error body
-    body: Any  # what the bot sent
-    token: str | None = None
-
-    @property
-    def code(self) -> int:
-        return int(self.error.get("code", 0))
-
-
-class VirtualClock:
-    """A clock that moves only when told to: interaction deadlines without real waiting."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-# what the Discord client shows when an interaction got no (timely) response
-_FAILURE = {2: "The application did not respond", 3: "This interaction failed",
-            4: "Loading options failed", 5: "Something went wrong. Try again."}  # fmt: skip
-
-
-@dataclass(slots=True)
-class Exchange:
-    """What one interaction sent back: its response, follow-ups and edits, in order."""
-
-    token: str
-    user_id: int
-    sent: list[Sent] = field(default_factory=list)
-    task: asyncio.Task[Any] | None = None
-    type: int = 2
-    acknowledged: bool = False  # an initial response was accepted in time
-    refused: list[Refusal] = field(default_factory=list)
-
-    async def done(self, limit: float = 10.0) -> Exchange:
-        if self.task is not None:
-            await asyncio.wait_for(asyncio.shield(self.task), limit)
-        return self
-
-    @property
-    def messages(self) -> list[Sent]:
-        return [s for s in self.sent if s.kind in ("response", "followup", "edit")]
-
-    @property
-    def text(self) -> str:
-        """Every content and embed text sent, joined: what the user read."""
-        return "\n".join(t for t in (render(s.data) for s in self.messages) if t)
-
-    @property
-    def embeds(self) -> list[dict[str, Any]]:
-        return [e for s in self.messages for e in s.data.get("embeds") or []]
-
-    @property
-    def ephemeral(self) -> bool:
-        first = next((s for s in self.sent if s.kind == "response"), None)
-        return first is not None and bool(first.data.get("flags", 0) & EPHEMERAL)
-
-    @property
-    def choices(self) -> list[dict[str, Any]]:
-        auto = [s for s in self.sent if s.kind == "autocomplete"]
-        return list(auto[-1].data.get("choices", [])) if auto else []
-
-    @property
-    def failure(self) -> str | None:
-        """What the Discord client shows instead of a reply, or None when the bot answered."""
-        return None if self.acknowledged else _FAILURE.get(self.type, _FAILURE[2])
 
 
 class LocalDiscord:
