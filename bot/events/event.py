@@ -3,8 +3,10 @@
 
 The pack announces each event with `say`, so it reaches latest.log as
 `[HH:mm:ss] [Server thread/INFO]: [Not Secure] [Server] [doom.schedule] event=<type> id=<id>
-seq=<n> t=<game time> key=value ...`. Only lines said by the server itself count: a player who
-types the same text in chat (`<Name> ...`) or says it (`[Name] ...`) cannot forge an event.
+seq=<n> t=<game time> key=value ...`, or `[Rcon]` for the events of a tick the bot runs inside
+an RCON call (a wall-clock hand-over runs `core/tick` so). Only lines said by the server itself
+or over RCON count: a player who types the same text in chat (`<Name> ...`) or says it
+(`[Name] ...`) cannot forge an event.
 """
 
 from __future__ import annotations
@@ -42,9 +44,10 @@ _LINE = re.compile(
     r"^\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?: (?P<plevel>[A-Z]+))?\]"
     r"(?: \[(?P<thread>[^\]/]*)/(?P<level>[A-Z]+)\])?: (?P<msg>.*)$"
 )
-# The say line of the server itself (functions run with the name "Server"); 1.19+ adds the
-# `[Not Secure] ` mark for unsigned messages.
-_SAID = re.compile(r"^(?:\[Not Secure\] )?\[Server\] \[doom\.schedule\] (?P<body>.*)$")
+# The say line of the server itself (the tick's functions run with the name "Server"; a function
+# called over RCON, the hand-over's tick, with "Rcon"); 1.19+ adds the `[Not Secure] ` mark for
+# unsigned messages.
+_SAID = re.compile(r"^(?:\[Not Secure\] )?\[(?:Server|Rcon)\] \[doom\.schedule\] (?P<body>.*)$")
 _REQUIRED = ("event", "id", "seq", "t")
 _MAX_SEQ = 2**63 - 1
 

@@ -59,7 +59,9 @@ _SAVE_EVERY = 5.0  # seconds between saves of progress that carried no event
 _STARTED = re.compile(r'^Done \(\d+(?:[.,]\d+)?s\)! For help, type "help"')
 # The pack's #load holding its due tasks for the bot (datapack/README.md, Holding after a load):
 # a start or a /reload, which the crash guard must look at before it releases the hold.
-_HOLDING = re.compile(r"^(?:\[Not Secure\] )?\[Server\] \[doom\.schedule\] holding due tasks ")
+_HOLDING = re.compile(
+    r"^(?:\[Not Secure\] )?\[(?:Server|Rcon)\] \[doom\.schedule\] holding due tasks "
+)
 
 
 def _hash(data: bytes) -> str:

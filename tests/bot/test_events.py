@@ -37,6 +37,17 @@ def test_paper_style_layout_and_no_secure_mark() -> None:
     assert ev is not None and ev.type == "dropped" and ev.task_id == "a.b" and ev.details == {}
 
 
+def test_an_event_of_a_tick_run_over_rcon_counts() -> None:
+    # the wall-clock hand-over runs core/tick inside its RCON call: its events are said as [Rcon]
+    line = (
+        "[01:02:03] [Server thread/INFO]: [Not Secure] [Rcon] [doom.schedule] event=ran id=g7"
+        " seq=14 t=373 k=ad"
+    )
+    ev = parse_log_line("s", line)
+    assert ev is not None and (ev.type, ev.task_id, ev.seq) == ("ran", "g7", 14)
+    assert ev.details == {"k": "ad"}
+
+
 def test_detail_value_keeps_spaces() -> None:
     ev = parse_event_text("s", "event=invalid id=x seq=3 t=9 reason=Unknown or incomplete command")
     assert ev is not None and ev.details["reason"] == "Unknown or incomplete command"
