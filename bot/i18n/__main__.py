@@ -53,8 +53,8 @@ WIDTH = 100
 
 def extract() -> Catalog:
     """The template: every marked literal and every command tree string."""
-    # the one import of the application from bot.i18n: this entry point, which no module
-    # imports, builds a bot to read its tree (import-linter's contracts name it)
+    # bot.i18n imports the application only here and in main's `tree`: this entry point, which
+    # no module imports, builds a bot to read its tree (the layers contract allows it by name)
     from bot.command_tree import tree_strings
 
     template = Catalog(project="doom.schedule", copyright_holder="the doom.schedule authors",
