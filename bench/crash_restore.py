@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot.background.crash_guard import CrashGuard
 from bot.config import ServerConfig
-from bot.minecraft.crash_guard import CrashGuard
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.store.db import Database

@@ -34,6 +34,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import BotError
 from bot.minecraft.command_check import CommandChecker
@@ -42,7 +43,6 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
-from bot.wallclock.scheduler import Scheduler
 from bot.wallclock.when import build_spec
 
 __all__ = ["main"]

@@ -7,7 +7,7 @@ that every cog resolves servers, audits and talks to channels the same way.
 
 from __future__ import annotations
 
-__all__ = ["DoomBot", "DoomTree", "server_autocomplete"]
+__all__ = ["DoomBot", "DoomTree"]
 
 import asyncio
 import logging
@@ -19,7 +19,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.aio import cancel_and_wait
-from bot.config import ALL_SERVERS
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
 from bot.operations import Caller, Face, Operations
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_AUTOCOMPLETE = 25
 AUDIT_DRAIN = 10.0  # seconds close() waits for audit posts still queued
 
 
@@ -219,28 +217,3 @@ class DoomBot(commands.Bot):
         self._audit_posts.put_nowait((channel_id, fit_embed(embed)))
         if self._audit_worker is None or self._audit_worker.done():
             self._audit_worker = asyncio.create_task(self._post_audits(), name="audit-posts")
-
-
-async def server_autocomplete(
-    interaction: discord.Interaction[DoomBot], current: str
-) -> list[app_commands.Choice[str]]:
-    """Configured server names starting with (then containing) what the user typed."""
-    names = sorted(interaction.client.services.servers)
-    low = current.lower()
-    ranked = [n for n in names if n.lower().startswith(low)]
-    ranked += [n for n in names if low in n.lower() and n not in ranked]
-    return [app_commands.Choice(name=n, value=n) for n in ranked[:MAX_AUTOCOMPLETE]]
-
-
-async def target_autocomplete(
-    interaction: discord.Interaction[DoomBot], current: str
-) -> list[app_commands.Choice[str]]:
-    """Server names, then the server groups and `all` (for /schedule, which takes a group)."""
-    servers = await server_autocomplete(interaction, current)
-    settings = interaction.client.settings
-    if len(interaction.client.services.servers) < 2:
-        return servers
-    low = current.lower()
-    names = [*sorted(settings.server_groups), ALL_SERVERS]
-    found = [app_commands.Choice(name=n, value=n) for n in names if low in n.lower()]
-    return (servers + found)[:MAX_AUTOCOMPLETE]

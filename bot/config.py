@@ -221,7 +221,7 @@ class Settings(BaseSettings):
     crash_hold: float = Field(default=30.0, ge=0, le=3600)
     # days the run history (/history, the dashboard's history page) keeps a run
     history_days: float = Field(default=30.0, gt=0, le=3650)
-    # health alerts (bot.events.health): each fires once its fault lasted its minutes, and says
+    # health alerts (bot.background.health): each fires once its fault lasted its minutes, and says
     # all clear once the fault has been gone `alert_quiet_minutes` (a flapping fault is one alert)
     health_interval: float = Field(default=30.0, ge=1, le=3600)  # seconds between checks
     alert_tps_below: float = Field(default=15.0, gt=0, le=20)

@@ -8,7 +8,7 @@ the bot services pointed at an mcsim.
 With no server configured, :func:`build_services` asks its ``embedded`` hook for one;
 :func:`start_embedded_mcsim` (mcsim via :mod:`bot.minecraft.embedded`) is the default. The
 launcher starts the embedded server itself and passes its servers in the settings, so this
-matters to callers such as ``bot.slash.console.main`` used directly.
+matters to callers such as ``bot.__main__.console_main`` used directly.
 """
 
 from __future__ import annotations
@@ -47,19 +47,19 @@ from bot.minecraft.server_files import (
 from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_software
 
 if TYPE_CHECKING:
+    from bot.background.crash_guard import CrashGuard
+    from bot.background.event_source import EventSource
+    from bot.background.health import HealthMonitor
+    from bot.background.scheduler import Scheduler
     from bot.config import ServerConfig, Settings
     from bot.events.bus import EventBus
-    from bot.events.health import HealthMonitor
-    from bot.events.source import EventSource
     from bot.minecraft.command_check import CommandChecker
-    from bot.minecraft.crash_guard import CrashGuard
     from bot.minecraft.installer import PackInstaller
     from bot.minecraft.pack_client import PackClient
     from bot.minecraft.rcon import RconClient
     from bot.store.audit import AuditStore
     from bot.store.db import Database
     from bot.store.history import RunHistory
-    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 PRUNE_INTERVAL = 3600.0  # seconds between looks for runs past the history's retention
@@ -125,7 +125,7 @@ class Services:
     scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
     _history: RunHistory | None = field(default=None, repr=False)
     _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
-    # each server's health checks (bot.events.health), made and started by start()
+    # each server's health checks (bot.background.health), made and started by start()
     health: dict[str, HealthMonitor] = field(default_factory=dict)
 
     @property
@@ -169,8 +169,8 @@ class Services:
 
     def _start_health(self) -> None:
         """Each server's health checks, their alerts joined to its event stream."""
+        from bot.background.health import HealthMonitor, Limits
         from bot.events.guarded import GuardedEvents
-        from bot.events.health import HealthMonitor, Limits
 
         for name, server in self.servers.items():
             monitor = self.health.get(name)
@@ -231,8 +231,8 @@ def _event_source(
     store: AuditStore,
     properties: ServerProperties,
 ) -> tuple[EventSource, str]:
+    from bot.background.event_source import build_event_source
     from bot.events.log_tail import LogTailer
-    from bot.events.source import build_event_source
 
     source = build_event_source(
         server,
@@ -324,8 +324,8 @@ def _crash_guard(
     hold_ticks: int,
 ) -> CrashGuard:  # fmt: skip
     """The server's ledger (fed by the pack client) and the guard that restores from it."""
+    from bot.background.crash_guard import CrashGuard
     from bot.events.log_tail import LogTailer
-    from bot.minecraft.crash_guard import CrashGuard
     from bot.store.ledger import Ledger
 
     ledger = Ledger(store.db, pack.server.name)
@@ -373,8 +373,8 @@ def build_scheduler(
 ) -> Scheduler:
     """The wall-clock scheduler over the servers, its rows in the shared database (not started:
     DoomBot.setup_hook starts it, Services.close stops it)."""
+    from bot.background.scheduler import Scheduler
     from bot.store.schedules import ScheduleStore
-    from bot.wallclock.scheduler import Scheduler
 
     return Scheduler(
         ScheduleStore(store.db),

@@ -13,9 +13,9 @@ import discord
 from discord.ext import commands
 
 from bot.aio import cancel_and_wait
+from bot.background.crash_guard import restored_count
 from bot.events.kinds import ALERTS, KINDS, shown_details
 from bot.i18n import _, localized, ngettext
-from bot.minecraft.crash_guard import restored_count
 from bot.minecraft.selftest import is_selftest_id
 from bot.slash.fit import clip, pack_embeds, pages
 

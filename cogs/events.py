@@ -17,13 +17,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.app import server_autocomplete
 from bot.guildevents.binding import GuildEvents
 from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
 from bot.guildevents.timers import EventTimers
 from bot.i18n import _, ngettext
 from bot.i18n.words import event_state, run_outcome, schedule_state
 from bot.operations import discord_events
+from bot.slash.cog_helpers import server_autocomplete
 from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.wallclock.when import human

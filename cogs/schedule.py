@@ -14,13 +14,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import server_autocomplete
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
-from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.cog_helpers import (
+    InvokerView,
+    TaskId,
+    deferred,
+    server_autocomplete,
+    server_command,
+    task_command,
+)
 from bot.slash.permissions import is_admin, is_moderator
 from bot.slash.planned_ui import planned_embed, timezone_autocomplete
 

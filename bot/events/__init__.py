@@ -1,2 +1,2 @@
-"""Server -> bot: the Event type, the log tailer, the storage poller, and the event source that
-picks one of them per server. Nothing here imports discord."""
+"""Server -> bot: the Event type, the log tailer, the storage poller and the bus. The event
+source that picks one of them per server is in bot.background. Nothing here imports discord."""

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from bot.aio import cancel_and_wait
 
 if TYPE_CHECKING:
+    from bot.background.event_source import EventSource
     from bot.events.event import Event
-    from bot.events.source import EventSource
 
 log = logging.getLogger(__name__)
 

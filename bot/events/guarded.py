@@ -1,4 +1,4 @@
-"""A server's event source with its crash guard on it (bot.minecraft.crash_guard), and the
+"""A server's event source with its crash guard on it (bot.background.crash_guard), and the
 alerts the bot makes itself joined to it.
 
 The guard's record follows the pack's events as they pass. The bot's own alerts (bot.events.feed:
@@ -19,9 +19,9 @@ from bot.aio import cancel_and_wait
 from bot.events.event import Event
 
 if TYPE_CHECKING:
+    from bot.background.crash_guard import CrashGuard
+    from bot.background.event_source import EventSource
     from bot.events.feed import AlertFeed, Sink
-    from bot.events.source import EventSource
-    from bot.minecraft.crash_guard import CrashGuard
 
 __all__ = ["GuardedEvents"]
 
@@ -37,7 +37,7 @@ class GuardedEvents:
         self.ready = inner.ready
         self.feeds: list[AlertFeed] = [guard.alerts]
         self._readers: list[Sink] = []  # one per running events()
-        self.last_seq = -1  # the newest pack event that came through (bot.events.health)
+        self.last_seq = -1  # the newest pack event that came through (bot.background.health)
 
     def add_feed(self, feed: AlertFeed) -> None:
         """Join another producer's alerts to the stream (streams already running get them too)."""

@@ -20,7 +20,7 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
     "restored": (lazy("Task resumed: its player is back"), 0x57F287),
     "invalid": (lazy("Task removed: its command does not parse"), 0xED4245),
     "dropped": (lazy("Task removed: the entity it runs as is gone"), 0xED4245),
-    # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
+    # the wall-clock scheduler's (bot.background.scheduler); their game time is -1 (none)
     "wallclock_missed": (lazy("Planned task missed"), 0xED4245),
     "wallclock_skipped": (lazy("Planned runs skipped"), 0xFEE75C),
     "wallclock_late": (lazy("Planned task ran late"), 0xFEE75C),
@@ -30,7 +30,7 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
         lazy("Server came back from its last save: tasks restored"),
         0xFEE75C,
     ),
-    # the health checks' (bot.events.health), each with its all clear
+    # the health checks' (bot.background.health), each with its all clear
     "health_tps": (lazy("Server running slowly: TPS low"), 0xFEE75C),
     "health_tps_clear": (lazy("All clear: TPS back to normal"), 0x57F287),
     "health_unreachable": (lazy("Server unreachable over RCON"), 0xED4245),

@@ -208,7 +208,7 @@ class LogTailer:
         self._known: set[tuple[str, int]] = set()  # archives that existed or were read
         self._own: tuple[int, str] | None = None  # (size, head hash) of the file just drained
         self.lines_read = 0  # counters for tests and benchmarks
-        # called for each start-up line read (bot.minecraft.crash_guard listens)
+        # called for each start-up line read (bot.background.crash_guard listens)
         self.on_server_started: list[Callable[[], None]] = []
         self._started = False  # a start-up line was read; the next event may rewind the count
         self._in_backlog = False

@@ -19,18 +19,15 @@ It exits 1 when anything is missing. ``init LOCALE`` starts a new language from 
 
 from __future__ import annotations
 
-__all__ = ["ROOT", "TEMPLATE", "extract", "main", "problems", "tree_payload", "update"]
+__all__ = ["ROOT", "TEMPLATE", "extract", "main", "problems", "update"]
 
 import argparse
-import asyncio
 import io
 import json
 import string
 import sys
-import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
@@ -51,59 +48,15 @@ KEYWORDS = {
     "pgettext": ((1, "c"), 2),
 }
 COMMENT_TAGS = ("TRANSLATORS:",)
-T = TypeVar("T")
 WIDTH = 100
-
-
-def _with_tree(read: Callable[[Any], Awaitable[T]]) -> T:
-    """``read(tree)`` on the command tree of a bot that never logs in (every extension loaded)."""
-    from bot.app import DoomBot
-    from bot.config import Settings
-    from bot.i18n.translator import DoomTranslator
-    from bot.services import Services
-    from bot.store.audit import AuditStore
-
-    async def run() -> T:
-        with tempfile.TemporaryDirectory() as tmp:
-            settings = Settings(_env_file=None, data_dir=Path(tmp))  # type: ignore[call-arg]
-            services = Services(settings, {}, AuditStore(Path(tmp) / "extract.sqlite3"))
-            bot = DoomBot(settings, services)
-            try:
-                await bot.tree.set_translator(DoomTranslator())
-                for name in settings.extensions:
-                    try:
-                        await bot.load_extension(name)
-                    except Exception as exc:  # the catalog would miss its commands: say so
-                        raise SystemExit(f"cannot load {name} to read its commands: {exc}") from exc
-                return await read(bot.tree)
-            finally:
-                await bot.close()
-
-    return asyncio.run(run())
-
-
-def _tree_strings() -> list[tuple[str, str | None, str]]:
-    """(message, context, where) of every command tree string."""
-    from bot.i18n.translator import tree_messages
-
-    async def read(tree: Any) -> list[tuple[str, str | None, str]]:
-        return [(m.message, m.context, m.where) for m in tree_messages(tree)]
-
-    return _with_tree(read)
-
-
-def tree_payload() -> dict[str, Any]:
-    """Every command as ``CommandTree.sync`` sends it, with its zh-CN (and other) localizations."""
-
-    async def read(tree: Any) -> dict[str, Any]:
-        return {c.name: await c.get_translated_payload(tree, tree.translator)
-                for c in tree.get_commands()}  # fmt: skip
-
-    return _with_tree(read)
 
 
 def extract() -> Catalog:
     """The template: every marked literal and every command tree string."""
+    # bot.i18n imports the application only here and in main's `tree`: this entry point, which
+    # no module imports, builds a bot to read its tree (the layers contract allows it by name)
+    from bot.command_tree import tree_strings
+
     template = Catalog(project="doom.schedule", copyright_holder="the doom.schedule authors",
                        msgid_bugs_address="", fuzzy=False, charset="utf-8")  # fmt: skip
     with MAPPING.open(encoding="utf-8") as f:
@@ -127,7 +80,7 @@ def extract() -> Catalog:
         for filename, lineno, message, comments, context in found:
             source = (f"{folder}/{Path(filename).as_posix()}", lineno)
             template.add(message, None, [source], auto_comments=comments, context=context)
-    for text, context, where in _tree_strings():
+    for text, context, where in tree_strings():
         existing = template.get(text, context)
         if existing is not None:
             existing.auto_comments.append(f"slash command tree: {where}")
@@ -238,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         init(args.locale)
         return 0
     if args.command == "tree":
+        from bot.command_tree import tree_payload
+
         print(json.dumps(tree_payload(), indent=1, sort_keys=True, ensure_ascii=False))
         return 0
     if args.command == "update":

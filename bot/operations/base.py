@@ -14,10 +14,10 @@ from bot.i18n import N_, _
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
+    from bot.background.scheduler import Scheduler
     from bot.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.services import ServerServices, Services
-    from bot.wallclock.scheduler import Scheduler
 
 # the rank's name as the refusal says it
 _RANK_NAMES = {Rank.MODERATOR: N_("moderator"), Rank.ADMIN: N_("admin")}

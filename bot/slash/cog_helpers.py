@@ -15,7 +15,9 @@ __all__ = [
     "audited_reply",
     "deferred",
     "late_followup",
+    "server_autocomplete",
     "server_command",
+    "target_autocomplete",
     "task_command",
     "task_id_autocomplete",
 ]
@@ -30,17 +32,18 @@ import discord
 from discord import app_commands
 
 from bot import errors
-from bot.app import DoomBot, server_autocomplete, target_autocomplete
+from bot.config import ALL_SERVERS
 from bot.i18n import N_, _, set_locale
 from bot.slash import errors_ui
 from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
+    from bot.app import DoomBot
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[DoomBot]
+Interaction = discord.Interaction["DoomBot"]
 F = TypeVar("F", bound=Callable[..., Any])
 Check = Callable[[], Callable[[F], F]]
 
@@ -52,6 +55,31 @@ MAX_CHOICE_LEN = 100
 # budget the ids the server gave last time are offered instead of waiting for a slow server
 AUTOCOMPLETE_BUDGET = 2.0
 TaskId = app_commands.Range[str, 1, 64]  # the pack's limit on a task id
+
+
+async def server_autocomplete(
+    interaction: Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Configured server names starting with (then containing) what the user typed."""
+    names = sorted(interaction.client.services.servers)
+    low = current.lower()
+    ranked = [n for n in names if n.lower().startswith(low)]
+    ranked += [n for n in names if low in n.lower() and n not in ranked]
+    return [app_commands.Choice(name=n, value=n) for n in ranked[:MAX_CHOICES]]
+
+
+async def target_autocomplete(
+    interaction: Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Server names, then the server groups and `all` (for /schedule, which takes a group)."""
+    servers = await server_autocomplete(interaction, current)
+    settings = interaction.client.settings
+    if len(interaction.client.services.servers) < 2:
+        return servers
+    low = current.lower()
+    names = [*sorted(settings.server_groups), ALL_SERVERS]
+    found = [app_commands.Choice(name=n, value=n) for n in names if low in n.lower()]
+    return (servers + found)[:MAX_CHOICES]
 
 
 def server_command(

@@ -8,12 +8,18 @@ buttons are answered by typing ``yes``, ``no`` or a label. One code path with Di
 
 from __future__ import annotations
 
-__all__ = ["CONSOLE_USER_ID", "Screen", "main", "one_line", "parse_line", "run_console"]
+__all__ = [
+    "CONSOLE_USER_ID",
+    "HISTORY_FILE",
+    "Screen",
+    "is_terminal",
+    "one_line",
+    "parse_line",
+    "run_console",
+]
 
 import asyncio
-import contextlib
 import logging
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -22,16 +28,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 
-from bot.aio import run_until_stopped
-from bot.i18n import N_, _, console_locale, discord_locale, set_locale
+from bot.i18n import N_, _
 from bot.slash.console_input import LineSource, PipeLines, TerminalLines, quiet_terminal
 from bot.slash.console_parse import one_line, parse_line
 from bot.slash.console_render import Labelled, message_view
-from bot.slash.local_discord import CHANNEL_ID, Exchange, LocalDiscord, Sent, buttons
+from bot.slash.local_discord import Exchange, LocalDiscord, Sent, buttons
 from bot.slash.local_scheduled_events import describe_event
 
 if TYPE_CHECKING:
-    from bot.config import Settings
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +114,7 @@ async def run_console(
 
     A command still running after PATIENCE seconds (a slow or frozen server) is left to finish
     in the background, its reply printed when it comes, so the next line is read meanwhile."""
-    if _is_terminal(stdin) and _is_terminal(out):
+    if is_terminal(stdin) and is_terminal(out):
         # the greeting before the first prompt: printed through patch_stdout, it would come
         # after the prompt (its writer thread runs later), on a dumb terminal after a bare "> "
         _greet(Screen(out, terminal=True))
@@ -118,10 +123,10 @@ async def run_console(
             lines: LineSource = TerminalLines(local, user_id, role_ids, history)
             await _session(local, lines, screen, user_id, role_ids)
         return
-    screen = Screen(out, terminal=_is_terminal(out), zone=zone, clock=clock)
+    screen = Screen(out, terminal=is_terminal(out), zone=zone, clock=clock)
     _greet(screen)
     # a person typing into a pipe-fed console (output redirected) still gets a prompt
-    await _session(local, PipeLines(stdin, prompt=_is_terminal(stdin), out=out), screen,
+    await _session(local, PipeLines(stdin, prompt=is_terminal(stdin), out=out), screen,
                    user_id, role_ids)  # fmt: skip
 
 
@@ -223,7 +228,7 @@ class _State:
                               "may not run)", n=len(self.running)))  # fmt: skip
 
 
-def _is_terminal(stream: TextIO) -> bool:
+def is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):  # a closed or unusual stream
@@ -248,59 +253,3 @@ def _pick(message: Mapping[str, Any], answer: str) -> str:
 def _words(english: set[str], *marked: str) -> set[str]:
     """The English answer words, and the marked ones in the console's language."""
     return english | {_(w).lower() for w in marked}
-
-
-def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
-    """``python -m bot console``: the bot's cogs in a terminal, as the console user (an admin)."""
-    _lines_end_at_newline(stdin)
-    # from the start, not only from the first prompt: what is typed while the bot starts is
-    # drawn by that prompt, not echoed as well (on a pipe-fed prompt the terminal keeps echoing)
-    at_terminal = _is_terminal(stdin) and _is_terminal(stdout)
-    with quiet_terminal(stdin) if at_terminal else contextlib.nullcontext():
-        return run_until_stopped(_main(settings, stdin, stdout))  # SIGTERM/SIGINT: bot.aio.Stopped
-
-
-def _lines_end_at_newline(stdin: TextIO) -> None:
-    """sys.stdin reads universal newlines, where a lone CR ends a line: `/a ...\r/b ...` would
-    run as two commands. A line ends at "\n" only; one_line refuses a CR inside it."""
-    reconfigure = getattr(stdin, "reconfigure", None)
-    if reconfigure is not None:
-        try:
-            reconfigure(newline="\n")
-        except (ValueError, OSError):  # already read from, or not a text file
-            log.debug("console input keeps its newline mode", exc_info=True)
-
-
-async def _main(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
-    from bot.app import DoomBot
-    from bot.services import build_services
-
-    # the person at the terminal already holds the server; alerts print here unless routed elsewhere
-    settings = settings.model_copy(
-        update={
-            "admin_user_ids": [*settings.admin_user_ids, CONSOLE_USER_ID],
-            "alert_channel_id": settings.alert_channel_id or CHANNEL_ID,
-            "locale": console_locale(
-                settings.locale
-            ),  # alerts printed here: the console's language
-        }
-    )
-    locale = set_locale(console_locale(settings.locale))  # DOOM_LOCALE, else the system's
-    services = await build_services(settings)
-    bot = DoomBot(settings, services)
-    bot.face = "console"  # the audit log says where a change came from
-    from bot.__main__ import start_dashboard
-
-    async with LocalDiscord(bot, locale=discord_locale(locale)) as local:
-        bot.web = await start_dashboard(services, bot)
-        try:
-            if bot.web is not None:
-                link = bot.web.login_link(CONSOLE_USER_ID, local.guild_id, "console")
-                print(_("Web dashboard: {url} (log in, once, within 5 minutes: {link})",
-                        url=bot.web.base_url, link=link), file=stdout, flush=True)  # fmt: skip
-            history = Path(settings.data_dir) / HISTORY_FILE
-            await run_console(local, stdin, stdout, history=history)
-        finally:
-            if bot.web is not None:
-                await bot.web.stop()
-    return 0

@@ -3,7 +3,7 @@
 A crash brings a Minecraft server back with the storage and game time of its last save, so
 what the bot did since is gone from the pack although the server acknowledged it. The ledger
 is the bot's own copy (the ``ledger`` component of the bot's database, bot.store.db) that the
-crash guard (bot.minecraft.crash_guard) repairs the pack from. It is fed by the pack client
+crash guard (bot.background.crash_guard) repairs the pack from. It is fed by the pack client
 (:class:`bot.minecraft.tasks.PackRecorder`: each acknowledged schedule, schedule_dynamic,
 cancel_one, cancel_all, clear, pause, resume, whoever called it: a cog, the console, the
 wall-clock scheduler) and by the pack's events.

@@ -6,7 +6,7 @@ is one due time of it. Times are stored as UTC epoch seconds (REAL), so the due 
 Never twice: :meth:`ScheduleStore.begin_run` writes the run (outcome ``sending``) and moves the
 row to its next due in one transaction *before* the hand-over is attempted, so a bot that dies
 mid-hand-over finds the run on start-up and asks the server whether it has it instead of sending
-it again (bot.wallclock.scheduler).
+it again (bot.background.scheduler).
 """
 
 from __future__ import annotations

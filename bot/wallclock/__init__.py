@@ -1,2 +1,3 @@
-"""Wall-clock schedules: parsing of `when`/`repeat`/`timezone`/`announce` and the scheduler that
-hands rows over to the pack at their time."""
+"""Wall-clock time: the clock (injected in tests) and the `when`/`repeat`/`timezone`/`announce`
+grammar of planned rows. The scheduler that hands rows over to the pack at their time is in
+bot.background."""

@@ -8,9 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bot.background.event_source import (
+    build_event_source,
+    log_readable,
+    merge,
+    read_broadcast_setting,
+)
 from bot.events.event import Event
 from bot.events.log_tail import LogTailer
-from bot.events.source import build_event_source, log_readable, merge, read_broadcast_setting
 from bot.events.storage_poll import StoragePoller
 from bot.minecraft.selftest.probe import MemoryCursors
 from mcsim.log import ServerLog

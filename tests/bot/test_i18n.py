@@ -181,7 +181,7 @@ def test_the_tree_command_prints_the_golden_tree() -> None:
     """`python -m bot.i18n tree > tests/cogs/command_tree.json` is how the golden is remade."""
     import json
 
-    from bot.i18n.__main__ import tree_payload
+    from bot.command_tree import tree_payload
 
     golden = Path(__file__).parents[1] / "cogs" / "command_tree.json"
     assert tree_payload() == json.loads(golden.read_text(encoding="utf-8"))

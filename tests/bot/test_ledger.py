@@ -1,4 +1,4 @@
-"""The ledger (bot.store.ledger) and the crash guard (bot.minecraft.crash_guard) on mcsim with
+"""The ledger (bot.store.ledger) and the crash guard (bot.background.crash_guard) on mcsim with
 the real pack over TCP RCON. A crash is mcsim's Server.crash(): the world on disk is that of the
 last save, as after a SIGKILL (tests/mcsim/test_crash.py); the server is started again on it."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.background.crash_guard import ALERT_TYPE, CrashGuard
 from bot.config import ServerConfig
 from bot.errors import ServerUnavailable
 from bot.events.event import Event
-from bot.minecraft.crash_guard import ALERT_TYPE, CrashGuard
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.store.db import Database

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from bot.background.crash_guard import ALERT_TYPE
 from bot.config import ServerConfig
 from bot.events.event import Event
-from bot.minecraft.crash_guard import ALERT_TYPE
 from bot.minecraft.rcon import RconClient
 from bot.services import Services, build_services
 from bot.store.schedules import Creator

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.background.crash_guard import CrashGuard, RestoreReport
 from bot.config import ServerConfig
 from bot.i18n import lazy, use_locale
-from bot.minecraft.crash_guard import CrashGuard, RestoreReport
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import ValidationError
 from bot.minecraft.command_check import CommandChecker
@@ -18,7 +19,6 @@ from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
 from bot.wallclock.when import build_spec, next_boundary, parse_when
 from tests.wallclock.wallclock_sim import MOD, make_scheduler
 

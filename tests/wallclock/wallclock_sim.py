@@ -10,6 +10,7 @@ import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
@@ -18,7 +19,6 @@ from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
 from bot.wallclock.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
 from tests.bot.pack_sim import PASSWORD, PackSim, start_sim
 
 __all__ = [
