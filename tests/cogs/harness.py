@@ -65,6 +65,9 @@ def make_settings(
         "alert_mention_role_ids": [MENTION_ROLE],
         "servers": servers or [],
         "data_dir": tmp_path / "data",
+        # the health checks' RCON commands, every 30 s, would move the round trips that tests
+        # count and the server's state they read: a test of them sets its own interval
+        "health_interval": 3600,
     }
     values.update(extra)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
