@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
+# a log line's time names its zone: "2026-12-04 19:00:00,123 UTC INFO ..."
+LEVEL = "(DEBUG|INFO|WARNING|ERROR|CRITICAL)"
+LOG_LINE = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ \S+ {LEVEL} ")
 LINES = "/help\n/schedule run:op Steve time:1 id:bad\nquit\n"
 
 
@@ -58,11 +60,12 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_verbose_shows_the_log_lines_and_the_system_locale_applies(tmp_path: Path) -> None:
-    done = console(tmp_path, "-v", LANG="zh_CN.UTF-8")
+    done = console(tmp_path, "-v", LANG="zh_CN.UTF-8", TZ="Europe/Berlin")
     assert done.returncode == 0, done.stderr
     assert "已拒绝：op 在此服务器的禁用列表中。" in done.stdout  # LANG, as DOOM_LOCALE is unset
     logs = [line for line in done.stderr.splitlines() if LOG_LINE.match(line)]
     assert any(" DEBUG " in line for line in logs)
+    assert all(line.split()[2] in ("CET", "CEST") for line in logs), logs[:3]  # the zone named
     assert any("loaded extension cogs.schedule" in line for line in logs)
     assert "voice will NOT be supported" not in done.stderr
 
