@@ -22,6 +22,7 @@ __all__ = [
     "OPTION_NAME",
     "DoomTranslator",
     "TreeMessage",
+    "shown_name",
     "tree_messages",
     "valid_name",
 ]
@@ -86,6 +87,19 @@ class DoomTranslator(app_commands.Translator):
             return text
         limit = MAX_CHOICE_NAME if context.location is Where.choice_name else MAX_DESCRIPTION
         return text[:limit]
+
+
+def shown_name(command: app_commands.Command[Any, ..., Any] | app_commands.Group) -> str:
+    """A command's full name as Discord shows it in the current language: each word of a
+    group's subcommand looked up on its own ("event cancel" -> "活动 取消"), as the translator
+    gives them to Discord; a word with no translation Discord accepts stays English."""
+    words: list[str] = []
+    node: app_commands.Command[Any, ..., Any] | app_commands.Group | None = command
+    while node is not None:
+        shown = i18n.pgettext(COMMAND_NAME, node.name)
+        words.append(shown if valid_name(shown) else node.name)
+        node = node.parent
+    return " ".join(reversed(words))
 
 
 @dataclass(frozen=True, slots=True)
