@@ -62,6 +62,7 @@ async def test_plan_list_show_pause_resume_cancel(
     assert stored(tmp_path)[0] == ("raid", "paused")
     resumed = await live.run("resume", MOD, id="raid")
     assert "Resumed the planned schedule `raid`: next run" in resumed.text
+    assert f"next run <t:{due}:F> (<t:{due}:R>)." in raw(resumed)  # a time to wait for: how far
     assert (
         "Cancelled the planned schedule `raid`" in (await live.run("cancel", MOD, id="raid")).text
     )
