@@ -25,7 +25,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from bot.i18n import _, pgettext
-from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
+from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
 from bot.slash.local_http import LocalFile
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def find_command(line: str, bot: DoomBot) -> tuple[app_commands.Command[Any, ...
             (c for c in cmd.commands if pgettext(COMMAND_NAME, c.name) == sub), None
         )
         if child is None:
-            subs = ", ".join(c.name for c in cmd.commands)
+            subs = ", ".join(shown_word(c) for c in cmd.commands)
             raise ValueError(_("/{name} needs one of: {subs}", name=name, subs=subs))
         name, cmd = f"{name} {sub}", child
     if not isinstance(cmd, app_commands.Command):

@@ -62,6 +62,7 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
 
 MISTAKES = (
     "/help\n"
+    "/活动 nope\n"
     "/schedule run:say hi time:abc\n"
     "/schedule run:say hi tme:5 time:5\n"  # else it would run `say hi tme:5`
     "/schedule bogus:1 run:say hi\n"
@@ -81,6 +82,7 @@ def test_the_console_names_and_mistakes_in_chinese(tmp_path: Path) -> None:
     assert (
         "/计划 导出 (/plan export): 把服务器已计划的任务、游戏时间任务和活动导出为 YAML。" in lines
     )
+    assert "! /活动 需要以下之一：创建, 修改, 取消, 列表, 查看" in lines
     assert "! time 必须是数字，而不是「abc」" in lines
     assert "! 未知选项 tme：你是想写 time 吗？" in lines
     options = "run, time, unit, id, retry, retry_delay, every, at, as_player, server, when, repeat"
