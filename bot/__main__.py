@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -45,6 +46,15 @@ LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: a
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
+class _ZonedFormatter(logging.Formatter):
+    """A log line's time with its zone named ("2026-12-04 19:00:00,123 UTC"): the machine's zone
+    is often not the reader's, and a bare time says neither."""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        zone = time.strftime("%Z", self.converter(record.created))
+        return f"{super().formatTime(record, datefmt)} {zone}"
+
+
 class _NotForUsers(logging.Filter):
     """Drops library warnings that do not concern a user of this bot: it has no voice, so
     discord.py's "PyNaCl/davey is not installed, voice will NOT be supported" is noise."""
@@ -62,9 +72,10 @@ def _setup_logging(verbose: bool, log_file: Path | None) -> None:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
     if verbose or log_file is None:
         handlers.append(logging.StreamHandler(sys.stderr))
+    for handler in handlers:
+        handler.setFormatter(_ZonedFormatter(LOG_FORMAT))
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
-        format=LOG_FORMAT,
         handlers=handlers,
         force=True,
     )

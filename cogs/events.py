@@ -21,6 +21,7 @@ from bot.guildevents.binding import GuildEvents
 from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
 from bot.guildevents.timers import EventTimers
 from bot.i18n import _, ngettext
+from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import event_state, run_outcome, schedule_state
 from bot.operations import discord_events
 from bot.slash.cog_helpers import server_autocomplete
@@ -29,8 +30,6 @@ from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.wallclock.when import human
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from bot.app import DoomBot
 
 log = logging.getLogger(__name__)
@@ -59,10 +58,6 @@ class _NoScheduler:
 
     async def find(self, server: str, task_id: str) -> int | None:
         return None
-
-
-def _ts(when: datetime, style: str = "F") -> str:
-    return f"<t:{int(when.timestamp())}:{style}>"
 
 
 def _outcome(status: TaskStatus | None) -> str:
@@ -151,8 +146,8 @@ class EventsCog(commands.Cog, name="Events"):
         embed = discord.Embed(title=f"#{row.id} {row.name}"[:256], colour=0x5865F2)
         if row.description:
             embed.description = row.description[:1000]
-        embed.add_field(name=_("starts"), value=f"{_ts(row.start)} ({_ts(row.start, 'R')})")
-        embed.add_field(name=_("ends"), value=_ts(row.end))
+        embed.add_field(name=_("starts"), value=stamp_with_distance(row.start))
+        embed.add_field(name=_("ends"), value=stamp(row.end))
         embed.add_field(name=_("state"), value=event_state(row.state))
         embed.add_field(name=_("interested"), value=str(row.interested))
         embed.add_field(name=_("server"), value=f"{row.server} ({row.location})")
@@ -273,7 +268,7 @@ class EventsCog(commands.Cog, name="Events"):
         embed = discord.Embed(title=title, colour=0x5865F2)
         lines = [
             _("**#{id} {name}** {start} ({relative}), {state}, {interested} interested, on "
-              "{server}", id=r.id, name=r.name, start=_ts(r.start), relative=_ts(r.start, "R"),
+              "{server}", id=r.id, name=r.name, start=stamp(r.start), relative=stamp(r.start, "R"),
               state=event_state(r.state), interested=r.interested, server=r.server)
             for r in rows[:MAX_LIST]
         ]  # fmt: skip

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import decimal, number
+from bot.i18n.translator import shown_name
 from bot.operations import reads, runs
 from bot.operations.queue import ServerRef, TaskRef
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
@@ -215,7 +216,7 @@ class TasksCog(commands.Cog, name="Tasks"):
         lines = []
         for cmd in sorted(self.bot.tree.walk_commands(), key=lambda c: c.qualified_name):
             if isinstance(cmd, app_commands.Command):
-                shown = pgettext("slash command name", cmd.qualified_name)  # as Discord shows it
+                shown = shown_name(cmd)  # as Discord shows it
                 also = f" (/{cmd.qualified_name})" if shown != cmd.qualified_name else ""
                 lines.append(f"**/{shown}**{also}: {_(cmd.description)}")
         embed.description = "\n".join(lines)[:4096]

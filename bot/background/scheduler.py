@@ -34,6 +34,7 @@ from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
 from bot.events.feed import AlertFeed
 from bot.i18n import N_, Text, lazy, use_locale
+from bot.i18n.formats import stamp
 from bot.i18n.words import schedule_state
 from bot.minecraft import handover
 from bot.minecraft.pack_client import PackClient, Staged
@@ -611,7 +612,7 @@ class Scheduler:
                      N_("reason"))  # fmt: skip
 
     def _alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
-        fields = {"schedule": f"#{row.id}", "due": f"<t:{int(due.timestamp())}:F>", **details}
+        fields = {"schedule": f"#{row.id}", "due": stamp(due), **details}
         event = Event(row.server, next(self._event_seq), kind, row.task_id, -1,
                       MappingProxyType(fields))  # fmt: skip
         log.warning("%s %s on %s: %s", kind, row.task_id, row.server, details)

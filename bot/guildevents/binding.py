@@ -25,6 +25,7 @@ from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.tasks import EventTasks, TaskStatus
 from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
+from bot.i18n.formats import stamp
 from bot.i18n.words import event_state
 from bot.minecraft.pack_input import check_run_text
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore, NewEvent
@@ -495,7 +496,7 @@ class GuildEvents:
                 row,
                 lazy("it was moved in Discord to {start}, but its tasks could not be moved "
                      "({error}): they still run at the old times.",
-                     start=f"<t:{int(begin.timestamp())}:F>", error=exc),
+                     start=stamp(begin), error=exc),
             )  # fmt: skip
             return
         failed = await self._cancel_tasks(old)
@@ -506,7 +507,7 @@ class GuildEvents:
         )  # fmt: skip
         said: list[Text] = [
             lazy("it was moved in Discord: the tasks now run at {start} (start) and {end} (end).",
-                 start=f"<t:{int(begin.timestamp())}:F>", end=f"<t:{int(finish.timestamp())}:F>")
+                 start=stamp(begin), end=stamp(finish))
         ]  # fmt: skip
         if len(announce) < len(row.announce):
             said.append(lazy("Countdowns longer than the time left were dropped."))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.errors import ValidationError
 from bot.i18n import _
+from bot.i18n.formats import stamp
 from bot.i18n.words import run_outcome
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ class SchedulerTasks:
             command=command,
             task_id=task_id,
             created_by=Creator(by_id, by_name),
-            when=f"<t:{int(due.timestamp())}:F>",
+            when=stamp(due),
             announce=",".join(f"{s}s" for s in announce) if announce else None,
         )
         return row.id

@@ -24,6 +24,7 @@ from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, discord_error
 from bot.guildevents.tasks import task_failed
 from bot.i18n import _, lazy, use_locale
+from bot.i18n.formats import stamp
 from bot.store.guild_events import EventRow
 
 if TYPE_CHECKING:
@@ -161,9 +162,8 @@ class EventTimers:
     async def _post_reminder(
         self, row: EventRow, channel: int, users: list[discord.User]
     ) -> EventRow:
-        start = int(row.start.timestamp())
         head = _("Reminder: **{name}** starts {relative} ({start}) at {location}.", name=row.name,
-                 relative=f"<t:{start}:R>", start=f"<t:{start}:F>",
+                 relative=stamp(row.start, "R"), start=stamp(row.start),
                  location=row.location)  # fmt: skip
         role = self.bot.settings.event_role_id
         allowed: discord.AllowedMentions
@@ -276,5 +276,5 @@ class EventTimers:
             return
         await self.events.notice(
             made, _("occurrence {n} is planned for {start}.", n=made.occurrence,
-                    start=f"<t:{int(start.timestamp())}:F>")
+                    start=stamp(start))
         )  # fmt: skip

@@ -13,6 +13,8 @@ __all__ = [
     "moment",
     "number",
     "relative",
+    "stamp",
+    "stamp_with_distance",
     "ticks_duration",
     "zone_name",
 ]
@@ -22,6 +24,7 @@ from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime, format_skeleton, format_timedelta
 from babel.numbers import format_decimal
+from discord.utils import TimestampStyle, format_dt
 
 from bot.i18n import _, current_locale
 
@@ -64,6 +67,19 @@ def datetime_text(when: datetime, *, locale: str | None = None, format: str = "m
     """A date and time in the locale's medium (or short) format, in ``when``'s own zone:
     "Jan 2, 2026, 3:04:05 AM"."""
     return format_datetime(when, format, tzinfo=when.tzinfo, locale=_locale(locale))
+
+
+def stamp(when: datetime, style: TimestampStyle = "F") -> str:
+    """The one way a time is written in a Discord message: Discord's timestamp markup, which
+    each reader's client shows in their own zone and language (``F``: "Friday, December 4,
+    2026 20:00"; ``f`` without the weekday; ``R``: "in 3 days"). The console and the tests'
+    plain renderer read it back as :func:`moment`; the dashboard as its reader's zone."""
+    return format_dt(when, style)
+
+
+def stamp_with_distance(when: datetime) -> str:
+    """A time to wait for or just past, with how far away it is: ``<t:N:F> (<t:N:R>)``."""
+    return f"{stamp(when)} ({stamp(when, 'R')})"
 
 
 def zone_name(when: datetime) -> str:

@@ -22,6 +22,8 @@ __all__ = [
     "OPTION_NAME",
     "DoomTranslator",
     "TreeMessage",
+    "shown_name",
+    "shown_word",
     "tree_messages",
     "valid_name",
 ]
@@ -86,6 +88,24 @@ class DoomTranslator(app_commands.Translator):
             return text
         limit = MAX_CHOICE_NAME if context.location is Where.choice_name else MAX_DESCRIPTION
         return text[:limit]
+
+
+def shown_word(command: app_commands.Command[Any, ..., Any] | app_commands.Group) -> str:
+    """A command's own name (a subcommand's last word) as the translator gives it to Discord in
+    the current language; English where there is no translation Discord accepts."""
+    shown = i18n.pgettext(COMMAND_NAME, command.name)
+    return shown if valid_name(shown) else command.name
+
+
+def shown_name(command: app_commands.Command[Any, ..., Any] | app_commands.Group) -> str:
+    """A command's full name as Discord shows it in the current language: each word of a
+    group's subcommand looked up on its own ("event cancel" -> "活动 取消")."""
+    words: list[str] = []
+    node: app_commands.Command[Any, ..., Any] | app_commands.Group | None = command
+    while node is not None:
+        words.append(shown_word(node))
+        node = node.parent
+    return " ".join(reversed(words))
 
 
 @dataclass(frozen=True, slots=True)

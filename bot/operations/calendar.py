@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot import errors
 from bot.calendar.feed import Plan, build
 from bot.i18n import _
+from bot.i18n.formats import stamp
 from bot.operations.ranks import Rank
 from bot.store.calendar_feeds import ALL, Feed, FeedStore
 from bot.store.guild_events import GuildEventStore
@@ -73,7 +74,7 @@ async def calendar(ops: Operations, caller: Caller, req: CalendarRequest) -> Cal
         text = _(
             "The calendar feed of {scope} was made {when} by {name}; its address was shown "
             "then and is not kept. Use `renew` to make a new address: the old one stops "
-            "working.", scope=_scope_name(scope), when=f"<t:{int(found.created_at.timestamp())}:F>",
+            "working.", scope=_scope_name(scope), when=stamp(found.created_at),
             name=found.created_by_name,
         )  # fmt: skip
         return CalendarLink(scope, found, text)

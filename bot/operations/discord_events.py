@@ -30,6 +30,7 @@ from bot import errors
 from bot.guildevents import plan
 from bot.guildevents.binding import event_permission_problem
 from bot.i18n import _
+from bot.i18n.formats import stamp
 from bot.operations.ranks import Rank
 from bot.store.guild_events import LIVE_STATES
 
@@ -95,10 +96,6 @@ class Listed:
     note: str | None = None  # why the interested counts are the last known ones
 
 
-def _stamp(row_time: object) -> str:
-    return f"<t:{int(row_time.timestamp())}:F>"  # type: ignore[attr-defined]
-
-
 def _binding(ops: Operations) -> GuildEvents:
     found = ops.guild_events
     if found is None:
@@ -141,7 +138,7 @@ async def create(ops: Operations, caller: Caller, req: EventRequest) -> EventCha
     text = _(
         "Event #{id} **{name}** made: Discord event {start} to {end} at {location}; its "
         "start and end tasks are planned on {server}. {link}",
-        id=row.id, name=row.name, start=_stamp(row.start), end=_stamp(row.end),
+        id=row.id, name=row.name, start=stamp(row.start), end=stamp(row.end),
         location=row.location, server=row.server, link=link,
     )  # fmt: skip
     if (note := plan.dropped_note(draft)) is not None:
@@ -166,7 +163,7 @@ async def edit(ops: Operations, caller: Caller, req: EventEdit) -> EventChange:
     row, notes = await binding.edit(row, name=req.name, description=req.description,
                                     start=req.start, end=req.end)  # fmt: skip
     text = _("Event #{id} **{name}** now runs {start} to {end}.", id=row.id, name=row.name,
-             start=_stamp(row.start), end=_stamp(row.end))  # fmt: skip
+             start=stamp(row.start), end=stamp(row.end))  # fmt: skip
     if notes:
         text += " " + _("Some old tasks could not be cancelled: {notes}",
                         notes="; ".join(str(n) for n in notes))  # fmt: skip

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
 from bot.i18n import N_, _
+from bot.i18n.formats import stamp_with_distance
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ async def _resume_planned(scheduler: Scheduler, row: Schedule) -> str:
     if due is None:
         return _("Resumed the planned schedule `{id}`.", id=row.task_id)
     return _("Resumed the planned schedule `{id}`: next run {when}.", id=row.task_id,
-             when=f"<t:{int(due.timestamp())}:F>")  # fmt: skip
+             when=stamp_with_distance(due))  # fmt: skip
 
 
 async def _resume_queued(target: ServerServices, task_id: str) -> tuple[bool, str]:

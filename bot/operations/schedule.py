@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
 from bot.i18n import _
+from bot.i18n.formats import stamp
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator
@@ -178,9 +179,13 @@ async def _plan(
         timezone=req.timezone, announce=req.announce,
     )  # fmt: skip
     assert row.next_due is not None
-    stamp = int(row.next_due.timestamp())
-    outcome = _("Planned `{id}` on {server} for {when} ({relative}).", id=task_id,
-                server=target.name, when=f"<t:{stamp}:F>", relative=f"<t:{stamp}:R>")  # fmt: skip
+    outcome = _(
+        "Planned `{id}` on {server} for {when} ({relative}).",
+        id=task_id,
+        server=target.name,
+        when=stamp(row.next_due),
+        relative=stamp(row.next_due, "R"),
+    )
     request = {"run": req.run, "id": task_id, "retry": req.retry, "retry_delay": req.retry_delay,
                "as_player": req.as_player, **req.wall()}  # fmt: skip
     await ops.audit(caller, target, "schedule", request, outcome)

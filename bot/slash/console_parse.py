@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from bot.i18n import _, pgettext
-from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME
+from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
 from bot.slash.local_http import LocalFile
 
 if TYPE_CHECKING:
@@ -43,7 +45,7 @@ def find_command(line: str, bot: DoomBot) -> tuple[app_commands.Command[Any, ...
             (c for c in cmd.commands if pgettext(COMMAND_NAME, c.name) == sub), None
         )
         if child is None:
-            subs = ", ".join(c.name for c in cmd.commands)
+            subs = ", ".join(shown_word(c) for c in cmd.commands)
             raise ValueError(_("/{name} needs one of: {subs}", name=name, subs=subs))
         name, cmd = f"{name} {sub}", child
     if not isinstance(cmd, app_commands.Command):
@@ -62,6 +64,37 @@ def option_marker(params: dict[str, app_commands.Parameter]) -> re.Pattern[str]:
     return re.compile(r"(?:^|\s)(" + "|".join(map(re.escape, params)) + r"):")
 
 
+# a word and a colon where an option could start: `tme:5`, not `minecraft:stone`'s second half
+# or a JSON key (`{"text":`), which follow no space
+_WORD_COLON = re.compile(r"(?:^|(?<=\s))([^\W\d]\w*):")
+
+
+def _near_option(word: str, names: list[str]) -> str | None:
+    """The option name ``word`` is a typo of: 1 or 2 edits away (1 for a 3-letter name; none
+    for a 2-letter one such as ``at``, which too many words are near)."""
+    found = process.extract(word, names, scorer=Levenshtein.distance, score_cutoff=2, limit=None)
+    for name, distance, _index in found:
+        if len(name) > 2 and 0 < distance <= (1 if len(name) <= 3 else 2):
+            return str(name)
+    return None
+
+
+def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]) -> None:
+    """A `name:` that is no option but nearly one is a typo, not part of the value before it:
+    `run:say hi tme:5` would otherwise run `say hi tme:5` with no time. Raises ValueError."""
+    names = list(params)
+    for match in _WORD_COLON.finditer(rest):
+        word = match.group(1)
+        if word in params:
+            continue
+        near = _near_option(word, names)
+        if near is not None:
+            raise ValueError(
+                _("unknown option {option}: did you mean {suggestion}?", option=word,
+                  suggestion=near)
+            )  # fmt: skip
+
+
 def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     """``/schedule run:say hi time:5 unit:second`` -> ("schedule", {"run": "say hi", ...}).
 
@@ -77,8 +110,15 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
         if rest.strip():
             raise ValueError(_("/{name} takes no options", name=name))
         return name, values
+    _refuse_unknown_options(rest, params)
     found = list(option_marker(params).finditer(rest))
-    if rest.strip() and (not found or rest[: found[0].start()].strip()):
+    before = rest[: found[0].start()] if found else rest
+    if (first := _WORD_COLON.match(before.strip())) is not None:
+        raise ValueError(
+            _("unknown option {option} (options: {names})", option=first.group(1),
+              names=", ".join(p.name for p in cmd.parameters))
+        )  # fmt: skip
+    if before.strip():
         raise ValueError(
             _(
                 "write options as name:value (options: {names})",
@@ -116,7 +156,7 @@ def parse_value(param: app_commands.Parameter, text: str) -> object:
             return float(text)
     except ValueError:
         raise ValueError(
-            _("{option} must be a number, not {text}", option=param.name, text=repr(text))
+            _("{option} must be a number, not '{text}'", option=param.name, text=text)
         ) from None
     if param.type is discord.AppCommandOptionType.boolean:
         return text.lower() in ("true", "yes", "1", "on")

@@ -9,11 +9,11 @@ format, :func:`bot.i18n.formats.moment`, in the console's zone.
 
 from __future__ import annotations
 
-__all__ = ["DiscordMarkdown", "Labelled", "discord_times", "message_view"]
+__all__ = ["DiscordMarkdown", "Labelled", "message_view"]
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from typing import Any, ClassVar
 
 from markdown_it.token import Token
@@ -24,24 +24,11 @@ from rich.segment import Segment
 from rich.text import Text
 
 from bot.i18n import _
-from bot.i18n.formats import moment
-from bot.slash.message_text import buttons
+from bot.slash.message_text import buttons, discord_times
 
-# One stamp, or two of the same instant side by side as the bot writes them ("<t:N:F>
-# (<t:N:R>)"): either reads as one moment, whose relative part is said once.
-_STAMPS = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>(?:\s*\(<t:\1(?::[tTdDfFR])?>\))?")
 _LEADING = re.compile(r"^ +")
 _NBSP = "\xa0"
 _INDENT = "  "
-
-
-def discord_times(text: str, *, zone: tzinfo | None = None, now: datetime | None = None) -> str:
-    """``text`` with Discord's timestamp markup as the console's one time format."""
-
-    def one(match: re.Match[str]) -> str:
-        return moment(datetime.fromtimestamp(int(match[1]), UTC), zone=zone, now=now)
-
-    return _STAMPS.sub(one, text)
 
 
 class _Paragraph(Paragraph):

@@ -8,9 +8,9 @@ __all__ = ["history_embed", "history_line"]
 import discord
 
 from bot.i18n import _, ngettext
+from bot.i18n.formats import stamp
 from bot.i18n.words import run_outcome
 from bot.operations.runs import History
-from bot.slash.planned_ui import stamp
 from bot.store.history import HistoryEntry
 
 

@@ -7,6 +7,7 @@ __all__ = ["EPHEMERAL", "Exchange", "Refusal", "Sent", "VirtualClock"]
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 from bot.slash.message_text import render
@@ -92,8 +93,9 @@ class Exchange:
 
     @property
     def text(self) -> str:
-        """Every content and embed text sent, joined: what the user read."""
-        return "\n".join(t for t in (render(s.data) for s in self.messages) if t)
+        """Every content and embed text sent, joined: what the user read, as a reader in UTC
+        reads it (a Discord timestamp in the console's format, the zone named)."""
+        return "\n".join(t for t in (render(s.data, zone=UTC) for s in self.messages) if t)
 
     @property
     def embeds(self) -> list[dict[str, Any]]:

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-__all__ = ["buttons", "render"]
+__all__ = ["buttons", "discord_times", "render"]
 
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from bot.i18n import _
-from bot.i18n.formats import datetime_text, relative
+from bot.i18n.formats import moment
 
 
 def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -20,18 +20,26 @@ def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             if c.get("type") == 2]  # fmt: skip
 
 
-_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
+# One stamp, or two of the same instant side by side as the bot writes them ("<t:N:F>
+# (<t:N:R>)"): either reads as one moment, whose relative part is said once.
+_STAMPS = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>(?:\s*\(<t:\1(?::[tTdDfFR])?>\))?")
 
 
-def _timestamp(match: re.Match[str]) -> str:
-    when = datetime.fromtimestamp(int(match.group(1)))
-    if match.group(2) == "R":
-        return f"{when:%H:%M:%S} ({relative(when)})"  # "in 5 minutes" / "5分钟后"
-    return datetime_text(when)
+def discord_times(text: str, *, zone: tzinfo | None = None, now: datetime | None = None) -> str:
+    """``text`` with Discord's timestamp markup as the console's one time format,
+    :func:`bot.i18n.formats.moment`: in ``zone`` (None: the system's), the zone named."""
+
+    def one(match: re.Match[str]) -> str:
+        return moment(datetime.fromtimestamp(int(match[1]), UTC), zone=zone, now=now)
+
+    return _STAMPS.sub(one, text)
 
 
-def render(data: Mapping[str, Any]) -> str:
-    """A message payload as terminal text: content, embeds, buttons, attachments."""
+def render(
+    data: Mapping[str, Any], *, zone: tzinfo | None = None, now: datetime | None = None
+) -> str:
+    """A message payload as plain text: content, embeds, buttons, attachments; a Discord
+    timestamp reads as the console reads it (:func:`discord_times`)."""
     lines: list[str] = []
     if data.get("content"):
         lines.append(str(data["content"]))
@@ -51,4 +59,4 @@ def render(data: Mapping[str, Any]) -> str:
     lines += [
         _("(attached: {name})", name=a.get("filename")) for a in data.get("attachments") or []
     ]
-    return _TIMESTAMP.sub(_timestamp, "\n".join(lines))
+    return discord_times("\n".join(lines), zone=zone, now=now)

@@ -21,15 +21,12 @@ import discord
 from discord import app_commands
 
 from bot.i18n import _
+from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import run_outcome, schedule_state
 from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import human
 
 WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
-
-
-def stamp(when: datetime, style: str = "F") -> str:
-    return f"<t:{int(when.timestamp())}:{style}>"
 
 
 def when_text(row: Schedule) -> str:
@@ -59,7 +56,7 @@ def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
     elif row.state == "paused" or row.next_due is None:
         when = schedule_state(row.state)
     else:
-        when = f"{stamp(row.next_due)} ({stamp(row.next_due, 'R')})"
+        when = stamp_with_distance(row.next_due)
         later = [t for t in upcoming if t > row.next_due][:2]
         if later:
             when += _(", then {times}", times=", ".join(stamp(t, "f") for t in later))
@@ -78,7 +75,7 @@ def planned_embed(
     embed.add_field(name=_("state"), value=schedule_state(row.state))
     embed.add_field(name=_("runs"), value=f"```\n{row.command[:1000]}\n```", inline=False)
     if upcoming and row.state == "active":
-        lines = [f"{stamp(t)} ({stamp(t, 'R')})" for t in upcoming]
+        lines = [stamp_with_distance(t) for t in upcoming]
         embed.add_field(name=_("next runs"), value="\n".join(lines), inline=False)
     embed.add_field(name=_("repeats"), value=when_text(row))
     if row.announce:

@@ -43,11 +43,24 @@ async def test_an_attachment_option_is_a_file_path_in_the_console(
         ("/schedule run:say hi time:5 unit:fortnight", "unit is one of tick, second"),
         ("/help extra", "/help takes no options"),
         ("/cancel a", "write options as name:value"),
+        # a mistyped option is refused, not taken as part of the value before it
+        ("/schedule run:say hi tme:5", r"^unknown option tme: did you mean time\?$"),
+        ("/schedule run:say hi time:5 unti:second", "unknown option unti: did you mean unit"),
+        ("/schedule tme:5 run:say hi", "unknown option tme: did you mean time"),
+        ("/schedule bogus:1 run:say hi", r"^unknown option bogus \(options: run, time, unit"),
     ],
 )
 async def test_parse_line_explains_mistakes(bare: Harness, line: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_line(line, bare.bot)
+
+
+async def test_words_and_colons_far_from_an_option_stay_in_the_value(bare: Harness) -> None:
+    line = '/schedule run:give @p minecraft:stone note: {"text":"tme"} time:5'
+    assert parse_line(line, bare.bot)[1] == {
+        "run": 'give @p minecraft:stone note: {"text":"tme"}', "time": 5}  # fmt: skip
+    # a two-letter option (at, id) has too many words near it to guess
+    assert parse_line("/schedule run:say ok: hi time:5", bare.bot)[1]["run"] == "say ok: hi"
 
 
 def test_render_shows_embeds_buttons_and_timestamps() -> None:

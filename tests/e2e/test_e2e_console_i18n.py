@@ -14,11 +14,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
+# a log line's time names its zone: "2026-12-04 19:00:00,123 UTC INFO ..."
+LEVEL = "(DEBUG|INFO|WARNING|ERROR|CRITICAL)"
+LOG_LINE = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ \S+ {LEVEL} ")
 LINES = "/help\n/schedule run:op Steve time:1 id:bad\nquit\n"
 
 
-def console(tmp_path: Path, *args: str, **env_extra: str) -> subprocess.CompletedProcess[str]:
+def console(
+    tmp_path: Path, *args: str, lines: str = LINES, **env_extra: str
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOOM_")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["DOOM_DATA_DIR"] = str(tmp_path / "botdata")
@@ -28,7 +32,7 @@ def console(tmp_path: Path, *args: str, **env_extra: str) -> subprocess.Complete
     env.pop("LC_MESSAGES", None)
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "bot", "console", *args], input=LINES, env=env, cwd=tmp_path,
+        [sys.executable, "-m", "bot", "console", *args], input=lines, env=env, cwd=tmp_path,
         capture_output=True, text=True, encoding="utf-8", timeout=180,
     )  # fmt: skip
 
@@ -56,13 +60,50 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     assert "voice will NOT be supported" not in logged
 
 
+MISTAKES = (
+    "/help\n"
+    "/活动 nope\n"
+    "/schedule run:say hi time:abc\n"
+    "/schedule run:say hi tme:5 time:5\n"  # else it would run `say hi tme:5`
+    "/schedule bogus:1 run:say hi\n"
+    "/schedule run:sya hi time:5 id:typo\n"
+    "/schedule run:say hi time:99999999999\n"
+    "quit\n"
+)
+
+
+@pytest.mark.slow
+def test_the_console_names_and_mistakes_in_chinese(tmp_path: Path) -> None:
+    done = console(tmp_path, lines=MISTAKES, DOOM_LOCALE="zh_CN")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    # a group's subcommands: each word translated, as Discord shows them to a zh-CN reader
+    assert "/活动 取消 (/event cancel): 取消 Discord 中的活动及其任务。" in lines
+    assert (
+        "/计划 导出 (/plan export): 把服务器已计划的任务、游戏时间任务和活动导出为 YAML。" in lines
+    )
+    assert "! /活动 需要以下之一：创建, 修改, 取消, 列表, 查看" in lines
+    assert "! time 必须是数字，而不是「abc」" in lines
+    assert "! 未知选项 tme：你是想写 time 吗？" in lines
+    options = "run, time, unit, id, retry, retry_delay, every, at, as_player, server, when, repeat"
+    assert f"! 未知选项 bogus（可用选项：{options}, timezone, announce）" in lines
+    # the parsers' own English messages, quoted inside the Chinese sentence
+    parse = next(line for line in lines if line.startswith("该命令无法解析："))
+    assert parse.startswith("该命令无法解析：「Expected literal ") and parse.endswith(
+        "but got literal 'sya'.」"
+    )
+    assert "time 的值无效：「Input should be less than or equal to 2147483647」" in lines
+    assert not any("已在 main 上计划" in line for line in lines), lines  # nothing was scheduled
+
+
 @pytest.mark.slow
 def test_verbose_shows_the_log_lines_and_the_system_locale_applies(tmp_path: Path) -> None:
-    done = console(tmp_path, "-v", LANG="zh_CN.UTF-8")
+    done = console(tmp_path, "-v", LANG="zh_CN.UTF-8", TZ="Europe/Berlin")
     assert done.returncode == 0, done.stderr
     assert "已拒绝：op 在此服务器的禁用列表中。" in done.stdout  # LANG, as DOOM_LOCALE is unset
     logs = [line for line in done.stderr.splitlines() if LOG_LINE.match(line)]
     assert any(" DEBUG " in line for line in logs)
+    assert all(line.split()[2] in ("CET", "CEST") for line in logs), logs[:3]  # the zone named
     assert any("loaded extension cogs.schedule" in line for line in logs)
     assert "voice will NOT be supported" not in done.stderr
 

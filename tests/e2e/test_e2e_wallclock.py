@@ -62,6 +62,7 @@ async def test_plan_list_show_pause_resume_cancel(
     assert stored(tmp_path)[0] == ("raid", "paused")
     resumed = await live.run("resume", MOD, id="raid")
     assert "Resumed the planned schedule `raid`: next run" in resumed.text
+    assert f"next run <t:{due}:F> (<t:{due}:R>)." in raw(resumed)  # a time to wait for: how far
     assert (
         "Cancelled the planned schedule `raid`" in (await live.run("cancel", MOD, id="raid")).text
     )
@@ -181,3 +182,20 @@ async def test_a_chinese_moderator_plans_lists_and_is_refused_in_chinese(
         "schedule", MOD, run="say hi", id="nope", when="in 5m", timezone="Moon/Base"
     )
     assert "'Moon/Base' is not a time zone I know" in en.text, en.text
+
+
+async def test_a_berlin_time_is_a_discord_timestamp_and_reads_with_its_zone(
+    wall: tuple[Harness, ManualClock], mc: Server
+) -> None:
+    live, _clock = wall  # Fri 2026-12-11 14:40 UTC
+    reply = await live.run("schedule", MOD, run="say raid", id="raid", when="fri 20:00",
+                           timezone="Europe/Berlin")  # fmt: skip
+    due = 1_797_015_600  # 20:00 in Berlin is 19:00 UTC
+    content = reply.messages[0].data["content"]
+    assert f"for <t:{due}:F> (<t:{due}:R>)." in content, content
+    # the harness reads it as a person in UTC would: the instant in the one console format
+    assert "Planned `raid` on main for Fri, Dec 11, 2026 19:00 UTC (" in reply.text, reply.text
+    assert "PM" not in reply.text and "<t:" not in reply.text
+    next_runs = next(f["value"] for e in reply.embeds for f in e["fields"]
+                     if f["name"] == "next runs")  # fmt: skip
+    assert next_runs.startswith(f"<t:{due}:F>"), next_runs
