@@ -25,8 +25,11 @@ from bot.wallclock.clock import Clock, SystemClock
 log = logging.getLogger(__name__)
 
 PRUNE_EVERY = timedelta(hours=1)
-# the pack's events that are a run of a task (`restored` is not: the task only moves back)
-RUN_EVENTS = ("retry", "retry_exhausted", "offline", "dropped", "invalid")
+# the pack's events that are a run of a task (`restored` is not: the task only moves back);
+# `ran` says a run of a task the bot made (with its key) before its command, so a failure that
+# follows it is that run's outcome
+RUN_EVENTS = ("ran", "retry", "retry_exhausted", "offline", "dropped", "invalid")
+_FAILED = ("retry", "retry_exhausted", "invalid")
 Kind = Literal["planned", "game"]
 
 
@@ -125,6 +128,12 @@ class RunHistory:
         left = _number(event.details.get("retry"))
         attempts = {"retry": retries - left, "retry_exhausted": retries + 1}.get(event.type, 1)
         now = self.clock.now()
+        if event.type in _FAILED and "k" in event.details:
+            amended = await self.tasks.amend_last_ran(
+                event.server, event.task_id, outcome=event.type, attempts=max(1, attempts)
+            )
+            if amended:
+                return
         await self.tasks.record(
             event.server, event.task_id, due=now - timedelta(seconds=lateness), ran=now,
             lateness=lateness, outcome=event.type, attempts=max(1, attempts),

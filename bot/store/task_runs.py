@@ -122,6 +122,25 @@ class TaskRunStore:
 
         return await self.db.run(work)
 
+    async def amend_last_ran(
+        self, server: str, task_id: str, *, outcome: str, attempts: int
+    ) -> bool:
+        """Give the newest run of this task still said as `ran` its outcome (the pack says a
+        task's run before its command, and a failure right after); False when there is none."""
+        await self.migrate()
+
+        def work(db: sqlite3.Connection) -> bool:
+            cur = db.execute(
+                "UPDATE task_runs SET outcome = ?, attempts = ? WHERE id = (SELECT id FROM"
+                " task_runs WHERE server = ? AND task_id = ? AND outcome = 'ran'"
+                " ORDER BY id DESC LIMIT 1)",
+                (outcome, attempts, server, task_id),
+            )
+            return cur.rowcount > 0
+
+        changed: bool = await self.db.run(work)
+        return changed
+
     async def runs(
         self, server: str, task_id: str, *, offset: int = 0, limit: int = 10
     ) -> tuple[list[TaskRun], int]:

@@ -15,6 +15,7 @@ FAILS = "execute if entity @e[type=minecraft:pig]"
 
 async def test_a_bot_made_tasks_failures_are_its_history(live: Harness, mc: Server) -> None:
     await live.run("schedule", MOD, run=FAILS, time=1, retry=2, retry_delay=1, id="nopig")
+    await live.run("schedule", MOD, run="say fine", time=1, id="fine")
     mc.run('data modify storage doom.schedule:in task set value {id:"ingame",run:"' + FAILS
            + '",time:1}')  # fmt: skip
     mc.run("function doom.schedule:submit")
@@ -27,7 +28,9 @@ async def test_a_bot_made_tasks_failures_are_its_history(live: Harness, mc: Serv
 
     # the guard records an event before the alerts read it: the alert means it is recorded
     await live.discord.wait_for(lambda: len(alert_titles(live)) >= 2, limit=20)
+    # each attempt is one run: the pack's ran, then the failure that is its outcome
     assert await outcomes("nopig") == [("retry_exhausted", 3), ("retry", 2), ("retry", 1)]
+    assert await outcomes("fine") == [("ran", 1)]  # a success raises ran alone
     assert "event=retry_exhausted id=ingame" in mc.log_path.read_text()
     assert await outcomes("ingame") == []  # not the bot's: the bot keeps no history of it
     shown = await live.run("history", MOD, id="nopig")
