@@ -37,6 +37,8 @@ UNITS = [
     *(app_commands.Choice(name=n, value=n) for n in ("tick", "second", "minute", "hour", "day")),
     app_commands.Choice(name="game_day", value="game_day"),
 ]
+IF_NOT = [app_commands.Choice(name=n, value=n) for n in ("skip", "wait")]
+AFTER_WAIT = [app_commands.Choice(name=n, value=n) for n in ("run", "skip")]
 RUN_HELP = "The Minecraft command to run (without the leading /)."
 RunText = app_commands.Range[str, 1, 1400]
 Delay = app_commands.Range[int, 0, MAX_INT]
@@ -143,10 +145,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         repeat="Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
         timezone="IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
         announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
+        require="Run only if: players>=N, players<N, empty or online:<player> (commas: all).",
+        if_not="When `require` is not met: skip this run (default) or wait for it.",
+        max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
+        after_wait="With if_not wait: run or skip (default) when the wait is over.",
         server_help="Which Minecraft server, or a group of them (all: every server).",
         groups=True,
     )
-    @app_commands.choices(unit=UNITS)
+    @app_commands.choices(unit=UNITS, if_not=IF_NOT, after_wait=AFTER_WAIT)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def schedule(
         self,
@@ -165,11 +171,16 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         repeat: app_commands.Range[str, 1, 100] | None = None,
         timezone: app_commands.Range[str, 1, 64] | None = None,
         announce: app_commands.Range[str, 1, 100] | None = None,
+        require: app_commands.Range[str, 1, 200] | None = None,
+        if_not: str | None = None,
+        max_wait: app_commands.Range[str, 1, 100] | None = None,
+        after_wait: str | None = None,
     ) -> None:
         request = schedule_ops.ScheduleRequest(
             run=run, server=server, time=time, unit=unit, id=id, retry=retry,  # type: ignore[arg-type]
             retry_delay=retry_delay, every=every, at=at, as_player=as_player, when=when,
-            repeat=repeat, timezone=timezone, announce=announce,
+            repeat=repeat, timezone=timezone, announce=announce, require=require,
+            if_not=if_not, max_wait=max_wait, after_wait=after_wait,  # type: ignore[arg-type]
         )  # fmt: skip
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome

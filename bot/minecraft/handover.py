@@ -37,7 +37,7 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -145,6 +145,7 @@ async def hand_over(
     task_key: str | None = None,
     executor: str | None = None,
     place: str | None = None,
+    cond: Mapping[str, str | int] | None = None,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
     server already has it (a retry after a drop); `staged`: its request, staged ahead. `now` is
@@ -172,6 +173,7 @@ async def hand_over(
             command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
             as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
             on_ack=lambda: acked.append(now()), key=task_key, executor=executor, place=place,
+            cond=cond,
         )  # fmt: skip
         serial = task.n if task is not None else None
     if acked:

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 PRUNE_EVERY = timedelta(hours=1)
 # the pack's events that are a run of a task (`restored` is not: the task only moves back)
-RUN_EVENTS = ("retry", "retry_exhausted", "offline", "dropped", "invalid")
+RUN_EVENTS = ("retry", "retry_exhausted", "offline", "dropped", "invalid", "skipped", "waited")
 Kind = Literal["planned", "game"]
 
 

@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from bot.aio import cancel_and_wait
+from bot.conditions import conditions_from
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
@@ -186,6 +187,7 @@ class Scheduler:
         retry_delay: int = 1,
         as_player: str | None = None,
         missed: Missed | None = None,
+        conditions: Mapping[str, str] | None = None,
     ) -> Schedule:
         """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise."""
         target = self._server(server)
@@ -194,6 +196,7 @@ class Scheduler:
         check_ticks(retry, lazy("The number of retries"))
         check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
         player = check_player(as_player) if as_player is not None else None
+        conditions_from(conditions)
         target.checker.check(text)
         spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
                           default_timezone=self.default_timezone, missed=missed)  # fmt: skip
@@ -206,7 +209,7 @@ class Scheduler:
             row = await self.store.insert(
                 spec, server=server, command=text, task_id=task_id, retry=retry,
                 retry_delay=retry_delay, as_player=player, created_by=created_by,
-                now=self.clock.now(),
+                now=self.clock.now(), conditions=conditions or None,
             )  # fmt: skip
         self._arm(row)
         return row
@@ -409,6 +412,7 @@ class Scheduler:
             staged = await server.pack.stage(
                 row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
                 retry_delay=row.retry_delay, task_key=_task_key(row.id, due),
+                cond=_pack_cond(row),
             )  # fmt: skip
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
@@ -528,7 +532,7 @@ class Scheduler:
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
                     skip_submit=known, staged=staged if attempt == 0 else None,
-                    now=self.clock.now, task_key=task_key,
+                    now=self.clock.now, task_key=task_key, cond=_pack_cond(row),
                 )  # fmt: skip
             except PackError as e:
                 if e.code in _TRANSIENT:
@@ -625,3 +629,9 @@ def _utc(ts: float) -> datetime:
 def _report(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("a wall-clock run failed", exc_info=task.exception())
+
+
+def _pack_cond(row: Schedule) -> dict[str, str | int] | None:
+    """The pack's `cond` of a row's conditions (checked when the row was made)."""
+    found = conditions_from(row.conditions)
+    return found.pack_fields() if found is not None else None
