@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.cogs.harness import MOD
+from tests.web.test_web_browser import open_session
 from tests.web.webclient import Client
 from tests.web.webdash import Dash, queue_ids
 
@@ -81,3 +82,27 @@ async def test_the_api_takes_the_conditions_and_names_a_bad_one(kept: Dash, mod:
     assert kept.harness.services.scheduler is not None
     row = await kept.harness.services.scheduler.store.find("main", "p1")
     assert row is not None and row.conditions == {"require": "online:Steve"}
+
+
+@pytest.mark.slow
+async def test_the_schedule_form_takes_the_conditions_in_chromium(dash: Dash, browser: Any) -> None:
+    page = await open_session(browser, dash, viewport={"width": 390, "height": 800})
+    await page.goto(dash.url + "/servers/main/queue")
+    await page.get_by_label("Command", exact=True).fill("say restart")
+    await page.get_by_label("Delay").fill("600")
+    await page.get_by_label("Id (optional)").fill("restart")
+    await page.get_by_label("Run only if (optional)").fill("players>=two")
+    await page.get_by_label("If not").select_option("wait")
+    await page.get_by_label("Longest wait").fill("10m")
+    await page.get_by_role("button", name="Schedule").click()
+    error = page.locator("#schedule-error")
+    await error.wait_for()
+    assert "is not a condition" in await error.inner_text()
+    assert await page.get_by_label("Run only if (optional)").input_value() == "players>=two"
+    assert queued(dash, "restart") == []
+    await page.get_by_label("Run only if (optional)").fill("empty")
+    await page.get_by_label("After the wait").select_option("run")
+    await page.get_by_role("button", name="Schedule").click()
+    await page.get_by_text("Scheduled restart on main.").wait_for()
+    [task] = queued(dash, "restart")
+    assert task["cond"] == {"min": 0, "max": 0, "wait": 12000, "then": "run"}
