@@ -13,6 +13,7 @@ from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
+from bot.wallclock.scheduler import STAGE_LEAD
 from tests.wallclock.wallclock_sim import (
     MOD,
     START,
@@ -101,5 +102,32 @@ async def test_a_bad_condition_stores_nothing(
         assert refused.value.field == "require"
         store = ScheduleStore(Database(tmp_path / "bot.sqlite3"))
         assert await store.find("sim", "bad") is None
+    finally:
+        await scheduler.stop()
+
+
+async def test_a_staged_run_carries_its_conditions(
+    sim: PackSim, server: ServerServices, tmp_path: Path
+) -> None:
+    clock = ManualClock(START)
+    scheduler = make_scheduler(tmp_path / "bot.sqlite3", server, clock)
+    await scheduler.start()
+    try:
+        sim.server.join("Ann")
+        row = await scheduler.create(
+            server="sim",
+            command=ADD,
+            task_id="quiet",
+            created_by=MOD,
+            when="in 10m",
+            conditions={"require": "empty"},
+        )
+        clock.advance(600 - STAGE_LEAD)
+        await scheduler.settled()
+        staged = sim.server.storage("doom.schedule:in").get("staged", {})
+        assert staged[f"w{row.id}"]["cond"] == {"max": 0, "wait": 0, "then": "skip"}  # type: ignore[index, call-overload]
+        clock.advance(STAGE_LEAD)
+        await scheduler.settled()
+        assert count_runs(sim) == 0 and event_types(sim)[-1] == "skipped"
     finally:
         await scheduler.stop()
