@@ -6,7 +6,7 @@ stored; the pack checks them when the task is due, from the `cond` compound they
 
 from __future__ import annotations
 
-__all__ = ["MAX_WAIT_SECONDS", "Conditions", "conditions_from", "parse_conditions"]
+__all__ = ["MAX_WAIT_SECONDS", "Conditions", "conditions_from", "describe", "parse_conditions"]
 
 import re
 from collections.abc import Mapping
@@ -189,3 +189,45 @@ def conditions_from(stored: Mapping[str, object] | None) -> Conditions | None:
         return value if isinstance(value, str) else None
 
     return parse_conditions(text("require"), text("if_not"), text("max_wait"), text("after_wait"))
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def describe(cond: Mapping[str, object]) -> str:
+    """A task's conditions as the pack keeps them (`cond`), in the grammar moderators write,
+    with what happens when they do not hold, in the reader's language."""
+    terms = []
+    low, high = _count(cond.get("min")), _count(cond.get("max"))
+    if high == 0:
+        terms.append("empty")
+    else:
+        if low:
+            terms.append(f"players>={low}")
+        if high is not None and high < 2**31 - 1:
+            terms.append(f"players<{high + 1}")
+    if isinstance(online := cond.get("online"), str):
+        terms.append(f"online:{online}")
+    shown = ", ".join(terms) or "-"
+    wait = _count(cond.get("wait")) or 0
+    if wait <= 0:
+        return _("{require}; if not: skip this run", require=f"`{shown}`")
+    then = cond.get("then")
+    wait_text = _human(wait // TICKS_PER_SECOND)
+    if then == "run":
+        return _(
+            "{require}; if not: wait up to {wait}, then run", require=f"`{shown}`", wait=wait_text
+        )
+    return _(
+        "{require}; if not: wait up to {wait}, then skip", require=f"`{shown}`", wait=wait_text
+    )
+
+
+def _human(seconds: int) -> str:
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size:
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return " ".join(parts) or "0s"

@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import server_autocomplete
+from bot.conditions import describe
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
 from bot.operations import Caller, Operations, groups, plan, queue, runs
@@ -101,6 +102,8 @@ def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Emb
         )
     if task.interval:
         embed.add_field(name=_("repeats"), value=_("every {n} ticks", n=number(task.interval)))
+    if task.cond is not None:
+        embed.add_field(name=_("only if"), value=describe(task.cond), inline=False)
     return embed
 
 

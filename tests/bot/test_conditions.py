@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot import errors
-from bot.conditions import parse_conditions
+from bot.conditions import describe, parse_conditions
 from bot.operations import Caller, Operations, Rank, schedule
 from bot.services import build_services
 from mcsim.server import Server
@@ -159,3 +159,19 @@ async def test_a_bad_require_is_refused_and_nothing_is_stored(
             await schedule.schedule(operations, MOD, req)
         assert refused.value.field == "require"
     assert queue(server) == [] and recorder.entries == []
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        (("players>=2, online:Ann",), "`players>=2, online:Ann`; if not: skip this run"),
+        (("players<=3", "wait", "1h 30m"), "`players<4`; if not: wait up to 1h 30m, then skip"),
+        (("empty", "wait", "90s", "run"), "`empty`; if not: wait up to 1m 30s, then run"),
+    ],
+)
+def test_the_conditions_are_described_as_they_are_written(
+    options: tuple[str, ...], shown: str
+) -> None:
+    found = parse_conditions(*options)
+    assert found is not None
+    assert describe(found.pack_fields()) == shown

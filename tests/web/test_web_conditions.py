@@ -41,6 +41,9 @@ async def test_slash_schedule_passes_the_conditions_to_the_pack(kept: Dash) -> N
         after_wait="run",
     )
     assert "Scheduled `restart`" in reply.text, reply.text
+    [embed] = reply.embeds
+    shown = {f["name"]: f["value"] for f in embed["fields"]}
+    assert shown["only if"] == "`empty`; if not: wait up to 10m, then run"
     [task] = queued(kept, "restart")
     assert task["cond"] == {"min": 0, "max": 0, "wait": 12000, "then": "run"}
 
