@@ -118,6 +118,15 @@ async def where(pack: PackClient, serial: int) -> Where:
     return "ran"
 
 
+async def waits_for_conditions(pack: PackClient, serial: int) -> bool:
+    """Does the queued task of this serial wait for its conditions (`require` with
+    `if_not:wait`: the pack keeps `cond.until` while it waits)?"""
+    reply = await pack.rcon.command(
+        f"execute if data storage doom.schedule:data queue[{{n:{serial}}}].cond.until"
+    )
+    return _PASSED.match(reply) is not None
+
+
 async def _where(pack: PackClient, serial: int) -> Where:
     # a task just run cannot be paused (only a command could do that), so two lists suffice
     which: Where
