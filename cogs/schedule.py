@@ -21,7 +21,15 @@ from bot.i18n.formats import number
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
-from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.cog_helpers import (
+    AFTER_WAIT,
+    IF_NOT,
+    InvokerView,
+    TaskId,
+    deferred,
+    server_command,
+    task_command,
+)
 from bot.slash.permissions import is_admin, is_moderator
 from bot.slash.planned_ui import planned_embed, timezone_autocomplete
 
@@ -38,8 +46,6 @@ UNITS = [
     *(app_commands.Choice(name=n, value=n) for n in ("tick", "second", "minute", "hour", "day")),
     app_commands.Choice(name="game_day", value="game_day"),
 ]
-IF_NOT = [app_commands.Choice(name=n, value=n) for n in ("skip", "wait")]
-AFTER_WAIT = [app_commands.Choice(name=n, value=n) for n in ("run", "skip")]
 RUN_HELP = "The Minecraft command to run (without the leading /)."
 RunText = app_commands.Range[str, 1, 1400]
 Delay = app_commands.Range[int, 0, MAX_INT]

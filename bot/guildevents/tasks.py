@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = ["EventTasks", "SchedulerTasks", "TaskStatus", "task_failed"]
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -61,9 +62,11 @@ class EventTasks(Protocol):
         announce: tuple[int, ...],
         by_id: int,
         by_name: str,
+        conditions: Mapping[str, str] | None = None,
     ) -> int:
         """Store a one-shot task due at `due` (UTC) with countdown announcements `announce`
-        seconds before; its id. ValidationError (nothing stored) when it cannot be."""
+        seconds before, run only under `conditions` (bot.conditions); its id.
+        ValidationError (nothing stored) when it cannot be."""
         ...
 
     async def cancel(self, task: int) -> None:
@@ -93,6 +96,7 @@ class SchedulerTasks:
         announce: tuple[int, ...],
         by_id: int,
         by_name: str,
+        conditions: Mapping[str, str] | None = None,
     ) -> int:
         from bot.store.schedules import Creator
 
@@ -105,6 +109,7 @@ class SchedulerTasks:
             created_by=Creator(by_id, by_name),
             when=f"<t:{int(due.timestamp())}:F>",
             announce=",".join(f"{s}s" for s in announce) if announce else None,
+            conditions=conditions,
         )
         return row.id
 
