@@ -43,3 +43,18 @@ async def test_a_bad_require_makes_nothing(ev: EventHarness) -> None:
     reply = await ev.run("event create", MOD, name="Restart", start="in 2h", require="quiet")
     assert "`require` `quiet` is not a condition" in reply.text, reply.text
     assert not ev.discord.scheduled.live() and not ev.tasks.active()
+
+
+async def test_the_next_occurrence_keeps_them(ev: EventHarness) -> None:
+    reply = await ev.run(
+        "event create", MOD, name="Restart", start="in 2h", repeat="1d", require="players>=2"
+    )
+    assert "made" in reply.text, reply.text
+    await ev.advance(2 * 3600)
+    ev.tasks.run_due()
+    await ev.advance(3600)
+    ev.tasks.run_due()
+    row = (await ev.cog.events.store.in_states(("scheduled",)))[0]
+    assert row.occurrence == 2 and row.conditions == {"require": "players>=2"}
+    start_task, end_task = ev.tasks.active()
+    assert start_task.conditions == {"require": "players>=2"} and end_task.conditions is None
