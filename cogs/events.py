@@ -24,7 +24,7 @@ from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import event_state, run_outcome, schedule_state
 from bot.operations import discord_events
-from bot.slash.cog_helpers import server_autocomplete
+from bot.slash.cog_helpers import AFTER_WAIT, IF_NOT, server_autocomplete
 from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.wallclock.when import human
@@ -186,7 +186,12 @@ class EventsCog(commands.Cog, name="Events"):
         reminders="Discord reminders to interested members before the start, e.g. 1h,5m.",
         repeat="Repeat like /schedule repeat: 7d, or a cron expression such as 0 20 * * fri.",
         timezone="IANA time zone for the times, e.g. Europe/Berlin.",
+        require="Run the start task only if: players>=N, players<N, empty or online:<player>.",
+        if_not="When `require` is not met: skip the start task (default) or wait for it.",
+        max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
+        after_wait="With if_not wait: run or skip (default) when the wait is over.",
     )
+    @app_commands.choices(if_not=IF_NOT, after_wait=AFTER_WAIT)
     @app_commands.autocomplete(server=server_autocomplete)
     @is_moderator()
     async def create(
@@ -203,11 +208,16 @@ class EventsCog(commands.Cog, name="Events"):
         reminders: str | None = None,
         repeat: str | None = None,
         timezone: str | None = None,
+        require: app_commands.Range[str, 1, 200] | None = None,
+        if_not: str | None = None,
+        max_wait: app_commands.Range[str, 1, 100] | None = None,
+        after_wait: str | None = None,
     ) -> None:
         request = discord_events.EventRequest(
             name=name, start=start, end=end, description=description, server=server,
             start_run=start_run, end_run=end_run, announce=announce, reminders=reminders,
-            repeat=repeat, timezone=timezone,
+            repeat=repeat, timezone=timezone, require=require, if_not=if_not,  # type: ignore[arg-type]
+            max_wait=max_wait, after_wait=after_wait,  # type: ignore[arg-type]
         )  # fmt: skip
         caller = self.bot.caller(interaction)
         discord_events.check(self.bot.ops, caller, request)  # before deferring: said at once

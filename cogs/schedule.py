@@ -16,10 +16,13 @@ from discord.ext import commands
 
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
+from bot.minecraft.conditions import describe
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
 from bot.slash.cog_helpers import (
+    AFTER_WAIT,
+    IF_NOT,
     InvokerView,
     TaskId,
     deferred,
@@ -105,6 +108,8 @@ def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Emb
         )
     if task.interval:
         embed.add_field(name=_("repeats"), value=_("every {n} ticks", n=number(task.interval)))
+    if task.cond is not None:
+        embed.add_field(name=_("only if"), value=describe(task.cond), inline=False)
     return embed
 
 
@@ -149,10 +154,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         repeat="Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
         timezone="IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
         announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
+        require="Run only if: players>=N, players<N, empty or online:<player> (commas: all).",
+        if_not="When `require` is not met: skip this run (default) or wait for it.",
+        max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
+        after_wait="With if_not wait: run or skip (default) when the wait is over.",
         server_help="Which Minecraft server, or a group of them (all: every server).",
         groups=True,
     )
-    @app_commands.choices(unit=UNITS)
+    @app_commands.choices(unit=UNITS, if_not=IF_NOT, after_wait=AFTER_WAIT)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def schedule(
         self,
@@ -171,11 +180,16 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         repeat: app_commands.Range[str, 1, 100] | None = None,
         timezone: app_commands.Range[str, 1, 64] | None = None,
         announce: app_commands.Range[str, 1, 100] | None = None,
+        require: app_commands.Range[str, 1, 200] | None = None,
+        if_not: str | None = None,
+        max_wait: app_commands.Range[str, 1, 100] | None = None,
+        after_wait: str | None = None,
     ) -> None:
         request = schedule_ops.ScheduleRequest(
             run=run, server=server, time=time, unit=unit, id=id, retry=retry,  # type: ignore[arg-type]
             retry_delay=retry_delay, every=every, at=at, as_player=as_player, when=when,
-            repeat=repeat, timezone=timezone, announce=announce,
+            repeat=repeat, timezone=timezone, announce=announce, require=require,
+            if_not=if_not, max_wait=max_wait, after_wait=after_wait,  # type: ignore[arg-type]
         )  # fmt: skip
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome

@@ -46,8 +46,25 @@ def schedule_request(form: dict[str, str]) -> ScheduleRequest:
             "unit": form.get("unit", "tick"),
             "id": form.get("id", "").strip() or None,
             "retry": numbers["retry"],
+            **_conditions(form),
         }
     )
+
+
+def _conditions(form: dict[str, str]) -> dict[str, str]:
+    """The condition fields: `if_not` and `after_wait` only count with a `require`, and
+    `after_wait` only with a wait (the selects always send their first choice)."""
+    require = (form.get("require") or "").strip()
+    if not require:
+        return {}
+    found = {"require": require}
+    if form.get("if_not") == "wait":
+        found["if_not"] = "wait"
+        found["max_wait"] = (form.get("max_wait") or "").strip()
+        found["after_wait"] = form.get("after_wait") or "skip"
+    elif (form.get("max_wait") or "").strip():
+        found["max_wait"] = form["max_wait"].strip()  # refused, naming it
+    return found
 
 
 @blueprint.get("/servers/<name>/tasks/<task_id>")

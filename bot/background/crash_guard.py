@@ -526,13 +526,20 @@ class CrashGuard:
         request = entry.request
         retry = request.get("retry", 0)
         retry_delay = request.get("retry_delay", 1)
+        cond = request.get("cond")  # the conditions go back in as recorded: the pack checks them
         await self.pack.schedule(
             entry.run, 0, "t", entry.task_id,
             retry=retry if isinstance(retry, int) else 0,
             retry_delay=retry_delay if isinstance(retry_delay, int) else 1,
             interval=entry.interval, at_tick=max(target, 0), as_player=entry.as_player,
-            key=entry.bkey,
+            key=entry.bkey, cond=_cond(cond),
         )  # fmt: skip
+
+
+def _cond(value: object) -> dict[str, str | int] | None:
+    if not isinstance(value, dict):
+        return None
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str | int)}
 
 
 def _retryable(error: BotError) -> bool:

@@ -8,7 +8,8 @@ the scheduler's alerts (bot.events.feed), so the alerts cog posts them.
 - `health_pack`: the pack missing or damaged (bot.minecraft.pack_health), looked at after every
   reconnect and server start and every `alert_pack_check_minutes`; alerted at once;
 - `health_stuck`: a wall-clock run handed over but still in the pack's queue (retrying, held)
-  `alert_stuck_minutes` after its hand-over, one alert per run;
+  `alert_stuck_minutes` after its hand-over, one alert per run (not while it waits for its
+  conditions: `require` with `if_not:wait` asked for that);
 - `health_silent`: the pack made events that did not reach the bot for `alert_silent_minutes`
   while the server answers (latest.log unreadable, the pack's `cfg.log` off, a poller stuck).
 
@@ -243,8 +244,11 @@ class HealthMonitor:
         for run, task_id, serial in waiting:
             if run.handed_over is None:
                 continue
-            if await handover.where(self.server.pack, serial) in ("queue", "paused"):
-                stuck[f"run{run.id}"] = (task_id, run.handed_over)
+            if await handover.where(self.server.pack, serial) not in ("queue", "paused"):
+                continue
+            if await handover.waits_for_conditions(self.server.pack, serial):
+                continue  # waiting for its conditions, as asked (`max_wait`): not stuck
+            stuck[f"run{run.id}"] = (task_id, run.handed_over)
         for key in set(tracker.problems) | set(stuck):
             task_id, since = stuck.get(key, ("", now))
             said = tracker.update(key, key in stuck, now, since)

@@ -37,6 +37,7 @@ from bot.i18n import N_, Text, lazy, use_locale
 from bot.i18n.formats import stamp
 from bot.i18n.words import schedule_state
 from bot.minecraft import handover
+from bot.minecraft.conditions import conditions_from
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
 from bot.store.schedules import ACTIVE_STATES, Creator, Run, Schedule, ScheduleStore, State
@@ -187,6 +188,7 @@ class Scheduler:
         retry_delay: int = 1,
         as_player: str | None = None,
         missed: Missed | None = None,
+        conditions: Mapping[str, str] | None = None,
     ) -> Schedule:
         """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise."""
         target = self._server(server)
@@ -195,6 +197,7 @@ class Scheduler:
         check_ticks(retry, lazy("The number of retries"))
         check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
         player = check_player(as_player) if as_player is not None else None
+        conditions_from(conditions)
         target.checker.check(text)
         spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
                           default_timezone=self.default_timezone, missed=missed)  # fmt: skip
@@ -207,7 +210,7 @@ class Scheduler:
             row = await self.store.insert(
                 spec, server=server, command=text, task_id=task_id, retry=retry,
                 retry_delay=retry_delay, as_player=player, created_by=created_by,
-                now=self.clock.now(),
+                now=self.clock.now(), conditions=conditions or None,
             )  # fmt: skip
         self._arm(row)
         return row
@@ -410,6 +413,7 @@ class Scheduler:
             staged = await server.pack.stage(
                 row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
                 retry_delay=row.retry_delay, task_key=_task_key(row.id, due),
+                cond=_pack_cond(row),
             )  # fmt: skip
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
@@ -529,7 +533,7 @@ class Scheduler:
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
                     skip_submit=known, staged=staged if attempt == 0 else None,
-                    now=self.clock.now, task_key=task_key,
+                    now=self.clock.now, task_key=task_key, cond=_pack_cond(row),
                 )  # fmt: skip
             except PackError as e:
                 if e.code in _TRANSIENT:
@@ -626,3 +630,9 @@ def _utc(ts: float) -> datetime:
 def _report(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("a wall-clock run failed", exc_info=task.exception())
+
+
+def _pack_cond(row: Schedule) -> dict[str, str | int] | None:
+    """The pack's `cond` of a row's conditions (checked when the row was made)."""
+    found = conditions_from(row.conditions)
+    return found.pack_fields() if found is not None else None

@@ -20,6 +20,9 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
     "restored": (lazy("Task resumed: its player is back"), 0x57F287),
     "invalid": (lazy("Task removed: its command does not parse"), 0xED4245),
     "dropped": (lazy("Task removed: the entity it runs as is gone"), 0xED4245),
+    # a task's conditions (`require`) not met when it was due: skipped, or waited out
+    "skipped": (lazy("Task skipped: its conditions were not met"), 0xFEE75C),
+    "waited": (lazy("Task waited for its conditions as long as allowed"), 0xFEE75C),
     # the wall-clock scheduler's (bot.background.scheduler); their game time is -1 (none)
     "wallclock_missed": (lazy("Planned task missed"), 0xED4245),
     "wallclock_skipped": (lazy("Planned runs skipped"), 0xFEE75C),
@@ -54,6 +57,8 @@ KINDS: dict[str, Lazy] = {
     "restored": lazy("restored"),
     "invalid": lazy("invalid"),
     "dropped": lazy("dropped"),
+    "skipped": lazy("conditions not met"),
+    "waited": lazy("waited out"),
     "wallclock_missed": lazy("missed"),
     "wallclock_skipped": lazy("skipped"),
     "wallclock_late": lazy("late"),

@@ -15,7 +15,7 @@ __all__ = ["GuildEvents", "discord_error", "event_permission_problem"]
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -156,8 +156,10 @@ class GuildEvents:
         by_name: str,
         anchor: datetime | None = None,
         previous: EventRow | None = None,
+        conditions: Mapping[str, str] | None = None,
     ) -> EventRow:
-        """Make the Discord event and its tasks, or nothing: ValidationError says what failed."""
+        """Make the Discord event and its tasks, or nothing: ValidationError says what failed.
+        `conditions`: the start task's (a next occurrence keeps its previous one's)."""
         problem = event_permission_problem(guild)
         if problem is not None:
             raise ValidationError(problem)
@@ -174,6 +176,7 @@ class GuildEvents:
             draft.end, begin, finish, draft.announce, draft.reminders, draft.repeat,
             anchor or (draft.start if draft.repeat else None), draft.timezone, by_id, by_name,
             previous.occurrence + 1 if previous else 1, previous.id if previous else None,
+            conditions if conditions is not None else previous.conditions if previous else None,
         )  # fmt: skip
         row = await self.store.insert(new, self.clock.now())
         async with self.lock(row.id):
@@ -232,7 +235,7 @@ class GuildEvents:
                                   "by_name": row.created_by_name}  # fmt: skip
         start_task = await self.tasks.schedule(
             task_id=plan.task_id(row.name, row.id, "start", revision), command=row.start_run,
-            due=start, announce=offsets, **common,
+            due=start, announce=offsets, conditions=row.conditions, **common,
         )  # fmt: skip
         try:
             end_task = await self.tasks.schedule(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = ["EventTasks", "SchedulerTasks", "TaskStatus", "task_failed"]
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -62,9 +63,11 @@ class EventTasks(Protocol):
         announce: tuple[int, ...],
         by_id: int,
         by_name: str,
+        conditions: Mapping[str, str] | None = None,
     ) -> int:
         """Store a one-shot task due at `due` (UTC) with countdown announcements `announce`
-        seconds before; its id. ValidationError (nothing stored) when it cannot be."""
+        seconds before, run only under `conditions` (bot.minecraft.conditions); its id.
+        ValidationError (nothing stored) when it cannot be."""
         ...
 
     async def cancel(self, task: int) -> None:
@@ -94,6 +97,7 @@ class SchedulerTasks:
         announce: tuple[int, ...],
         by_id: int,
         by_name: str,
+        conditions: Mapping[str, str] | None = None,
     ) -> int:
         from bot.store.schedules import Creator
 
@@ -106,6 +110,7 @@ class SchedulerTasks:
             created_by=Creator(by_id, by_name),
             when=stamp(due),
             announce=",".join(f"{s}s" for s in announce) if announce else None,
+            conditions=conditions,
         )
         return row.id
 

@@ -49,6 +49,7 @@ def run_outcome(outcome: str) -> str:
         "offline": pgettext("run outcome", "waiting for its player"),
         "dropped": pgettext("run outcome", "dropped: its entity is gone"),
         "invalid": pgettext("run outcome", "removed: its command does not parse"),
+        "waited": pgettext("run outcome", "waited for its conditions as long as allowed"),
     }
     return words.get(outcome, outcome)
 

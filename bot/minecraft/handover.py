@@ -37,7 +37,7 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -118,6 +118,15 @@ async def where(pack: PackClient, serial: int) -> Where:
     return "ran"
 
 
+async def waits_for_conditions(pack: PackClient, serial: int) -> bool:
+    """Does the queued task of this serial wait for its conditions (`require` with
+    `if_not:wait`: the pack keeps `cond.until` while it waits)?"""
+    reply = await pack.rcon.command(
+        f"execute if data storage doom.schedule:data queue[{{n:{serial}}}].cond.until"
+    )
+    return _PASSED.match(reply) is not None
+
+
 async def _where(pack: PackClient, serial: int) -> Where:
     # a task just run cannot be paused (only a command could do that), so two lists suffice
     which: Where
@@ -145,6 +154,7 @@ async def hand_over(
     task_key: str | None = None,
     executor: str | None = None,
     place: str | None = None,
+    cond: Mapping[str, str | int] | None = None,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
     server already has it (a retry after a drop); `staged`: its request, staged ahead. `now` is
@@ -172,6 +182,7 @@ async def hand_over(
             command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
             as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
             on_ack=lambda: acked.append(now()), key=task_key, executor=executor, place=place,
+            cond=cond,
         )  # fmt: skip
         serial = task.n if task is not None else None
     if acked:

@@ -35,6 +35,7 @@ from bot.minecraft.pack_base import (
     _as_int,
 )
 from bot.minecraft.pack_input import (
+    InputValue,
     check_executor,
     check_id,
     check_place,
@@ -69,7 +70,7 @@ class Staged:
 
     key: str
     req: str
-    request: Mapping[str, str | int]
+    request: Mapping[str, InputValue]
 
 
 def new_key() -> str:
@@ -98,6 +99,7 @@ class PackClient(PackReads):
         key: str | None = None,
         executor: str | None = None,
         place: str | None = None,
+        cond: Mapping[str, str | int] | None = None,
     ) -> Task | None:
         """Queue `run`; returns the queued task (None if it already ran or left the queue).
 
@@ -105,10 +107,13 @@ class PackClient(PackReads):
         bot.minecraft.handover: the mark of a wall-clock hand-over); `on_ack`: called when the
         submit call returned; `key`: the task's bot key (a new one by default, see new_key).
         `executor` (a UUID) or `place` (the pack's `at` of a task) give the submit the context
-        of another task, so a copy of it runs as that one would."""
+        of another task, so a copy of it runs as that one would. `cond`: the conditions the
+        pack checks when the task is due (bot.minecraft.conditions, `Conditions.pack_fields`)."""
         check_id(id)
         ticks = check_unit(unit)
-        fields: dict[str, str | int] = {"id": id, "unit": unit, "key": key or new_key()}
+        fields: dict[str, InputValue] = {"id": id, "unit": unit, "key": key or new_key()}
+        if cond:
+            fields["cond"] = dict(cond)
         if at_tick is not None:
             fields["tick"] = check_ticks(at_tick, lazy("The game tick `at`"))
         else:
@@ -165,17 +170,19 @@ class PackClient(PackReads):
 
     async def stage(
         self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1,
-        task_key: str | None = None,
+        task_key: str | None = None, cond: Mapping[str, str | int] | None = None,
     ) -> Staged:  # fmt: skip
         """Write a request due now to `doom.schedule:in staged.<key>`, checked as `schedule`
         checks it, for `submit_staged` to queue with one command at its time (the wall-clock
         hand-over stages a run ahead of its due time). Queues nothing. `task_key`: the task's
-        bot key (a new one by default)."""
+        bot key (a new one by default); `cond` as for `schedule`."""
         check_id(id)
         if not _KEY.match(key):
             raise ValueError(f"bad staging key {key!r}")
-        fields: dict[str, str | int] = {"id": id, "unit": "tick", "time": 0,
+        fields: dict[str, InputValue] = {"id": id, "unit": "tick", "time": 0,
                                          "key": task_key or new_key()}  # fmt: skip
+        if cond:
+            fields["cond"] = dict(cond)
         if retry:
             fields["retry"] = check_ticks(retry, lazy("The number of retries"))
             fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)

@@ -25,6 +25,7 @@ __all__ = [
     "MAX_PREFIX",
     "MAX_RUN",
     "UNITS",
+    "InputValue",
     "RunTooLong",
     "check_executor",
     "check_id",
@@ -243,17 +244,25 @@ def snbt_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def snbt_compound(fields: Mapping[str, str | int]) -> str:
-    """`{k:v,...}` with str values as SNBT strings and ints as Ints (keys are plain names)."""
+# a storage input value: a String, an Int, or a compound of them (a task's `cond`)
+InputValue = str | int | Mapping[str, "InputValue"]
+
+
+def snbt_compound(fields: Mapping[str, InputValue]) -> str:
+    """`{k:v,...}` with str values as SNBT strings, ints as Ints and mappings as compounds
+    (keys are plain names)."""
     parts = []
     for key, value in fields.items():
+        if isinstance(value, Mapping):
+            parts.append(f"{key}:{snbt_compound(value)}")
+            continue
         if isinstance(value, bool) or not isinstance(value, int | str):
             raise TypeError(f"unsupported SNBT value for {key}: {value!r}")
         parts.append(f"{key}:{snbt_string(value) if isinstance(value, str) else value}")
     return "{" + ",".join(parts) + "}"
 
 
-def task_input_command(fields: Mapping[str, str | int], path: str = "task") -> str:
+def task_input_command(fields: Mapping[str, InputValue], path: str = "task") -> str:
     """The `data modify storage doom.schedule:in <path> set value {...}` command, size-checked
     (`path`: `task` for submit, `staged.<key>` for submit_staged)."""
     command = TASK_INPUT.replace(" task ", f" {path} ") + snbt_compound(fields)

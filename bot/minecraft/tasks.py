@@ -36,6 +36,7 @@ class Task:
     retry: int = 0
     late: int = 0
     k: str | None = None  # the bot's key (request `key`): its name for the task across rollbacks
+    cond: Mapping[str, object] | None = None  # the conditions checked when due (pack `cond`)
 
 
 def _int(value: object, default: int = 0) -> int:
@@ -70,6 +71,7 @@ def task_from_storage(value: Mapping[str, object], which: TaskList) -> Task:
         retry=_int(value.get("retry")),
         late=_int(value.get("late")),
         k=key if isinstance(key := value.get("k"), str) and key else None,
+        cond=cond if isinstance(cond := value.get("cond"), dict) else None,
     )
 
 

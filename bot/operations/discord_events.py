@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +31,7 @@ from bot.guildevents import plan
 from bot.guildevents.binding import event_permission_problem
 from bot.i18n import _
 from bot.i18n.formats import stamp
+from bot.minecraft.conditions import parse_conditions
 from bot.operations.ranks import Rank
 from bot.store.guild_events import LIVE_STATES
 
@@ -61,6 +62,16 @@ class EventRequest(BaseModel):
     reminders: str | None = Field(default=None, min_length=1, max_length=100)
     repeat: str | None = Field(default=None, min_length=1, max_length=100)
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
+    # the start task's conditions, as /schedule takes them (bot.minecraft.conditions)
+    require: str | None = Field(default=None, min_length=1, max_length=200)
+    if_not: Literal["skip", "wait"] | None = None
+    max_wait: str | None = Field(default=None, min_length=1, max_length=100)
+    after_wait: Literal["run", "skip"] | None = None
+
+    def condition_options(self) -> dict[str, str]:
+        given = {"require": self.require, "if_not": self.if_not, "max_wait": self.max_wait,
+                 "after_wait": self.after_wait}  # fmt: skip
+        return {k: v for k, v in given.items() if v is not None}
 
 
 class EventRef(BaseModel):
@@ -118,6 +129,7 @@ def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
     binding = _binding(ops)
     ops.server(req.server)
     _guild(binding, caller)
+    parse_conditions(req.require, req.if_not, req.max_wait, req.after_wait)
     return plan.draft(
         name=req.name, start=req.start, end=req.end, description=req.description,
         announce=req.announce, reminders=req.reminders, repeat=req.repeat,
@@ -132,7 +144,7 @@ async def create(ops: Operations, caller: Caller, req: EventRequest) -> EventCha
     target = ops.server(req.server)
     row = await binding.create(
         _guild(binding, caller), target, draft, start_run=req.start_run, end_run=req.end_run,
-        by_id=caller.user_id, by_name=caller.name,
+        by_id=caller.user_id, by_name=caller.name, conditions=req.condition_options() or None,
     )  # fmt: skip
     link = f"https://discord.com/events/{row.guild_id}/{row.discord_id}"
     text = _(

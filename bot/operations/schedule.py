@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot import errors
 from bot.i18n import _
 from bot.i18n.formats import stamp
+from bot.minecraft.conditions import Conditions, parse_conditions
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator
@@ -70,6 +71,21 @@ class ScheduleFields(BaseModel):
     repeat: str | None = Field(default=None, min_length=1, max_length=100)
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
     announce: str | None = Field(default=None, min_length=1, max_length=100)
+    # the conditions checked when it is due (bot.minecraft.conditions), for both kinds
+    require: str | None = Field(default=None, min_length=1, max_length=200)
+    if_not: Literal["skip", "wait"] | None = None
+    max_wait: str | None = Field(default=None, min_length=1, max_length=100)
+    after_wait: Literal["run", "skip"] | None = None
+
+    def condition_options(self) -> dict[str, str]:
+        """The condition options given, by name (what a wall-clock row stores)."""
+        given = {"require": self.require, "if_not": self.if_not, "max_wait": self.max_wait,
+                 "after_wait": self.after_wait}  # fmt: skip
+        return {k: v for k, v in given.items() if v is not None}
+
+    def conditions(self) -> Conditions | None:
+        """The conditions, or ValidationError naming the option at fault."""
+        return parse_conditions(self.require, self.if_not, self.max_wait, self.after_wait)
 
     def wall(self) -> dict[str, str | None]:
         return {"when": self.when, "repeat": self.repeat, "timezone": self.timezone,
@@ -132,6 +148,7 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
         raise errors.ValidationError(
             _("Give either `time` (a delay) or `at` (a game tick)."), field="time"
         )
+    req.conditions()
     target.checker.check(req.run)
     return target
 
@@ -142,8 +159,10 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
         return await _plan(ops, caller, target, req)
     request = dict(run=req.run, time=req.time, unit=req.unit, id=req.id, retry=req.retry,
                    retry_delay=req.retry_delay, every=req.every, at=req.at,
-                   as_player=req.as_player)  # fmt: skip
-    extras = req.retry or req.every is not None or req.at is not None or req.as_player
+                   as_player=req.as_player, **req.condition_options())  # fmt: skip
+    cond = req.conditions()
+    extras = (req.retry or req.every is not None or req.at is not None or req.as_player
+              or cond is not None)  # fmt: skip
     task: Task | None
     if req.id is None and not extras:
         task_id = await target.pack.schedule_dynamic(req.run, req.time or 0, req.unit,
@@ -157,7 +176,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
         task = await target.pack.schedule(
             req.run, req.time or 0, req.unit, task_id, retry=req.retry,
             retry_delay=req.retry_delay, interval=req.every, at_tick=req.at,
-            as_player=req.as_player,
+            as_player=req.as_player, cond=cond.pack_fields() if cond else None,
         )  # fmt: skip
         outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
         await ops.audit(caller, target, "schedule", request, outcome)
@@ -176,7 +195,7 @@ async def _plan(
         server=target.name, command=req.run, task_id=task_id, retry=req.retry,
         retry_delay=req.retry_delay, as_player=req.as_player,
         created_by=Creator(caller.user_id, caller.name), when=req.when, repeat=req.repeat,
-        timezone=req.timezone, announce=req.announce,
+        timezone=req.timezone, announce=req.announce, conditions=req.condition_options(),
     )  # fmt: skip
     assert row.next_due is not None
     outcome = _(
@@ -187,7 +206,7 @@ async def _plan(
         relative=stamp(row.next_due, "R"),
     )
     request = {"run": req.run, "id": task_id, "retry": req.retry, "retry_delay": req.retry_delay,
-               "as_player": req.as_player, **req.wall()}  # fmt: skip
+               "as_player": req.as_player, **req.wall(), **req.condition_options()}  # fmt: skip
     await ops.audit(caller, target, "schedule", request, outcome)
     return Scheduled(target, task_id, outcome, planned=row,
                      upcoming=tuple(scheduler.upcoming(row)))  # fmt: skip

@@ -8,6 +8,8 @@ is declared or answered is made once.
 from __future__ import annotations
 
 __all__ = [
+    "AFTER_WAIT",
+    "IF_NOT",
     "SERVER_HELP",
     "TASK_ID_HELP",
     "InvokerView",
@@ -48,6 +50,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 Check = Callable[[], Callable[[F], F]]
 
 SERVER_HELP = "Which Minecraft server."
+# the choices of the condition options (bot.minecraft.conditions), on /schedule and /event create
+IF_NOT = [app_commands.Choice(name=n, value=n) for n in ("skip", "wait")]
+AFTER_WAIT = [app_commands.Choice(name=n, value=n) for n in ("run", "skip")]
 TASK_ID_HELP = "The task's id."
 MAX_CHOICES = 25  # Discord's limit on autocomplete choices
 MAX_CHOICE_LEN = 100

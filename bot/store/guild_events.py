@@ -13,8 +13,9 @@ from __future__ import annotations
 
 __all__ = ["EventRow", "EventState", "GuildEventStore", "NewEvent"]
 
+import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
@@ -61,6 +62,9 @@ CREATE UNIQUE INDEX guild_events_discord ON guild_events (discord_id)
     WHERE discord_id IS NOT NULL;
 CREATE INDEX guild_events_state ON guild_events (state, start);
 """,
+    """
+ALTER TABLE guild_events ADD COLUMN conditions TEXT;  -- JSON: the start task's require, ...
+""",
 ]
 
 
@@ -98,6 +102,8 @@ class NewEvent:
     created_by_name: str
     occurrence: int = 1
     previous_id: int | None = None
+    # the start task's condition options (bot.minecraft.conditions: require, if_not, ...)
+    conditions: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +136,7 @@ class EventRow:
     created_at: datetime
     checked: tuple[str, ...]
     revision: int
+    conditions: Mapping[str, str] | None = None
 
     @property
     def tasks(self) -> tuple[int, ...]:
@@ -148,6 +155,7 @@ def _row(r: Sequence[Any]) -> EventRow:
         v[key] = _offsets(str(v[key]))
     v["checked"] = tuple(x for x in str(v["checked"]).split(",") if x)
     v["state"] = cast(EventState, v["state"])
+    v["conditions"] = json.loads(v["conditions"]) if v["conditions"] else None
     return EventRow(**v)
 
 
@@ -170,13 +178,14 @@ class GuildEventStore:
             cur = db.execute(
                 "INSERT INTO guild_events (server, guild_id, name, description, location, start,"
                 " end, start_run, end_run, announce, reminders, repeat, anchor, timezone, state,"
-                " occurrence, previous_id, created_by_id, created_by_name, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?, ?, ?, ?)",
+                " occurrence, previous_id, created_by_id, created_by_name, created_at, conditions)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?, ?, ?, ?, ?)",
                 (new.server, new.guild_id, new.name, new.description, new.location,
                  new.start.timestamp(), new.end.timestamp(), new.start_run, new.end_run,
                  _join(new.announce), _join(new.reminders), new.repeat,
                  new.anchor.timestamp() if new.anchor else None, new.timezone, new.occurrence,
-                 new.previous_id, new.created_by_id, new.created_by_name, now.timestamp()),
+                 new.previous_id, new.created_by_id, new.created_by_name, now.timestamp(),
+                 json.dumps(dict(new.conditions)) if new.conditions else None),
             )  # fmt: skip
             return int(cast(int, cur.lastrowid))
 

@@ -28,7 +28,16 @@ PRUNE_EVERY = timedelta(hours=1)
 # the pack's events that are a run of a task (`restored` is not: the task only moves back);
 # `ran` says a run of a task the bot made (with its key) before its command, so a failure that
 # follows it is that run's outcome
-RUN_EVENTS = ("ran", "retry", "retry_exhausted", "offline", "dropped", "invalid")
+RUN_EVENTS = (
+    "ran",
+    "retry",
+    "retry_exhausted",
+    "offline",
+    "dropped",
+    "invalid",
+    "skipped",
+    "waited",
+)
 _FAILED = ("retry", "retry_exhausted", "invalid")
 Kind = Literal["planned", "game"]
 

@@ -422,9 +422,12 @@ class Ledger:
         else the first row of its id that fits (see the module); the row it changed, as it
         was before, or None."""
         key = event.details.get("k")
+        kind = event.type
+        if kind == "waited" and event.details.get("then") == "skip":
+            kind = "skipped"  # the wait ran out and the run is skipped (with then run: `ran`)
         if isinstance(key, str) and key:
             keyed: Entry | None = await self._run(
-                lambda db: self._keyed_event(db, event.type, event.game_time, key)
+                lambda db: self._keyed_event(db, kind, event.game_time, key)
             )
             return keyed
         changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
@@ -493,8 +496,8 @@ class Ledger:
             return None
         entry = _entry(row)
         state, due, ran_at = entry.state, entry.due, entry.ran_at
-        if kind == "ran":
-            ran_at = t
+        if kind in ("ran", "skipped"):  # a skipped run moves on as a run does, unrun
+            ran_at = t if kind == "ran" else ran_at
             if entry.interval is None:
                 state = "done"
             else:  # the pack's next boundary: the first due + k*interval after this tick

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 __all__ = ["ACTIVE_STATES", "Creator", "Run", "Schedule", "ScheduleStore", "State"]
 
+import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, cast
@@ -75,11 +76,14 @@ ALTER TABLE schedule_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;  -- ha
 ALTER TABLE schedule_runs ADD COLUMN serial INTEGER;  -- the pack's serial of the handed-over task
 CREATE INDEX schedule_runs_due ON schedule_runs (due);
 """,
+    """
+ALTER TABLE schedules ADD COLUMN conditions TEXT;  -- JSON: require, if_not, ...; NULL: none
+""",
 ]
 _COLUMNS = (
     "id, server, command, task_id, retry, retry_delay, as_player, kind, at, every, anchor, cron,"
     " timezone, missed, announce, created_by_id, created_by_name, created_at, state, next_due,"
-    " last_due, last_outcome, last_lateness, run_count"
+    " last_due, last_outcome, last_lateness, run_count, conditions"
 )
 
 
@@ -124,6 +128,9 @@ class Schedule:
     last_outcome: str | None = None
     last_lateness: float | None = None
     run_count: int = 0
+    # the condition options as given (bot.minecraft.conditions: require, if_not, max_wait,
+    # after_wait)
+    conditions: Mapping[str, str] | None = None
 
     @property
     def spec(self) -> Spec:
@@ -148,7 +155,17 @@ def _schedule(row: Sequence[object]) -> Schedule:
         state=cast(State, r[18]), next_due=_dt(cast("float | None", r[19])),
         last_due=_dt(cast("float | None", r[20])), last_outcome=cast("str | None", r[21]),
         last_lateness=cast("float | None", r[22]), run_count=int(cast(int, r[23])),
+        conditions=_conditions(r[24]),
     )  # fmt: skip
+
+
+def _conditions(value: object) -> dict[str, str] | None:
+    if not isinstance(value, str):
+        return None
+    loaded = json.loads(value)
+    if not isinstance(loaded, dict):
+        return None
+    return {str(k): str(v) for k, v in loaded.items()}
 
 
 class ScheduleStore(RunQueries):
@@ -182,6 +199,7 @@ class ScheduleStore(RunQueries):
         as_player: str | None = None,
         created_by: Creator,
         now: datetime,
+        conditions: Mapping[str, str] | None = None,
     ) -> Schedule:
         await self.migrate()
         values = (
@@ -189,14 +207,15 @@ class ScheduleStore(RunQueries):
             spec.every, _ts(spec.anchor), spec.cron, spec.timezone, spec.missed,
             ",".join(str(x) for x in spec.announce), created_by.id, created_by.name,
             now.timestamp(), "active", spec.first_due.timestamp(),
+            json.dumps(dict(conditions)) if conditions else None,
         )  # fmt: skip
 
         def work(db: sqlite3.Connection) -> Schedule:
             cur = db.execute(
                 "INSERT INTO schedules (server, command, task_id, retry, retry_delay, as_player,"
                 " kind, at, every, anchor, cron, timezone, missed, announce, created_by_id,"
-                " created_by_name, created_at, state, next_due)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_by_name, created_at, state, next_due, conditions)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
             row = db.execute(

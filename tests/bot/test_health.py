@@ -207,3 +207,28 @@ async def test_events_made_but_not_received_are_a_silent_source(
     Counted.last_seq = 1  # the source caught up
     assert await watch.run(6, 200) == []
     assert await watch.every(200) == ["health_silent_clear"]
+
+
+async def test_a_planned_run_waiting_for_its_conditions_is_not_stuck(
+    sim: PackSim, server: ServerServices, tmp_path: Path
+) -> None:
+    clock = ManualClock(START)
+    store = ScheduleStore(Database(tmp_path / "bot.sqlite3"))
+    scheduler = Scheduler(store, {server.name: server}, clock=clock, backoff=(1.0,))
+    await scheduler.start()
+    monitor = HealthMonitor(server, LIMITS, clock=clock, runs=store)
+    seen: asyncio.Queue[Event] = asyncio.Queue()
+    monitor.feed.subscribe(seen)
+    watch = Watch(monitor, clock, sim, seen)
+    try:
+        sim.server.join("Ann")
+        row = await scheduler.create(
+            server="sim", command="say restart", task_id="restart", created_by=MOD,
+            when="in 1m", conditions={"require": "empty", "if_not": "wait", "max_wait": "1h"},
+        )  # fmt: skip
+        clock.advance(60)
+        await scheduler.settled()
+        assert [r.outcome for r in await scheduler.runs(row.id)] == ["queued"]
+        assert await watch.run(15) == []  # past the 2 minutes after which a run is stuck
+    finally:
+        await scheduler.stop()

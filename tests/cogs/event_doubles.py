@@ -7,6 +7,7 @@ The binding to the real scheduler is tested on mcsim in tests/e2e/test_e2e_event
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -25,6 +26,7 @@ class Planned:
     announce: tuple[int, ...]
     state: str = "active"
     outcome: str | None = None
+    conditions: Mapping[str, str] | None = None
 
 
 @dataclass
@@ -37,13 +39,15 @@ class MemoryTasks:
     async def schedule(
         self, *, server: str, task_id: str, command: str, due: datetime,
         announce: tuple[int, ...], by_id: int, by_name: str,
+        conditions: Mapping[str, str] | None = None,
     ) -> int:  # fmt: skip
         self.calls += 1
         if self.calls in self.fail_schedules:
             raise ValidationError("the schedule table is locked (test)")
         if due <= self.clock.now():
             raise ValidationError("due in the past")
-        row = Planned(len(self.rows) + 1, server, task_id, command, due, announce)
+        row = Planned(len(self.rows) + 1, server, task_id, command, due, announce,
+                      conditions=conditions)  # fmt: skip
         self.rows[row.id] = row
         return row.id
 

@@ -61,6 +61,10 @@ SAMPLES: dict[str, str] = {
     "t": "340",
     "key": "s12r3",
     "by": UUID,
+    "online": "Steve_2",
+    "why": "too_few",
+    "players": "1",
+    "then": "run",
     **{f"b{k}": str(k * 17) for k in range(16)},
 }
 PER_FILE = {

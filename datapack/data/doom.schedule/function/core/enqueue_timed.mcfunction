@@ -1,13 +1,14 @@
 # ctx t has a checked run and id: checks retry, retry_delay, then tick (core/enqueue_tick), or
 # unit/time/interval, and computes the due tick into #q.d. ctx t has unit and time (or interval):
 # the macro forms give them, doom.schedule:submit fills in the defaults. Returns 1 or fails.
-# A request with key (storage input only) gives the task k = key (core/check/key).
+# A request with key or cond (storage input only, marked t.x by submit) gives the task k = key
+# and cond (core/check/extras).
 # Changes: out, ctx t, see core/enqueue_new.
 data modify storage doom.schedule:out id set from storage doom.schedule:ctx t.id
 data modify storage doom.schedule:ctx t.new set value {player:0b,retry:0,retry_left:0,retry_delay:1,interval:0,late:0}
 data modify storage doom.schedule:ctx t.new.id set from storage doom.schedule:ctx t.id
 data modify storage doom.schedule:ctx t.new.run set from storage doom.schedule:ctx t.run
-execute if data storage doom.schedule:ctx t.key unless function doom.schedule:core/check/key run return run function doom.schedule:core/err {code:"bad_key",message:"key must be 1 to 64 characters from A-Z a-z 0-9 _ . + -"}
+execute if data storage doom.schedule:ctx t.x unless function doom.schedule:core/check/extras run return fail
 execute if data storage doom.schedule:ctx t.retry unless function doom.schedule:core/check/retry run return run function doom.schedule:core/err {code:"bad_retry",message:"retry must be an Int of at least 0"}
 execute if data storage doom.schedule:ctx t.retry_delay unless function doom.schedule:core/check/retry_delay run return run function doom.schedule:core/err {code:"bad_retry",message:"retry_delay must be an Int"}
 execute if data storage doom.schedule:ctx t.tick run return run function doom.schedule:core/enqueue_tick

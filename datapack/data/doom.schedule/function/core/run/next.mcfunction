@@ -3,12 +3,14 @@
 # there (core/run/as), so a crash between the two lines can never make it run twice.
 # #x.st: -2 until the task's function instantiates, then -1, then its success (0/1) if stored.
 # #head is refreshed with one read (core/q/head only when the queue ran empty); #head1 is left
-# to core/due, once per tick. Input: #now. Changes: queue, #head, ctx x, #x.* scores; may
-# re-queue or raise events.
+# to core/due, once per tick. A task with conditions (cond) runs only when core/cond/met says
+# so, before its executor is looked for or its ran event said. Input: #now. Changes: queue,
+# #head, ctx x, #x.* scores; may re-queue or raise events.
 data modify storage doom.schedule:ctx x.cur set from storage doom.schedule:data queue[0]
 data remove storage doom.schedule:data queue[0]
 execute store result score #head doom.schedule run data get storage doom.schedule:data queue[0].due
 execute unless data storage doom.schedule:data queue[0] run function doom.schedule:core/q/head
+execute if data storage doom.schedule:ctx x.cur.cond unless function doom.schedule:core/cond/met run return 0
 scoreboard players set #x.st doom.schedule -2
 execute if data storage doom.schedule:ctx x.cur.executor run return run function doom.schedule:core/run/as with storage doom.schedule:ctx x.cur
 execute if data storage doom.schedule:ctx x.cur.k run function doom.schedule:core/run/ran
