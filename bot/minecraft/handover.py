@@ -204,6 +204,7 @@ async def run_copy(
         return await hand_over(
             pack, command=task.run, task_id=task.id, key=key, retry=task.retry,
             retry_delay=task.retry_delay, executor=task.executor, place=place, now=now,
+            task_key=key,
         )  # fmt: skip
     finally:
         with contextlib.suppress(BotError):

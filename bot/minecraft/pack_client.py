@@ -75,8 +75,15 @@ class Staged:
 
 def new_key() -> str:
     """A new bot key for a task (request `key`, the task's `k`): the bot's own name for it, which
-    a rollback cannot hand out again as it does the pack's serials (bot.store.ledger)."""
+    a rollback cannot hand out again as it does the pack's serials (bot.store.ledger). Hex; a
+    hand-over's key starts with a letter hex has not (see handed_over)."""
     return secrets.token_hex(8)
+
+
+def handed_over(key: str) -> bool:
+    """Whether a task key is a hand-over's: a wall-clock run's (`w...`) or a run-now copy's
+    (`now...`), whose runs the scheduler and the run-now record themselves."""
+    return key.startswith(("w", "now"))
 
 
 class PackClient(PackReads):

@@ -18,6 +18,7 @@ from typing import Literal
 
 from bot.events.event import Event
 from bot.minecraft.pack_base import NOMINAL_TPS
+from bot.minecraft.pack_client import handed_over
 from bot.store.schedules import Run, ScheduleStore
 from bot.store.task_runs import TaskRun, TaskRunStore
 from bot.wallclock.clock import Clock, SystemClock
@@ -129,8 +130,9 @@ class RunHistory:
 
     async def saw_event(self, event: Event, request: Mapping[str, object]) -> None:
         """A pack event about a task the bot made (`request`: what it sent): a run."""
-        if event.type not in RUN_EVENTS:
-            return
+        key = request.get("key")
+        if event.type not in RUN_EVENTS or (isinstance(key, str) and handed_over(key)):
+            return  # a wall-clock run or a run-now copy: recorded where it was handed over
         late_ticks = _number(event.details.get("late"))
         lateness = late_ticks / NOMINAL_TPS
         retries = _number(request.get("retry"))
