@@ -26,7 +26,7 @@ __all__ = ["SCHEDULED", "UNKNOWN", "CutOutcome", "CutTrial", "Cutter", "run_cut_
 # what a reply says when the bot could not tell whether the server ran the request
 UNKNOWN = ("may or may not", "may still run")
 # what a reply says when the server certainly did not take the request
-NOTHING = ("nothing changed", "Cannot reach", "is not answering")
+NOTHING = ("nothing changed", "Cannot reach")
 SCHEDULED = ("Scheduled `", "Planned `")  # a game-time task, a wall-clock row
 
 
