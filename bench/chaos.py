@@ -1,10 +1,15 @@
-"""Random crash trials: mcsim as its own process, the bot's real services, SIGKILL and restart
-around saves (save-all, the 6000-tick autosave, none), due ticks and wall-clock hand-overs
-(tests/chaos/rig.py). Prints, for N trials, how many tasks were lost, how many ran twice, how
-many rollbacks needed a repair and how many alerts were posted (one per repaired rollback is
-right), and the time taken.
+"""Random crash trials: mcsim as its own process and the bot's real services, with one kind of
+fault a trial: `server`: SIGKILL and restart of the server around saves (save-all, the
+6000-tick autosave, none), due ticks and wall-clock hand-overs (tests/chaos/rig.py); `bot`:
+SIGKILL of the bot process (the console) at a random moment or right after a hand-over's
+submit ran, restarted on the same data dir (tests/chaos/bot_rig.py); `rcon`: the RCON
+connection cut at seeded random moments while /schedule is used (tests/chaos/rcon_rig.py);
+`mixed`: each trial one of the three at random. Prints, for N trials, how many tasks were lost,
+how many ran twice, how many rollbacks needed a repair and how many alerts were posted (one per
+repaired rollback is right), and the time taken; for bot and rcon trials also how many rows
+were missed (each must be alerted) and how many /schedule replies said "may or may not".
 
-Run: python bench/chaos.py [N] [--seed S]   (N defaults to 20)
+Run: python bench/chaos.py [N] [--seed S] [--fault server|bot|rcon|mixed]   (N defaults to 20)
 """
 
 from __future__ import annotations
@@ -16,13 +21,18 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere, no install
 
+from tests.chaos.bot_rig import KillTrial, run_kill_trial
+from tests.chaos.rcon_rig import CutTrial, run_cut_trial
 from tests.chaos.rig import Trial, run_trial
 
-__all__ = ["main", "random_trial"]
+__all__ = ["main", "random_cut_trial", "random_kill_trial", "random_trial"]
+
+FAULTS = ("server", "bot", "rcon")
 
 
 def random_trial(rng: random.Random) -> Trial:
@@ -41,44 +51,113 @@ def random_trial(rng: random.Random) -> Trial:
     )
 
 
-async def trials(n: int, seed: int) -> None:
+def random_kill_trial(rng: random.Random) -> KillTrial:
+    # one in four killed right after a hand-over's submit ran (kill_at None)
+    kill_at = None if rng.random() < 0.25 else rng.uniform(0.3, 8.0)
+    return KillTrial(kill_at=kill_at, down=rng.uniform(0.0, 6.0),
+                     max_late=rng.choice([3.0, 60.0]))  # fmt: skip
+
+
+def random_cut_trial(rng: random.Random) -> CutTrial:
+    return CutTrial(seed=rng.randrange(1 << 30), due_step=rng.randint(2, 6),
+                    wall_step=rng.uniform(0.1, 0.3))  # fmt: skip
+
+
+@dataclass
+class Tally:
+    tasks: int = 0
+    lost: int = 0
+    twice: int = 0
+    repairs: int = 0
+    alerts: int = 0
+    wrong_alerts: int = 0
+    missed: int = 0
+    unalerted: int = 0
+    unknown: int = 0
+    errors: int = 0
+
+
+async def _server(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
+    trial = random_trial(rng)
+    outcome = await run_trial(tmp, trial)
+    t.tasks += len(outcome.runs)
+    t.lost += len(outcome.lost)
+    t.twice += len(outcome.twice)
+    need = bool(outcome.needs_repair())
+    t.repairs += need
+    t.alerts += len(outcome.alerts)
+    t.wrong_alerts += (need and len(outcome.alerts) != 1) or len(outcome.alerts) > 1
+    if outcome.lost or outcome.twice or (need and len(outcome.alerts) != 1):
+        print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} "
+              f"alerts {len(outcome.alerts)}; wall-clock runs {outcome.notes}",
+              flush=True)  # fmt: skip
+
+
+async def _bot(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
+    trial = random_kill_trial(rng)
+    outcome = await run_kill_trial(tmp, trial)
+    missed = {w for w, o in outcome.wall_outcomes.items() if "missed" in o}
+    unasked = [n for n, k in outcome.runs.items()
+               if k and n not in outcome.acknowledged | outcome.in_flight]  # fmt: skip
+    t.tasks += len(outcome.acknowledged)
+    t.lost += len(outcome.lost) + len(unasked)
+    t.twice += len(outcome.twice)
+    t.missed += len(missed)
+    t.alerts += len(outcome.alerted)
+    t.unalerted += len(missed - outcome.alerted)
+    if outcome.lost or outcome.twice or unasked or missed - outcome.alerted:
+        print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} ran unasked "
+              f"{unasked} not alerted {sorted(missed - outcome.alerted)}; killed after "
+              f"{outcome.killed_after:.2f} s; wall-clock runs {outcome.notes}",
+              flush=True)  # fmt: skip
+
+
+async def _rcon(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
+    trial = random_cut_trial(rng)
+    outcome = await run_cut_trial(tmp, trial)
+    t.tasks += len(outcome.acknowledged)
+    t.lost += len(outcome.lost) + len(outcome.unasked)
+    t.twice += len(outcome.twice)
+    t.unknown += len(outcome.unknown)
+    missed = [w for w, o in outcome.wall_outcomes.items() if "missed" in o]
+    t.missed += len(missed)
+    if outcome.lost or outcome.twice or outcome.unknown or outcome.unasked:
+        print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} ran unasked "
+              f"{outcome.unasked} may-or-may-not {outcome.unknown}; {outcome.cuts} cuts; "
+              f"wall-clock runs {outcome.notes}", flush=True)  # fmt: skip
+
+
+async def trials(n: int, seed: int, fault: str) -> None:
     rng = random.Random(seed)
-    lost = twice = repairs = alerts = wrong_alerts = tasks = errors = 0
+    t = Tally()
+    kinds = {"server": _server, "bot": _bot, "rcon": _rcon}
     began = time.monotonic()
     for i in range(n):
-        trial = random_trial(rng)
+        kind = rng.choice(FAULTS) if fault == "mixed" else fault
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                outcome = await run_trial(Path(tmp), trial)
+                await kinds[kind](i, rng, Path(tmp), t)
             except Exception as e:  # a trial that could not finish is counted and shown
-                errors += 1
-                print(f"trial {i}: {trial}: did not finish: {e!r}", flush=True)
-                continue
-        tasks += len(outcome.runs)
-        lost += len(outcome.lost)
-        twice += len(outcome.twice)
-        need = bool(outcome.needs_repair())
-        repairs += need
-        alerts += len(outcome.alerts)
-        wrong_alerts += (need and len(outcome.alerts) != 1) or len(outcome.alerts) > 1
-        if outcome.lost or outcome.twice or (need and len(outcome.alerts) != 1):
-            print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} "
-                  f"alerts {len(outcome.alerts)}; wall-clock runs {outcome.notes}",
-                  flush=True)  # fmt: skip
+                t.errors += 1
+                print(f"trial {i} ({kind}): did not finish: {e!r}", flush=True)
     took = time.monotonic() - began
-    print(f"trials {n} (seed {seed}), tasks {tasks}: lost {lost}, twice {twice}; "
-          f"rollbacks repaired {repairs}, alerts {alerts}, trials with a wrong alert count "
-          f"{wrong_alerts}, trials that did not finish {errors}; {took:.1f} s "
+    print(f"trials {n} (seed {seed}), tasks {t.tasks}: lost {t.lost}, twice {t.twice}; "
+          f"rollbacks repaired {t.repairs}, alerts {t.alerts}, trials with a wrong alert count "
+          f"{t.wrong_alerts}, trials that did not finish {t.errors}; {took:.1f} s "
           f"({took / max(n, 1):.1f} s a trial)")  # fmt: skip
+    if fault != "server":
+        print(f"fault {fault}: wall-clock runs missed {t.missed} (not alerted {t.unalerted}), "
+              f"/schedule replies \"may or may not\" {t.unknown}")  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("n", type=int, nargs="?", default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fault", choices=[*FAULTS, "mixed"], default="server")
     args = ap.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
-    asyncio.run(trials(args.n, args.seed))
+    asyncio.run(trials(args.n, args.seed, args.fault))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ see that module's docstring for how an exchange works.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import secrets
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 NOMINAL_TPS: Final = 20.0
 MAX_PAGE: Final = 100  # tasks per list_tasks call: bounds the round trips of one request
 _TPS_MIN_SPAN: Final = 1.0  # seconds between the two game-time samples of a TPS measurement
+READ_TRIES: Final = 3  # see PackBase.read_again
 _TPS_WINDOW: Final = 60.0  # samples older than this no longer describe the current rate
 _EVENT_SINGLE_READS: Final = 8  # up to this many new events are read one by one, else in bulk
 _BULK_IDS: Final = 1000  # task_ids reads a list's ids in one reply up to this many tasks
@@ -120,6 +122,15 @@ class PackBase:
                 "bad_reply", lazy("Cannot read the server's storage reply: {error}", error=e)
             ) from None
 
+    async def read_again(self, path: str, storage: str = "doom.schedule:data") -> object | None:
+        """`_read` for what the bot must learn once it sent a request (its outcome record, the
+        task it queued): a dropped read is tried up to READ_TRIES times, on a new connection
+        each (reading changes nothing), rather than leave the outcome unknown."""
+        for _ in range(READ_TRIES - 1):
+            with contextlib.suppress(ServerUnavailable):
+                return await self._read(path, storage)
+        return await self._read(path, storage)
+
     async def _count(self, path: str) -> int:
         reply = _plain(
             await self.rcon.command(f"execute if data storage doom.schedule:data {path}")
@@ -187,7 +198,15 @@ class PackBase:
         out: object | None
         async with self._lock:
             if input_command is not None:
-                await self.rcon.command(input_command)
+                try:
+                    await self.rcon.command(input_command)
+                except ServerUnavailable:
+                    # the call that acts on the input was never sent; the next request's input
+                    # overwrites this one
+                    raise ServerUnavailable(
+                        lazy("The connection to server {name} dropped before the pack ran the "
+                             "request: nothing changed. Try again.", name=repr(self.server.name))
+                    ) from None  # fmt: skip
             try:
                 reply = await self.rcon.command(call)
             except ServerUnavailable as dropped:
@@ -202,7 +221,7 @@ class PackBase:
                 error = self._call_failed(function, reply)
                 if error is not None:
                     raise error
-                out = await self._read("", "doom.schedule:out")
+                out = await self.read_again("", "doom.schedule:out")
                 if as_player is not None and (
                     not isinstance(out, dict) or out.get("req") not in ours
                 ):
@@ -227,12 +246,12 @@ class PackBase:
         went before its reply); the input still waiting under `req` means the call never ran.
         Anything else (the server still away, a later request's record) leaves it unknown."""
         try:
-            out = await self._read("", "doom.schedule:out")
+            out = await self.read_again("", "doom.schedule:out")
             if isinstance(out, dict) and out.get("req") in ours:
                 log.info("%s: the reply to %s was lost; the pack's record says it ran",
                          self.server.name, function)  # fmt: skip
                 return out
-            waiting = await self._read("", "doom.schedule:in")
+            waiting = await self.read_again("", "doom.schedule:in")
         except BotError:
             raise dropped from None
         if isinstance(waiting, dict) and req in _requests(waiting):

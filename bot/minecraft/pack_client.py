@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from bot.errors import PackError
+from bot.errors import BotError, PackError
 from bot.i18n import lazy
 from bot.minecraft.pack_base import (
     _RETURNED,
@@ -108,7 +108,8 @@ class PackClient(PackReads):
         place: str | None = None,
         cond: Mapping[str, str | int] | None = None,
     ) -> Task | None:
-        """Queue `run`; returns the queued task (None if it already ran or left the queue).
+        """Queue `run`; returns the queued task (None if it already ran or left the queue, or
+        could not be read back: it is queued all the same).
 
         `then`: a command the server runs in the same call once the task is queued (see
         bot.minecraft.handover: the mark of a wall-clock hand-over); `on_ack`: called when the
@@ -150,7 +151,11 @@ class PackClient(PackReads):
         serial = out.get("n")
         if not isinstance(serial, int):
             return None
-        return await self._task_by_serial(serial)
+        try:
+            return await self._task_by_serial(serial)
+        except BotError as e:  # the task is queued: a read-back that failed must not say otherwise
+            log.info("%s: %s is queued; reading it back failed: %s", self.server.name, id, e)
+            return None
 
     async def schedule_dynamic(self, run: str, time: int, unit: str, prefix: str) -> str:
         """Queue `run` under a new id `<prefix><n>`; returns that id."""
@@ -234,7 +239,7 @@ class PackClient(PackReads):
 
     async def _task_by_serial(self, serial: int) -> Task | None:
         for which in TASK_LISTS:
-            value = await self._read(f"{which}[{{n:{serial}}}]")
+            value = await self.read_again(f"{which}[{{n:{serial}}}]")
             if isinstance(value, dict):
                 return task_from_storage(value, which)
         return None

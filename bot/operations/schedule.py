@@ -169,7 +169,10 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
                                                      PREFIXES[caller.face])  # fmt: skip
         outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
         await ops.audit(caller, target, "schedule", request, outcome)
-        task = await target.pack.show(task_id)
+        try:
+            task = await target.pack.show(task_id)
+        except errors.BotError:  # it is queued: a failed read-back only leaves the details out
+            task = None
     else:
         # the pack's plain schedule needs an id; a generated one keeps the request unambiguous
         task_id = req.id or generated_id(caller)

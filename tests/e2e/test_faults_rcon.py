@@ -102,3 +102,58 @@ async def test_a_server_that_never_answers_is_not_answering_in_both_languages(
     finally:
         await harness.close()
         listener.close()
+
+
+async def test_a_drop_while_the_request_is_written_says_nothing_changed(
+    dropping: tuple[Harness, TcpProxy], mc: Server
+) -> None:
+    # the input is written, the call that queues it never sent: nothing can have changed
+    live, proxy = dropping
+    proxy.plan = [(b"data modify storage doom.schedule:in task set value", False)]
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    assert proxy.dropped == 1
+    assert queued(mc) == []
+    assert "dropped before the pack ran the request: nothing changed" in reply.text, reply.text
+    assert "may or may not" not in reply.text
+
+
+async def test_a_drop_of_the_read_after_a_lost_answer_is_read_again(
+    dropping: tuple[Harness, TcpProxy], mc: Server
+) -> None:
+    # the submit's answer is lost, then the new connection drops too while the bot reads the
+    # pack's outcome record: it reads again and finds the task queued
+    live, proxy = dropping
+    proxy.plan = [(SUBMIT, True), (b"data get storage doom.schedule:out", False)]
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    assert proxy.dropped == 2
+    assert queued(mc) == ["greet"]
+    assert "Scheduled `greet` on main." in reply.text, reply.text
+    assert "may or may not" not in reply.text
+
+
+@pytest.mark.parametrize("cuts", [1, 3])
+async def test_a_queued_task_is_scheduled_however_often_its_read_back_drops(
+    dropping: tuple[Harness, TcpProxy], mc: Server, cuts: int
+) -> None:
+    # one cut: read again, the task's details shown; every read cut: still "Scheduled"
+    live, proxy = dropping
+    proxy.plan = [(b"data get storage doom.schedule:data queue[{n:", False)] * cuts
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    assert proxy.dropped == cuts
+    assert queued(mc) == ["greet"]
+    assert "Scheduled `greet` on main." in reply.text, reply.text
+    assert "may or may not" not in reply.text
+    assert ("say hello" in reply.text) == (cuts == 1), reply.text  # the task's embed
+
+
+async def test_a_drop_while_the_outcome_is_read_is_read_again(
+    dropping: tuple[Harness, TcpProxy], mc: Server
+) -> None:
+    # the submit's answer came; the connection drops as the bot reads the pack's outcome
+    live, proxy = dropping
+    proxy.plan = [(b"data get storage doom.schedule:out", False)]
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    assert proxy.dropped == 1
+    assert queued(mc) == ["greet"]
+    assert "Scheduled `greet` on main." in reply.text, reply.text
+    assert "may or may not" not in reply.text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,7 +42,9 @@ class TcpProxy:
     `refuse`: every connection is closed at once (the server is unreachable). `plan`: drops in
     order; each `(pattern, after)` ends the connection at the next client packet containing
     `pattern`, either before the server sees it (`after=False`) or after the server ran it but
-    before its reply reaches the bot (`after=True`): an RCON drop mid-hand-over."""
+    before its reply reaches the bot (`after=True`): an RCON drop mid-hand-over. `watch`: a
+    client packet matching its test is forwarded, and once the server has answered it (so ran
+    it) its callback is called, the answer held back (e.g. SIGKILL the bot right then)."""
 
     def __init__(self, upstream_port: int) -> None:
         self.upstream_port = upstream_port
@@ -49,6 +52,7 @@ class TcpProxy:
         self.plan: list[tuple[bytes, bool]] = []
         self.dropped = 0
         self.forwarded: list[bytes] = []
+        self.watch: tuple[Callable[[bytes], bool], Callable[[], None]] | None = None
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -91,6 +95,7 @@ class TcpProxy:
                 return
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
             swallow = asyncio.Event()
+            watched = asyncio.Event()
 
             async def to_server() -> None:
                 while data := await reader.read(65536):
@@ -103,6 +108,8 @@ class TcpProxy:
                             await up_writer.drain()
                             await asyncio.sleep(0.3)  # the server runs it meanwhile
                         return
+                    if self.watch is not None and self.watch[0](data):
+                        watched.set()
                     self.forwarded.append(data)
                     up_writer.write(data)
                     await up_writer.drain()
@@ -110,6 +117,12 @@ class TcpProxy:
             async def to_client() -> None:
                 while data := await up_reader.read(65536):
                     if swallow.is_set():
+                        continue
+                    if watched.is_set() and self.watch is not None:
+                        _, then = self.watch
+                        self.watch = None
+                        swallow.set()
+                        then()
                         continue
                     writer.write(data)
                     await writer.drain()
