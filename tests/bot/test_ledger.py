@@ -347,3 +347,26 @@ async def test_the_packs_events_move_the_record(rig: Rig) -> None:
 
 
 # XX
+
+
+async def test_a_key_the_log_said_a_run_of_is_known_without_its_acknowledgement(
+    rig: Rig,
+) -> None:
+    # the server ran a hand-over's task and died before its answer: the record has no
+    # acknowledgement, but the log's ran line says the server had it (so it is not sent again)
+    assert not await rig.ledger.knows("w9d1")
+    await rig.ledger.apply_event(Event("sim", 7, "ran", "w9", 120, {"k": "w9d1"}))
+    assert await rig.ledger.knows("w9d1")
+    assert not await rig.ledger.knows("w9d2")  # another run of the same row is not
+
+
+async def test_a_lookup_waits_until_the_guard_has_compared(rig: Rig) -> None:
+    rig.pack.compared = rig.guard.compared
+    rig.guard.start()
+    await asyncio.wait_for(rig.guard.idle.wait(), WAIT)
+    rig.guard.notice_reconnect()  # a reconnect: a check is due, so the record may be behind
+    looked = asyncio.ensure_future(rig.pack.acknowledged("nothing"))
+    idle_when_answered: list[bool] = []
+    looked.add_done_callback(lambda _: idle_when_answered.append(rig.guard.idle.is_set()))
+    assert await asyncio.wait_for(looked, WAIT) is False
+    assert idle_when_answered == [True]  # answered only once the guard had looked
