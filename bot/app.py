@@ -22,6 +22,7 @@ from bot.aio import cancel_and_wait
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
 from bot.operations import Caller, Face, Operations
+from bot.operations.base import StoreAuditor
 from bot.slash import errors_ui
 from bot.slash.fit import fit_embed
 from bot.slash.permissions import rank_of
@@ -193,10 +194,7 @@ class DoomBot(commands.Bot):
     ) -> None:
         """`audit` for a caller of any face (bot.operations.Auditor)."""
         server_name = server.config.name if server is not None else ""
-        await self.services.audit.record(
-            caller.user_id, caller.name, server_name, action, dict(request), outcome,
-            face=caller.face,
-        )  # fmt: skip
+        await StoreAuditor(self.services).audit_as(caller, server, action, request, outcome)
         channel_id = self.audit_channel_id(server)
         if channel_id is None:
             return

@@ -14,36 +14,16 @@ import asyncio
 import getpass
 import secrets
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from bot.errors import BotError
 from bot.i18n import _
 from bot.operations import Caller, Operations, Rank, plan
+from bot.operations.base import StoreAuditor
 
 if TYPE_CHECKING:
     from bot.config import Settings
-    from bot.services import ServerServices, Services
-
-
-class _StoreAuditor:
-    """The audit entry in the store (no Discord channel to post it to from a shell)."""
-
-    def __init__(self, services: Services) -> None:
-        self.services = services
-
-    async def audit_as(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None:
-        name = server.name if server is not None else ""
-        await self.services.audit.record(caller.user_id, caller.name, name, action,
-                                         dict(request), outcome)  # fmt: skip
 
 
 def _caller() -> Caller:
@@ -55,7 +35,7 @@ async def export(settings: Settings, only: str | None, out: TextIO) -> int:
 
     services = await build_services(settings)
     try:
-        ops = Operations(services, _StoreAuditor(services))
+        ops = Operations(services, StoreAuditor(services))
         made = await plan.export(ops, _caller(), plan.ExportRequest(server=only))
         out.write(made.text)
         return 0
@@ -83,7 +63,7 @@ async def _import(
 
     services = await build_services(settings)
     try:
-        ops = Operations(services, _StoreAuditor(services))
+        ops = Operations(services, StoreAuditor(services))
         request = plan.ImportRequest(document=text, server=only, dry_run=dry_run)
         try:
             done = await plan.import_plan(ops, _caller(), request)

@@ -36,6 +36,27 @@ class Auditor(Protocol):
     ) -> None: ...
 
 
+class StoreAuditor:
+    """The audit entry in the audit store, where it came from included: all a face with no
+    audit channel records (a shell), and the first half of what the bot does."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def audit_as(
+        self,
+        caller: Caller,
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None:
+        await self.services.audit.record(
+            caller.user_id, caller.name, server.name if server is not None else "", action,
+            dict(request), outcome, face=caller.face,
+        )  # fmt: skip
+
+
 class Operations:
     """The services and the auditor an operation needs, and the checks every one makes."""
 
