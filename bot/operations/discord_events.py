@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,8 +31,8 @@ from bot.guildevents import plan
 from bot.guildevents.binding import event_permission_problem
 from bot.i18n import _
 from bot.i18n.formats import stamp
-from bot.minecraft.conditions import parse_conditions
 from bot.operations.ranks import Rank
+from bot.operations.schedule import ConditionFields
 from bot.store.guild_events import LIVE_STATES
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from bot.store.guild_events import EventRow
 
 
-class EventRequest(BaseModel):
+class EventRequest(ConditionFields):  # its start task's conditions, as /schedule's
     """`/event create`: the Discord event and the tasks at its start and end."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -62,16 +62,6 @@ class EventRequest(BaseModel):
     reminders: str | None = Field(default=None, min_length=1, max_length=100)
     repeat: str | None = Field(default=None, min_length=1, max_length=100)
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
-    # the start task's conditions, as /schedule takes them (bot.minecraft.conditions)
-    require: str | None = Field(default=None, min_length=1, max_length=200)
-    if_not: Literal["skip", "wait"] | None = None
-    max_wait: str | None = Field(default=None, min_length=1, max_length=100)
-    after_wait: Literal["run", "skip"] | None = None
-
-    def condition_options(self) -> dict[str, str]:
-        given = {"require": self.require, "if_not": self.if_not, "max_wait": self.max_wait,
-                 "after_wait": self.after_wait}  # fmt: skip
-        return {k: v for k, v in given.items() if v is not None}
 
 
 class EventRef(BaseModel):
@@ -129,7 +119,7 @@ def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
     binding = _binding(ops)
     ops.server(req.server)
     _guild(binding, caller)
-    parse_conditions(req.require, req.if_not, req.max_wait, req.after_wait)
+    req.conditions()
     return plan.draft(
         name=req.name, start=req.start, end=req.end, description=req.description,
         announce=req.announce, reminders=req.reminders, repeat=req.repeat,

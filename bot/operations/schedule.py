@@ -51,7 +51,27 @@ MAX_RUN = 1400  # what one Discord option holds; a task's command is at most thi
 MAX_ID = 64  # the pack's longest task id
 
 
-class ScheduleFields(BaseModel):
+class ConditionFields(BaseModel):
+    """The conditions checked when a task is due (bot.minecraft.conditions): /schedule's, for
+    both kinds, and /event's for its start task."""
+
+    require: str | None = Field(default=None, min_length=1, max_length=200)
+    if_not: Literal["skip", "wait"] | None = None
+    max_wait: str | None = Field(default=None, min_length=1, max_length=100)
+    after_wait: Literal["run", "skip"] | None = None
+
+    def condition_options(self) -> dict[str, str]:
+        """The condition options given, by name (what a wall-clock row stores)."""
+        given = {"require": self.require, "if_not": self.if_not, "max_wait": self.max_wait,
+                 "after_wait": self.after_wait}  # fmt: skip
+        return {k: v for k, v in given.items() if v is not None}
+
+    def conditions(self) -> Conditions | None:
+        """The conditions, or ValidationError naming the option at fault."""
+        return parse_conditions(self.require, self.if_not, self.max_wait, self.after_wait)
+
+
+class ScheduleFields(ConditionFields):
     """What a task is: a command after some game time (`time`+`unit`, or at the tick `at`,
     optionally repeating `every` ticks), or at a wall-clock time (`when`, `repeat`, `timezone`,
     `announce`). A face whose server comes from elsewhere (the API's path) takes these."""
@@ -71,21 +91,6 @@ class ScheduleFields(BaseModel):
     repeat: str | None = Field(default=None, min_length=1, max_length=100)
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
     announce: str | None = Field(default=None, min_length=1, max_length=100)
-    # the conditions checked when it is due (bot.minecraft.conditions), for both kinds
-    require: str | None = Field(default=None, min_length=1, max_length=200)
-    if_not: Literal["skip", "wait"] | None = None
-    max_wait: str | None = Field(default=None, min_length=1, max_length=100)
-    after_wait: Literal["run", "skip"] | None = None
-
-    def condition_options(self) -> dict[str, str]:
-        """The condition options given, by name (what a wall-clock row stores)."""
-        given = {"require": self.require, "if_not": self.if_not, "max_wait": self.max_wait,
-                 "after_wait": self.after_wait}  # fmt: skip
-        return {k: v for k, v in given.items() if v is not None}
-
-    def conditions(self) -> Conditions | None:
-        """The conditions, or ValidationError naming the option at fault."""
-        return parse_conditions(self.require, self.if_not, self.max_wait, self.after_wait)
 
     def wall(self) -> dict[str, str | None]:
         return {"when": self.when, "repeat": self.repeat, "timezone": self.timezone,
