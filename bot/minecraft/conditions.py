@@ -15,7 +15,7 @@ from typing import Literal
 
 from bot.errors import ValidationError
 from bot.i18n import _, lazy
-from bot.wallclock.when import parse_duration
+from bot.wallclock.when import human, parse_duration
 
 TICKS_PER_SECOND = 20
 MAX_WAIT_SECONDS = 7 * 24 * 3600  # a week: longer than any wait for an empty server needs
@@ -214,7 +214,7 @@ def describe(cond: Mapping[str, object]) -> str:
     if wait <= 0:
         return _("{require}; if not: skip this run", require=f"`{shown}`")
     then = cond.get("then")
-    wait_text = _human(wait // TICKS_PER_SECOND)
+    wait_text = human(wait // TICKS_PER_SECOND)
     if then == "run":
         return _(
             "{require}; if not: wait up to {wait}, then run", require=f"`{shown}`", wait=wait_text
@@ -222,12 +222,3 @@ def describe(cond: Mapping[str, object]) -> str:
     return _(
         "{require}; if not: wait up to {wait}, then skip", require=f"`{shown}`", wait=wait_text
     )
-
-
-def _human(seconds: int) -> str:
-    parts = []
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
-        if seconds >= size:
-            parts.append(f"{seconds // size}{unit}")
-            seconds %= size
-    return " ".join(parts) or "0s"
