@@ -167,19 +167,12 @@ def _label(kind: str, number: int, entry: PlannedEntry | TaskEntry) -> str:
 
 def _check(ops: Operations, caller: Caller, req: schedule_ops.ScheduleRequest, label: str) -> None:
     """What /schedule refuses, and the wall-clock time read as the scheduler would read it."""
-    try:
+    with plan_events.refused_as(label):
         schedule_ops.check(ops, caller, req)
         if req.wallclock:
             scheduler = ops.scheduler()
             build_spec(req.when, req.repeat, req.timezone, req.announce, now=scheduler.clock.now(),
                        default_timezone=scheduler.default_timezone)  # fmt: skip
-    except errors.NotAllowed:
-        raise
-    except errors.BotError as exc:
-        raise errors.ValidationError(
-            _("The plan file's entry {entry} is refused: {why} Nothing was changed.",
-              entry=label, why=exc)
-        ) from None  # fmt: skip
 
 
 async def _verdicts(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 __all__ = ["EventStep", "apply", "entry_of", "steps"]
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -36,6 +38,21 @@ class EventStep:
     label: str
     entry: EventEntry
     old: EventRow | None
+
+
+@contextlib.contextmanager
+def refused_as(label: str) -> Iterator[None]:
+    """A check's refusal of a plan file's entry, as the import says it: the entry named, and
+    that nothing was changed (a rank refusal stays as it is)."""
+    try:
+        yield
+    except errors.NotAllowed:
+        raise
+    except errors.BotError as exc:
+        raise errors.ValidationError(
+            _("The plan file's entry {entry} is refused: {why} Nothing was changed.",
+              entry=label, why=exc)
+        ) from None  # fmt: skip
 
 
 def _local(when: datetime, zone: str) -> str:
@@ -83,15 +100,8 @@ async def steps(
         old = have.get(entry.name.lower())
         verdict: Verdict = "add" if old is None else "leave" if entry_of(old) == entry else "change"
         if verdict != "leave":
-            try:
+            with refused_as(label):
                 discord_events.check(ops, caller, _request(target, entry))
-            except errors.NotAllowed:
-                raise
-            except errors.BotError as exc:
-                raise errors.ValidationError(
-                    _("The plan file's entry {entry} is refused: {why} Nothing was changed.",
-                      entry=label, why=exc)
-                ) from None  # fmt: skip
         found.append(EventStep(verdict, label, entry, old))
     return found
 
