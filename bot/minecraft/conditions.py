@@ -15,6 +15,7 @@ from typing import Literal
 
 from bot.errors import ValidationError
 from bot.i18n import _, lazy
+from bot.minecraft.pack_input import check_player
 from bot.wallclock.when import human, parse_duration
 
 TICKS_PER_SECOND = 20
@@ -22,7 +23,6 @@ MAX_WAIT_SECONDS = 7 * 24 * 3600  # a week: longer than any wait for an empty se
 MAX_PLAYERS = 100_000
 _COUNT = re.compile(r"^players\s*(>=|<=|>|<)\s*(\d{1,6})$")
 _ONLINE = re.compile(r"^online\s*:\s*(.*)$")
-_PLAYER = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _HINT = lazy("write players>=N, players<N, empty or online:<player>, joined by commas")
 
 
@@ -65,7 +65,9 @@ def _term(text: str, found: dict[str, int | str]) -> None:
     online = _ONLINE.match(text)
     if online is not None:
         name = online.group(1)
-        if not _PLAYER.match(name):
+        try:
+            check_player(name)  # the pack's rule for a player name
+        except ValidationError:
             raise ValidationError(
                 _(
                     "`require` {term}: {name} is not a player name (1 to 16 letters, digits or _).",
@@ -73,7 +75,7 @@ def _term(text: str, found: dict[str, int | str]) -> None:
                     name=f"`{name}`",
                 ),
                 field="require",
-            )
+            ) from None
         if "online" in found and str(found["online"]).lower() != name.lower():
             raise ValidationError(
                 _(
