@@ -4,7 +4,6 @@ the moderator who planned it. mcsim with the real pack over TCP RCON, on a manua
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,21 +21,9 @@ from tests.wallclock.wallclock_sim import (
     START,
     PackSim,
     make_scheduler,
-    prepare_objective,
-    start_sim,
 )
 
 ADD = "scoreboard players add #runs wc 1"
-
-
-@pytest.fixture
-def sim(tmp_path: Path) -> Iterator[PackSim]:
-    sim = start_sim(tmp_path / "world")
-    prepare_objective(sim)
-    try:
-        yield sim
-    finally:
-        sim.server.stop()
 
 
 def services(sim: PackSim, locale: str) -> ServerServices:

@@ -3,7 +3,6 @@ with each run (staged or not), checked by the pack when it runs; a bad one store
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,31 +19,9 @@ from tests.wallclock.wallclock_sim import (
     PackSim,
     count_runs,
     make_scheduler,
-    prepare_objective,
-    server_services,
-    start_sim,
 )
 
 ADD = "scoreboard players add #runs wc 1"
-
-
-@pytest.fixture
-def sim(tmp_path: Path) -> Iterator[PackSim]:
-    sim = start_sim(tmp_path / "world")
-    prepare_objective(sim)
-    try:
-        yield sim
-    finally:
-        sim.server.stop()
-
-
-@pytest.fixture
-async def server(sim: PackSim) -> AsyncIterator[ServerServices]:
-    services = server_services(sim)
-    try:
-        yield services
-    finally:
-        await services.rcon.close()
 
 
 def event_types(sim: PackSim) -> list[str]:

@@ -7,7 +7,7 @@ looks like: every run here must happen inside the hand-over's RCON calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,32 +26,11 @@ from tests.wallclock.wallclock_sim import (
     TcpProxy,
     count_runs,
     make_scheduler,
-    prepare_objective,
     server_services,
-    start_sim,
 )
 
 ADD = "scoreboard players add #runs wc 1"
 BERLIN = ZoneInfo("Europe/Berlin")
-
-
-@pytest.fixture
-def sim(tmp_path: Path) -> Iterator[PackSim]:
-    sim = start_sim(tmp_path / "world")
-    prepare_objective(sim)
-    try:
-        yield sim
-    finally:
-        sim.server.stop()
-
-
-@pytest.fixture
-async def server(sim: PackSim) -> AsyncIterator[ServerServices]:
-    services = server_services(sim)
-    try:
-        yield services
-    finally:
-        await services.rcon.close()
 
 
 def staged_requests(sim: PackSim) -> dict[str, object]:
