@@ -72,6 +72,7 @@ HYPO = settings(
 )
 
 
+@pytest.mark.slow  # 50 round trips through mcsim
 @HYPO
 @given(text=st.one_of(LINE_TEXT, TRICKY))
 def test_any_text_is_executed_exactly(
@@ -82,6 +83,7 @@ def test_any_text_is_executed_exactly(
     round_trip(sim, loop, text, checker=False)
 
 
+@pytest.mark.slow  # 50 round trips through mcsim
 @HYPO
 @given(text=st.one_of(TRICKY, LINE_TEXT.filter(str.isprintable).filter(not_a_refused_id)))
 def test_printable_text_passes_the_checker_and_is_executed_exactly(
