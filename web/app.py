@@ -58,6 +58,7 @@ from web import (
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import HostBot, WebError, WebState
 from web.inputs import too_large
+from web.markup import discord_html
 
 if TYPE_CHECKING:
     from bot.services import Services
@@ -159,6 +160,8 @@ def _install_handlers(app: Quart) -> None:
         return await _error_page(500, _("Unexpected error; quote {ref} to the admins.", ref=ref))
 
     app.jinja_env.filters["ticks"] = ticks
+    # the outcomes flashed are the sentences Discord gets: bold, code, <t:…> times
+    app.jinja_env.filters["discord"] = discord_html
 
     @app.context_processor
     async def common() -> dict[str, Any]:

@@ -32,9 +32,11 @@ from web.actions import UNITS, server_named
 from web.auth import page
 from web.context import WebError, state
 from web.inputs import whole_number
+from web.schedule_form import form_context, preview_rows
 
 if TYPE_CHECKING:
     from bot.minecraft.tasks import Task
+    from bot.operations.schedule import Preview
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
 
@@ -178,9 +180,11 @@ async def render_list(
     *,
     error: errors.BotError | None = None,
     form: dict[str, str] | None = None,
+    preview: Preview | None = None,
     status: int = 200,
 ) -> Any:
-    """A list page; after a refused schedule, with the error (and caret) and the form kept."""
+    """A list page; after a refused schedule, with the error (and caret, and the field at
+    fault) and the form kept; after a preview, the next runs with the form kept."""
     if which not in LISTS:
         raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
                               list=repr(which)))  # fmt: skip
@@ -191,11 +195,16 @@ async def render_list(
         number = pages
         rows, total = await list_page(server, which, number, search)
     caret = error.caret() if isinstance(error, errors.CommandParseError) else None
+    field = error.field if isinstance(error, errors.ValidationError) else None
+    if isinstance(error, errors.CommandParseError | errors.CommandRefused):
+        field = "run"
+    extra = await form_context(g.user, server) if which == "queue" else {}
     body = await render_template(
         "tasks.html", server=server, which=which, lists=LISTS, rows=rows, total=total,
         number=number, pages=pages, search=search, user=g.user,
         units=UNITS, scheduler=state().services.scheduler,
-        form=form or {},
-        error=str(error) if error is not None else None, caret=caret,
+        form=form or {}, error=str(error) if error is not None else None, caret=caret,
+        error_field=field, preview=preview,
+        previewed=preview_rows(preview) if preview is not None else [], **extra,
     )  # fmt: skip
     return body, status
