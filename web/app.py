@@ -38,12 +38,14 @@ from bot.aio import cancel_and_wait
 from bot.config import Settings
 from bot.i18n import N_, _
 from web import (
+    admin,
     api,
     api_events,
     api_plan,
     audit,
     auth,
     calendar,
+    discord_events,
     events,
     extensions,
     history,
@@ -296,7 +298,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    pages = (auth, servers, tasks, history, plan, events, audit, calendar, extensions, preferences)
+    pages = (auth, servers, tasks, history, plan, admin, events, discord_events, audit, calendar,
+             extensions, preferences)  # fmt: skip
     for module in (*pages, api, api_events, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 
