@@ -157,8 +157,17 @@ async def test_a_new_unique_id_and_a_group_from_the_form(kept: Dash, mod: Client
     assert status == 303 and "everywhere" in queue_ids(kept)
     status, html = await mod.get("/servers/main/queue")
     assert "all: done on 1 of 1 servers." in html and "<strong>main</strong>" in html
+    # at a game tick, repeating every 200 ticks
+    at = kept.mc.game_time + 5000
+    rest = {k: v for k, v in base.items() if k != "time"}
+    status, _ = await mod.post(
+        "/servers/main/queue", data={**rest, "id": "tick", "at": str(at), "every": "200"}
+    )
+    assert status == 303
+    [task] = [t for t in kept.mc.storage("doom.schedule:data")["queue"] if t["id"] == "tick"]  # type: ignore[union-attr, index]
+    assert (task["due"], task["interval"]) == (at, 200), task
     actions = [r.action for r in await kept.harness.services.audit.mutations(server="main")]
-    assert actions == ["schedule", "schedule_dynamic", "schedule"]
+    assert actions == ["schedule", "schedule", "schedule_dynamic", "schedule"]
 
 
 async def test_cancel_every_task_of_an_id_after_its_question(kept: Dash, mod: Client) -> None:
