@@ -100,7 +100,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "runs.history": ("GET", "/servers/<name>/history/<task_id>"),
     "queue.clear": ("POST", "/servers/<name>/clear"),
     "queue.change_planned": ("POST", "/servers/<name>/planned/<plan_id>/<verb>"),
-    "reads.game_time": ("GET", "/servers/<name>/<which>"),  # the queue page, beside `at`
+    "reads.game_time": ("GET", "/servers"),  # on each server's card
     "reads.page": ("GET", "/servers/<name>/<which>"),
     "reads.show": ("GET", "/servers/<name>/tasks/<task_id>"),
     "status.status": ("GET", "/servers"),

@@ -27,9 +27,8 @@ from zoneinfo import ZoneInfo
 from bot import errors
 from bot.config import ALL_SERVERS
 from bot.i18n import _
-from web import actions
 from web.actions import DynamicFields, ScheduleRequest
-from web.context import WebUser, state
+from web.context import state
 from web.zones import known_zones, reader_zone, time_text
 
 if TYPE_CHECKING:
@@ -142,15 +141,16 @@ def groups() -> list[str]:
     return [ALL_SERVERS, *sorted(state().services.settings.server_groups)]
 
 
-async def form_context(user: WebUser, server: ServerServices) -> dict[str, Any]:
-    """What the form shows besides its fields: the zones to choose from (the reader's first),
-    the groups, and the server's game time now (for `at`; None when it cannot be read)."""
+async def form_context(server: ServerServices) -> dict[str, Any]:
+    """What the form shows besides its fields: the zones to choose from (the reader's
+    preselected), the groups, and the server's game tick now, for `at` (None when it cannot be
+    read; the tick alone, as the lists read the pack: /time's TPS may wait a second)."""
     try:
-        clock = await actions.game_time(user, server)
+        tick: int | None = await server.pack.get_time()
     except errors.BotError:
-        clock = None
+        tick = None
     return {"zones": known_zones(), "reader_zone": reader_zone().key, "groups": groups(),
-            "clock": clock}  # fmt: skip
+            "tick": tick}  # fmt: skip
 
 
 def preview_rows(shown: Preview) -> list[dict[str, str]]:

@@ -87,6 +87,8 @@ async def test_the_readers_zone_is_the_one_chosen_at_first(kept: Dash, mod: Clie
     status, html = await mod.get("/servers/main/queue")
     assert status == 200 and "<option selected>UTC</option>" in html
     assert re.search(r"The game time now: tick \d+ \(day 0\)\.", html), html
+    status, html = await mod.get("/servers")  # /time's clock, on the server's card
+    assert re.search(r"<dt>Game time</dt><dd>tick \d+ \(day 0\)</dd>", html), html
     await mod.post("/timezone", data={"csrf_token": await mod.csrf(), "zone": "Asia/Tokyo"})
     status, html = await mod.get("/servers/main/queue")
     assert html.count("<option selected>Asia/Tokyo</option>") == 1
