@@ -118,7 +118,9 @@ NUMBERS = st.one_of(
     st.integers(-(2**70), 2**70).map(str), st.sampled_from(["", " ", "1e9", "0x10", "٣", "-0"])
 )
 FIELDS = ["t", "page", "id", "user", "server", "action", "before", "run", "time", "unit",
-          "retry", "confirm", "list", "extension", "csrf_token"]  # fmt: skip
+          "retry", "confirm", "list", "extension", "csrf_token", "when", "repeat", "timezone",
+          "announce", "at", "every", "prefix", "target", "preview", "name", "start",
+          "end"]  # fmt: skip
 QUERY = st.dictionaries(st.one_of(st.sampled_from(FIELDS), TEXT), st.one_of(NUMBERS, TEXT),
                         max_size=5)  # fmt: skip
 SEGMENT = st.one_of(st.sampled_from(["main", "queue", "keep", "1", "pause", "nowhere"]), TEXT)
@@ -127,11 +129,13 @@ READS = ["/", "/servers", "/servers/main/queue", "/servers/main/offline", "/serv
          "/servers/main/planned", "/servers/main/tasks/keep", "/servers/main/clear", "/events",
          "/audit", "/extensions", "/login", "/metrics", "/healthz", "/x/commands/",
          "/servers/{a}/{b}", "/servers/{a}/tasks/{b}", "/servers/{a}/clear",
-         "/x/{a}/{b}"]  # fmt: skip
+         "/x/{a}/{b}", "/discord-events", "/discord-events/{a}", "/servers/{a}/admin",
+         "/servers/{a}/tasks/{b}/cancel_all", "/servers/{a}/plan/download"]  # fmt: skip
 WRITES = ["/servers/main/schedule", "/servers/main/tasks/keep/pause",
           "/servers/main/tasks/keep/resume", "/servers/main/planned/1/pause", "/servers/main/clear",
           "/extensions/reload", "/logout", "/login", "/servers/{a}/schedule",
-          "/servers/{a}/tasks/{b}/{c}", "/servers/{a}/planned/{b}/{c}"]  # fmt: skip
+          "/servers/{a}/tasks/{b}/{c}", "/servers/{a}/planned/{b}/{c}", "/servers/main/queue",
+          "/discord-events", "/discord-events/{a}/edit", "/discord-events/{a}/cancel"]  # fmt: skip
 BODY = st.one_of(
     st.tuples(st.just("form"), st.dictionaries(st.sampled_from(FIELDS), st.one_of(NUMBERS, TEXT),
                                                max_size=6)),
