@@ -275,9 +275,9 @@ def _lines_end_at_newline(stdin: TextIO) -> None:
 async def _console(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
     """The bot on a local Discord, the console reading lines on it, the dashboard beside."""
     from bot.app import DoomBot
+    from bot.localdiscord.emulator import CHANNEL_ID, LocalDiscord
     from bot.services import build_services
     from bot.slash.console import CONSOLE_USER_ID, HISTORY_FILE, run_console
-    from bot.slash.local_discord import CHANNEL_ID, LocalDiscord
     from bot.web_launch import start_dashboard
 
     # the person at the terminal already holds the server; alerts print here unless routed elsewhere

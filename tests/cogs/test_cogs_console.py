@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.localdiscord.emulator import render
+from bot.localdiscord.http_session import LocalFile
 from bot.slash.console import parse_line, run_console
-from bot.slash.local_discord import render
-from bot.slash.local_http import LocalFile
 from tests.cogs.harness import ADMIN, Harness
 
 

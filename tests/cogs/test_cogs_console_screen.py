@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot.slash import local_discord
+from bot.localdiscord import emulator as local_discord
 from bot.slash.console import Screen, run_console
 from tests.cogs.harness import ADMIN, Harness
 

@@ -13,7 +13,7 @@ import pytest
 from discord.http import handle_message_parameters
 from discord.webhook.async_ import async_context
 
-from bot.slash.local_discord import VirtualClock
+from bot.localdiscord.emulator import VirtualClock
 from tests.cogs.harness import Harness
 
 Callback = Callable[[discord.Interaction[Any]], Awaitable[None]]
