@@ -7,6 +7,7 @@ WORKDIR /src
 COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY bot ./bot
 COPY cogs ./cogs
+COPY console ./console
 COPY mcsim ./mcsim
 COPY datapack ./datapack
 # A normal (not editable) install: the wheel carries the pack as bot/_datapack (setup.py).

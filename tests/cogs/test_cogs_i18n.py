@@ -138,7 +138,7 @@ async def test_alerts_speak_doom_locale_else_the_guilds(
 
 async def test_the_console_takes_the_names_in_its_language(bare: Harness) -> None:
     from bot.i18n import use_locale
-    from bot.slash.console import parse_line
+    from console.session import parse_line
 
     with use_locale("zh_CN"):
         line = "/定时 命令:say 你好 时长:5 单位:分钟 编号:greet"

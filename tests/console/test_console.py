@@ -9,7 +9,7 @@ import pytest
 
 from bot.localdiscord.emulator import render
 from bot.localdiscord.http_session import LocalFile
-from bot.slash.console import parse_line, run_console
+from console.session import parse_line, run_console
 from tests.cogs.harness import ADMIN, Harness
 
 

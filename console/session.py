@@ -31,9 +31,9 @@ from rich.console import Console
 from bot.i18n import N_, _
 from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
 from bot.localdiscord.scheduled_events import describe_event
-from bot.slash.console_input import LineSource, PipeLines, TerminalLines, quiet_terminal
-from bot.slash.console_parse import one_line, parse_line
-from bot.slash.console_render import Labelled, message_view
+from console.lines import LineSource, PipeLines, TerminalLines, quiet_terminal
+from console.parse import one_line, parse_line
+from console.render import Labelled, message_view
 
 if TYPE_CHECKING:
     pass
