@@ -26,7 +26,7 @@ from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
-from bot.slash.planned_ui import when_text
+from bot.wallclock.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page
@@ -149,7 +149,7 @@ def planned_row(plan: Schedule) -> dict[str, Any]:
     """A wall-clock schedule (services.scheduler's row) as the pages and the API show it."""
     return {
         "id": plan.id, "task_id": plan.task_id, "run": plan.command, "state": plan.state,
-        "paused": plan.state == "paused", "when": when_text(plan).replace("`", ""),
+        "paused": plan.state == "paused", "when": repeat_text(plan.spec).replace("`", ""),
         "timezone": plan.timezone,
         "next_due": plan.next_due.isoformat() if plan.next_due else None,
         "last_outcome": plan.last_outcome, "last_lateness": plan.last_lateness,

@@ -14,12 +14,13 @@ import pytest
 from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import ValidationError
+from bot.i18n import use_locale
 from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
-from bot.wallclock.when import build_spec, next_boundary, parse_when
+from bot.wallclock.when import build_spec, next_boundary, parse_when, repeat_text
 from tests.wallclock.wallclock_sim import MOD, make_scheduler
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -107,6 +108,19 @@ def test_every_is_anchored_and_skips_to_the_next_boundary() -> None:
     assert next_boundary(spec, on) == NOW + timedelta(minutes=70)
     plain = build_spec(None, "1d", None, None, now=NOW)
     assert plain.first_due == NOW + timedelta(days=1)
+
+
+def test_how_a_spec_repeats_in_words_in_the_readers_language() -> None:
+    every = build_spec("in 10m", "1d 2h30m", None, None, now=NOW)
+    cron = build_spec(None, "0 20 * * fri", "Europe/Berlin", None, now=NOW)
+    once = build_spec("in 10m", None, None, None, now=NOW)
+    assert [repeat_text(s) for s in (every, cron, once)] == [
+        "every 1d 2h 30m",
+        "cron `0 20 * * fri` (Europe/Berlin)",
+        "once",
+    ]
+    with use_locale("zh-CN"):
+        assert repeat_text(every) == "每 1d 2h 30m" and repeat_text(once) == "一次"
 
 
 # -- the bad inputs: each refused with its sentence, nothing stored ---------------------------
