@@ -23,7 +23,7 @@ from quart import Blueprint, g, render_template, request
 from bot import errors
 from bot.i18n import N_, _
 from bot.minecraft.pack_health import DAMAGE_ADVICE
-from bot.minecraft.tasks import TASK_LISTS
+from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
 from bot.wallclock.when import repeat_text
@@ -34,7 +34,7 @@ from web.context import WebError, state
 from web.inputs import whole_number
 
 if TYPE_CHECKING:
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
 
