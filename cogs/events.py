@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot import errors
 from bot.guildevents.binding import GuildEvents
-from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
+from bot.guildevents.event_tasks import EventTasks, SchedulerTasks, TaskStatus
 from bot.guildevents.timers import EventTimers
 from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp, stamp_with_distance

@@ -23,7 +23,7 @@ import discord
 
 from bot.errors import ValidationError
 from bot.guildevents import plan
-from bot.guildevents.tasks import EventTasks, TaskStatus
+from bot.guildevents.event_tasks import EventTasks, TaskStatus
 from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
 from bot.i18n.formats import stamp
 from bot.i18n.words import event_state

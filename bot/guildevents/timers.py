@@ -22,7 +22,7 @@ from bot.aio import cancel_and_wait
 from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, discord_error
-from bot.guildevents.tasks import task_failed
+from bot.guildevents.event_tasks import task_failed
 from bot.i18n import _, lazy, use_locale
 from bot.i18n.formats import stamp
 from bot.store.guild_events import EventRow
