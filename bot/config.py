@@ -30,6 +30,7 @@ from pydantic import (
     ConfigDict,
     Field,
     IPvAnyNetwork,
+    PrivateAttr,
     SecretStr,
     field_validator,
     model_validator,
@@ -44,6 +45,7 @@ __all__ = [
     "ALL_SERVERS",
     "DEFAULT_DENY",
     "ENV_PREFIX",
+    "RENAMED_EXTENSIONS",
     "ServerConfig",
     "Settings",
     "load_settings",
@@ -52,6 +54,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ENV_PREFIX = "DOOM_"
+# cogs renamed for what they hold: a DOOM_EXTENSIONS written with an old name loads the new
+# module, and the loader (bot.app) logs that the setting should say the new one
+RENAMED_EXTENSIONS: Mapping[str, str] = {"cogs.tasks": "cogs.reads"}
 
 # Root commands a scheduled task may not run unless an admin allows them per server: they change
 # who may do what (op, whitelist, bans), stop or stall the server or the scheduler itself (stop,
@@ -207,7 +212,7 @@ class Settings(BaseSettings):
     server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
     extensions: StrList = [
-        "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.dashboard", "cogs.events",
+        "cogs.schedule", "cogs.reads", "cogs.alerts", "cogs.admin", "cogs.dashboard", "cogs.events",
     ]  # fmt: skip
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
@@ -330,6 +335,27 @@ class Settings(BaseSettings):
                 )
             return [by_index[i] for i in range(len(by_index))]
         return v
+
+    _renamed_extensions: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="after")
+    def _current_extension_names(self) -> Settings:
+        # every reader (the loader, /reload, the dashboard's extensions page) sees the names
+        # the modules have now, each once
+        self._renamed_extensions = [
+            (name, RENAMED_EXTENSIONS[name])
+            for name in self.extensions
+            if name in RENAMED_EXTENSIONS
+        ]
+        if self._renamed_extensions:
+            current = (RENAMED_EXTENSIONS.get(name, name) for name in self.extensions)
+            self.extensions = list(dict.fromkeys(current))
+        return self
+
+    @property
+    def renamed_extensions(self) -> list[tuple[str, str]]:
+        """(old, new) for each extension the settings named by a name it had before."""
+        return list(self._renamed_extensions)
 
     @model_validator(mode="after")
     def _unique_names(self) -> Settings:

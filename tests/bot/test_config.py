@@ -72,6 +72,16 @@ def test_lists_take_json_or_commas(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.deny_commands == ["op", "stop"]
 
 
+def test_a_renamed_cogs_old_extension_name_reads_as_its_new_one(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("DOOM_EXTENSIONS=cogs.schedule,cogs.tasks,cogs.reads,cogs.admin\n")
+    s = load_settings(env)
+    assert s.extensions == ["cogs.schedule", "cogs.reads", "cogs.admin"]  # each once, in order
+    assert s.renamed_extensions == [("cogs.tasks", "cogs.reads")]
+    assert load_settings(None).renamed_extensions == []
+    assert "cogs.reads" in load_settings(None).extensions
+
+
 def test_allowed_commands_unset_commas_json_or_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_settings(None).allowed_commands is None  # no allow-list: the deny-list alone
     monkeypatch.setenv("DOOM_ALLOWED_COMMANDS", "say, give ,function:my.events")

@@ -70,7 +70,7 @@ async def test_zh_cn_gets_its_errors_in_chinese(bare: Harness) -> None:
     assert reply.ephemeral and reply.text == "尚未配置任何 Minecraft 服务器。"
     refused = await bare.run_in(ZH, "clear", NOBODY)
     assert refused.text == "你需要管理员身份组才能使用 /clear。"
-    admin_only = await bare.run_in(ZH, "reload", MOD, extension="cogs.tasks")
+    admin_only = await bare.run_in(ZH, "reload", MOD, extension="cogs.reads")
     assert admin_only.text == "你需要管理员身份组才能使用 /reload。"
     unknown = await bare.run_in(ZH, "reload", ADMIN, extension="cogs.nope")
     assert unknown.text == "未知扩展 'cogs.nope'。"

@@ -26,7 +26,7 @@ WRITES = [
     ("/servers/main/tasks/keep/cancel", {}),
     ("/servers/main/tasks/keep/pause", {}),
     ("/servers/main/clear", {"confirm": "yes"}),
-    ("/extensions/reload", {"extension": "cogs.tasks"}),
+    ("/extensions/reload", {"extension": "cogs.reads"}),
     ("/servers/main/planned/p1/cancel", {}),
 ]
 API_WRITES = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PageView", "TasksCog", "setup"]
+__all__ = ["PageView", "ReadsCog", "setup"]
 
 import io
 import logging
@@ -86,7 +86,7 @@ def _task_line(task: Task, server: ServerServices) -> str:
     return f"`{task.id}` {when}{who}\n  `{run}`"
 
 
-class TasksCog(commands.Cog, name="Tasks"):
+class ReadsCog(commands.Cog, name="Reads"):
     """Read-only views of the queue and the game clock."""
 
     def __init__(self, bot: DoomBot) -> None:
@@ -230,4 +230,4 @@ class TasksCog(commands.Cog, name="Tasks"):
 
 
 async def setup(bot: DoomBot) -> None:
-    await bot.add_cog(TasksCog(bot))
+    await bot.add_cog(ReadsCog(bot))
