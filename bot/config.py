@@ -56,7 +56,10 @@ log = logging.getLogger(__name__)
 ENV_PREFIX = "DOOM_"
 # cogs renamed for what they hold: a DOOM_EXTENSIONS written with an old name loads the new
 # module, and the loader (bot.app) logs that the setting should say the new one
-RENAMED_EXTENSIONS: Mapping[str, str] = {"cogs.tasks": "cogs.reads"}
+RENAMED_EXTENSIONS: Mapping[str, str] = {
+    "cogs.tasks": "cogs.reads",
+    "cogs.events": "cogs.discord_events",  # Discord's scheduled events, not the server's
+}
 
 # Root commands a scheduled task may not run unless an admin allows them per server: they change
 # who may do what (op, whitelist, bans), stop or stall the server or the scheduler itself (stop,
@@ -212,7 +215,8 @@ class Settings(BaseSettings):
     server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
     extensions: StrList = [
-        "cogs.schedule", "cogs.reads", "cogs.alerts", "cogs.admin", "cogs.dashboard", "cogs.events",
+        "cogs.schedule", "cogs.reads", "cogs.alerts", "cogs.admin", "cogs.dashboard",
+        "cogs.discord_events",
     ]  # fmt: skip
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)

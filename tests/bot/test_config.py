@@ -74,10 +74,14 @@ def test_lists_take_json_or_commas(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_renamed_cogs_old_extension_name_reads_as_its_new_one(tmp_path: Path) -> None:
     env = tmp_path / ".env"
-    env.write_text("DOOM_EXTENSIONS=cogs.schedule,cogs.tasks,cogs.reads,cogs.admin\n")
+    env.write_text("DOOM_EXTENSIONS=cogs.schedule,cogs.tasks,cogs.reads,cogs.events,cogs.admin\n")
     s = load_settings(env)
-    assert s.extensions == ["cogs.schedule", "cogs.reads", "cogs.admin"]  # each once, in order
-    assert s.renamed_extensions == [("cogs.tasks", "cogs.reads")]
+    # each once, in order
+    assert s.extensions == ["cogs.schedule", "cogs.reads", "cogs.discord_events", "cogs.admin"]
+    assert s.renamed_extensions == [
+        ("cogs.tasks", "cogs.reads"),
+        ("cogs.events", "cogs.discord_events"),
+    ]
     assert load_settings(None).renamed_extensions == []
     assert "cogs.reads" in load_settings(None).extensions
 

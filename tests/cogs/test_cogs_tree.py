@@ -47,23 +47,25 @@ async def test_a_cogs_old_extension_name_loads_it_under_its_new_name(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # a .env written before the cogs were renamed for what they hold
-    settings = make_settings(tmp_path, extensions=["cogs.tasks", "cogs.admin"])
+    settings = make_settings(tmp_path, extensions=["cogs.tasks", "cogs.events", "cogs.admin"])
     services = Services(settings, {}, AuditStore(tmp_path / "audit.sqlite3"))
     with caplog.at_level(logging.WARNING, logger="bot.app"):
         harness = await Harness(settings, services).start()
     try:
-        assert set(harness.bot.extensions) == {"cogs.reads", "cogs.admin"}
+        assert set(harness.bot.extensions) == {"cogs.reads", "cogs.discord_events", "cogs.admin"}
         assert not harness.bot.failed_extensions
-        assert "/time**" in (await harness.run("help", NOBODY)).text  # the reads cog's commands
+        shown = (await harness.run("help", NOBODY)).text
+        assert "/time**" in shown and "/event create**" in shown  # the renamed cogs' commands
         # /reload and its choices know the module by the name it has now, once
         assert (await harness.run("reload", ADMIN, extension="cogs.reads")).text == (
             "Reloaded cogs.reads."
         )
         choices = await harness.autocomplete("reload", "extension", ADMIN, extension="cogs.")
-        assert [c["value"] for c in choices] == ["cogs.admin", "cogs.reads"]
+        assert [c["value"] for c in choices] == ["cogs.admin", "cogs.discord_events", "cogs.reads"]
     finally:
         await harness.close()
     assert "DOOM_EXTENSIONS: cogs.tasks is a deprecated name, loading cogs.reads" in caplog.text
+    assert "cogs.events is a deprecated name, loading cogs.discord_events" in caplog.text
 
 
 async def test_schedule_offers_every_unit(bare: Harness) -> None:

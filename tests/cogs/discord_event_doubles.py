@@ -3,7 +3,7 @@
 It keeps what :class:`bot.guildevents.event_tasks.EventTasks` promises (one-shot tasks at an
 instant, cancel, status) on the injected clock, so the tests of the Discord half need no Minecraft
 server.
-The binding to the real scheduler is tested on mcsim in tests/e2e/test_e2e_events.py.
+The binding to the real scheduler is tested on mcsim in tests/e2e/test_e2e_discord_events.py.
 """
 
 from __future__ import annotations
