@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 
 from dotenv import dotenv_values
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -184,6 +185,12 @@ class ServerConfig(BaseModel):
         return [c for c in base if c.lower() not in allowed]
 
 
+def _or_old_name(name: str, old: str) -> AliasChoices:
+    """The variable DOOM_<NAME>, or DOOM_<OLD>, its name before it said what it is about, so a
+    .env written then keeps working (an alias is a variable's whole name: no prefix added)."""
+    return AliasChoices(f"{ENV_PREFIX}{name}".lower(), f"{ENV_PREFIX}{old}".lower())
+
+
 class Settings(BaseSettings):
     """All settings; see `.env.example` for each one explained."""
 
@@ -194,6 +201,7 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         env_ignore_empty=True,  # `DOOM_X=` in .env.example means "not set", not ""
         extra="forbid",
+        populate_by_name=True,  # Settings(field=...) in code, beside the variables' names
     )
 
     discord_token: SecretStr | None = None
@@ -271,10 +279,14 @@ class Settings(BaseSettings):
     def _check_locale(cls, v: str | None) -> str | None:
         return None if v is None else _known_locale(v)
 
-    # /event reminders go here (default: the alert channel); with a role, interested members get
-    # it and the reminder mentions the role instead of each member
-    event_channel_id: int | None = None
-    event_role_id: int | None = None
+    # /event reminders (Discord's scheduled events) go here (default: the alert channel); with a
+    # role, interested members get it and the reminder mentions the role instead of each member
+    discord_event_channel_id: int | None = Field(
+        default=None, validation_alias=_or_old_name("discord_event_channel_id", "event_channel_id")
+    )
+    discord_event_role_id: int | None = Field(
+        default=None, validation_alias=_or_old_name("discord_event_role_id", "event_role_id")
+    )
 
     @field_validator(
         "guild_ids",
@@ -395,7 +407,8 @@ def _env_name(loc: tuple[int | str, ...]) -> str:
         if isinstance(p, int) and not (i == 1 and loc[0] == "servers"):
             items.append(f"item {p + 1}")  # an element of a list value, not a variable of its own
         elif p != "__root__":
-            parts.append(str(p).upper())
+            # a field read under an alias is located by the variable's whole name
+            parts.append(str(p).upper().removeprefix(ENV_PREFIX))
     name = ENV_PREFIX + "__".join(parts) if parts else ENV_PREFIX + "*"
     return f"{name} ({', '.join(items)})" if items else name
 

@@ -529,7 +529,7 @@ class GuildEvents:
             row = await self.store.get(row.id) or row
             count = max(0, row.interested + (1 if added else -1))
             await self.store.update(row.id, interested=count)
-        role = self.bot.settings.event_role_id
+        role = self.bot.settings.discord_event_role_id
         if role is not None and row.state in LIVE_STATES:
             call: Callable[..., Awaitable[Any]] = (
                 self.bot.http.add_role if added else self.bot.http.remove_role

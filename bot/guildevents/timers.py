@@ -153,7 +153,7 @@ class EventTimers:
             users = []
         else:
             row = await self.events.store.update(row.id, interested=len(users))
-        channel = self.bot.settings.event_channel_id or self.events._channel(row)
+        channel = self.bot.settings.discord_event_channel_id or self.events._channel(row)
         if channel is None:
             return row
         with use_locale(self.events.channel_locale(row, channel)):
@@ -165,7 +165,7 @@ class EventTimers:
         head = _("Reminder: **{name}** starts {relative} ({start}) at {location}.", name=row.name,
                  relative=stamp(row.start, "R"), start=stamp(row.start),
                  location=row.location)  # fmt: skip
-        role = self.bot.settings.event_role_id
+        role = self.bot.settings.discord_event_role_id
         allowed: discord.AllowedMentions
         if role is not None:
             for user in users:
