@@ -227,21 +227,10 @@ async def _services(settings: Settings) -> AsyncIterator[Services]:
 
 
 async def _run(settings: Settings) -> int:
-    from bot.app import DoomBot
-    from bot.services import build_services
-    from bot.web_launch import start_dashboard
+    from bot.launch import Gateway, run_bot
 
     assert settings.discord_token is not None
-    services = await build_services(settings)
-    bot = DoomBot(settings, services, sync_commands=True)
-    async with bot:  # closing the bot closes the services
-        bot.web = await start_dashboard(services, bot)
-        try:
-            await bot.start(settings.discord_token.get_secret_value())
-        finally:
-            if bot.web is not None:
-                await bot.web.stop()
-    return 0
+    return await run_bot(settings, Gateway(settings.discord_token.get_secret_value()))
 
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
