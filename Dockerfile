@@ -7,9 +7,12 @@ WORKDIR /src
 COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY bot ./bot
 COPY cogs ./cogs
+COPY console ./console
 COPY mcsim ./mcsim
 COPY datapack ./datapack
-# A normal (not editable) install: the wheel carries the pack as bot/_datapack (setup.py).
+COPY locale ./locale
+# A normal (not editable) install: the wheel carries the pack as bot/_datapack and the
+# catalogs as bot/_locale (setup.py, which refuses to build without either).
 RUN pip install --no-cache-dir . \
     && rm -rf /src \
     && useradd --uid 1000 --create-home doom \

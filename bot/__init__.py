@@ -1,7 +1,8 @@
 """doom.schedule's Discord bot: core services (config, RCON, pack, events, audit) and cogs' host.
 
-Nothing under `bot/` imports discord except `bot/app.py` and `bot/slash/console.py`, so the core is
-usable and testable without Discord.
+The Minecraft side, the server's events, the store and the background work never import discord
+(tests/test_layout.py), so the core is usable and testable without Discord. The faces are beside
+it: `cogs/` (Discord), `console/` (a terminal, on the local Discord), `web/` (the dashboard).
 """
 
 from __future__ import annotations

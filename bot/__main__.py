@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, TextIO
 from bot.aio import Stopped, cancel_and_wait, run_until_stopped
 from bot.config import Settings, load_settings
 from bot.errors import BotError, ConfigError
-from bot.i18n import _, console_locale, discord_locale, set_locale
+from bot.i18n import _, console_locale, set_locale
 
 if TYPE_CHECKING:
     from bot.events.event import Event
@@ -200,6 +200,8 @@ def _dispatch(
     from bot import plan_cli
 
     if command == "console":
+        from console.front import main as console_main  # the one import of the console face
+
         return console_main(settings)
     runners: dict[str, Callable[[], int]] = {
         "run": lambda: run_until_stopped(_run(settings)),
@@ -225,89 +227,10 @@ async def _services(settings: Settings) -> AsyncIterator[Services]:
 
 
 async def _run(settings: Settings) -> int:
-    from bot.app import DoomBot
-    from bot.services import build_services
-    from bot.web_launch import start_dashboard
+    from bot.launch import Gateway, run_bot
 
     assert settings.discord_token is not None
-    services = await build_services(settings)
-    bot = DoomBot(settings, services, sync_commands=True)
-    async with bot:  # closing the bot closes the services
-        bot.web = await start_dashboard(services, bot)
-        try:
-            await bot.start(settings.discord_token.get_secret_value())
-        finally:
-            if bot.web is not None:
-                await bot.web.stop()
-    return 0
-
-
-def console_main(
-    settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
-) -> int:
-    """``python -m bot console``: the bot's cogs in a terminal, as the console user (an admin).
-
-    Built here like ``run``'s bot, so the console face (bot.slash.console) never imports the
-    application above it."""
-    from bot.slash.console import is_terminal
-    from bot.slash.console_input import quiet_terminal
-
-    _lines_end_at_newline(stdin)
-    # from the start, not only from the first prompt: what is typed while the bot starts is
-    # drawn by that prompt, not echoed as well (on a pipe-fed prompt the terminal keeps echoing)
-    at_terminal = is_terminal(stdin) and is_terminal(stdout)
-    with quiet_terminal(stdin) if at_terminal else contextlib.nullcontext():
-        # SIGTERM/SIGINT: bot.aio.Stopped
-        return run_until_stopped(_console(settings, stdin, stdout))
-
-
-def _lines_end_at_newline(stdin: TextIO) -> None:
-    """sys.stdin reads universal newlines, where a lone CR ends a line: `/a ...\r/b ...` would
-    run as two commands. A line ends at "\n" only; one_line refuses a CR inside it."""
-    reconfigure = getattr(stdin, "reconfigure", None)
-    if reconfigure is not None:
-        try:
-            reconfigure(newline="\n")
-        except (ValueError, OSError):  # already read from, or not a text file
-            log.debug("console input keeps its newline mode", exc_info=True)
-
-
-async def _console(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
-    """The bot on a local Discord, the console reading lines on it, the dashboard beside."""
-    from bot.app import DoomBot
-    from bot.services import build_services
-    from bot.slash.console import CONSOLE_USER_ID, HISTORY_FILE, run_console
-    from bot.slash.local_discord import CHANNEL_ID, LocalDiscord
-    from bot.web_launch import start_dashboard
-
-    # the person at the terminal already holds the server; alerts print here unless routed elsewhere
-    settings = settings.model_copy(
-        update={
-            "admin_user_ids": [*settings.admin_user_ids, CONSOLE_USER_ID],
-            "alert_channel_id": settings.alert_channel_id or CHANNEL_ID,
-            "locale": console_locale(
-                settings.locale
-            ),  # alerts printed here: the console's language
-        }
-    )
-    locale = set_locale(console_locale(settings.locale))  # DOOM_LOCALE, else the system's
-    services = await build_services(settings)
-    bot = DoomBot(settings, services)
-    bot.face = "console"  # the audit log says where a change came from
-
-    async with LocalDiscord(bot, locale=discord_locale(locale)) as local:
-        bot.web = await start_dashboard(services, bot)
-        try:
-            if bot.web is not None:
-                link = bot.web.login_link(CONSOLE_USER_ID, local.guild_id, "console")
-                print(_("Web dashboard: {url} (log in, once, within 5 minutes: {link})",
-                        url=bot.web.base_url, link=link), file=stdout, flush=True)  # fmt: skip
-            history = Path(settings.data_dir) / HISTORY_FILE
-            await run_console(local, stdin, stdout, history=history)
-        finally:
-            if bot.web is not None:
-                await bot.web.stop()
-    return 0
+    return await run_bot(settings, Gateway(settings.discord_token.get_secret_value()))
 
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:

@@ -82,6 +82,9 @@ class DoomBot(commands.Bot):
         await self.tree.set_translator(DoomTranslator())  # zh-CN names and descriptions
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it
         await self.services.start()
+        for old, new in self.settings.renamed_extensions:
+            log.warning("DOOM_EXTENSIONS: %s is a deprecated name, loading %s (the module was "
+                        "renamed; write %s in the settings)", old, new, new)  # fmt: skip
         for name in self.settings.extensions:
             try:
                 await self.load_extension(name)

@@ -26,10 +26,12 @@ from typing import Annotated, Any, Literal
 
 from dotenv import dotenv_values
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
     IPvAnyNetwork,
+    PrivateAttr,
     SecretStr,
     field_validator,
     model_validator,
@@ -44,6 +46,7 @@ __all__ = [
     "ALL_SERVERS",
     "DEFAULT_DENY",
     "ENV_PREFIX",
+    "RENAMED_EXTENSIONS",
     "ServerConfig",
     "Settings",
     "load_settings",
@@ -52,6 +55,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ENV_PREFIX = "DOOM_"
+# cogs renamed for what they hold: a DOOM_EXTENSIONS written with an old name loads the new
+# module, and the loader (bot.app) logs that the setting should say the new one
+RENAMED_EXTENSIONS: Mapping[str, str] = {
+    "cogs.tasks": "cogs.reads",
+    "cogs.events": "cogs.discord_events",  # Discord's scheduled events, not the server's
+}
 
 # Root commands a scheduled task may not run unless an admin allows them per server: they change
 # who may do what (op, whitelist, bans), stop or stall the server or the scheduler itself (stop,
@@ -176,6 +185,12 @@ class ServerConfig(BaseModel):
         return [c for c in base if c.lower() not in allowed]
 
 
+def _or_old_name(name: str, old: str) -> AliasChoices:
+    """The variable DOOM_<NAME>, or DOOM_<OLD>, its name before it said what it is about, so a
+    .env written then keeps working (an alias is a variable's whole name: no prefix added)."""
+    return AliasChoices(f"{ENV_PREFIX}{name}".lower(), f"{ENV_PREFIX}{old}".lower())
+
+
 class Settings(BaseSettings):
     """All settings; see `.env.example` for each one explained."""
 
@@ -186,6 +201,7 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         env_ignore_empty=True,  # `DOOM_X=` in .env.example means "not set", not ""
         extra="forbid",
+        populate_by_name=True,  # Settings(field=...) in code, beside the variables' names
     )
 
     discord_token: SecretStr | None = None
@@ -207,7 +223,8 @@ class Settings(BaseSettings):
     server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
     extensions: StrList = [
-        "cogs.schedule", "cogs.tasks", "cogs.alerts", "cogs.admin", "cogs.dashboard", "cogs.events",
+        "cogs.schedule", "cogs.reads", "cogs.alerts", "cogs.admin", "cogs.dashboard",
+        "cogs.discord_events",
     ]  # fmt: skip
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
@@ -262,10 +279,14 @@ class Settings(BaseSettings):
     def _check_locale(cls, v: str | None) -> str | None:
         return None if v is None else _known_locale(v)
 
-    # /event reminders go here (default: the alert channel); with a role, interested members get
-    # it and the reminder mentions the role instead of each member
-    event_channel_id: int | None = None
-    event_role_id: int | None = None
+    # /event reminders (Discord's scheduled events) go here (default: the alert channel); with a
+    # role, interested members get it and the reminder mentions the role instead of each member
+    discord_event_channel_id: int | None = Field(
+        default=None, validation_alias=_or_old_name("discord_event_channel_id", "event_channel_id")
+    )
+    discord_event_role_id: int | None = Field(
+        default=None, validation_alias=_or_old_name("discord_event_role_id", "event_role_id")
+    )
 
     @field_validator(
         "guild_ids",
@@ -331,6 +352,27 @@ class Settings(BaseSettings):
             return [by_index[i] for i in range(len(by_index))]
         return v
 
+    _renamed_extensions: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="after")
+    def _current_extension_names(self) -> Settings:
+        # every reader (the loader, /reload, the dashboard's extensions page) sees the names
+        # the modules have now, each once
+        self._renamed_extensions = [
+            (name, RENAMED_EXTENSIONS[name])
+            for name in self.extensions
+            if name in RENAMED_EXTENSIONS
+        ]
+        if self._renamed_extensions:
+            current = (RENAMED_EXTENSIONS.get(name, name) for name in self.extensions)
+            self.extensions = list(dict.fromkeys(current))
+        return self
+
+    @property
+    def renamed_extensions(self) -> list[tuple[str, str]]:
+        """(old, new) for each extension the settings named by a name it had before."""
+        return list(self._renamed_extensions)
+
     @model_validator(mode="after")
     def _unique_names(self) -> Settings:
         names = [s.name for s in self.servers]
@@ -365,7 +407,8 @@ def _env_name(loc: tuple[int | str, ...]) -> str:
         if isinstance(p, int) and not (i == 1 and loc[0] == "servers"):
             items.append(f"item {p + 1}")  # an element of a list value, not a variable of its own
         elif p != "__root__":
-            parts.append(str(p).upper())
+            # a field read under an alias is located by the variable's whole name
+            parts.append(str(p).upper().removeprefix(ENV_PREFIX))
     name = ENV_PREFIX + "__".join(parts) if parts else ENV_PREFIX + "*"
     return f"{name} ({', '.join(items)})" if items else name
 

@@ -8,7 +8,7 @@ the bot services pointed at an mcsim.
 With no server configured, :func:`build_services` asks its ``embedded`` hook for one;
 :func:`start_embedded_mcsim` (mcsim via :mod:`bot.minecraft.embedded`) is the default. The
 launcher starts the embedded server itself and passes its servers in the settings, so this
-matters to callers such as ``bot.__main__.console_main`` used directly.
+matters to callers such as ``console.front.main`` used directly.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from bot.slash.planned_ui import planned_embed, timezone_autocomplete
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)

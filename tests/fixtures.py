@@ -4,6 +4,8 @@
 - `start_mcsim` and the `mcsim` fixture: started mcsim servers with the pack, stopped afterwards.
 - `server_config` and `start_bot`: the bot's real services and every cog on such a server, over TCP
   RCON, driven through the local Discord (tests/cogs/harness.py).
+- the `bare` fixture: the bot with every cog and no Minecraft server (the cogs' and the console's
+  tests).
 - `task_record`: the pack's task record (datapack/README.md, "A task") for tests that write a
   queue straight into storage.
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,8 @@ import pytest
 from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
 from bot.config import ServerConfig
-from bot.services import build_services
+from bot.services import Services, build_services
+from bot.store.audit import AuditStore
 from mcsim.nbt import NbtList
 from mcsim.server import Server
 from tests.cogs.harness import Harness, make_settings
@@ -32,6 +35,7 @@ from tests.cogs.harness import Harness, make_settings
 __all__ = [
     "PACK_DIR",
     "REPO",
+    "bare",
     "following",
     "install_pack",
     "mcsim",
@@ -114,6 +118,18 @@ def server_config(
         log_path=server.log_path,
         event_source=event_source,  # type: ignore[arg-type]
     )
+
+
+@pytest.fixture
+async def bare(tmp_path: Path) -> AsyncIterator[Harness]:
+    """The bot with every cog loaded and no Minecraft server configured."""
+    settings = make_settings(tmp_path)
+    services = Services(settings, {}, AuditStore(tmp_path / "audit.sqlite3"))
+    harness = await Harness(settings, services).start()
+    try:
+        yield harness
+    finally:
+        await harness.close()
 
 
 async def start_bot(server: Server, tmp_path: Path, password: str, **settings: Any) -> Harness:

@@ -20,7 +20,7 @@ from quart_schema import tag, validate_querystring, validate_request
 from bot import errors
 from bot.i18n import N_, _
 from bot.operations import runs
-from bot.slash.permissions import Rank
+from bot.operations.ranks import Rank
 from web import actions
 from web.actions import DynamicFields, ScheduleRequest, server_named
 from web.audit import mutation_json, query

@@ -45,7 +45,7 @@ from quart_rate_limiter import RateLimit, rate_limit
 from werkzeug.exceptions import HTTPException
 
 from bot.i18n import N_, _
-from bot.slash.permissions import Rank
+from bot.operations.ranks import Rank
 from web.context import WebError, WebUser, state
 
 log = logging.getLogger(__name__)

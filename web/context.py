@@ -2,7 +2,7 @@
 look-ups and extensions), the login state, and who is asking.
 
 The web face holds no permissions of its own: a user's rank is the one
-:func:`bot.slash.permissions.rank_for` gives the roles Discord reports for them *now*, asked
+:func:`bot.operations.ranks.rank_for` gives the roles Discord reports for them *now*, asked
 through the bot (``GET /guilds/{guild}/members/{user}``; the local Discord answers it in tests
 and the console). Writes always ask again; reads reuse an answer for a few seconds.
 """
@@ -21,7 +21,7 @@ import discord
 from quart import current_app
 
 from bot.i18n import _
-from bot.slash.permissions import Rank, rank_for
+from bot.operations.ranks import Rank, rank_for
 from web.names import MemberNames, display_name
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import Any
 from quart import Blueprint, flash, g, redirect, render_template, request
 
 from bot.i18n import N_
-from bot.slash.permissions import Rank
+from bot.operations.ranks import Rank
 from web import actions
 from web.auth import action, page, write_limit
 from web.context import state

@@ -28,7 +28,7 @@ from quart import request
 
 from bot.i18n import N_, _, current_locale, formats, ngettext, pgettext, pick, set_locale
 from bot.i18n.words import run_outcome
-from bot.slash.permissions import Rank
+from bot.operations.ranks import Rank
 from web.context import state
 from web.zones import time_text, zone_label
 

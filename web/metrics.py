@@ -24,7 +24,7 @@ from prometheus_client.registry import Collector
 from quart import Blueprint, Response
 
 from bot import errors
-from bot.minecraft.tasks import TASK_LISTS
+from bot.minecraft.pack_tasks import TASK_LISTS
 from web.context import state
 
 if TYPE_CHECKING:

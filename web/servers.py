@@ -23,10 +23,10 @@ from quart import Blueprint, g, render_template, request
 from bot import errors
 from bot.i18n import N_, _
 from bot.minecraft.pack_health import DAMAGE_ADVICE
-from bot.minecraft.tasks import TASK_LISTS
+from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
-from bot.slash.planned_ui import when_text
+from bot.wallclock.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page
@@ -35,7 +35,7 @@ from web.inputs import whole_number
 from web.schedule_form import form_context, preview_rows
 
 if TYPE_CHECKING:
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.operations.reads import Clock
     from bot.operations.schedule import Preview
     from bot.services import ServerServices
@@ -152,7 +152,7 @@ def planned_row(plan: Schedule) -> dict[str, Any]:
     """A wall-clock schedule (services.scheduler's row) as the pages and the API show it."""
     return {
         "id": plan.id, "task_id": plan.task_id, "run": plan.command, "state": plan.state,
-        "paused": plan.state == "paused", "when": when_text(plan).replace("`", ""),
+        "paused": plan.state == "paused", "when": repeat_text(plan.spec).replace("`", ""),
         "timezone": plan.timezone,
         "next_due": plan.next_due.isoformat() if plan.next_due else None,
         "last_outcome": plan.last_outcome, "last_lateness": plan.last_lateness,

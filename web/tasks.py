@@ -13,7 +13,7 @@ from quart import Blueprint, flash, g, redirect, render_template, request
 
 from bot import errors
 from bot.i18n import N_, _
-from bot.slash.permissions import Rank
+from bot.operations.ranks import Rank
 from web import actions
 from web.actions import server_named
 from web.auth import action, page, write_limit

@@ -49,7 +49,7 @@ from bot.events.event import Event
 from bot.events.feed import AlertFeed
 from bot.i18n import N_, Joined, Lazy, Text, lazy
 from bot.minecraft.pack_client import MAX_PAGE, PackClient
-from bot.minecraft.tasks import TASK_LISTS, Task
+from bot.minecraft.pack_tasks import TASK_LISTS, Task
 from bot.store.ledger import Entry, Ledger, Pending
 
 __all__ = ["ALERT_TYPE", "CrashGuard", "RestoreReport", "restored_count"]

@@ -23,7 +23,7 @@ import discord
 
 from bot.errors import ValidationError
 from bot.guildevents import plan
-from bot.guildevents.tasks import EventTasks, TaskStatus
+from bot.guildevents.event_tasks import EventTasks, TaskStatus
 from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
 from bot.i18n.formats import stamp
 from bot.i18n.words import event_state
@@ -529,7 +529,7 @@ class GuildEvents:
             row = await self.store.get(row.id) or row
             count = max(0, row.interested + (1 if added else -1))
             await self.store.update(row.id, interested=count)
-        role = self.bot.settings.event_role_id
+        role = self.bot.settings.discord_event_role_id
         if role is not None and row.state in LIVE_STATES:
             call: Callable[..., Awaitable[Any]] = (
                 self.bot.http.add_role if added else self.bot.http.remove_role

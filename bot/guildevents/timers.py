@@ -22,7 +22,7 @@ from bot.aio import cancel_and_wait
 from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, discord_error
-from bot.guildevents.tasks import task_failed
+from bot.guildevents.event_tasks import task_failed
 from bot.i18n import _, lazy, use_locale
 from bot.i18n.formats import stamp
 from bot.store.guild_events import EventRow
@@ -153,7 +153,7 @@ class EventTimers:
             users = []
         else:
             row = await self.events.store.update(row.id, interested=len(users))
-        channel = self.bot.settings.event_channel_id or self.events._channel(row)
+        channel = self.bot.settings.discord_event_channel_id or self.events._channel(row)
         if channel is None:
             return row
         with use_locale(self.events.channel_locale(row, channel)):
@@ -165,7 +165,7 @@ class EventTimers:
         head = _("Reminder: **{name}** starts {relative} ({start}) at {location}.", name=row.name,
                  relative=stamp(row.start, "R"), start=stamp(row.start),
                  location=row.location)  # fmt: skip
-        role = self.bot.settings.event_role_id
+        role = self.bot.settings.discord_event_role_id
         allowed: discord.AllowedMentions
         if role is not None:
             for user in users:

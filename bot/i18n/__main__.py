@@ -1,9 +1,9 @@
 """``python -m bot.i18n update|check|init LOCALE``: keep the catalogs in step with the code.
 
 ``update`` is the one command to run after changing a text: it extracts every ``_()``,
-``ngettext()``, ``pgettext()``, ``lazy()`` and ``N_()`` literal of bot/, cogs/ and web/ and of the
-dashboard's Jinja templates (the files and extractors babel.cfg maps: Babel's Python extractor,
-Jinja2's ``babel_extract``), adds every name, description and choice of the slash
+``ngettext()``, ``pgettext()``, ``lazy()`` and ``N_()`` literal of bot/, cogs/, console/ and web/
+and of the dashboard's Jinja templates (the files and extractors babel.cfg maps: Babel's Python
+extractor, Jinja2's ``babel_extract``), adds every name, description and choice of the slash
 command tree (read from the tree itself, so new commands need no markers), writes
 ``locale/messages.pot``, merges it into each ``locale/*/LC_MESSAGES/messages.po`` (Babel's update:
 new ids empty, changed ids fuzzy, removed ones kept as obsolete) and runs ``check``.
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCALE_DIR = ROOT / "locale"
 TEMPLATE = LOCALE_DIR / "messages.pot"
 MAPPING = ROOT / "babel.cfg"
-SOURCES = ("bot", "cogs", "web")
+SOURCES = ("bot", "cogs", "console", "web")
 KEYWORDS = {
     "_": None,
     "N_": None,
@@ -65,7 +65,7 @@ def extract() -> Catalog:
         if not (ROOT / folder).is_dir():
             continue
         # babel.cfg's patterns are relative to the checkout: those of this folder, made
-        # relative to it (walking only bot/, cogs/ and web/, not the whole checkout)
+        # relative to it (walking only the sources' folders, not the whole checkout)
         prefix = f"{folder}/"
         methods = [(p.removeprefix(prefix), m) for p, m in method_map if p.startswith(prefix)]
         options = {p.removeprefix(prefix): o for p, o in options_map.items()}

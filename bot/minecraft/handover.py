@@ -46,8 +46,8 @@ from bot.config import ServerConfig
 from bot.errors import BotError, PackError
 from bot.i18n import _, lazy, ngettext
 from bot.minecraft.pack_client import PackClient, Staged
+from bot.minecraft.pack_tasks import Task
 from bot.minecraft.server_files import find_server_properties, read_properties
-from bot.minecraft.tasks import Task
 
 log = logging.getLogger(__name__)
 

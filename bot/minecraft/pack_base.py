@@ -26,10 +26,10 @@ from bot.minecraft.pack_input import (
     check_run_text,
     snbt_compound,
 )
+from bot.minecraft.pack_tasks import PackRecorder
 from bot.minecraft.rcon import RconClient
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from bot.minecraft.software import strip_colours
-from bot.minecraft.tasks import PackRecorder
 
 __all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "PackBase"]
 

@@ -46,8 +46,8 @@ from bot.minecraft.pack_input import (
     task_input_command,
 )
 from bot.minecraft.pack_reads import PackReads
+from bot.minecraft.pack_tasks import TASK_LISTS, PackRecorder, Task, task_from_storage
 from bot.minecraft.software import strip_colours
-from bot.minecraft.tasks import TASK_LISTS, PackRecorder, Task, task_from_storage
 
 __all__ = [
     "MAX_PAGE",

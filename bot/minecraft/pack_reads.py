@@ -20,8 +20,8 @@ from bot.minecraft.pack_input import (
     check_id,
     snbt_compound,
 )
+from bot.minecraft.pack_tasks import TASK_LISTS, Task, TaskList, task_from_storage
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
-from bot.minecraft.tasks import TASK_LISTS, Task, TaskList, task_from_storage
 
 __all__ = ["PackReads"]
 

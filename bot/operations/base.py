@@ -63,7 +63,7 @@ class Operations:
     def __init__(self, services: Services, auditor: Auditor) -> None:
         self.services = services
         self.auditor = auditor
-        # the Discord events' binding, handed over by the Events cog while it is loaded
+        # the Discord events' binding, handed over by their cog while it is loaded
         self.guild_events: GuildEvents | None = None
         # the dashboard's public address, set by the dashboard when it starts (the calendar
         # feed is served there)

@@ -1,9 +1,10 @@
 """Discord scheduled events and their in-game tasks, as one: create, edit, cancel, list.
 
-The binding (:class:`bot.guildevents.binding.GuildEvents`) belongs to the Events cog, which
-hands it to :attr:`Operations.guild_events` while it is loaded; without it every operation here
-says the events are not available. Called "Discord events" everywhere, so they are never taken for
-the server's own events (bot/events/: what the pack reports).
+The binding (:class:`bot.guildevents.binding.GuildEvents`) belongs to the Discord events cog
+(cogs/discord_events.py), which hands it to :attr:`Operations.guild_events` while it is loaded;
+without it every operation here says the events are not available. Called "Discord events"
+everywhere, so they are never taken for the server's own events (bot/events/: what the pack
+reports).
 """
 
 from __future__ import annotations

@@ -21,14 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot import errors
 from bot.calendar.plan_file import PlanDocument, PlannedEntry, TaskEntry, dump, load
 from bot.i18n import _
-from bot.minecraft.tasks import TASK_LISTS
+from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import plan_events, queue
 from bot.operations import schedule as schedule_ops
 from bot.operations.ranks import Rank
 from bot.wallclock.when import build_spec, human
 
 if TYPE_CHECKING:
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices

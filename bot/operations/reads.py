@@ -25,7 +25,7 @@ from bot.operations.queue import ServerRef, TaskRef
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices

@@ -38,7 +38,7 @@ from bot.store.schedules import Creator
 from bot.wallclock.when import next_runs
 
 if TYPE_CHECKING:
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices

@@ -191,7 +191,7 @@ async def task_id_autocomplete(
         pass  # an unreachable server offers only the planned ids; the command will say why
     low = current.lower()
     ids.sort(key=lambda i: not i.lower().startswith(low))  # stable: prefix matches first
-    # a choice's name and value are 1-100 characters (bot.slash.discord_limits); ids are <= 64
+    # a choice's name and value are 1-100 characters (bot.localdiscord.limits); ids are <= 64
     return [app_commands.Choice(name=i, value=i) for i in ids if 0 < len(i) <= MAX_CHOICE_LEN][
         :MAX_CHOICES
     ]

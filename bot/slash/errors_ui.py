@@ -24,7 +24,7 @@ from bot.slash.fit import MARK, clip
 
 log = logging.getLogger(__name__)
 
-MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.slash.discord_limits)
+MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.localdiscord.limits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ each call (a settings reload takes effect without re-syncing the command tree).
 
 from __future__ import annotations
 
-__all__ = ["NotPermitted", "Rank", "is_admin", "is_moderator", "rank_for", "rank_of"]
+__all__ = ["NotPermitted", "is_admin", "is_moderator", "rank_of"]
 
 import logging
 from collections.abc import Callable

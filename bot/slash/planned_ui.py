@@ -9,7 +9,6 @@ __all__ = [
     "planned_line",
     "stamp",
     "timezone_autocomplete",
-    "when_text",
 ]
 
 import functools
@@ -24,18 +23,9 @@ from bot.i18n import _
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import run_outcome, schedule_state
 from bot.store.schedules import Run, Schedule
-from bot.wallclock.when import human
+from bot.wallclock.when import human, repeat_text
 
 WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
-
-
-def when_text(row: Schedule) -> str:
-    """How the row repeats, in words."""
-    if row.kind == "every" and row.every is not None:
-        return _("every {interval}", interval=human(row.every))
-    if row.kind == "cron":
-        return _("cron `{cron}` ({zone})", cron=row.cron, zone=row.timezone)
-    return _("once")
 
 
 def _late(row: Schedule) -> str:
@@ -61,7 +51,7 @@ def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
         if later:
             when += _(", then {times}", times=", ".join(stamp(t, "f") for t in later))
     head = _("`{id}` {when}, {repeats}{late}", id=row.task_id, when=when,
-             repeats=when_text(row), late=_late(row))  # fmt: skip
+             repeats=repeat_text(row.spec), late=_late(row))  # fmt: skip
     return f"{head}\n  `{run}`"
 
 
@@ -77,7 +67,7 @@ def planned_embed(
     if upcoming and row.state == "active":
         lines = [stamp_with_distance(t) for t in upcoming]
         embed.add_field(name=_("next runs"), value="\n".join(lines), inline=False)
-    embed.add_field(name=_("repeats"), value=when_text(row))
+    embed.add_field(name=_("repeats"), value=repeat_text(row.spec))
     if row.announce:
         embed.add_field(name=_("announce"), value=", ".join(human(s) for s in row.announce))
     if row.as_player:

@@ -4,7 +4,7 @@ A crash brings a Minecraft server back with the storage and game time of its las
 what the bot did since is gone from the pack although the server acknowledged it. The ledger
 is the bot's own copy (the ``ledger`` component of the bot's database, bot.store.db) that the
 crash guard (bot.background.crash_guard) repairs the pack from. It is fed by the pack client
-(:class:`bot.minecraft.tasks.PackRecorder`: each acknowledged schedule, schedule_dynamic,
+(:class:`bot.minecraft.pack_tasks.PackRecorder`: each acknowledged schedule, schedule_dynamic,
 cancel_one, cancel_all, clear, pause, resume, whoever called it: a cog, the console, the
 wall-clock scheduler) and by the pack's events.
 
@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from bot.events.event import Event
 from bot.i18n import N_
-from bot.minecraft.tasks import Task
+from bot.minecraft.pack_tasks import Task
 from bot.store.db import Database
 
 __all__ = ["LIVE", "RETAIN_TICKS", "Entry", "Ledger", "Pending"]
@@ -150,7 +150,7 @@ def _int(value: object, default: int = -1) -> int:
 
 
 class Ledger:
-    """The record of one server (a :class:`~bot.minecraft.tasks.PackRecorder`)."""
+    """The record of one server (a :class:`~bot.minecraft.pack_tasks.PackRecorder`)."""
 
     def __init__(self, db: Database, server: str, *, retain: int = RETAIN_TICKS) -> None:
         self.db = db

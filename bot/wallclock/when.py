@@ -33,6 +33,7 @@ __all__ = [
     "parse_repeat",
     "parse_timezone",
     "parse_when",
+    "repeat_text",
 ]
 
 import re
@@ -44,7 +45,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cronsim import CronSim, CronSimError
 
 from bot.errors import ValidationError, naming
-from bot.i18n import Text, lazy
+from bot.i18n import Text, _, lazy
 
 DEFAULT_TIMEZONE = "UTC"
 MAX_DELAY = timedelta(days=3653)  # "a delay beyond 10 years" is refused (SpacetimeDB: DelayTooLong)
@@ -147,7 +148,7 @@ def local_valid(naive: datetime, tz: ZoneInfo) -> datetime:
     minute after it (02:30 on a spring-forward night runs at 03:00), an ambiguous one its
     first occurrence."""
     probe = naive
-    for _ in range(24 * 60):  # gaps are at most a few hours; bounded either way
+    for _minute in range(24 * 60):  # gaps are at most a few hours; bounded either way
         aware = probe.replace(tzinfo=tz, fold=0)
         if aware.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == probe:
             return aware.astimezone(UTC)
@@ -447,6 +448,15 @@ def _check_offsets(offsets: tuple[int, ...], spec: Spec, now: datetime) -> None:
                 lazy("The announce offset {offset} is not shorter than the interval ({every}).",
                      offset=_human(offset), every=_human(spec.every))
             )  # fmt: skip
+
+
+def repeat_text(spec: Spec) -> str:
+    """How the spec repeats, in words (the reader's language)."""
+    if spec.kind == "every" and spec.every is not None:
+        return _("every {interval}", interval=_human(spec.every))
+    if spec.kind == "cron":
+        return _("cron `{cron}` ({zone})", cron=spec.cron, zone=spec.timezone)
+    return _("once")
 
 
 def _human(seconds: int) -> str:

@@ -72,6 +72,39 @@ def test_lists_take_json_or_commas(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.deny_commands == ["op", "stop"]
 
 
+def test_a_renamed_cogs_old_extension_name_reads_as_its_new_one(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("DOOM_EXTENSIONS=cogs.schedule,cogs.tasks,cogs.reads,cogs.events,cogs.admin\n")
+    s = load_settings(env)
+    # each once, in order
+    assert s.extensions == ["cogs.schedule", "cogs.reads", "cogs.discord_events", "cogs.admin"]
+    assert s.renamed_extensions == [
+        ("cogs.tasks", "cogs.reads"),
+        ("cogs.events", "cogs.discord_events"),
+    ]
+    assert load_settings(None).renamed_extensions == []
+    assert "cogs.reads" in load_settings(None).extensions
+
+
+def test_the_discord_events_settings_take_their_older_names_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = tmp_path / ".env"
+    env.write_text("DOOM_EVENT_CHANNEL_ID=61\nDOOM_EVENT_ROLE_ID=62\n")  # a .env from before
+    s = load_settings(env)
+    assert (s.discord_event_channel_id, s.discord_event_role_id) == (61, 62)
+    env.write_text("DOOM_DISCORD_EVENT_CHANNEL_ID=71\n")
+    monkeypatch.setenv("DOOM_EVENT_ROLE_ID", "72")
+    s = load_settings(env)
+    assert (s.discord_event_channel_id, s.discord_event_role_id) == (71, 72)
+    # a bad value is named by the variable's name (one prefix), never shown
+    env.write_text("DOOM_DISCORD_EVENT_CHANNEL_ID=not-a-number\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(env)
+    assert "DOOM_DISCORD_EVENT_CHANNEL_ID: " in str(info.value)
+    assert "DOOM_DOOM_" not in str(info.value) and "not-a-number" not in str(info.value)
+
+
 def test_allowed_commands_unset_commas_json_or_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_settings(None).allowed_commands is None  # no allow-list: the deny-list alone
     monkeypatch.setenv("DOOM_ALLOWED_COMMANDS", "say, give ,function:my.events")

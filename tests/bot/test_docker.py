@@ -130,8 +130,10 @@ def test_dockerfile_installs_the_bot_with_its_pack() -> None:
     m = re.fullmatch(r"python:3\.(\d+)-slim", base)
     assert m and int(m.group(1)) >= 11  # pyproject: requires-python >= 3.11
     copied = {shlex.split(rest)[0] for word, rest in steps if word == "COPY"}
-    # every package pyproject includes, the pack (setup.py puts it into the wheel), the build
-    assert {"bot", "cogs", "mcsim", "datapack", "pyproject.toml"} <= copied
+    # every package pyproject includes, the pack and the catalogs (setup.py puts them into the
+    # wheel and fails the build without them), the build
+    needed = {"bot", "cogs", "console", "mcsim", "datapack", "locale", "pyproject.toml"}
+    assert needed <= copied
     runs = " ".join(rest for word, rest in steps if word == "RUN")
     assert "pip install --no-cache-dir ." in runs and "-e ." not in runs
     assert ("USER", "1000") in steps  # itzg's default uid: the bot writes into its world

@@ -192,7 +192,7 @@ def test_a_stored_sentence_is_said_again_in_the_current_locale() -> None:
 
     with use_locale("zh_CN"):
         assert retranslate("Paused planned `hourly` on main.") == "已暂停 main 上的计划 `hourly`。"
-        assert retranslate("Reloaded cogs.tasks.") == "已重载 cogs.tasks。"
+        assert retranslate("Reloaded cogs.reads.") == "已重载 cogs.reads。"
         said_in_chinese = _("Cancelled `{id}`.", id="door")
         # several sentences, one a line, each said again; text no catalog has stays as it is
         assert retranslate("Reloaded a.\nsomething else") == "已重载 a。\nsomething else"

@@ -16,7 +16,7 @@ from bot.minecraft.installer import pack_version_of
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
-PACKAGES = ("bot", "cogs", "mcsim", "datapack", "web", "locale")
+PACKAGES = ("bot", "cogs", "console", "mcsim", "datapack", "web", "locale")
 JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 
 
@@ -48,6 +48,8 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     with zipfile.ZipFile(wheel) as zf:
         shipped = {n.removeprefix("bot/_datapack/") for n in zf.namelist()
                    if n.startswith("bot/_datapack/")}  # fmt: skip
+        # every face travels with it: the cogs, the console, the dashboard
+        assert {"cogs/admin.py", "console/session.py", "web/app.py"} <= set(zf.namelist())
         # the dashboard's templates and static files travel with it
         assert {"web/templates/base.html", "web/static/app.css", "web/static/app.js"} <= set(
             zf.namelist()

@@ -1,6 +1,6 @@
 """Drive the bot as Discord would: interaction payloads in, recorded HTTP requests out.
 
-Built on :class:`bot.slash.local_discord.LocalDiscord` (the local Discord the console front end
+Built on :class:`bot.localdiscord.emulator.LocalDiscord` (the local Discord the console front end
 uses), with named users holding the configured roles: ``await h.run("cancel", MOD, id="x")``.
 """
 
@@ -28,8 +28,8 @@ from typing import Any
 
 from bot.app import DoomBot
 from bot.config import ServerConfig, Settings
+from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
 from bot.services import Services
-from bot.slash.local_discord import Exchange, LocalDiscord, Sent, buttons
 
 ADMIN_ROLE = 5001
 MOD_ROLE = 5002

@@ -70,7 +70,7 @@ async def test_zh_cn_gets_its_errors_in_chinese(bare: Harness) -> None:
     assert reply.ephemeral and reply.text == "尚未配置任何 Minecraft 服务器。"
     refused = await bare.run_in(ZH, "clear", NOBODY)
     assert refused.text == "你需要管理员身份组才能使用 /clear。"
-    admin_only = await bare.run_in(ZH, "reload", MOD, extension="cogs.tasks")
+    admin_only = await bare.run_in(ZH, "reload", MOD, extension="cogs.reads")
     assert admin_only.text == "你需要管理员身份组才能使用 /reload。"
     unknown = await bare.run_in(ZH, "reload", ADMIN, extension="cogs.nope")
     assert unknown.text == "未知扩展 'cogs.nope'。"
@@ -138,7 +138,7 @@ async def test_alerts_speak_doom_locale_else_the_guilds(
 
 async def test_the_console_takes_the_names_in_its_language(bare: Harness) -> None:
     from bot.i18n import use_locale
-    from bot.slash.console import parse_line
+    from console.session import parse_line
 
     with use_locale("zh_CN"):
         line = "/定时 命令:say 你好 时长:5 单位:分钟 编号:greet"

@@ -52,7 +52,7 @@ async def test_moderator_commands_let_moderators_and_admins_through(
 @pytest.mark.parametrize("user", [MOD, MOD_BY_ID, NOBODY], ids=lambda u: str(u.id))
 @pytest.mark.parametrize("name", ADMIN_COMMANDS)
 async def test_admin_commands_refuse_moderators(bare: Harness, name: str, user: User) -> None:
-    options = REQUIRED.get(name, {"extension": "cogs.tasks"})
+    options = REQUIRED.get(name, {"extension": "cogs.reads"})
     reply = await bare.run(name, user, **options)
     assert reply.ephemeral
     assert reply.text == f"You need the admin role to use /{name}."
@@ -62,7 +62,7 @@ async def test_admin_commands_refuse_moderators(bare: Harness, name: str, user: 
 async def test_admin_commands_let_admins_through(bare: Harness, user: User) -> None:
     assert NO_SERVER in (await bare.run("status", user)).text
     assert NO_SERVER in (await bare.run("setup", user)).text
-    assert (await bare.run("reload", user, extension="cogs.tasks")).text == "Reloaded cogs.tasks."
+    assert (await bare.run("reload", user, extension="cogs.reads")).text == "Reloaded cogs.reads."
     assert NO_SERVER in (await bare.run("clear", user)).text
 
 

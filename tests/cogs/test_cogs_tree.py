@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
-from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness
+import pytest
+
+from bot.services import Services
+from bot.store.audit import AuditStore
+from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness, make_settings
 
 EXPECTED = {
     "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume", "run_now",
@@ -36,6 +41,31 @@ async def test_every_command_is_registered_and_serialisable(bare: Harness) -> No
             assert not (required_done and option.get("required")), (command.name, option)
             assert len(option.get("choices", [])) <= 25
     assert not bare.bot.failed_extensions
+
+
+async def test_a_cogs_old_extension_name_loads_it_under_its_new_name(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a .env written before the cogs were renamed for what they hold
+    settings = make_settings(tmp_path, extensions=["cogs.tasks", "cogs.events", "cogs.admin"])
+    services = Services(settings, {}, AuditStore(tmp_path / "audit.sqlite3"))
+    with caplog.at_level(logging.WARNING, logger="bot.app"):
+        harness = await Harness(settings, services).start()
+    try:
+        assert set(harness.bot.extensions) == {"cogs.reads", "cogs.discord_events", "cogs.admin"}
+        assert not harness.bot.failed_extensions
+        shown = (await harness.run("help", NOBODY)).text
+        assert "/time**" in shown and "/event create**" in shown  # the renamed cogs' commands
+        # /reload and its choices know the module by the name it has now, once
+        assert (await harness.run("reload", ADMIN, extension="cogs.reads")).text == (
+            "Reloaded cogs.reads."
+        )
+        choices = await harness.autocomplete("reload", "extension", ADMIN, extension="cogs.")
+        assert [c["value"] for c in choices] == ["cogs.admin", "cogs.discord_events", "cogs.reads"]
+    finally:
+        await harness.close()
+    assert "DOOM_EXTENSIONS: cogs.tasks is a deprecated name, loading cogs.reads" in caplog.text
+    assert "cogs.events is a deprecated name, loading cogs.discord_events" in caplog.text
 
 
 async def test_schedule_offers_every_unit(bare: Harness) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from cogs.reads import PageView
 from cogs.schedule import ConfirmView
-from cogs.tasks import PageView
 from tests.cogs.harness import MOD, NOBODY, Harness
 
 

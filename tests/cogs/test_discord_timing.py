@@ -13,7 +13,7 @@ import pytest
 from discord.http import handle_message_parameters
 from discord.webhook.async_ import async_context
 
-from bot.slash.local_discord import VirtualClock
+from bot.localdiscord.emulator import VirtualClock
 from tests.cogs.harness import Harness
 
 Callback = Callable[[discord.Interaction[Any]], Awaitable[None]]
@@ -123,7 +123,7 @@ async def test_no_follow_up_before_the_first_response(bare: Harness) -> None:
 
 
 async def test_the_console_shows_what_discord_would_refuse_or_miss(bare: Harness) -> None:
-    from bot.slash.console import run_console
+    from console.session import run_console
 
     async def bad(interaction: discord.Interaction[Any]) -> None:
         clock.advance(5)  # too slow, and too long: the user of the console sees both

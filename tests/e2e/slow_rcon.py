@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from bot.slash.local_discord import VirtualClock
+from bot.localdiscord.emulator import VirtualClock
 
 
 class SlowRcon:

@@ -15,9 +15,9 @@ import discord
 import pytest
 
 from bot.config import ServerConfig
+from bot.localdiscord.emulator import Exchange, VirtualClock
 from bot.services import build_services
 from bot.slash import cog_helpers
-from bot.slash.local_discord import Exchange, VirtualClock
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.slow_rcon import SlowRcon

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
+from bot.localdiscord.http_session import RateLimits
 from bot.minecraft.installer import bundled_datapack, pack_version_of
 from bot.minecraft.server_files import version_from_logs
-from bot.slash.local_http import RateLimits
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 

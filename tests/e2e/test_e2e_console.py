@@ -6,8 +6,8 @@ import io
 import re
 from pathlib import Path
 
-from bot.__main__ import console_main as main
 from bot.minecraft.installer import bundled_datapack, pack_version_of
+from console.front import main
 from tests.cogs.harness import make_settings
 
 

@@ -7,9 +7,9 @@ import io
 import re
 from zoneinfo import ZoneInfo
 
-from bot.slash.console import run_console
-from bot.slash.console_input import SlashCompleter
 from bot.wallclock.clock import ManualClock
+from console.lines import SlashCompleter
+from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness
 

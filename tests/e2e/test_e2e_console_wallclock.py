@@ -6,8 +6,8 @@ import io
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.__main__ import console_main as main
 from bot.i18n.formats import moment
+from console.front import main
 from tests.cogs.harness import make_settings
 
 

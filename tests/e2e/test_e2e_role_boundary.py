@@ -14,7 +14,7 @@ import pytest
 
 from bot.config import ServerConfig
 from bot.services import build_services
-from bot.slash.console import run_console
+from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.conftest import PASSWORD, following

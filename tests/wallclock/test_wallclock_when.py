@@ -14,12 +14,13 @@ import pytest
 from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import ValidationError
+from bot.i18n import use_locale
 from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
-from bot.wallclock.when import build_spec, next_boundary, next_runs, parse_when
+from bot.wallclock.when import build_spec, next_boundary, next_runs, parse_when, repeat_text
 from tests.wallclock.wallclock_sim import MOD, make_scheduler
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -119,6 +120,19 @@ def test_next_runs_follow_the_zone_through_dst() -> None:
     once = build_spec("fri 20:00", None, "Europe/Berlin", None, now=NOW)
     assert next_runs(once, 5) == [berlin(2026, 12, 4, 20, 0)]
     assert next_runs(daily, 0) == []
+
+
+def test_how_a_spec_repeats_in_words_in_the_readers_language() -> None:
+    every = build_spec("in 10m", "1d 2h30m", None, None, now=NOW)
+    cron = build_spec(None, "0 20 * * fri", "Europe/Berlin", None, now=NOW)
+    once = build_spec("in 10m", None, None, None, now=NOW)
+    assert [repeat_text(s) for s in (every, cron, once)] == [
+        "every 1d 2h 30m",
+        "cron `0 20 * * fri` (Europe/Berlin)",
+        "once",
+    ]
+    with use_locale("zh-CN"):
+        assert repeat_text(every) == "每 1d 2h 30m" and repeat_text(once) == "一次"
 
 
 # -- the bad inputs: each refused with its sentence, nothing stored ---------------------------

@@ -13,7 +13,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from bot.__main__ import console_main as main
+from console.front import main
 from tests.cogs.harness import make_settings
 from tests.web.webdash import LINK
 

@@ -1,5 +1,5 @@
 """The Discord events pages: list, create, edit and cancel an event in Chromium, checked against
-what the local Discord holds (bot/slash/local_scheduled_events.py); and the refusals over real
+what the local Discord holds (bot/localdiscord/scheduled_events.py); and the refusals over real
 HTTP, each naming its field with nothing made."""
 
 from __future__ import annotations

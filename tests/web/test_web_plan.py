@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.slash.local_http import LocalFile
-from bot.slash.message_text import buttons
+from bot.localdiscord.http_session import LocalFile
+from bot.localdiscord.message_text import buttons
 from tests.cogs.harness import MOD, NOBODY
 from tests.web.webclient import Client
 from tests.web.webdash import Dash, queue_ids

@@ -27,7 +27,7 @@ WRITES = [
     ("/servers/main/tasks/keep/cancel", {}),
     ("/servers/main/tasks/keep/pause", {}),
     ("/servers/main/clear", {"confirm": "yes"}),
-    ("/extensions/reload", {"extension": "cogs.tasks"}),
+    ("/extensions/reload", {"extension": "cogs.reads"}),
     ("/servers/main/planned/p1/cancel", {}),
     ("/servers/main/queue", {"run": "say x", "when": "in 5m", "preview": "1"}),
     ("/servers/main/setup", {}),

@@ -24,7 +24,7 @@ from bot.minecraft.selftest.probe import EventProbe, probe_for
 
 if TYPE_CHECKING:
     from bot.events.event import Event
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
 
 _TPS_OK = 18.0
 _EVENT_WAIT = 8.0  # s at most for the marker's events once it is queued

@@ -41,8 +41,8 @@ from bot.minecraft.selftest.checks_timed import TimedChecks
 from bot.minecraft.selftest.result import SelftestResult
 
 if TYPE_CHECKING:
+    from bot.minecraft.pack_tasks import Task
     from bot.minecraft.selftest.probe import EventProbe
-    from bot.minecraft.tasks import Task
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cogs.events_fixture import EventHarness, event_harness
+from tests.cogs.discord_events_fixture import EventHarness, event_harness
 from tests.cogs.harness import MOD
 
 

@@ -1,4 +1,5 @@
-"""The Task value the pack client hands out: one element of a doom.schedule list, typed.
+"""The pack's game-time tasks as the pack client hands them out: the Task value (one element of
+a doom.schedule list, typed), the lists' names, and the recorder told of every change to them.
 
 Built from the task compound the pack keeps in `doom.schedule:data <list>` (datapack/README.md,
 "A task"), after the storage SNBT was parsed to Python values.

@@ -8,8 +8,8 @@ import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot.slash import local_discord
-from bot.slash.console import Screen, run_console
+from bot.localdiscord import emulator as local_discord
+from console.session import Screen, run_console
 from tests.cogs.harness import ADMIN, Harness
 
 NOW = datetime(2026, 12, 4, 18, 59, 31, tzinfo=UTC)

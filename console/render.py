@@ -24,7 +24,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from bot.i18n import _
-from bot.slash.message_text import buttons, discord_times
+from bot.localdiscord.message_text import buttons, discord_times
 
 _LEADING = re.compile(r"^ +")
 _NBSP = "\xa0"

@@ -2,7 +2,7 @@
 
 Lines typed in the terminal (``/schedule run:say hi time:5 unit:second``) become the interaction
 payloads Discord would send and run through the bot's own CommandTree and cogs on a
-:class:`~bot.slash.local_discord.LocalDiscord`; replies, embeds and alerts print as text, and
+:class:`~bot.localdiscord.emulator.LocalDiscord`; replies, embeds and alerts print as text, and
 buttons are answered by typing ``yes``, ``no`` or a label. One code path with Discord, no second UI.
 """
 
@@ -29,11 +29,11 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 
 from bot.i18n import N_, _
-from bot.slash.console_input import LineSource, PipeLines, TerminalLines, quiet_terminal
-from bot.slash.console_parse import one_line, parse_line
-from bot.slash.console_render import Labelled, message_view
-from bot.slash.local_discord import Exchange, LocalDiscord, Sent, buttons
-from bot.slash.local_scheduled_events import describe_event
+from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
+from bot.localdiscord.scheduled_events import describe_event
+from console.lines import LineSource, PipeLines, TerminalLines, quiet_terminal
+from console.parse import one_line, parse_line
+from console.render import Labelled, message_view
 
 if TYPE_CHECKING:
     pass

@@ -1,4 +1,4 @@
-"""What the local Discord (bot.slash.local_discord) keeps of each request: what was sent, what
+"""What the local Discord (bot.localdiscord.emulator) keeps of each request: what was sent, what
 it refused as Discord would, one interaction's exchange, and a clock that moves when told."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
-from bot.slash.message_text import render
+from bot.localdiscord.message_text import render
 
 EPHEMERAL = 1 << 6  # the message flag Discord shows to the invoker only
 

@@ -15,8 +15,8 @@ from discord.http import Route
 from pydantic import SecretStr
 
 from bot.cli_check import check_discord
-from bot.slash.console import parse_line, run_console
-from tests.cogs.events_fixture import EventHarness, event_harness
+from console.session import parse_line, run_console
+from tests.cogs.discord_events_fixture import EventHarness, event_harness
 from tests.cogs.harness import ADMIN, MOD
 
 

@@ -9,9 +9,9 @@ The test harness and the console both use it, so a line typed in the terminal ru
 path as a Discord user.
 
 It holds the bot to Discord's rules, the way Discord does: every request goes through
-discord.py's own HTTP handling down to the aiohttp session (:mod:`bot.slash.local_http`), every
-body is checked against Discord's documented limits (:mod:`bot.slash.discord_limits`) and refused
-with Discord's status and JSON error, the command tree is synced (and checked) at start, an
+discord.py's own HTTP handling down to the aiohttp session (:mod:`bot.localdiscord.http_session`),
+every body is checked against Discord's documented limits (:mod:`bot.localdiscord.limits`) and
+refused with Discord's status and JSON error, the command tree is synced (and checked) at start, an
 interaction's first response must come within 3 seconds of the injected ``clock`` (else 10062 and
 the user sees the failure), only once (40060), follow-ups work for 15 minutes, and channel posts
 meet per-route rate-limit buckets with 429s. Every refusal is kept in :attr:`LocalDiscord.refused`.
@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.slash import discord_limits as limits
-from bot.slash.local_http import CDN, LocalFile, RateLimits, Request, Response, Session
-from bot.slash.local_records import Exchange, Refusal, Sent, VirtualClock
-from bot.slash.local_scheduled_events import UNHANDLED, LocalScheduledEvents
-from bot.slash.message_text import buttons, render
+from bot.localdiscord import limits
+from bot.localdiscord.http_session import CDN, LocalFile, RateLimits, Request, Response, Session
+from bot.localdiscord.message_text import buttons, render
+from bot.localdiscord.records import Exchange, Refusal, Sent, VirtualClock
+from bot.localdiscord.scheduled_events import UNHANDLED, LocalScheduledEvents
 
 if TYPE_CHECKING:
     from bot.app import DoomBot

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.slash.console import parse_line, run_console
-from bot.slash.local_discord import render
-from bot.slash.local_http import LocalFile
+from bot.localdiscord.emulator import render
+from bot.localdiscord.http_session import LocalFile
+from console.session import parse_line, run_console
 from tests.cogs.harness import ADMIN, Harness
 
 
@@ -82,7 +82,7 @@ def test_render_shows_embeds_buttons_and_timestamps() -> None:
 
 async def test_console_runs_lines_and_prints_replies(bare: Harness) -> None:
     stdin = io.StringIO(
-        "/help\n\n/nope\n/time\nsomething\n/reload extension:cogs.tasks\nquit\n/help\n"
+        "/help\n\n/nope\n/time\nsomething\n/reload extension:cogs.reads\nquit\n/help\n"
     )
     out = io.StringIO()
     await run_console(bare.discord, stdin, out, ADMIN.id, ADMIN.roles)
@@ -92,7 +92,7 @@ async def test_console_runs_lines_and_prints_replies(bare: Harness) -> None:
     assert "! unknown command /nope: try /help" in text
     assert "No Minecraft server is configured" in text
     assert "type a slash command" in text
-    assert "Reloaded cogs.tasks." in text
+    assert "Reloaded cogs.reads." in text
 
 
 async def test_console_stops_at_end_of_input(bare: Harness) -> None:

@@ -11,7 +11,7 @@ from bot.config import ServerConfig
 from bot.services import Services, build_server
 from bot.store.audit import AuditStore
 from bot.wallclock.clock import ManualClock
-from tests.cogs.event_doubles import MemoryTasks
+from tests.cogs.discord_event_doubles import MemoryTasks
 from tests.cogs.harness import Harness, make_settings
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
@@ -23,7 +23,7 @@ class EventHarness(Harness):
 
     @property
     def cog(self) -> Any:
-        cog = self.bot.get_cog("Events")
+        cog = self.bot.get_cog("DiscordEvents")
         assert cog is not None
         return cog
 

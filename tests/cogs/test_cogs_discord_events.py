@@ -9,7 +9,7 @@ from pathlib import Path
 import discord
 import pytest
 
-from tests.cogs.events_fixture import NOW, EventHarness, event_harness
+from tests.cogs.discord_events_fixture import NOW, EventHarness, event_harness
 from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY
 
 
@@ -370,7 +370,9 @@ async def test_a_create_cut_short_by_a_crash_is_undone_on_start(ev: EventHarness
 
 
 async def test_with_a_role_reminders_give_it_and_mention_it(tmp_path: Path) -> None:
-    async for ev in event_harness(tmp_path, event_role_id=5555, event_channel_id=6100):
+    async for ev in event_harness(
+        tmp_path, discord_event_role_id=5555, discord_event_channel_id=6100
+    ):
         event_id = await _create(ev, reminders="5m")
         for user in (8001, 8002):
             await ev.discord.scheduled.interest(event_id, user)

@@ -7,7 +7,7 @@ events (moves, cancels and Interested clicks in Discord's own UI) are handed to 
 
 from __future__ import annotations
 
-__all__ = ["EventsCog", "setup"]
+__all__ = ["DiscordEventsCog", "setup"]
 
 import logging
 from typing import TYPE_CHECKING
@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot import errors
 from bot.guildevents.binding import GuildEvents
-from bot.guildevents.tasks import EventTasks, SchedulerTasks, TaskStatus
+from bot.guildevents.event_tasks import EventTasks, SchedulerTasks, TaskStatus
 from bot.guildevents.timers import EventTimers
 from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp, stamp_with_distance
@@ -70,7 +70,7 @@ def _outcome(status: TaskStatus | None) -> str:
     return state
 
 
-class EventsCog(commands.Cog, name="Events"):
+class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
     """Discord scheduled events bound to wall-clock tasks."""
 
     event = app_commands.Group(
@@ -308,4 +308,4 @@ class EventsCog(commands.Cog, name="Events"):
 
 
 async def setup(bot: DoomBot) -> None:
-    await bot.add_cog(EventsCog(bot))
+    await bot.add_cog(DiscordEventsCog(bot))

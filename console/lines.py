@@ -27,10 +27,10 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-from bot.slash.console_parse import find_command, option_marker, options_of, parse_value
+from console.parse import find_command, option_marker, options_of, parse_value
 
 if TYPE_CHECKING:
-    from bot.slash.local_discord import LocalDiscord
+    from bot.localdiscord.emulator import LocalDiscord
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from rapidfuzz.distance import Levenshtein
 
 from bot.i18n import _, pgettext
 from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
-from bot.slash.local_http import LocalFile
+from bot.localdiscord.http_session import LocalFile
 
 if TYPE_CHECKING:
     from bot.app import DoomBot

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PageView", "TasksCog", "setup"]
+__all__ = ["PageView", "ReadsCog", "setup"]
 
 import io
 import logging
@@ -24,7 +24,7 @@ from bot.slash.planned_ui import planned_embed, planned_line
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
-    from bot.minecraft.tasks import Task
+    from bot.minecraft.pack_tasks import Task
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def _task_line(task: Task, server: ServerServices) -> str:
     return f"`{task.id}` {when}{who}\n  `{run}`"
 
 
-class TasksCog(commands.Cog, name="Tasks"):
+class ReadsCog(commands.Cog, name="Reads"):
     """Read-only views of the queue and the game clock."""
 
     def __init__(self, bot: DoomBot) -> None:
@@ -230,4 +230,4 @@ class TasksCog(commands.Cog, name="Tasks"):
 
 
 async def setup(bot: DoomBot) -> None:
-    await bot.add_cog(TasksCog(bot))
+    await bot.add_cog(ReadsCog(bot))

@@ -1,8 +1,9 @@
 """An in-memory stand-in for the wall-clock schedules, for the Discord-edge tests of /event only.
 
-It keeps what :class:`bot.guildevents.tasks.EventTasks` promises (one-shot tasks at an instant,
-cancel, status) on the injected clock, so the tests of the Discord half need no Minecraft server.
-The binding to the real scheduler is tested on mcsim in tests/e2e/test_e2e_events.py.
+It keeps what :class:`bot.guildevents.event_tasks.EventTasks` promises (one-shot tasks at an
+instant, cancel, status) on the injected clock, so the tests of the Discord half need no Minecraft
+server.
+The binding to the real scheduler is tested on mcsim in tests/e2e/test_e2e_discord_events.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.errors import ValidationError
-from bot.guildevents.tasks import TaskStatus
+from bot.guildevents.event_tasks import TaskStatus
 from bot.wallclock.clock import ManualClock
 
 

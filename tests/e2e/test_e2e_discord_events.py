@@ -71,7 +71,7 @@ async def test_start_and_end_run_at_their_times_and_a_discord_delete_leaves_noth
         assert events.events[race]["entity_metadata"] == {"location": "play.example.org"}
         await events.delete(quiz)  # a moderator deletes it in Discord's UI before it starts
 
-        store = harness.bot.get_cog("Events").events.store  # type: ignore[union-attr]
+        store = harness.bot.get_cog("DiscordEvents").events.store  # type: ignore[union-attr]
         row = await store.get(1)
         quiz_row = await store.get(2)
         assert row is not None and quiz_row is not None and quiz_row.state == "cancelled"

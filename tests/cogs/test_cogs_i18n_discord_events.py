@@ -19,7 +19,7 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
 from bot.store.ledger import Pending
-from tests.cogs.events_fixture import NOW, EventHarness, event_harness
+from tests.cogs.discord_events_fixture import NOW, EventHarness, event_harness
 from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 
 ZH = "zh-CN"
