@@ -16,6 +16,7 @@ __all__ = [
     "CommandRefused",
     "CommandTooLong",
     "ConfigError",
+    "ImportFailed",
     "NotAllowed",
     "NotFound",
     "PackError",
@@ -124,3 +125,8 @@ class PackError(BotError):
     @property
     def message(self) -> str:
         return str(self._message)
+
+
+class ImportFailed(BotError):
+    """A plan file's import failed part-way (the server went down, Discord refused): what it had
+    written was undone; the text names the entry that failed and anything left over."""
