@@ -24,7 +24,7 @@ from tests.cogs.harness import Harness, make_settings
 AREAS = (admin, calendar, discord_events, groups, plan, queue, reads, runs, schedule, status)
 # the steps a face takes before the operation itself (the question before a confirm button, the
 # check that answers a typo at once): part of their operation, not operations of their own
-STEPS = {"queue.count", "queue.size", "schedule.check", "discord_events.check"}
+STEPS = {"queue.count", "queue.size", "schedule.check", "discord_events.check", "groups.count"}
 
 # operation -> the slash command(s) that call it
 DISCORD: dict[str, set[str]] = {
@@ -53,7 +53,19 @@ DISCORD: dict[str, set[str]] = {
     "calendar.calendar": {"calendar"},
     "plan.export": {"plan export"},
     "plan.import_plan": {"plan import"},
+    # `server:` naming a group: the same commands, each server answering for itself
     "groups.schedule": {"schedule"},
+    "groups.schedule_dynamic": {"schedule_dynamic"},
+    "groups.cancel": {"cancel"},
+    "groups.pause": {"pause"},
+    "groups.resume": {"resume"},
+    "groups.cancel_all": {"cancel_all"},
+    "groups.run_now": {"run_now"},
+    "groups.clear": {"clear"},
+    "groups.game_time": {"time"},
+    "groups.page": {"list"},
+    "groups.show": {"show"},
+    "groups.history": {"history"},
 }
 # operation -> the API route that calls it (method, rule)
 API: dict[str, tuple[str, str]] = {
@@ -82,6 +94,17 @@ API: dict[str, tuple[str, str]] = {
     "plan.export": ("GET", "/api/servers/<name>/plan"),
     "plan.import_plan": ("POST", "/api/servers/<name>/plan"),
     "groups.schedule": ("POST", "/api/groups/<group>/tasks"),
+    "groups.schedule_dynamic": ("POST", "/api/groups/<group>/tasks/dynamic"),
+    "groups.cancel": ("POST", "/api/groups/<group>/tasks/<task_id>/<verb>"),
+    "groups.pause": ("POST", "/api/groups/<group>/tasks/<task_id>/<verb>"),
+    "groups.resume": ("POST", "/api/groups/<group>/tasks/<task_id>/<verb>"),
+    "groups.cancel_all": ("POST", "/api/groups/<group>/tasks/<task_id>/<verb>"),
+    "groups.run_now": ("POST", "/api/groups/<group>/tasks/<task_id>/<verb>"),
+    "groups.clear": ("POST", "/api/groups/<group>/clear"),
+    "groups.game_time": ("GET", "/api/groups/<group>/time"),
+    "groups.page": ("GET", "/api/groups/<group>/lists/<which>"),
+    "groups.show": ("GET", "/api/groups/<group>/tasks/<task_id>"),
+    "groups.history": ("GET", "/api/groups/<group>/history/<task_id>"),
 }
 
 

@@ -18,7 +18,6 @@ __all__ = [
     "run_now",
     "schedule",
     "schedule_dynamic",
-    "schedule_group",
     "selftest",
     "server_named",
     "setup",
@@ -35,7 +34,7 @@ from pydantic import ValidationError as PydanticValidationError
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
-from bot.operations import Caller, Face, Operations, admin, groups, queue, reads, runs
+from bot.operations import Caller, Face, Operations, admin, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, state
 from web.inputs import body_refusal, whole_number
@@ -114,14 +113,6 @@ async def schedule(
     """/schedule from the web: a typo is CommandParseError with its caret, nothing queued."""
     request = schedule_ops.ScheduleRequest(server=server.name, **req.model_dump())
     return await schedule_ops.schedule(_ops(), caller(user), request)
-
-
-async def schedule_group(user: WebUser, group: str, req: ScheduleRequest) -> groups.GroupScheduled:
-    """/schedule on a group of servers; an unknown group is a 404."""
-    if _ops().group(group) is None:
-        raise WebError(404, _("{name} is not a server group.", name=repr(group)))
-    request = schedule_ops.ScheduleRequest(server=group, **req.model_dump())
-    return await groups.schedule(_ops(), caller(user), request)
 
 
 async def schedule_dynamic(

@@ -40,6 +40,7 @@ from bot.i18n import N_, _
 from web import (
     api,
     api_events,
+    api_groups,
     api_plan,
     audit,
     auth,
@@ -294,7 +295,7 @@ def create_app(
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
     pages = (auth, servers, tasks, history, plan, events, audit, calendar, extensions, preferences)
-    for module in (*pages, api, api_events, api_plan, metrics):
+    for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 
     @app.get("/favicon.ico")
