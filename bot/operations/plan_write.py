@@ -72,12 +72,15 @@ class Writer:
         events: Sequence[Step[EventEntry, EventRow]],
     ) -> None:
         """Every step but the ones left; ImportFailed (after the undo) when one fails."""
-        # a paused task is paused by its id: made before the others of its id, the pause
-        # finds it as the only one of that id in the queue
+        # a task is paused by its id: the server's tasks of a changed id are cancelled first,
+        # then the paused ones are made before the others, so each pause finds the one just
+        # made as the only one of its id in the queue
         ordered = sorted(tasks, key=lambda s: not s.entry.paused)
         try:
             for step in planned:
                 await self._each(step, self._planned)
+            for task in tasks:
+                await self._each(task, self._cancel_tasks)
             for task in ordered:
                 await self._each(task, self._task)
             for event in events:
@@ -120,12 +123,15 @@ class Writer:
             await scheduler.pause(row.id)
         return row
 
-    async def _task(self, step: Step[TaskEntry, TaskEntry]) -> None:
-        pack = self.target.pack
+    async def _cancel_tasks(self, step: Step[TaskEntry, TaskEntry]) -> None:
+        """A changed id: the server's tasks of that id go (made again by the undo)."""
         if step.replaces:
-            await pack.cancel_all(step.entry.id)
+            await self.target.pack.cancel_all(step.entry.id)
             for old, _held in step.replaces:
                 self._then(functools.partial(self._make_task, old))
+
+    async def _task(self, step: Step[TaskEntry, TaskEntry]) -> None:
+        pack = self.target.pack
         await schedule_ops.schedule(self.ops, self.caller, request(self.target, step.entry))
         self._then(lambda: pack.cancel_one(step.entry.id))
         if step.entry.paused:

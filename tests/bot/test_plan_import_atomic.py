@@ -181,3 +181,20 @@ async def test_only_the_tasks_the_bot_made_are_written(
     server.run('function doom.schedule:schedule {run:"say cb",time:900,unit:"t",id:"cb"}')
     assert sorted(queued(server)) == ["cb", "mine", "ours"]
     assert await _exported(ops) == f"version: 1\nserver: main\n{ours}"
+
+
+async def test_tasks_of_one_id_are_changed_together_a_paused_one_too(
+    behind_proxy: tuple[Operations, Recorder, Server, TcpProxy],
+) -> None:
+    ops, _recorder, server, _proxy = behind_proxy
+    head = "version: 1\nserver: main\ntasks:\n"
+    await _import(ops, f"{head}- id: bell\n  run: say old\n  time: 100\n")
+    two = (f"{head}- id: bell\n  run: say now\n  time: 200\n"
+           "- id: bell\n  run: say later\n  time: 300\n  paused: true\n")  # fmt: skip
+    shown = await _import(ops, two, dry_run=True)
+    assert shown.steps == [("change", "tasks[1] (bell)"), ("change", "tasks[2] (bell)")]
+    await _import(ops, two)
+    assert await _exported(ops) == two  # the old one gone, the paused one the one paused
+    assert queued(server) == ["bell"]
+    again = await _import(ops, two)
+    assert [v for v, _label in again.steps] == ["leave", "leave"]
