@@ -181,3 +181,33 @@ async def test_discord_events_go_out_and_back_in_through_discord(dash: Dash) -> 
     refused = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
     assert "events[2] (Halt)" in refused.text and "deny-list" in refused.text, refused.text
     assert [e["name"] for e in dash.harness.discord.scheduled.live()] == ["Build Battle"]
+
+
+async def test_an_event_discord_refuses_part_way_undoes_the_whole_import(dash: Dash) -> None:
+    events = ("events:\n- name: Opening\n  start: 2027-06-01 19:00\n  end: 2027-06-01 21:00\n"
+              "- name: Closing\n  start: 2027-06-08 19:00\n  end: 2027-06-08 21:00\n")  # fmt: skip
+    text = (PLAN + events).encode()
+    scheduled = dash.harness.discord.scheduled
+    posts: list[Any] = []
+
+    def refuse_the_second(sent: Any) -> None:  # Discord makes the first event, not the next
+        if sent.kind == "scheduled_event" and sent.method == "POST":
+            posts.append(sent)
+            if len(posts) == 2:  # seen before it is answered: this one is refused
+                scheduled.fail_next("POST")
+
+    asked = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
+    assert "add: events[2] (Closing)" in asked.text, asked.text
+    message_id = asked.messages[-1].message_id
+    assert message_id is not None
+    dash.harness.discord.listeners.append(refuse_the_second)
+    done = await dash.harness.press(message_id, "Confirm", MOD)
+    assert "events[2] (Closing) could not be written" in done.text, done.text
+    assert "Missing Permissions" in done.text, done.text
+    # two rows, a task and the first event: undone, the event in Discord too
+    assert "undid the 4 change(s) it had made before" in done.text, done.text
+    assert scheduled.live() == [] and queue_ids(dash) == []
+    assert await _exported(dash) == {"version": 1, "server": "main"}
+    [refused] = dash.harness.discord.refused  # the one refusal, provoked: checked, cleared
+    assert (refused.method, refused.status) == ("POST", 403)
+    dash.harness.discord.refused.clear()
