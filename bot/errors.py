@@ -7,6 +7,9 @@ into a message, and callers must keep it that way.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from bot.i18n import Lazy, Text, lazy
 
 __all__ = [
@@ -23,6 +26,7 @@ __all__ = [
     "RconTimeout",
     "ServerUnavailable",
     "ValidationError",
+    "naming",
 ]
 
 
@@ -125,6 +129,18 @@ class PackError(BotError):
     @property
     def message(self) -> str:
         return str(self._message)
+
+
+@contextmanager
+def naming(field: str) -> Iterator[None]:
+    """A ValidationError raised inside names `field` as the input at fault (unless it names
+    one already): checks shared by several inputs stay unaware of what they check."""
+    try:
+        yield
+    except ValidationError as exc:
+        if exc.field is None:
+            exc.field = field
+        raise
 
 
 class ImportFailed(BotError):

@@ -10,14 +10,17 @@ __all__ = [
     "cancel_all",
     "change_planned",
     "clear",
+    "count",
     "game_time",
     "history",
     "pause",
+    "preview",
     "reload_extension",
     "resume",
     "run_now",
     "schedule",
     "schedule_dynamic",
+    "schedule_group",
     "selftest",
     "server_named",
     "setup",
@@ -26,7 +29,7 @@ __all__ = [
 import logging
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from discord.ext import commands
 from pydantic import ValidationError as PydanticValidationError
@@ -34,7 +37,7 @@ from pydantic import ValidationError as PydanticValidationError
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
-from bot.operations import Caller, Face, Operations, admin, queue, reads, runs
+from bot.operations import Caller, Face, Operations, admin, groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, state
 from web.inputs import body_refusal, whole_number
@@ -54,8 +57,8 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
     path's): every field of /schedule; a field it does not know is refused (a script's `when`
     must not be dropped and the command run at once)."""
 
-    @staticmethod
-    def rule(field: str) -> str | None:
+    @classmethod
+    def rule(cls, field: str) -> str | None:
         """The rule of a field in the reader's language, said when a value breaks it."""
         if field == "run":
             return _("The command must be 1 to {max} characters long.", max=number(MAX_RUN))
@@ -67,16 +70,26 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
             return _("A task id is 1 to 64 characters long.")
         if field == "retry":
             return _("Retries must be 0 to 1000.")
+        if field == "retry_delay":
+            return _("The retry delay must be 1 to {max} ticks.", max=number(MAX_INT))
+        if field == "every":
+            return _("`every` must be 1 to {max} ticks.", max=number(MAX_INT))
+        if field == "at":
+            return _("`at` is a game tick from 0 to {max}.", max=number(2**63 - 1))
+        if field == "if_not":
+            return _("`if_not` is skip or wait.")
+        if field == "after_wait":
+            return _("`after_wait` is run or skip.")
         return None
 
     @classmethod
-    def checked(cls, data: Mapping[str, object]) -> ScheduleRequest:
-        """The request from these fields; errors.ValidationError with the first fault."""
+    def checked(cls, data: Mapping[str, object]) -> Self:
+        """The request from these fields; errors.ValidationError with the first fault, named."""
         try:
             return cls.model_validate(data)
         except PydanticValidationError as exc:
-            text, _field = body_refusal(exc, cls)
-            raise errors.ValidationError(text) from None
+            text, field = body_refusal(exc, cls)
+            raise errors.ValidationError(text, field=field) from None
 
 
 class DynamicFields(schedule_ops.DynamicRequest):
@@ -84,6 +97,18 @@ class DynamicFields(schedule_ops.DynamicRequest):
     unique id starting with `prefix` (the server is the path's)."""
 
     server: None = None  # the path's
+
+    @classmethod
+    def rule(cls, field: str) -> str | None:
+        return ScheduleRequest.rule(field)
+
+    @classmethod
+    def checked(cls, data: Mapping[str, object]) -> Self:
+        try:
+            return cls.model_validate(data)
+        except PydanticValidationError as exc:
+            text, field = body_refusal(exc, cls)
+            raise errors.ValidationError(text, field=field) from None
 
 
 def server_named(name: str) -> ServerServices:
@@ -113,6 +138,22 @@ async def schedule(
     """/schedule from the web: a typo is CommandParseError with its caret, nothing queued."""
     request = schedule_ops.ScheduleRequest(server=server.name, **req.model_dump())
     return await schedule_ops.schedule(_ops(), caller(user), request)
+
+
+async def preview(
+    user: WebUser, server: ServerServices, req: ScheduleRequest
+) -> schedule_ops.Preview:
+    """The next runs of a wall-clock request, every check made, nothing stored."""
+    request = schedule_ops.ScheduleRequest(server=server.name, **req.model_dump())
+    return await schedule_ops.preview(_ops(), caller(user), request)
+
+
+async def schedule_group(user: WebUser, group: str, req: ScheduleRequest) -> groups.GroupScheduled:
+    """/schedule on a group of servers; an unknown group is a 404."""
+    if _ops().group(group) is None:
+        raise WebError(404, _("{name} is not a server group.", name=repr(group)))
+    request = schedule_ops.ScheduleRequest(server=group, **req.model_dump())
+    return await groups.schedule(_ops(), caller(user), request)
 
 
 async def schedule_dynamic(
@@ -166,6 +207,13 @@ async def history(
 async def run_now(user: WebUser, server: ServerServices, task_id: str) -> str:
     """Run the task (or planned row) of this id once, now; its schedule stays."""
     return await _change("run_now", user, server, task_id)
+
+
+async def count(user: WebUser, server: ServerServices, task_id: str) -> queue.Counted:
+    """The question before `cancel_all`: how many tasks of this id, and a planned row?"""
+    _task_id(task_id)
+    request = queue.TaskRef(id=task_id, server=server.name)
+    return await queue.count(_ops(), caller(user), request)
 
 
 async def cancel_all(user: WebUser, server: ServerServices, task_id: str) -> str:

@@ -180,6 +180,23 @@ async def schedule(name: str, data: ScheduleRequest) -> Any:
     return {"outcome": made.text, "task": task, "planned": planned}, 201
 
 
+@blueprint.post("/servers/<name>/tasks/preview")
+@tag(["tasks"])
+@write_limit
+@action()
+@validate_request(ScheduleRequest)
+async def preview(name: str, data: ScheduleRequest) -> Any:
+    """The next runs (UTC, up to 5) a wall-clock request (`when`, `repeat`, `timezone`,
+    `announce`) would have, every check of `POST .../tasks` made; nothing is saved."""
+    server = server_named(name)
+    try:
+        shown = await actions.preview(g.user, server, data)
+    except errors.BotError as exc:
+        return refusal(exc, "run")
+    return {"outcome": shown.text, "timezone": shown.timezone,
+            "runs": [t.isoformat() for t in shown.runs]}  # fmt: skip
+
+
 @blueprint.post("/servers/<name>/tasks/dynamic")
 @tag(["tasks"])
 @write_limit

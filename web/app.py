@@ -38,6 +38,7 @@ from bot.aio import cancel_and_wait
 from bot.config import Settings
 from bot.i18n import N_, _
 from web import (
+    admin,
     api,
     api_events,
     api_groups,
@@ -45,6 +46,7 @@ from web import (
     audit,
     auth,
     calendar,
+    discord_events,
     events,
     extensions,
     history,
@@ -59,6 +61,7 @@ from web import (
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import HostBot, WebError, WebState
 from web.inputs import too_large
+from web.markup import discord_html
 
 if TYPE_CHECKING:
     from bot.services import Services
@@ -160,6 +163,8 @@ def _install_handlers(app: Quart) -> None:
         return await _error_page(500, _("Unexpected error; quote {ref} to the admins.", ref=ref))
 
     app.jinja_env.filters["ticks"] = ticks
+    # the outcomes flashed are the sentences Discord gets: bold, code, <t:…> times
+    app.jinja_env.filters["discord"] = discord_html
 
     @app.context_processor
     async def common() -> dict[str, Any]:
@@ -294,7 +299,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    pages = (auth, servers, tasks, history, plan, events, audit, calendar, extensions, preferences)
+    pages = (auth, servers, tasks, history, plan, admin, events, discord_events, audit, calendar,
+             extensions, preferences)  # fmt: skip
     for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 

@@ -9,7 +9,15 @@ the route runs: over the limit it is a 413 for every route, whatever the content
 
 from __future__ import annotations
 
-__all__ = ["MAX_ID", "body_refusal", "limit_body", "refusal", "too_large", "whole_number"]
+__all__ = [
+    "MAX_ID",
+    "body_refusal",
+    "length_rule",
+    "limit_body",
+    "refusal",
+    "too_large",
+    "whole_number",
+]
 
 from typing import Any
 
@@ -90,8 +98,24 @@ def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
     else:
         rule = getattr(model, "rule", None)
         said = rule(field) if rule is not None else None
+        if said is None and kind in ("string_too_short", "string_too_long"):
+            said = length_rule(model, field)
         text = said or _("`{field}`: {error}", field=field, error=first["msg"])
     return text, field
+
+
+def length_rule(model: Any, field: str) -> str | None:
+    """A text field's length rule, from its bounds in the model (None without both)."""
+    info = getattr(model, "model_fields", {}).get(field)
+    if info is None:
+        return None
+    # pydantic keeps Field(min_length=, max_length=) as annotated-types' MinLen and MaxLen
+    low = next((m.min_length for m in info.metadata if hasattr(m, "min_length")), None)
+    high = next((m.max_length for m in info.metadata if hasattr(m, "max_length")), None)
+    if low is None or high is None:
+        return None
+    return _("`{field}` must be {low} to {high} characters long.", field=field, low=number(low),
+             high=number(high))  # fmt: skip
 
 
 def refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:

@@ -13,6 +13,7 @@ from bot import errors
 from bot.i18n import _
 from bot.operations import plan
 from web.actions import caller, server_named
+from web.api_plan import export_response
 from web.auth import action, page, write_limit
 from web.context import WebError, state
 
@@ -44,6 +45,13 @@ async def _document() -> str:
     if len(raw) > plan.MAX_FILE:
         raise WebError(413, _("The plan file is too large."))
     return bytes(raw).decode("utf-8", errors="replace")
+
+
+@blueprint.get("/servers/<name>/plan/download")
+@page()
+async def plan_download(name: str) -> Any:
+    """The plan file as a download (/plan export), from the page's link."""
+    return await export_response(name)
 
 
 @blueprint.post("/servers/<name>/plan")

@@ -32,9 +32,12 @@ from web.actions import UNITS, server_named
 from web.auth import page
 from web.context import WebError, state
 from web.inputs import whole_number
+from web.schedule_form import form_context, preview_rows
 
 if TYPE_CHECKING:
     from bot.minecraft.tasks import Task
+    from bot.operations.reads import Clock
+    from bot.operations.schedule import Preview
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
 
@@ -163,7 +166,24 @@ def planned_row(plan: Schedule) -> dict[str, Any]:
 async def index() -> Any:
     servers = list(state().services.servers.values())
     statuses = await asyncio.gather(*(server_status(s) for s in servers))
-    return await render_template("servers.html", statuses=statuses, user=g.user)
+    # after the status, whose TPS sample the clock's measurement then reuses (no second wait)
+    clocks = await asyncio.gather(*(_clock(s) if st.ok else _none() for s, st in
+                                    zip(servers, statuses, strict=True)))  # fmt: skip
+    return await render_template("servers.html", statuses=statuses, user=g.user,
+                                 clocks=dict(zip([s.name for s in servers], clocks,
+                                                 strict=True)))  # fmt: skip
+
+
+async def _clock(server: ServerServices) -> Clock | None:
+    """The server's game time as /time says it; None when it cannot be read."""
+    try:
+        return await actions.game_time(g.user, server)
+    except errors.BotError:
+        return None
+
+
+async def _none() -> None:
+    return None
 
 
 @blueprint.get("/servers/<name>/<which>")
@@ -178,9 +198,11 @@ async def render_list(
     *,
     error: errors.BotError | None = None,
     form: dict[str, str] | None = None,
+    preview: Preview | None = None,
     status: int = 200,
 ) -> Any:
-    """A list page; after a refused schedule, with the error (and caret) and the form kept."""
+    """A list page; after a refused schedule, with the error (and caret, and the field at
+    fault) and the form kept; after a preview, the next runs with the form kept."""
     if which not in LISTS:
         raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
                               list=repr(which)))  # fmt: skip
@@ -191,11 +213,16 @@ async def render_list(
         number = pages
         rows, total = await list_page(server, which, number, search)
     caret = error.caret() if isinstance(error, errors.CommandParseError) else None
+    field = error.field if isinstance(error, errors.ValidationError) else None
+    if isinstance(error, errors.CommandParseError | errors.CommandRefused):
+        field = "run"
+    extra = await form_context(server) if which == "queue" else {}
     body = await render_template(
         "tasks.html", server=server, which=which, lists=LISTS, rows=rows, total=total,
         number=number, pages=pages, search=search, user=g.user,
         units=UNITS, scheduler=state().services.scheduler,
-        form=form or {},
-        error=str(error) if error is not None else None, caret=caret,
+        form=form or {}, error=str(error) if error is not None else None, caret=caret,
+        error_field=field, preview=preview,
+        previewed=preview_rows(preview) if preview is not None else [], **extra,
     )  # fmt: skip
     return body, status

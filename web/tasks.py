@@ -1,5 +1,6 @@
-"""Pages and forms about tasks: one task, and schedule, cancel, pause, resume, clear (with a
-confirm step), and the planned (wall-clock) schedules' cancel/pause/resume."""
+"""Pages and forms about tasks: one task, and schedule (web/schedule_form.py reads the form),
+cancel, pause, resume, run now, cancel every task of an id and clear (each with a confirm step),
+and the planned (wall-clock) schedules' cancel/pause/resume."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.slash.permissions import Rank
 from web import actions
-from web.actions import ScheduleRequest, server_named
+from web.actions import server_named
 from web.auth import action, page, write_limit
-from web.context import WebError
+from web.context import WebError, state
+from web.schedule_form import read_form
 from web.servers import first_task, render_list, task_row
 
 log = logging.getLogger(__name__)
@@ -26,45 +28,6 @@ blueprint = Blueprint("tasks", __name__)
 
 def _back(name: str, which: str = "queue") -> Any:
     return redirect(f"/servers/{name}/{which}", 303)
-
-
-def schedule_request(form: dict[str, str]) -> ScheduleRequest:
-    """The form's fields as a request; a field that is not a number is named."""
-    numbers: dict[str, int] = {}
-    for key, default in (("time", None), ("retry", "0")):
-        text = (form.get(key) or default or "").strip()
-        try:
-            numbers[key] = int(text)
-        except ValueError:
-            raise errors.ValidationError(
-                _("`{field}` must be a whole number, not {text}.", field=key, text=repr(text))
-            ) from None
-    return ScheduleRequest.checked(
-        {
-            "run": form.get("run", "").strip().removeprefix("/"),
-            "time": numbers["time"],
-            "unit": form.get("unit", "tick"),
-            "id": form.get("id", "").strip() or None,
-            "retry": numbers["retry"],
-            **_conditions(form),
-        }
-    )
-
-
-def _conditions(form: dict[str, str]) -> dict[str, str]:
-    """The condition fields: `if_not` and `after_wait` only count with a `require`, and
-    `after_wait` only with a wait (the selects always send their first choice)."""
-    require = (form.get("require") or "").strip()
-    if not require:
-        return {}
-    found = {"require": require}
-    if form.get("if_not") == "wait":
-        found["if_not"] = "wait"
-        found["max_wait"] = (form.get("max_wait") or "").strip()
-        found["after_wait"] = form.get("after_wait") or "skip"
-    elif (form.get("max_wait") or "").strip():
-        found["max_wait"] = form["max_wait"].strip()  # refused, naming it
-    return found
 
 
 @blueprint.get("/servers/<name>/tasks/<task_id>")
@@ -89,15 +52,31 @@ async def show(name: str, task_id: str) -> Any:
 @write_limit
 @action()
 async def schedule(name: str) -> Any:
+    """The schedule form: a task or planned row, a new unique id, a group; or the preview."""
     server = server_named(name)
     form = dict(await request.form)
     form.pop("csrf_token", None)
+    which = "queue"
     try:
-        outcome = (await actions.schedule(g.user, server, schedule_request(form))).text
+        asked = read_form(form, server.name)
+        if asked.group is not None and state().bot.ops.group(asked.group) is None:
+            raise errors.ValidationError(
+                _("{name} is not a server group.", name=repr(asked.group)), field="target"
+            )
+        if asked.preview:  # of this server's row (a group's rows would have the same times)
+            shown = await actions.preview(g.user, server, asked.request)
+            return await render_list(server, "queue", form=form, preview=shown)
+        if asked.dynamic is not None:
+            outcome = (await actions.schedule_dynamic(g.user, server, asked.dynamic)).text
+        elif asked.group is not None:
+            outcome = (await actions.schedule_group(g.user, asked.group, asked.request)).text
+        else:
+            made = await actions.schedule(g.user, server, asked.request)
+            outcome, which = made.text, "planned" if made.planned is not None else "queue"
     except errors.BotError as exc:  # a typo (with its caret), a refusal, a bad field
         return await render_list(server, "queue", error=exc, form=form, status=400)
     await flash(outcome, "ok")
-    return _back(name)
+    return _back(name, which)
 
 
 @blueprint.get("/servers/<name>/schedule")
@@ -111,16 +90,32 @@ async def schedule_page(name: str) -> Any:
 @action()
 async def change(name: str, task_id: str, verb: str) -> Any:
     server = server_named(name)
-    which = (await request.form).get("list", "queue")
+    form = await request.form
+    which = form.get("list", "queue")
     verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
-             "run_now": actions.run_now}  # fmt: skip
+             "run_now": actions.run_now, "cancel_all": actions.cancel_all}  # fmt: skip
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
+    if verb == "cancel_all" and form.get("confirm") != "yes":
+        raise WebError(400, _("Confirm on the confirmation page first."))
     try:
         await flash(await verbs[verb](g.user, server, task_id), "ok")
     except errors.BotError as exc:
         await flash(str(exc), "error")
     return _back(name, which if which in ("queue", "offline", "paused", "planned") else "queue")
+
+
+@blueprint.get("/servers/<name>/tasks/<task_id>/cancel_all")
+@page()
+async def cancel_all_confirm(name: str, task_id: str) -> Any:
+    """The question before cancelling every task of an id (and its planned row)."""
+    server = server_named(name)
+    try:
+        counted = await actions.count(g.user, server, task_id)
+    except errors.ValidationError as exc:
+        raise WebError(400, str(exc)) from None
+    return await render_template("cancel_all.html", server=server, task_id=task_id,
+                                 counted=counted, user=g.user)  # fmt: skip
 
 
 @blueprint.get("/servers/<name>/clear")

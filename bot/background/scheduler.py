@@ -30,7 +30,7 @@ from typing import Protocol
 
 from bot.aio import cancel_and_wait
 from bot.config import ServerConfig
-from bot.errors import BotError, PackError, ValidationError
+from bot.errors import BotError, PackError, ValidationError, naming
 from bot.events.event import Event
 from bot.events.feed import AlertFeed
 from bot.i18n import N_, Text, lazy, use_locale
@@ -45,11 +45,13 @@ from bot.wallclock.clock import Clock, SystemClock
 from bot.wallclock.when import (
     DEFAULT_TIMEZONE,
     Missed,
+    Spec,
     boundaries,
     build_spec,
     human,
     latest_boundary,
     next_boundary,
+    next_runs,
 )
 
 log = logging.getLogger(__name__)
@@ -83,6 +85,11 @@ class _Server(Protocol):
 
 class _Checker(Protocol):
     def check(self, command: str) -> None: ...
+
+
+def _taken(server: str, task_id: str) -> Text:
+    return lazy("A planned schedule `{id}` already exists on {server}: cancel it first or "
+                "choose another id.", id=task_id, server=server)  # fmt: skip
 
 
 def _task_key(schedule_id: int, due: float) -> str:
@@ -191,29 +198,60 @@ class Scheduler:
         conditions: Mapping[str, str] | None = None,
     ) -> Schedule:
         """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise."""
+        spec = await self.preview(
+            server=server, command=command, task_id=task_id, when=when, repeat=repeat,
+            timezone=timezone, announce=announce, retry=retry, retry_delay=retry_delay,
+            as_player=as_player, missed=missed, conditions=conditions,
+        )  # fmt: skip
+        async with self._lock:
+            if await self.store.find(server, task_id) is not None:
+                raise ValidationError(_taken(server, task_id), field="id")
+            row = await self.store.insert(
+                spec, server=server, command=check_run_text(command), task_id=task_id,
+                retry=retry, retry_delay=retry_delay,
+                as_player=check_player(as_player) if as_player is not None else None,
+                created_by=created_by, now=self.clock.now(), conditions=conditions or None,
+            )  # fmt: skip
+        self._arm(row)
+        return row
+
+    async def preview(
+        self,
+        *,
+        server: str,
+        command: str,
+        task_id: str,
+        when: str | None = None,
+        repeat: str | None = None,
+        timezone: str | None = None,
+        announce: str | None = None,
+        retry: int = 0,
+        retry_delay: int = 1,
+        as_player: str | None = None,
+        missed: Missed | None = None,
+        conditions: Mapping[str, str] | None = None,
+    ) -> Spec:
+        """Every check `create` makes, nothing stored: the Spec the row would have (its next
+        runs: :func:`bot.wallclock.when.next_runs`); ValidationError naming the input otherwise."""
         target = self._server(server)
-        check_id(task_id)
-        text = check_run_text(command)
-        check_ticks(retry, lazy("The number of retries"))
-        check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
-        player = check_player(as_player) if as_player is not None else None
+        with naming("id"):
+            check_id(task_id)
+        with naming("run"):
+            text = check_run_text(command)
+        with naming("retry"):
+            check_ticks(retry, lazy("The number of retries"))
+        with naming("retry_delay"):
+            check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
+        with naming("as_player"):
+            if as_player is not None:
+                check_player(as_player)
         conditions_from(conditions)
         target.checker.check(text)
         spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
                           default_timezone=self.default_timezone, missed=missed)  # fmt: skip
-        async with self._lock:
-            if await self.store.find(server, task_id) is not None:
-                raise ValidationError(
-                    lazy("A planned schedule `{id}` already exists on {server}: cancel it "
-                         "first or choose another id.", id=task_id, server=server)
-                )  # fmt: skip
-            row = await self.store.insert(
-                spec, server=server, command=text, task_id=task_id, retry=retry,
-                retry_delay=retry_delay, as_player=player, created_by=created_by,
-                now=self.clock.now(), conditions=conditions or None,
-            )  # fmt: skip
-        self._arm(row)
-        return row
+        if await self.store.find(server, task_id) is not None:
+            raise ValidationError(_taken(server, task_id), field="id")
+        return spec
 
     async def get(self, schedule_id: int) -> Schedule | None:
         return await self.store.get(schedule_id)
@@ -259,15 +297,7 @@ class Scheduler:
 
     def upcoming(self, row: Schedule, count: int = 3) -> list[datetime]:
         """The next `count` runs of a row (one for a one-shot), from its next due."""
-        if row.next_due is None:
-            return []
-        found = [row.next_due]
-        while len(found) < count and row.kind != "at":
-            nxt = next_boundary(row.spec, found[-1])
-            if nxt is None:
-                break
-            found.append(nxt)
-        return found
+        return [] if row.next_due is None else next_runs(row.spec, count, row.next_due)
 
     def feed(self, server: str) -> AlertFeed:
         """The scheduler's alerts (missed, skipped, late, failed, waiting) for one server; an

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot.errors import ValidationError
+from bot.errors import ValidationError, naming
 from bot.i18n import _
 from bot.minecraft.handover import tellraw_all
 from bot.wallclock.when import (
@@ -156,34 +156,56 @@ def draft(
     default_timezone: str,
     now: datetime,
 ) -> Draft:
-    """Everything `/event create` says about the event, checked; raises with a sentence."""
-    title = check_name(name)
-    text = check_description(description)
-    tz = parse_timezone(timezone, default_timezone)
-    begin = whole_second(parse_when(start, now, tz))
-    finish = whole_second(read_end(end, begin, now, tz.key))
-    counts = _offsets(DEFAULT_ANNOUNCE if announce is None else announce, "announce")
-    reminds = _offsets(reminders, "reminders")
-    dropped: tuple[int, ...] = ()
-    if announce is None:
-        # a default nobody asked for is not a reason to refuse: the offsets that fall before
-        # now are left out (the reply says so); an offset the moderator gave is still checked
-        until = int((begin - now).total_seconds())
-        dropped = tuple(o for o in counts if o > until)
-        counts = tuple(o for o in counts if o <= until)
-    check_offsets(counts, "announce", begin, now)
-    check_offsets(reminds, "reminder", begin, now)
-    rule = None
-    if repeat is not None and repeat.strip():
-        rule = " ".join(repeat.split())
-        form = parse_repeat(rule)
-        if form[0] == "every" and form[1] < (finish - begin).total_seconds():
-            raise ValidationError(
-                _("The event lasts {length} but repeats every {every}: one occurrence would "
-                  "start before the last one ended.",
-                  length=human(int((finish - begin).total_seconds())), every=human(form[1]))
-            )  # fmt: skip
+    """Everything `/event create` says about the event, checked; raises with a sentence
+    naming the option at fault as its `field`."""
+    with naming("name"):
+        title = check_name(name)
+    with naming("description"):
+        text = check_description(description)
+    with naming("timezone"):
+        tz = parse_timezone(timezone, default_timezone)
+    with naming("start"):
+        begin = whole_second(parse_when(start, now, tz))
+    with naming("end"):
+        finish = whole_second(read_end(end, begin, now, tz.key))
+    with naming("announce"):
+        counts = _offsets(DEFAULT_ANNOUNCE if announce is None else announce, "announce")
+    with naming("reminders"):
+        reminds = _offsets(reminders, "reminders")
+    with naming("announce"):
+        counts, dropped = _defaults_left_out(counts, announce, begin, now)
+        check_offsets(counts, "announce", begin, now)
+    with naming("reminders"):
+        check_offsets(reminds, "reminder", begin, now)
+    with naming("repeat"):
+        rule = _repeat_rule(repeat, begin, finish)
     return Draft(title, text, begin, finish, counts, reminds, rule, tz.key, dropped)
+
+
+def _defaults_left_out(
+    counts: tuple[int, ...], announce: str | None, begin: datetime, now: datetime
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The announce offsets kept, and the default ones left out (those before now)."""
+    if announce is not None:
+        return counts, ()
+    # a default nobody asked for is not a reason to refuse: the offsets that fall before now
+    # are left out (the reply says so); an offset the moderator gave is still checked
+    until = int((begin - now).total_seconds())
+    return tuple(o for o in counts if o <= until), tuple(o for o in counts if o > until)
+
+
+def _repeat_rule(repeat: str | None, begin: datetime, finish: datetime) -> str | None:
+    if repeat is None or not repeat.strip():
+        return None
+    rule = " ".join(repeat.split())
+    form = parse_repeat(rule)
+    if form[0] == "every" and form[1] < (finish - begin).total_seconds():
+        raise ValidationError(
+            _("The event lasts {length} but repeats every {every}: one occurrence would "
+              "start before the last one ended.",
+              length=human(int((finish - begin).total_seconds())), every=human(form[1]))
+        )  # fmt: skip
+    return rule
 
 
 def dropped_note(draft: Draft) -> str | None:

@@ -9,12 +9,15 @@ __all__ = [
     "MAX_ID",
     "MAX_INT",
     "PREFIXES",
+    "PREVIEW_RUNS",
     "UNITS",
     "DynamicRequest",
+    "Preview",
     "ScheduleFields",
     "ScheduleRequest",
     "Scheduled",
     "check",
+    "preview",
     "schedule",
     "schedule_dynamic",
 ]
@@ -26,13 +29,14 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
-from bot.i18n import _
+from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp
 from bot.minecraft.conditions import Conditions, parse_conditions
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.minecraft.pack_input import check_id, check_player
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator
+from bot.wallclock.when import next_runs
 
 if TYPE_CHECKING:
     from bot.minecraft.tasks import Task
@@ -50,6 +54,7 @@ DYNAMIC_PREFIX = "discord-"
 PREFIXES = {"discord": DYNAMIC_PREFIX, "console": DYNAMIC_PREFIX, "web": "web-", "api": "web-"}
 MAX_RUN = 1400  # what one Discord option holds; a task's command is at most this long
 MAX_ID = 64  # the pack's longest task id
+PREVIEW_RUNS = 5  # the next runs a preview shows
 
 
 class ConditionFields(BaseModel):
@@ -133,6 +138,17 @@ class Scheduled:
     upcoming: tuple[datetime, ...] = ()
 
 
+@dataclass(frozen=True)
+class Preview:
+    """The first runs a wall-clock request would have (UTC; `timezone` is the zone its times
+    are read in), nothing stored; `text` is the sentence."""
+
+    server: ServerServices
+    timezone: str
+    runs: tuple[datetime, ...]
+    text: str
+
+
 def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServices:
     """Everything that refuses a request before anything is sent or stored (the faces call it
     first where they must answer at once: a typo's caret is Discord's only reply)."""
@@ -157,9 +173,11 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
     req.conditions()
     # what the pack would refuse of the id and the player, said before anything is sent
     if req.id is not None:
-        check_id(req.id)
+        with errors.naming("id"):
+            check_id(req.id)
     if req.as_player is not None:
-        check_player(req.as_player)
+        with errors.naming("as_player"):
+            check_player(req.as_player)
     target.checker.check(req.run)
     return target
 
@@ -197,6 +215,30 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
     note = await paused_note(target)
     text = f"{outcome}\n{note}" if note else outcome
     return Scheduled(target, task_id, text, task=task)
+
+
+async def preview(
+    ops: Operations, caller: Caller, req: ScheduleRequest, count: int = PREVIEW_RUNS
+) -> Preview:
+    """The next runs of a wall-clock request, after every check `schedule` makes, with nothing
+    stored: the step a face shows before its Schedule button."""
+    target = check(ops, caller, req)
+    if not req.wallclock:
+        raise errors.ValidationError(
+            _("Only a wall-clock time has runs to preview: give `when` or `repeat`."),
+            field="when",
+        )
+    spec = await ops.scheduler().preview(
+        server=target.name, command=req.run, task_id=req.id or generated_id(caller),
+        when=req.when, repeat=req.repeat, timezone=req.timezone, announce=req.announce,
+        retry=req.retry, retry_delay=req.retry_delay, as_player=req.as_player,
+        conditions=req.condition_options(),
+    )  # fmt: skip
+    runs = tuple(next_runs(spec, count))
+    text = ngettext("Nothing is saved yet: the next run, in {zone}.",
+                    "Nothing is saved yet: the next {n} runs, in {zone}.", len(runs),
+                    zone=spec.timezone)  # fmt: skip
+    return Preview(target, spec.timezone, runs, text)
 
 
 async def _plan(

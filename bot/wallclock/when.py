@@ -27,6 +27,7 @@ __all__ = [
     "latest_boundary",
     "local_valid",
     "next_boundary",
+    "next_runs",
     "parse_announce",
     "parse_duration",
     "parse_repeat",
@@ -42,7 +43,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cronsim import CronSim, CronSimError
 
-from bot.errors import ValidationError
+from bot.errors import ValidationError, naming
 from bot.i18n import Text, lazy
 
 DEFAULT_TIMEZONE = "UTC"
@@ -309,6 +310,19 @@ def next_boundary(spec: Spec, after: datetime) -> datetime | None:
     return None
 
 
+def next_runs(spec: Spec, count: int, first: datetime | None = None) -> list[datetime]:
+    """The first `count` runs of `spec` from `first` (default: its first due), one for a
+    one-shot: the next runs a preview and the planned list show."""
+    start = spec.first_due if first is None else first
+    found = [start]
+    while len(found) < count and spec.kind != "at":
+        following = next_boundary(spec, found[-1])
+        if following is None:
+            break
+        found.append(following)
+    return found[:count]
+
+
 def latest_boundary(spec: Spec, at_or_before: datetime) -> datetime | None:
     """The last run at or before `at_or_before` (None for a one-shot or none yet)."""
     if spec.kind == "every":
@@ -370,14 +384,31 @@ def build_spec(
     default_timezone: str = DEFAULT_TIMEZONE,
     missed: Missed | None = None,
 ) -> Spec:
-    """Everything a wall-clock /schedule says about time, checked; the Spec to store."""
+    """Everything a wall-clock /schedule says about time, checked; the Spec to store. A refusal
+    names its input as `field` (when, repeat, timezone, announce)."""
     if when is None and repeat is None:
         raise ValidationError(
-            lazy("Give `when` (a wall-clock time) or `repeat` (an interval or cron).")
+            lazy("Give `when` (a wall-clock time) or `repeat` (an interval or cron)."),
+            field="when",
         )
-    tz = parse_timezone(timezone, default_timezone)
-    offsets = parse_announce(announce)
-    start = parse_when(when, now, tz) if when is not None else None
+    with naming("timezone"):
+        tz = parse_timezone(timezone, default_timezone)
+    with naming("announce"):
+        offsets = parse_announce(announce)
+    with naming("when"):
+        start = parse_when(when, now, tz) if when is not None else None
+    with naming("repeat"):
+        spec = _repeating(repeat, start, tz, now, missed)
+    with naming("announce"):
+        _check_offsets(offsets, spec, now)
+    return Spec(spec.kind, spec.first_due, spec.timezone, spec.at, spec.every, spec.anchor,
+                spec.cron, offsets, spec.missed)  # fmt: skip
+
+
+def _repeating(
+    repeat: str | None, start: datetime | None, tz: ZoneInfo, now: datetime, missed: Missed | None
+) -> Spec:
+    """The Spec of `repeat` from `start` (a one-shot at `start` without one)."""
     spec: Spec
     if repeat is None:
         assert start is not None
@@ -399,6 +430,10 @@ def build_spec(
                          text=repr(form[1]))
                 )  # fmt: skip
             spec = Spec("cron", first, tz.key, cron=form[1], missed=missed or "skip")
+    return spec
+
+
+def _check_offsets(offsets: tuple[int, ...], spec: Spec, now: datetime) -> None:
     delay = (spec.first_due - now).total_seconds()
     for offset in offsets:
         if offset > delay:
@@ -412,8 +447,6 @@ def build_spec(
                 lazy("The announce offset {offset} is not shorter than the interval ({every}).",
                      offset=_human(offset), every=_human(spec.every))
             )  # fmt: skip
-    return Spec(spec.kind, spec.first_due, spec.timezone, spec.at, spec.every, spec.anchor,
-                spec.cron, offsets, spec.missed)  # fmt: skip
 
 
 def _human(seconds: int) -> str:

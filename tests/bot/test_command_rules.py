@@ -124,6 +124,9 @@ HOSTILE: list[tuple[str, tuple[str, ...]]] = [
         (CLICK,),
     ),
     ('setblock ~ ~ ~ structure_block{mode:"LOAD",name:"mine:x"}', ("structure block",)),
+    # a stored string can be copied into a block or an item id later, by a command naming no id
+    ('data modify storage mine:x v set value "STRUCTURE_BLOCK"', ("structure block",)),
+    ('data modify storage mine:x v set value "minecraft:command_block"', (RUNNER,)),
     ("place template minecraft:build", ("saved structure",)),
     ("place jigsaw minecraft:village/plains/town_centers minecraft:x 7", ("saved structure",)),
 ]

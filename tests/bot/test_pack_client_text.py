@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.minecraft.command_rules import RUNNER_IDS, STRUCTURE_IDS
 from bot.minecraft.pack_input import check_run_text, snbt_string
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from mcsim.nbt import format_snbt, from_python, to_python
@@ -26,6 +27,14 @@ LINE_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=120
 )
 TRICKY = st.text(alphabet=st.sampled_from(list("\\\"' @a$(){}[]:;,§é☃𝄞")), max_size=60)
+
+
+def not_a_refused_id(text: str) -> bool:
+    """The checker refuses an NBT string naming a command or structure block, or with a
+    `run_command` in it, whatever the command (its own tests show that); hypothesis draws such
+    strings from the code's constants, and they are not what this round trip is about."""
+    name = text.lower().removeprefix("minecraft:")
+    return name not in RUNNER_IDS | STRUCTURE_IDS and "run_command" not in text.lower()
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +72,7 @@ HYPO = settings(
 )
 
 
+@pytest.mark.slow  # 50 round trips through mcsim
 @HYPO
 @given(text=st.one_of(LINE_TEXT, TRICKY))
 def test_any_text_is_executed_exactly(
@@ -73,8 +83,9 @@ def test_any_text_is_executed_exactly(
     round_trip(sim, loop, text, checker=False)
 
 
+@pytest.mark.slow  # 50 round trips through mcsim
 @HYPO
-@given(text=st.one_of(TRICKY, LINE_TEXT.filter(str.isprintable)))
+@given(text=st.one_of(TRICKY, LINE_TEXT.filter(str.isprintable).filter(not_a_refused_id)))
 def test_printable_text_passes_the_checker_and_is_executed_exactly(
     sim: PackSim, loop: asyncio.AbstractEventLoop, text: str
 ) -> None:

@@ -136,10 +136,18 @@ class Rig:
         )  # fmt: skip
         settings = make_settings(self.data, [config], log_poll_interval=0.02, max_late=60.0)
         services = self.services = await build_services(settings)
+        # a restart on a busy machine can take seconds: ask again at least every second, so
+        # that the doubling backoff does not leave the bot waiting long after the server is up
         self.admin = RconClient(
-            "127.0.0.1", self.proc.port, PASSWORD, timeout=20, backoff_initial=0.02
+            "127.0.0.1",
+            self.proc.port,
+            PASSWORD,
+            timeout=20,
+            backoff_initial=0.02,
+            backoff_max=1.0,
         )
         services.servers["main"].rcon.backoff_initial = 0.02
+        services.servers["main"].rcon.backoff_max = 1.0
         await services.start()
         reader = asyncio.create_task(self._read(services))
         try:

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from tests.chaos.rig import Outcome, Rig, Trial, count_runs, run_trial, seed_world
 
+pytestmark = pytest.mark.slow  # each kills and restarts a server and its bot, 4-20 s
+
 
 def check(outcome: Outcome) -> None:
     assert outcome.lost == [], f"never ran: {outcome.lost} (wall-clock runs: {outcome.notes})"

@@ -19,7 +19,7 @@ from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.wallclock.clock import ManualClock
-from bot.wallclock.when import build_spec, next_boundary, parse_when
+from bot.wallclock.when import build_spec, next_boundary, next_runs, parse_when
 from tests.wallclock.wallclock_sim import MOD, make_scheduler
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -107,6 +107,18 @@ def test_every_is_anchored_and_skips_to_the_next_boundary() -> None:
     assert next_boundary(spec, on) == NOW + timedelta(minutes=70)
     plain = build_spec(None, "1d", None, None, now=NOW)
     assert plain.first_due == NOW + timedelta(days=1)
+
+
+def test_next_runs_follow_the_zone_through_dst() -> None:
+    """What a preview lists: the first runs from the first due, in the schedule's zone."""
+    daily = build_spec(None, "0 9 * * *", "Europe/Berlin", None, now=berlin(2026, 10, 23, 12, 0))
+    assert next_runs(daily, 5) == [berlin(2026, 10, d, 9, 0) for d in range(24, 29)]
+    assert [t.hour for t in next_runs(daily, 3)] == [7, 8, 8]  # CEST, then CET from the 25th
+    every = build_spec("in 10m", "90m", None, None, now=NOW)
+    assert next_runs(every, 3) == [NOW + timedelta(minutes=m) for m in (10, 100, 190)]
+    once = build_spec("fri 20:00", None, "Europe/Berlin", None, now=NOW)
+    assert next_runs(once, 5) == [berlin(2026, 12, 4, 20, 0)]
+    assert next_runs(daily, 0) == []
 
 
 # -- the bad inputs: each refused with its sentence, nothing stored ---------------------------
@@ -211,3 +223,33 @@ async def test_a_good_input_is_stored_and_a_duplicate_id_refused(
         await scheduler.create(server="sim", command="stop", task_id="u", created_by=MOD,
                                when="in 5m")  # fmt: skip
     assert _stored(tmp_path / "bot.sqlite3") == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"when": "noon"}, "when"),
+        ({"repeat": "* * *"}, "repeat"),
+        ({"when": "in 5m", "timezone": "Mars/Olympus_Mons"}, "timezone"),
+        ({"when": "in 5m", "announce": "10m"}, "announce"),
+        ({"announce": "1m"}, "when"),
+        ({"when": "in 5m", "retry_delay": 0}, "retry_delay"),
+        ({"when": "in 5m", "as_player": "not a player!"}, "as_player"),
+    ],
+)
+async def test_a_preview_makes_the_checks_of_create_names_the_field_and_stores_nothing(
+    scheduler: Scheduler, tmp_path: Path, options: dict[str, object], field: str
+) -> None:
+    with pytest.raises(ValidationError) as refused:
+        await scheduler.preview(server="sim", command="say hi", task_id="t",
+                                **options)  # type: ignore[arg-type]  # fmt: skip
+    assert refused.value.field == field, str(refused.value)
+    spec = await scheduler.preview(server="sim", command="say hi", task_id="t", when="in 5m",
+                                   repeat="1h", timezone="Europe/Berlin")  # fmt: skip
+    assert next_runs(spec, 2) == [NOW + timedelta(minutes=5), NOW + timedelta(minutes=65)]
+    assert _stored(tmp_path / "bot.sqlite3") == 0
+    await scheduler.create(server="sim", command="say hi", task_id="t", created_by=MOD,
+                           when="in 5m")  # fmt: skip
+    with pytest.raises(ValidationError, match="already exists") as taken:
+        await scheduler.preview(server="sim", command="say hi", task_id="t", when="in 9m")
+    assert taken.value.field == "id"

@@ -35,6 +35,8 @@ PAGES = (
     "/servers", "/servers/main/queue", "/servers/main/offline", "/servers/main/paused",
     "/servers/main/planned", "/servers/main/tasks/long", "/servers/main/clear", "/events",
     "/audit", "/extensions", "/timezone", "/x/commands/", "/servers/nope/queue",
+    "/discord-events", "/discord-events/1", "/servers/main/admin",
+    "/servers/main/tasks/long/cancel_all",
 )  # fmt: skip
 
 # what a page shows, read in the browser: its width, buttons off screen, its text nodes
@@ -96,8 +98,12 @@ def english_in(texts: list[str]) -> list[str]:
 
 async def prepare(dash: Dash) -> None:
     """Something on every page: long commands, a paused task, planned rows that ran, audit
-    entries with Discord's markup, a pack event and a missed planned run in the feed."""
+    entries with Discord's markup, a pack event and a missed planned run in the feed, a
+    Discord event with a long name and command."""
     h = dash.harness
+    made = await h.run("event create", MOD, name="The " + "long-" * 17 + "contest",
+                       start="in 2h", start_run=LONG_RUN, repeat="7d")  # fmt: skip
+    assert "Event #1" in made.text, made.text
     await h.run("schedule", MOD, run=LONG_RUN, time=900, id="long")
     await h.run("schedule", MOD, run="say nap", time=900, id="nap")
     await h.run("pause", MOD, id="nap")

@@ -19,7 +19,8 @@ READS = [
     "/servers", "/servers/main/queue", "/servers/main/paused", "/servers/main/tasks/keep",
     "/servers/main/clear", "/events", "/events/stream", "/audit", "/extensions", "/x/commands/",
     "/api/me", "/api/token", "/api/servers", "/api/servers/main/lists/queue",
-    "/api/servers/main/tasks/keep", "/api/audit", "/api/events",
+    "/api/servers/main/tasks/keep", "/api/audit", "/api/events", "/discord-events",
+    "/servers/main/admin", "/servers/main/tasks/keep/cancel_all",
 ]  # fmt: skip
 WRITES = [
     ("/servers/main/schedule", {"run": "say x", "time": "5"}),
@@ -28,11 +29,18 @@ WRITES = [
     ("/servers/main/clear", {"confirm": "yes"}),
     ("/extensions/reload", {"extension": "cogs.tasks"}),
     ("/servers/main/planned/p1/cancel", {}),
+    ("/servers/main/queue", {"run": "say x", "when": "in 5m", "preview": "1"}),
+    ("/servers/main/setup", {}),
+    ("/servers/main/selftest", {}),
+    ("/discord-events", {"name": "x", "start": "in 1h"}),
+    ("/discord-events/1/edit", {"name": "y"}),
+    ("/discord-events/1/cancel", {}),
 ]
 API_WRITES = [
     ("/api/servers/main/tasks", {"run": "say x", "time": 5}),
     ("/api/servers/main/tasks/keep/cancel", {}),
     ("/api/servers/main/clear", {"confirm": True}),
+    ("/api/servers/main/tasks/preview", {"run": "say x", "when": "in 5m"}),
 ]
 
 
@@ -173,7 +181,8 @@ async def test_no_secret_in_any_page_answer_metric_or_log(
                 if path == "/events/stream":
                     continue  # endless; its events are on /events and /api/events
                 status, body = await client.get(path)
-                admin_only = path == "/servers/main/clear" and client is mod
+                admin_only = path in ("/servers/main/clear", "/servers/main/admin")
+                admin_only = admin_only and client is mod
                 assert status == (403 if admin_only else 200), (path, status, body[:300])
                 seen.append(body)
         status, body = await admin.post(
