@@ -78,7 +78,12 @@ class AuditQuery(BaseModel):
 @tag(["session"])
 @page()
 async def me() -> Any:
-    """Who you are logged in as, your rank, and the CSRF token for cookie-based writes."""
+    """Who you are logged in as, your rank, and the CSRF token for cookie-based writes.
+
+    `rank` is `none`, `moderator` or `admin`, decided from your Discord roles now. A script
+    that writes with the session cookie sends the token as `X-CSRF-Token`; one with a bearer
+    token needs none.
+    """
     user = g.user
     return {"id": user.id, "name": user.name, "rank": user.rank.name.lower(),
             "csrf_token": csrf_token()}  # fmt: skip
@@ -88,7 +93,11 @@ async def me() -> Any:
 @tag(["session"])
 @page()
 async def token() -> Any:
-    """A bearer token for scripts; it ends with the session (logout)."""
+    """A bearer token for scripts; it ends with the session (logout).
+
+    Send it as `Authorization: Bearer <token>`. It carries your rank as it is when used, so
+    a role taken away in Discord takes the token's rights away too.
+    """
     return {"token": api_token(g.user)}
 
 
@@ -96,7 +105,11 @@ async def token() -> Any:
 @tag(["servers"])
 @page()
 async def servers() -> Any:
-    """Every server's RCON state, pack version and damage, TPS, list sizes, event source."""
+    """Every server's RCON state, pack version and damage, TPS, list sizes, event source.
+
+    A server that cannot be reached is listed with `reachable: false` and why; the others are
+    answered all the same. Moderators and admins.
+    """
     from web.context import state
 
     found = await asyncio.gather(*(server_status(s) for s in state().services.servers.values()))
@@ -126,7 +139,11 @@ async def tasks(name: str, which: str, query_args: ListQuery) -> Any:
 @tag(["tasks"])
 @page()
 async def show(name: str, task_id: str) -> Any:
-    """One task (queue, then offline, then paused)."""
+    """One task (queue, then offline, then paused).
+
+    The first task with this id, looked up in that order; 404 when none has it. Its command,
+    due tick, retries and context are as the pack holds them.
+    """
     server = server_named(name)
     try:
         task = await first_task(server, task_id)
@@ -217,7 +234,11 @@ async def schedule_dynamic(name: str, data: DynamicFields) -> Any:
 @tag(["servers"])
 @page()
 async def game_time(name: str) -> Any:
-    """The server's game time (ticks and days) and measured TPS, as /time."""
+    """The server's game time (ticks and days) and measured TPS, as /time.
+
+    The TPS is measured over about a second of the server's ticks, so the answer takes that
+    long; 503 with the reason when the server cannot be reached.
+    """
     server = server_named(name)
     try:
         clock = await actions.game_time(g.user, server)
@@ -249,7 +270,11 @@ async def change(name: str, task_id: str, verb: str) -> Any:
 @write_limit
 @action()
 async def change_planned(name: str, plan_id: str, verb: str) -> Any:
-    """`cancel`, `pause` or `resume` a wall-clock schedule by its number (`id` in the list)."""
+    """`cancel`, `pause` or `resume` a wall-clock schedule by its number (`id` in the list).
+
+    A row that is already in the asked state is a 400 that says so; nothing changes. Each
+    change is in the audit log.
+    """
     server = server_named(name)
     try:
         return {"outcome": await actions.change_planned(g.user, server, plan_id, verb)}
@@ -263,7 +288,11 @@ async def change_planned(name: str, plan_id: str, verb: str) -> Any:
 @action(Rank.ADMIN, N_("clear the queue"))
 @validate_request(ClearRequest)
 async def clear(name: str, data: ClearRequest) -> Any:
-    """Remove every task (admins); the body must say `{"confirm": true}`."""
+    """Remove every task (admins); the body must say `{"confirm": true}`.
+
+    Clears the queue, the offline list and the paused list of the pack at once; wall-clock
+    schedules stay. Without the confirmation it is a 400 and nothing is removed.
+    """
     server = server_named(name)
     if not data.confirm:
         raise WebError(400, _("Send {body} to clear the queue.", body='{"confirm": true}'))
@@ -297,7 +326,11 @@ async def setup(name: str) -> Any:
 @write_limit
 @action(Rank.ADMIN, N_("run the selftest"))
 async def selftest(name: str) -> Any:
-    """Prove the pack works on the server (admins), as /selftest: one entry per check."""
+    """Prove the pack works on the server (admins), as /selftest: one entry per check.
+
+    It schedules, runs and removes its own test tasks and leaves the server's tasks as they
+    were. Each entry says pass, warn or fail, and what to do about a failure.
+    """
     server = server_named(name)
     try:
         tested = await actions.selftest(g.user, server)
@@ -311,7 +344,11 @@ async def selftest(name: str) -> Any:
 @page()
 @validate_querystring(AuditQuery)
 async def audit(query_args: AuditQuery) -> Any:
-    """The audit log, newest first; `?user=`, `?server=`, `?action=`, `?before=<id>`."""
+    """The audit log, newest first; `?user=`, `?server=`, `?action=`, `?before=<id>`.
+
+    Every change made from Discord, the console, the dashboard or this API: who, from which
+    face, on which server, the request and the outcome. Page with `before`, the last `id`.
+    """
     rows, _ = await query()
     return {"mutations": [mutation_json(m) for m in rows]}
 
@@ -320,5 +357,9 @@ async def audit(query_args: AuditQuery) -> Any:
 @tag(["events"])
 @page()
 async def events() -> Any:
-    """The most recent pack events, newest first (live: GET /events/stream, SSE)."""
+    """The most recent pack events, newest first (live: GET /events/stream, SSE).
+
+    What the servers said: tasks run, retried, given up, parked for an offline player and
+    restored, restored after a crash. The same events the alert channel gets.
+    """
     return {"events": recent()}

@@ -55,7 +55,11 @@ def _ops() -> Any:
 @page()
 @validate_querystring(EventListQuery)
 async def listed(query_args: EventListQuery) -> Any:
-    """The planned and running Discord events (of `?server=`), with the interested counts."""
+    """The planned and running Discord events (of `?server=`), with the interested counts.
+
+    Only events the bot made (with their in-game start and end tasks); an event made by hand
+    in Discord is not listed.
+    """
     try:
         found = await discord_events.listed(
             _ops(), caller(g.user), discord_events.EventList(server=query_args.server)
@@ -86,7 +90,11 @@ async def create(data: discord_events.EventRequest) -> Any:
 @action()
 @validate_request(EventChanges)
 async def edit(event: str, data: EventChanges) -> Any:
-    """Change an event (its number or name); its tasks move with it, as `/event edit`."""
+    """Change an event (its number or name); its tasks move with it, as `/event edit`.
+
+    Only the fields given change. A bad field is a 400 naming it, and then neither the event
+    nor its tasks change.
+    """
     request = discord_events.EventEdit(event=event, **data.model_dump())
     try:
         changed = await discord_events.edit(_ops(), caller(g.user), request)
@@ -100,7 +108,11 @@ async def edit(event: str, data: EventChanges) -> Any:
 @write_limit
 @action()
 async def cancel(event: str) -> Any:
-    """Cancel an event in Discord and its tasks, as `/event cancel`."""
+    """Cancel an event in Discord and its tasks, as `/event cancel`.
+
+    The Discord event is cancelled and its start and end tasks are taken off the server, so
+    nothing of it runs in game.
+    """
     try:
         cancelled = await discord_events.cancel(
             _ops(), caller(g.user), discord_events.EventRef(event=event)

@@ -125,6 +125,14 @@ async def test_openapi_documents_the_api(dash: Dash) -> None:
     post = spec["paths"]["/api/servers/{name}/tasks"]["post"]
     schema = json.dumps(post["requestBody"])
     assert "ScheduleRequest" in schema or "run" in schema
+    # every operation says what it does: a summary (its line in the docs page) and a description
+    bare = [
+        (method, path)
+        for path, item in spec["paths"].items()
+        for method, operation in item.items()
+        if not operation.get("summary") or not operation.get("description")
+    ]
+    assert bare == [], bare
 
 
 async def test_an_extension_brings_pages_while_it_is_loaded(dash: Dash, admin: Client) -> None:
