@@ -88,9 +88,11 @@ def _json(
 @action()
 @validate_request(ScheduleRequest)
 async def schedule(group: str, data: ScheduleRequest) -> Any:
-    """Schedule on every server of a group, as /schedule with `server` naming the group: each
-    server gets its own task or planned row, checked there; `outcomes` says per server what
-    was done or why not (one down stops no other)."""
+    """Schedule on every server of a group, as /schedule with `server` naming the group.
+
+    Each server gets its own task or planned row, checked there; `outcomes` says per server
+    what was done or why not (one down stops no other). 404 for a name that is no group.
+    """
     request = schedule_ops.ScheduleRequest(server=_group(group), **data.model_dump())
     try:
         fanned = await groups.schedule(_ops(), caller(g.user), request)
@@ -105,8 +107,11 @@ async def schedule(group: str, data: ScheduleRequest) -> Any:
 @action()
 @validate_request(DynamicFields)
 async def schedule_dynamic(group: str, data: DynamicFields) -> Any:
-    """A command after some game time under a new unique id on each server of the group, as
-    /schedule_dynamic; each server's outcome names its id."""
+    """A command after some game time under a new unique id on each server of the group.
+
+    As /schedule_dynamic: each server makes up its own id (`prefix` then its number), which
+    its entry of `outcomes` names as `id`.
+    """
     fields = data.model_dump(exclude={"server"})
     request = schedule_ops.DynamicRequest(server=_group(group), **fields)
     try:
@@ -121,9 +126,11 @@ async def schedule_dynamic(group: str, data: DynamicFields) -> Any:
 @write_limit
 @action()
 async def change(group: str, task_id: str, verb: str) -> Any:
-    """`cancel`, `pause`, `resume`, `run_now` or `cancel_all` the task of this id on each
-    server of the group (a planned row of that id first); `done` per server is false when it
-    had none."""
+    """`cancel`, `pause`, `resume`, `run_now` or `cancel_all` a task id on each server.
+
+    On each server of the group a planned row of that id first, else the pack's task; `done`
+    per server is false when it had none, `ok` false when it could not be asked (named).
+    """
     verbs: dict[str, Callable[..., Awaitable[groups.GroupOutcome[Any]]]] = {
         "cancel": groups.cancel, "pause": groups.pause, "resume": groups.resume,
         "cancel_all": groups.cancel_all, "run_now": groups.run_now,
@@ -145,8 +152,10 @@ async def change(group: str, task_id: str, verb: str) -> Any:
 @action(Rank.ADMIN, N_("clear the queue"))
 @validate_request(ClearGroup)
 async def clear(group: str, data: ClearGroup) -> Any:
-    """Remove every task on each server of the group (admins); the body must say
-    `{"confirm": true}`."""
+    """Remove every task on each server of the group (admins).
+
+    The body must say `{"confirm": true}`; `removed` per server counts what went.
+    """
     if not data.confirm:
         raise WebError(400, _("Send {body} to clear the queue.", body='{"confirm": true}'))
     request = queue.ServerRef(server=_group(group))
@@ -164,7 +173,11 @@ async def clear(group: str, data: ClearGroup) -> Any:
 @tag(["groups"])
 @page()
 async def status(group: str) -> Any:
-    """Each server's RCON state, pack version and damage, TPS and list sizes, as /status."""
+    """Each server's RCON state, pack version and damage, TPS and list sizes, as /status.
+
+    As `GET /api/servers`, for the servers of the group only: one that cannot be reached is
+    listed with `ok: false`, its `rcon` saying why.
+    """
     members = _ops().group(_group(group)) or []
     found = await asyncio.gather(*(server_status(s) for s in members))
     return {"group": group, "servers": [s.as_json() for s in found]}
@@ -174,7 +187,10 @@ async def status(group: str) -> Any:
 @tag(["groups"])
 @page()
 async def game_time(group: str) -> Any:
-    """Each server's game time (ticks and days) and measured TPS, as /time."""
+    """Each server's game time (ticks and days) and measured TPS, as /time.
+
+    A server that cannot be reached has `ok: false` and why instead of the numbers.
+    """
     request = queue.ServerRef(server=_group(group))
     fanned = await groups.game_time(_ops(), caller(g.user), request)
     return _json(fanned, lambda c: {"game_time": c.ticks, "day": c.day, "tps": c.tps})
@@ -184,8 +200,11 @@ async def game_time(group: str) -> Any:
 @tag(["groups"])
 @page()
 async def show(group: str, task_id: str) -> Any:
-    """Each server's task of this id, as /show: its planned row, else its first queued task
-    (both null when it has none)."""
+    """Each server's task of this id, as /show.
+
+    Per server its planned row (`planned`), else its first task of that id in the pack's
+    lists (`task`); both null when it has none.
+    """
     try:
         _task_id(task_id)
         request = queue.TaskRef(id=task_id, server=_group(group))
@@ -203,7 +222,11 @@ async def show(group: str, task_id: str) -> Any:
 @page()
 @validate_querystring(GroupHistoryQuery)
 async def history(group: str, task_id: str, query_args: GroupHistoryQuery) -> Any:
-    """Each server's runs of a task id, newest first (a group schedule's outcome on each)."""
+    """Each server's runs of a task id, newest first: a group schedule's outcome on each.
+
+    The same page (`?page=`, 10 runs) of each server's history, as `GET /api/servers/<name>/
+    history/<task_id>` answers it.
+    """
     try:
         _task_id(task_id)
         request = runs.HistoryRequest(id=task_id, server=_group(group), page=query_args.page)
@@ -219,7 +242,10 @@ async def history(group: str, task_id: str, query_args: GroupHistoryQuery) -> An
 @page()
 @validate_querystring(GroupListQuery)
 async def lists(group: str, which: str, query_args: GroupListQuery) -> Any:
-    """The same page of queue, offline, paused or planned on each server of the group."""
+    """The same page of queue, offline, paused or planned on each server of the group.
+
+    `?page=` from 1, 10 tasks a page (as /list), each server's page clamped to its last.
+    """
     if which not in reads.LISTS:
         raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
                               list=repr(which)))  # fmt: skip
