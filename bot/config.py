@@ -218,8 +218,8 @@ class Settings(BaseSettings):
     # (`function:myevents`); the deny-list and every other rule still apply
     allowed_commands: StrList | None = None
     servers: list[ServerConfig] = []
-    # named groups of configured servers: `server: <group>` (and `all`) in /schedule makes the
-    # task on each of them
+    # named groups of configured servers: `server: <group>` (and `all`) makes a command act on,
+    # or read, each of them (bot.operations.groups)
     server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
     extensions: StrList = [

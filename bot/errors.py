@@ -19,6 +19,7 @@ __all__ = [
     "CommandRefused",
     "CommandTooLong",
     "ConfigError",
+    "ImportFailed",
     "NotAllowed",
     "NotFound",
     "PackError",
@@ -140,3 +141,8 @@ def naming(field: str) -> Iterator[None]:
         if exc.field is None:
             exc.field = field
         raise
+
+
+class ImportFailed(BotError):
+    """A plan file's import failed part-way (the server went down, Discord refused): what it had
+    written was undone; the text names the entry that failed and anything left over."""

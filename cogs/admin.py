@@ -152,10 +152,11 @@ class AdminCog(commands.Cog, name="Admin"):
     @server_command(
         "RCON, pack version, event source, TPS and queue sizes.",
         check=is_admin,
-        server_help="One server (default: all).",
+        server_help="One server or a group of them (default: all).",
+        groups=True,
     )
     async def status(self, interaction: Interaction, server: str | None = None) -> None:
-        if server:
+        if server and self.bot.ops.group(server) is None:
             self.bot.server(server)  # an unknown server is said before deferring
         elif not self.bot.services.servers:
             raise errors.ValidationError(_("No Minecraft server is configured."))

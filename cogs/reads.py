@@ -7,7 +7,7 @@ __all__ = ["PageView", "ReadsCog", "setup"]
 import io
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -16,9 +16,10 @@ from discord.ext import commands
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import decimal, number
 from bot.i18n.translator import shown_name
-from bot.operations import reads, runs
+from bot.operations import groups, reads, runs
 from bot.operations.queue import ServerRef, TaskRef
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.fit import pack_embeds
 from bot.slash.history_ui import history_embed
 from bot.slash.planned_ui import planned_embed, planned_line
 
@@ -33,6 +34,7 @@ Interaction = discord.Interaction["DoomBot"]
 MAX_INLINE_RUN = 1000  # longer commands are attached to /show's reply
 LISTS = [app_commands.Choice(name=n, value=n) for n in ("queue", "offline", "paused", "planned")]
 PageFetcher = Callable[[int], Awaitable[discord.Embed]]
+T = TypeVar("T")
 
 
 class PageView(InvokerView):
@@ -116,29 +118,66 @@ class ReadsCog(commands.Cog, name="Reads"):
 
     # -- commands ---------------------------------------------------------------------------
 
-    @server_command("The server's game time and measured ticks per second.")
-    async def time(self, interaction: Interaction, server: str | None = None) -> None:
-        await deferred(interaction, server)
-        clock = await reads.game_time(self.bot.ops, self.bot.caller(interaction),
-                                      ServerRef(server=server))  # fmt: skip
+    async def _sections(
+        self,
+        interaction: Interaction,
+        fanned: groups.GroupOutcome[T],
+        embed: Callable[[T], discord.Embed | None],
+        note: str | None = None,
+    ) -> None:
+        """A group's read: an embed a server that answered with something to show, a line for
+        each other one (unreachable, or nothing there)."""
+        embeds: list[discord.Embed] = []
+        lines = [fanned.head, *([note] if note else [])]
+        for outcome in fanned.outcomes:
+            made = embed(outcome.value) if outcome.value is not None else None
+            if made is None:
+                lines.append(groups.line(outcome, read=True))
+            else:
+                embeds.append(made)
+        content = "\n".join(lines)[:2000]
+        for i, batch in enumerate(pack_embeds(embeds) or [[]]):  # 10 and 6,000 characters
+            await interaction.followup.send(content if i == 0 else discord.utils.MISSING,
+                                            embeds=batch, ephemeral=True)  # fmt: skip
+
+    @staticmethod
+    def _clock_embed(clock: reads.Clock) -> discord.Embed:
         embed = discord.Embed(title=_("Time on {server}", server=clock.server.name),
                               colour=0x3498DB)  # fmt: skip
         embed.add_field(name=_("game time"), value=_("{n} ticks", n=number(clock.ticks)))
         embed.add_field(name=_("game day"), value=number(clock.day))
         embed.add_field(name=_("TPS"), value=decimal(clock.tps))
-        await interaction.followup.send(embed=embed, ephemeral=True)
+        return embed
+
+    @server_command("The server's game time and measured ticks per second.", groups=True)
+    async def time(self, interaction: Interaction, server: str | None = None) -> None:
+        await deferred(interaction, server)
+        caller, request = self.bot.caller(interaction), ServerRef(server=server)
+        if self.bot.ops.group(server) is not None:
+            fanned = await groups.game_time(self.bot.ops, caller, request)
+            await self._sections(interaction, fanned, self._clock_embed)
+            return
+        clock = await reads.game_time(self.bot.ops, caller, request)
+        await interaction.followup.send(embed=self._clock_embed(clock), ephemeral=True)
 
     @server_command(
         "List the tasks waiting in one list.",
         name="list",
         which="queue (waiting), offline (player away), paused, or planned (wall-clock).",
+        groups=True,
     )
     @app_commands.choices(which=LISTS)
     async def list_(
         self, interaction: Interaction, which: str = "queue", server: str | None = None
     ) -> None:
         await deferred(interaction, server)
-        first = await self._page(interaction, reads.ListRequest(which=which, server=server))  # type: ignore[arg-type]
+        request = reads.ListRequest(which=which, server=server)  # type: ignore[arg-type]
+        if self.bot.ops.group(server) is not None:  # the first page of each server's list
+            fanned = await groups.page(self.bot.ops, self.bot.caller(interaction), request)
+            note = _("The first page of each server; name one server to page through its list.")
+            await self._sections(interaction, fanned, self._embed, note)
+            return
+        first = await self._page(interaction, request)
         if first.pages == 1:
             await interaction.followup.send(embed=self._embed(first), ephemeral=True)
             return
@@ -155,25 +194,48 @@ class ReadsCog(commands.Cog, name="Reads"):
     @task_command("Show one task.")
     async def show(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
         await deferred(interaction, server)
-        shown = await reads.show(self.bot.ops, self.bot.caller(interaction),
-                                 TaskRef(id=id, server=server))  # fmt: skip
-        if shown.planned is not None:
-            embed = planned_embed(shown.planned, shown.upcoming, shown.runs,
-                                  title=_("Planned `{id}`", id=id))  # fmt: skip
-            await interaction.followup.send(embed=embed, ephemeral=True)
+        caller, request = self.bot.caller(interaction), TaskRef(id=id, server=server)
+        if self.bot.ops.group(server) is not None:  # each server's task of that id
+            fanned = await groups.show(self.bot.ops, caller, request)
+            await self._sections(interaction, fanned, lambda s: self._shown_embed(s, id, True))
             return
-        task = shown.task
-        if task is None:
+        shown = await reads.show(self.bot.ops, caller, request)
+        if shown.planned is None and shown.task is None:
             await interaction.followup.send(
                 _("No task `{id}` on {server}.", id=id, server=shown.server.name), ephemeral=True
             )
             return
         files: list[discord.File] = []
-        run = task.run.replace("`", "'")
-        if len(run) > MAX_INLINE_RUN:  # a long command goes along whole, as a file
+        task = shown.task
+        if task is not None and len(task.run.replace("`", "'")) > MAX_INLINE_RUN:
+            # a long command goes along whole, as a file
             files.append(discord.File(io.BytesIO(task.run.encode()), filename=f"{task.id}.txt"))
-            run = run[:MAX_INLINE_RUN] + _("... (the whole command is attached)")
+        embed = self._shown_embed(shown, id)
+        assert embed is not None  # a planned row or a task
+        await interaction.followup.send(embed=embed, files=files, ephemeral=True)
+
+    @staticmethod
+    def _shown_embed(
+        shown: reads.Shown, task_id: str, in_group: bool = False
+    ) -> discord.Embed | None:
+        """A planned row or a queued task as /show's embed; None when there is neither. In a
+        group's reply each names its server, and a long command is cut (no file for each)."""
+        if shown.planned is not None:
+            embed = planned_embed(shown.planned, shown.upcoming, shown.runs,
+                                  title=_("Planned `{id}`", id=task_id))  # fmt: skip
+            if in_group:
+                embed.set_author(name=shown.server.name)
+            return embed
+        task = shown.task
+        if task is None:
+            return None
+        run = task.run.replace("`", "'")
+        if len(run) > MAX_INLINE_RUN:
+            more = "…" if in_group else _("... (the whole command is attached)")
+            run = run[:MAX_INLINE_RUN] + more
         embed = discord.Embed(title=_("Task `{id}`", id=task.id), colour=0x3498DB)
+        if in_group:
+            embed.set_author(name=shown.server.name)
         embed.description = f"```\n{run}\n```\n" + _("due at tick {tick}", tick=task.due)
         embed.add_field(name=_("list"), value=pgettext("slash option choice", task.list))
         embed.add_field(name=_("executor"), value=task.executor or _("the server"))
@@ -188,7 +250,7 @@ class ReadsCog(commands.Cog, name="Reads"):
         else:
             eta = discord.utils.format_dt(shown.server.pack.eta(task.due), "R")
             embed.add_field(name=_("ETA"), value=eta)
-        await interaction.followup.send(embed=embed, files=files, ephemeral=True)
+        return embed
 
     @task_command("What became of a task's runs: when, how late, by whom; paged.")
     async def history(
@@ -196,6 +258,12 @@ class ReadsCog(commands.Cog, name="Reads"):
     ) -> None:
         await deferred(interaction, server)
         caller = self.bot.caller(interaction)
+        if self.bot.ops.group(server) is not None:  # each server's runs, one section each
+            fanned = await groups.history(self.bot.ops, caller,
+                                          runs.HistoryRequest(id=id, server=server))  # fmt: skip
+            note = _("The newest page of each server; name one server to page through its runs.")
+            await self._sections(interaction, fanned, history_embed, note)
+            return
         first = await runs.history(self.bot.ops, caller, runs.HistoryRequest(id=id, server=server))
         if first.pages == 1:
             await interaction.followup.send(embed=history_embed(first), ephemeral=True)

@@ -48,6 +48,7 @@ UNITS = [
 ]
 RUN_HELP = "The Minecraft command to run (without the leading /)."
 RunText = app_commands.Range[str, 1, 1400]
+Said = queue.Changed | runs.RanNow | groups.GroupOutcome[Any]  # what a change's reply says
 Delay = app_commands.Range[int, 0, MAX_INT]
 
 
@@ -158,7 +159,6 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if_not="When `require` is not met: skip this run (default) or wait for it.",
         max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
         after_wait="With if_not wait: run or skip (default) when the wait is over.",
-        server_help="Which Minecraft server, or a group of them (all: every server).",
         groups=True,
     )
     @app_commands.choices(unit=UNITS, if_not=IF_NOT, after_wait=AFTER_WAIT)
@@ -219,6 +219,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         time="How long to wait, in `unit`s.",
         unit="The unit of `time` (default tick).",
         prefix="The start of the generated id.",
+        groups=True,
     )
     @app_commands.choices(unit=UNITS)
     async def schedule_dynamic(
@@ -232,41 +233,53 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     ) -> None:
         request = schedule_ops.DynamicRequest(run=run, time=time, unit=unit, prefix=prefix,  # type: ignore[arg-type]
                                               server=server)  # fmt: skip
+        caller = self.bot.caller(interaction)
+        if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            fanned = await groups.schedule_dynamic(self.bot.ops, caller, request)
+            await interaction.followup.send(fanned.text[:2000], ephemeral=True)
+            return
         self.bot.server(server).checker.check(run)  # before deferring: the caret is the only reply
         await interaction.response.defer(ephemeral=True, thinking=True)
-        made = await schedule_ops.schedule_dynamic(self.bot.ops, self.bot.caller(interaction),
-                                                   request)  # fmt: skip
+        made = await schedule_ops.schedule_dynamic(self.bot.ops, caller, request)
         await interaction.followup.send(made.text, ephemeral=True)
 
     @task_command("Cancel the next task with this id.")
     async def cancel(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        await self._change(interaction, queue.cancel, queue.TaskRef(id=id, server=server))
+        await self._change(interaction, queue.cancel, groups.cancel,
+                           queue.TaskRef(id=id, server=server))  # fmt: skip
 
     @task_command("Pause a task: its remaining delay is kept.")
     async def pause(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        await self._change(interaction, queue.pause, queue.TaskRef(id=id, server=server))
+        await self._change(interaction, queue.pause, groups.pause,
+                           queue.TaskRef(id=id, server=server))  # fmt: skip
 
     @task_command("Resume a paused task.")
     async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        await self._change(interaction, queue.resume, queue.TaskRef(id=id, server=server))
+        await self._change(interaction, queue.resume, groups.resume,
+                           queue.TaskRef(id=id, server=server))  # fmt: skip
 
     @task_command("Run a task once, now; its schedule stays as it is.")
     async def run_now(
         self, interaction: Interaction, id: TaskId, server: str | None = None
     ) -> None:
-        await self._change(interaction, runs.run_now, queue.TaskRef(id=id, server=server))
+        await self._change(interaction, runs.run_now, groups.run_now,
+                           queue.TaskRef(id=id, server=server))  # fmt: skip
 
     async def _change(
         self,
         interaction: Interaction,
-        operation: Callable[
-            [Operations, Caller, queue.TaskRef], Awaitable[queue.Changed | runs.RanNow]
-        ],
+        operation: Callable[[Operations, Caller, queue.TaskRef], Awaitable[Said]],
+        on_group: Callable[[Operations, Caller, queue.TaskRef], Awaitable[Said]],
         request: queue.TaskRef,
     ) -> None:
+        """The one-server operation, or its group operation when `server` names a group."""
         await deferred(interaction, request.server)
-        changed = await operation(self.bot.ops, self.bot.caller(interaction), request)
-        await interaction.followup.send(changed.text, ephemeral=True)
+        group = self.bot.ops.group(request.server) is not None
+        changed = await (on_group if group else operation)(
+            self.bot.ops, self.bot.caller(interaction), request
+        )
+        await interaction.followup.send(changed.text[:2000], ephemeral=True)
 
     @task_command("Cancel every task with this id (asks first).", id_help="The tasks' id.")
     async def cancel_all(
@@ -274,28 +287,45 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     ) -> None:
         request = queue.TaskRef(id=id, server=server)
         await deferred(interaction, server, ephemeral=False)
-        counted = await queue.count(self.bot.ops, self.bot.caller(interaction), request)
-        if counted.count == 0 and not counted.planned:
-            await interaction.followup.send(counted.text)
-            return
+        caller = self.bot.caller(interaction)
+        if self.bot.ops.group(server) is not None:
+            counted = await groups.count(self.bot.ops, caller, request)
+            if not any(c.value is not None and (c.value.count or c.value.planned)
+                       for c in counted.outcomes):  # fmt: skip
+                await interaction.followup.send(counted.text[:2000])
+                return
+            change: Callable[[Operations, Caller, queue.TaskRef], Awaitable[Said]]
+            question, change = counted.text, groups.cancel_all
+        else:
+            one = await queue.count(self.bot.ops, caller, request)
+            if one.count == 0 and not one.planned:
+                await interaction.followup.send(one.text)
+                return
+            question, change = one.text, queue.cancel_all
 
         async def action(pressed: Interaction) -> str:
-            done = await queue.cancel_all(self.bot.ops, self.bot.caller(pressed), request)
-            return done.text
+            done = await change(self.bot.ops, self.bot.caller(pressed), request)
+            return done.text[:2000]
 
-        await self._confirm(interaction, counted.text, action)
+        await self._confirm(interaction, question[:2000], action)
 
-    @server_command("Remove every task from a server (asks first).", check=is_admin)
+    @server_command("Remove every task from a server (asks first).", check=is_admin, groups=True)
     async def clear(self, interaction: Interaction, server: str | None = None) -> None:
         request = queue.ServerRef(server=server)
         await deferred(interaction, server, ephemeral=False)
-        question = queue.size(self.bot.ops, self.bot.caller(interaction), request)
+        caller = self.bot.caller(interaction)
+        if self.bot.ops.group(server) is not None:
+            question = groups.size(self.bot.ops, caller, request).text
+            change: Callable[[Operations, Caller, queue.ServerRef], Awaitable[Said]]
+            change = groups.clear
+        else:
+            question, change = queue.size(self.bot.ops, caller, request).text, queue.clear
 
         async def action(pressed: Interaction) -> str:
-            done = await queue.clear(self.bot.ops, self.bot.caller(pressed), request)
-            return done.text
+            done = await change(self.bot.ops, self.bot.caller(pressed), request)
+            return done.text[:2000]
 
-        await self._confirm(interaction, question.text, action)
+        await self._confirm(interaction, question, action)
 
     @plan_group.command(
         name="export", description="A server's planned tasks, game-time tasks and events as YAML."

@@ -214,23 +214,6 @@ async def preview(name: str, data: ScheduleRequest) -> Any:
             "runs": [t.isoformat() for t in shown.runs]}  # fmt: skip
 
 
-@blueprint.post("/groups/<group>/tasks")
-@tag(["tasks"])
-@write_limit
-@action()
-@validate_request(ScheduleRequest)
-async def schedule_group(group: str, data: ScheduleRequest) -> Any:
-    """Schedule on every server of a group (`all`, or one of DOOM_SERVER_GROUPS), as /schedule
-    with `server` naming the group: each server gets its own task or planned row, checked
-    there; `outcomes` says per server what was done or why not (one down stops no other)."""
-    try:
-        fanned = await actions.schedule_group(g.user, group, data)
-    except errors.BotError as exc:
-        return refusal(exc, "run")
-    outcomes = [{"server": o.server, "ok": o.ok, "outcome": o.text} for o in fanned.outcomes]
-    return {"outcome": fanned.text, "group": group, "outcomes": outcomes}
-
-
 @blueprint.post("/servers/<name>/tasks/dynamic")
 @tag(["tasks"])
 @write_limit

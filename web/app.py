@@ -41,6 +41,7 @@ from web import (
     admin,
     api,
     api_events,
+    api_groups,
     api_plan,
     audit,
     auth,
@@ -300,7 +301,7 @@ def create_app(
     RateLimiter(app)
     pages = (auth, servers, tasks, history, plan, admin, events, discord_events, audit, calendar,
              extensions, preferences)  # fmt: skip
-    for module in (*pages, api, api_events, api_plan, metrics):
+    for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 
     @app.get("/favicon.ico")

@@ -7,9 +7,19 @@ list, its number and the key) instead of being dropped.
 
 from __future__ import annotations
 
-__all__ = ["VERSION", "EventEntry", "PlanDocument", "PlannedEntry", "TaskEntry", "dump", "load"]
+__all__ = [
+    "CONDITION_KEYS",
+    "VERSION",
+    "EventEntry",
+    "PlanDocument",
+    "PlannedEntry",
+    "TaskEntry",
+    "condition_options",
+    "dump",
+    "load",
+]
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,11 +28,24 @@ from pydantic import ValidationError as PydanticError
 from bot import errors
 from bot.i18n import _
 
-VERSION = 1
+VERSION = 1  # files without the condition keys (written before them) read as they did
+# the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);
+# each kind of entry has them last, so a file reads what runs first, then under what conditions
+CONDITION_KEYS = ("require", "if_not", "max_wait", "after_wait")
+Require = Annotated[str | None, Field(min_length=1, max_length=200)]
+IfNot = Literal["skip", "wait"] | None
+MaxWait = Annotated[str | None, Field(min_length=1, max_length=100)]
+AfterWait = Literal["run", "skip"] | None
 
 
 class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def condition_options(entry: PlannedEntry | TaskEntry | EventEntry) -> dict[str, str]:
+    """The condition options an entry gives, by name (as a wall-clock row stores them)."""
+    given = {k: getattr(entry, k) for k in CONDITION_KEYS}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 class PlannedEntry(_Entry):
@@ -38,6 +61,10 @@ class PlannedEntry(_Entry):
     retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
     as_player: str | None = Field(default=None, min_length=1, max_length=16)
     paused: bool = False
+    require: Require = None
+    if_not: IfNot = None
+    max_wait: MaxWait = None
+    after_wait: AfterWait = None
 
 
 class TaskEntry(_Entry):
@@ -49,7 +76,12 @@ class TaskEntry(_Entry):
     every: int | None = Field(default=None, ge=1, le=2**31 - 1)
     retry: int = Field(default=0, ge=0, le=1000)
     retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
+    as_player: str | None = Field(default=None, min_length=1, max_length=16)
     paused: bool = False
+    require: Require = None
+    if_not: IfNot = None
+    max_wait: MaxWait = None
+    after_wait: AfterWait = None
 
 
 class EventEntry(_Entry):
@@ -66,6 +98,10 @@ class EventEntry(_Entry):
     repeat: str | None = None
     announce: str | None = None  # in-game countdown before the start, as /event create's
     reminders: str | None = None  # Discord reminders before the start
+    require: Require = None  # the start task's conditions
+    if_not: IfNot = None
+    max_wait: MaxWait = None
+    after_wait: AfterWait = None
 
 
 class PlanDocument(_Entry):

@@ -6,7 +6,14 @@ stored; the pack checks them when the task is due, from the `cond` compound they
 
 from __future__ import annotations
 
-__all__ = ["MAX_WAIT_SECONDS", "Conditions", "conditions_from", "describe", "parse_conditions"]
+__all__ = [
+    "MAX_WAIT_SECONDS",
+    "Conditions",
+    "conditions_from",
+    "describe",
+    "options_of",
+    "parse_conditions",
+]
 
 import re
 from collections.abc import Mapping
@@ -197,9 +204,8 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def describe(cond: Mapping[str, object]) -> str:
-    """A task's conditions as the pack keeps them (`cond`), in the grammar moderators write,
-    with what happens when they do not hold, in the reader's language."""
+def _terms(cond: Mapping[str, object]) -> list[str]:
+    """The `require` terms of a pack `cond`, in the grammar moderators write."""
     terms = []
     low, high = _count(cond.get("min")), _count(cond.get("max"))
     if high == 0:
@@ -211,7 +217,29 @@ def describe(cond: Mapping[str, object]) -> str:
             terms.append(f"players<{high + 1}")
     if isinstance(online := cond.get("online"), str):
         terms.append(f"online:{online}")
-    shown = ", ".join(terms) or "-"
+    return terms
+
+
+def options_of(cond: Mapping[str, object] | None) -> dict[str, str]:
+    """The condition options that make this pack `cond` again (the defaults left out): how a
+    plan file writes a game-time task's conditions, which the pack keeps only as `cond`."""
+    terms = _terms(cond) if cond else []
+    if cond is None or not terms:
+        return {}
+    options = {"require": ",".join(terms)}
+    wait = _count(cond.get("wait")) or 0
+    if wait > 0:
+        options["if_not"] = "wait"
+        options["max_wait"] = human(max(1, wait // TICKS_PER_SECOND))
+        if cond.get("then") == "run":
+            options["after_wait"] = "run"
+    return options
+
+
+def describe(cond: Mapping[str, object]) -> str:
+    """A task's conditions as the pack keeps them (`cond`), in the grammar moderators write,
+    with what happens when they do not hold, in the reader's language."""
+    shown = ", ".join(_terms(cond)) or "-"
     wait = _count(cond.get("wait")) or 0
     if wait <= 0:
         return _("{require}; if not: skip this run", require=f"`{shown}`")

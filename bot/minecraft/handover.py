@@ -26,6 +26,7 @@ __all__ = [
     "forget_mark",
     "hand_over",
     "has_mark",
+    "online_players",
     "pause_when_empty_seconds",
     "players_online",
     "run_copy",
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 MARKS = "doom.bot:wallclock"
 _KEY = re.compile(r"^[A-Za-z0-9_]{1,40}$")
 _LIST = re.compile(r"^There are (\d+) of a max")
+_NAMES = re.compile(r"^There are \d+ of a max of \d+ players online:(.*)$", re.DOTALL)
 _PASSED = re.compile(r"^Test passed")
 Where = Literal["ran", "queue", "offline", "paused"]
 
@@ -257,6 +259,17 @@ async def players_online(pack: PackClient) -> int:
             "bad_reply", lazy("Unexpected answer to `list`: {reply}", reply=reply[:200])
         )
     return int(m.group(1))
+
+
+async def online_players(pack: PackClient) -> set[str]:
+    """The names of the players online (`list`), lower case: names are not case-sensitive."""
+    reply = await pack.rcon.command("list")
+    m = _NAMES.match(reply)
+    if not m:
+        raise PackError(
+            "bad_reply", lazy("Unexpected answer to `list`: {reply}", reply=reply[:200])
+        )
+    return {n.strip().lower() for n in m.group(1).split(",") if n.strip()}
 
 
 def pause_when_empty_seconds(server: ServerConfig) -> int:

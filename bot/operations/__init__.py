@@ -14,7 +14,7 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.admin`: installing the pack, the selftest.
 - :mod:`bot.operations.calendar`: the calendar feed's address, and the feed.
 - :mod:`bot.operations.plan`: the plan file's export and import.
-- :mod:`bot.operations.groups`: one request for a group of servers.
+- :mod:`bot.operations.groups`: one request for a group of servers, each server's outcome.
 """
 
 from bot.operations import admin, calendar, groups, plan, queue, reads, schedule

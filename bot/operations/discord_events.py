@@ -118,9 +118,13 @@ def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
     """Everything that refuses a new event before anything is made."""
     ops.require(caller, Rank.MODERATOR, "/event create")
     binding = _binding(ops)
-    ops.server(req.server)
+    target = ops.server(req.server)
     _guild(binding, caller)
     req.conditions()
+    # the default start and end commands are the bot's own; the given ones are checked here,
+    # so a refused one stops the request before anything is made
+    given = [c.strip() for c in (req.start_run, req.end_run) if c is not None and c.strip()]
+    binding.check_commands(target, *given)
     return plan.draft(
         name=req.name, start=req.start, end=req.end, description=req.description,
         announce=req.announce, reminders=req.reminders, repeat=req.repeat,

@@ -1,9 +1,11 @@
-"""The plan outside the bot: `export` writes a server's planned rows, game-time tasks and
-Discord events as a plan file (bot.calendar.plan_file); `import_plan` reads one and adds or
-changes what differs, through the same operations and checks as /schedule.
+"""The plan outside the bot: `export` writes a server's planned rows, the game-time tasks the
+bot made and its Discord events as a plan file (bot.calendar.plan_file); `import_plan` reads one
+and adds or changes what differs, through the same operations and checks as /schedule.
 
 An import checks every entry before it changes anything: one wrong entry (a command the command
-check refuses, a time in the past, an unknown time zone) refuses the whole file, naming it.
+check refuses, a time in the past, an unknown time zone, a player who is not online) refuses the
+whole file, naming it. A write that fails part-way (the server goes down, Discord refuses) undoes
+what the import had done (bot.operations.plan_write) and names the entry that failed.
 """
 
 from __future__ import annotations
@@ -13,18 +15,29 @@ __all__ = ["ExportRequest", "Exported", "ImportRequest", "Imported", "export", "
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
-from bot.calendar.plan_file import PlanDocument, PlannedEntry, TaskEntry, dump, load
+from bot.calendar.plan_file import (
+    CONDITION_KEYS,
+    PlanDocument,
+    PlannedEntry,
+    TaskEntry,
+    dump,
+    load,
+)
 from bot.i18n import _
-from bot.minecraft.pack_tasks import TASK_LISTS
-from bot.operations import plan_events, queue
+from bot.minecraft.conditions import options_of, parse_conditions
+from bot.minecraft.handover import online_players
+from bot.minecraft.pack_client import handed_over
+from bot.operations import plan_events, plan_write
 from bot.operations import schedule as schedule_ops
+from bot.operations.plan_steps import Step, Verdict, grouped, label, refused_as
 from bot.operations.ranks import Rank
+from bot.store.ledger import LIVE
 from bot.wallclock.when import build_spec, human
 
 if TYPE_CHECKING:
@@ -37,7 +50,8 @@ if TYPE_CHECKING:
 MAX_FILE = 1_000_000  # characters of a plan file
 MAX_TASKS = 10_000  # game-time tasks of one list in a file, at most
 PAGE = 100  # the most tasks the pack lists in one call
-Verdict = Literal["add", "change", "leave"]
+LAST_TICK = 2**31 - 1  # the pack's game time is an Int: no task is due after it
+FILE_LISTS = ("queue", "paused")  # a task waiting for its player (offline) waits on one server
 
 
 class ExportRequest(BaseModel):
@@ -93,10 +107,12 @@ def planned_entry(row: Schedule) -> PlannedEntry:
     else:
         repeat = row.cron
     announce = ",".join(human(s) for s in row.announce) or None
+    conditions: dict[str, Any] = {k: v for k, v in (row.conditions or {}).items()
+                                  if k in CONDITION_KEYS}  # fmt: skip
     return PlannedEntry(id=row.task_id, run=row.command, when=when, repeat=repeat,
                         timezone=row.timezone, announce=announce, retry=row.retry,
                         retry_delay=row.retry_delay, as_player=row.as_player,
-                        paused=row.state == "paused")  # fmt: skip
+                        paused=row.state == "paused", **conditions)  # fmt: skip
 
 
 async def _every_task(target: ServerServices, which: str) -> list[Task]:
@@ -110,22 +126,45 @@ async def _every_task(target: ServerServices, which: str) -> list[Task]:
     return found
 
 
-async def _tasks(target: ServerServices) -> list[TaskEntry]:
-    now = await target.pack.get_time()
+async def _players(target: ServerServices) -> dict[str, str | None]:
+    """The player each task the bot made runs as, by the task's bot key (the pack keeps the
+    player's UUID only; the ledger the name the bot was given)."""
+    if target.guard is None:
+        return {}
+    entries = await target.guard.ledger.entries(LIVE)
+    return {e.bkey: e.as_player for e in entries if e.bkey is not None}
+
+
+async def _tasks(target: ServerServices, now: int) -> list[TaskEntry]:
+    """The game-time tasks the bot made (a task made in game runs as its maker, whom a file
+    cannot name; a wall-clock row's hand-over and a run-now copy are their rows' runs)."""
+    players = await _players(target)
     found: list[TaskEntry] = []
-    for which in TASK_LISTS:
-        if which == "offline":
-            continue  # waiting for a player the file cannot name
+    for which in FILE_LISTS:
         for t in await _every_task(target, which):
+            if t.k is None or handed_over(t.k):
+                continue
             paused = which == "paused"
+            conditions: dict[str, Any] = options_of(t.cond)
             left = t.remaining if paused and t.remaining is not None else max(0, t.due - now)
             entry = TaskEntry(id=t.id, run=t.run, time=left, every=t.interval, retry=t.retry,
-                              retry_delay=t.retry_delay, paused=paused)  # fmt: skip
+                              retry_delay=t.retry_delay, as_player=players.get(t.k),
+                              paused=paused, **conditions)  # fmt: skip
             found.append(entry)
     return found
 
 
-async def _document(ops: Operations, target: ServerServices) -> PlanDocument:
+@dataclass(frozen=True)
+class _Have:
+    """What the server has: as a document, and the rows by id (an event's own included)."""
+
+    doc: PlanDocument
+    rows: dict[str, Schedule]
+    bound: set[int]  # the rows of Discord events
+    now: int  # game time
+
+
+async def _current(ops: Operations, target: ServerServices) -> _Have:
     rows: list[Schedule] = []
     scheduler = ops.services.scheduler
     if scheduler is not None:
@@ -133,41 +172,49 @@ async def _document(ops: Operations, target: ServerServices) -> PlanDocument:
                       key=lambda r: r.id)  # fmt: skip
     events = await plan_events.planned(ops, target.name)
     bound = {t for e in events for t in e.tasks}
-    return PlanDocument(
-        version=1, server=target.name, tasks=await _tasks(target),
+    now = await target.pack.get_time()
+    tasks = await _tasks(target, now)
+    doc = PlanDocument(
+        version=1, server=target.name, tasks=tasks,
         events=[plan_events.entry_of(e) for e in events],
         planned=[planned_entry(r) for r in rows if r.id not in bound],
     )  # fmt: skip
+    return _Have(doc, {r.task_id: r for r in rows}, bound, now)
 
 
 async def export(ops: Operations, caller: Caller, req: ExportRequest) -> Exported:
     ops.require(caller, Rank.MODERATOR, "/plan export")
-    doc = await _document(ops, ops.server(req.server))
+    doc = (await _current(ops, ops.server(req.server))).doc
     return Exported(doc, dump(doc))
 
 
-def _request(
-    target: ServerServices, entry: PlannedEntry | TaskEntry
-) -> schedule_ops.ScheduleRequest:
-    if isinstance(entry, PlannedEntry):
-        return schedule_ops.ScheduleRequest(
-            server=target.name, run=entry.run, id=entry.id, when=entry.when, repeat=entry.repeat,
-            timezone=entry.timezone, announce=entry.announce, retry=entry.retry,
-            retry_delay=entry.retry_delay, as_player=entry.as_player,
-        )  # fmt: skip
-    return schedule_ops.ScheduleRequest(
-        server=target.name, run=entry.run, id=entry.id, time=entry.time, every=entry.every,
-        retry=entry.retry, retry_delay=entry.retry_delay,
-    )  # fmt: skip
+def _as_kept(entry: TaskEntry) -> TaskEntry:
+    """A task entry as an export would write it again: the pack keeps its conditions as a
+    compound, so `players>1` comes back as `players>=2`."""
+    try:
+        cond = parse_conditions(entry.require, entry.if_not, entry.max_wait, entry.after_wait)
+    except errors.ValidationError:
+        return entry  # refused by the check, when it is to be made
+    kept = options_of(cond.pack_fields() if cond is not None else None)
+    return entry.model_copy(update={k: kept.get(k) for k in CONDITION_KEYS})
 
 
-def _label(kind: str, number: int, entry: PlannedEntry | TaskEntry) -> str:
-    return f"{kind}[{number}] ({entry.id})"
+PlannedStep = Step[PlannedEntry, "Schedule"]
+TaskStep = Step[TaskEntry, TaskEntry]
+
+
+def _steps(doc: PlanDocument, have: _Have) -> tuple[list[PlannedStep], list[TaskStep]]:
+    rows = {p.id: [(p, have.rows[p.id])] for p in have.doc.planned}
+    planned = grouped("planned", doc.planned, rows, lambda e: e.id)
+    tasks: dict[str, list[tuple[TaskEntry, TaskEntry]]] = {}
+    for t in have.doc.tasks:
+        tasks.setdefault(t.id, []).append((t, t))
+    return planned, grouped("tasks", doc.tasks, tasks, lambda e: e.id, same=_as_kept)
 
 
 def _check(ops: Operations, caller: Caller, req: schedule_ops.ScheduleRequest, label: str) -> None:
     """What /schedule refuses, and the wall-clock time read as the scheduler would read it."""
-    with plan_events.refused_as(label):
+    with refused_as(label):
         schedule_ops.check(ops, caller, req)
         if req.wallclock:
             scheduler = ops.scheduler()
@@ -175,79 +222,85 @@ def _check(ops: Operations, caller: Caller, req: schedule_ops.ScheduleRequest, l
                        default_timezone=scheduler.default_timezone)  # fmt: skip
 
 
-async def _verdicts(
-    ops: Operations, target: ServerServices, doc: PlanDocument
-) -> list[tuple[Verdict, str, PlannedEntry | TaskEntry]]:
-    have = await _document(ops, target)
-    planned = {p.id: p for p in have.planned}
-    tasks = {t.id: t for t in have.tasks}
-    found: list[tuple[Verdict, str, PlannedEntry | TaskEntry]] = []
-
-    def judge(kind: str, number: int, entry: PlannedEntry | TaskEntry, old: object) -> None:
-        verdict: Verdict = "add" if old is None else "leave" if old == entry else "change"
-        found.append((verdict, _label(kind, number, entry), entry))
-
-    for number, p in enumerate(doc.planned, start=1):
-        judge("planned", number, p, planned.get(p.id))
-    for number, t in enumerate(doc.tasks, start=1):
-        judge("tasks", number, t, tasks.get(t.id))
-    return found
-
-
-async def _apply(ops: Operations, caller: Caller, target: ServerServices,
-                 verdict: Verdict, entry: PlannedEntry | TaskEntry) -> None:  # fmt: skip
-    ref = queue.TaskRef(id=entry.id, server=target.name)
-    if verdict == "change":
-        await queue.cancel_all(ops, caller, ref)
-    await schedule_ops.schedule(ops, caller, _request(target, entry))
-    if entry.paused:
-        await queue.pause(ops, caller, ref)
+async def _check_all(
+    ops: Operations, caller: Caller, target: ServerServices, have: _Have,
+    planned: list[PlannedStep], tasks: list[TaskStep],
+) -> None:  # fmt: skip
+    """Every entry to add or change, as its write will check it, before anything is written."""
+    for step in planned:
+        if step.verdict == "leave":
+            continue
+        _check(ops, caller, plan_write.request(target, step.entry), step.label)
+        row = have.rows.get(step.entry.id)
+        if row is not None and row.id in have.bound:  # an event's own row: the event has it
+            with refused_as(step.label):
+                raise errors.ValidationError(
+                    _("A planned schedule `{id}` already exists on {server}: cancel it first "
+                      "or choose another id.", id=step.entry.id, server=target.name)
+                )  # fmt: skip
+    players: set[str] | None = None
+    for task in (s for s in tasks if s.verdict != "leave"):
+        _check(ops, caller, plan_write.request(target, task.entry), task.label)
+        if have.now + task.entry.time > LAST_TICK:
+            with refused_as(task.label):
+                raise errors.ValidationError(
+                    _("It would be due after game time {last}, the last the pack counts to.",
+                      last=LAST_TICK)
+                )  # fmt: skip
+        player = task.entry.as_player
+        if player is not None:
+            players = await online_players(target.pack) if players is None else players
+            if player.lower() not in players:
+                with refused_as(task.label):
+                    raise errors.ValidationError(
+                        _("{player} is not online on {server}: a game-time task runs as a "
+                          "player who is there when it is made.", player=player,
+                          server=target.name)
+                    )  # fmt: skip
 
 
 def _unique(doc: PlanDocument) -> None:
-    """Two entries of one list with the same id would make the first, then fail on the second."""
-    lists: tuple[tuple[str, Sequence[PlannedEntry | TaskEntry]], ...] = (
-        ("planned", doc.planned), ("tasks", doc.tasks))  # fmt: skip
-    for kind, entries in lists:
-        seen: dict[str, int] = {}
-        for number, entry in enumerate(entries, start=1):
-            if entry.id in seen:
-                raise errors.ValidationError(
-                    _("The plan file's entry {entry} is refused: {first} has the same id. "
-                      "Nothing was changed.", entry=_label(kind, number, entry),
-                      first=f"{kind}[{seen[entry.id]}]")
-                )  # fmt: skip
-            seen[entry.id] = number
+    """A planned row's id is unique on a server: two in a file would make the first, then
+    fail on the second."""
+    seen: dict[str, int] = {}
+    for number, entry in enumerate(doc.planned, start=1):
+        if entry.id in seen:
+            raise errors.ValidationError(
+                _("The plan file's entry {entry} is refused: {first} has the same id. "
+                  "Nothing was changed.", entry=label("planned", number, entry.id),
+                  first=f"planned[{seen[entry.id]}]")
+            )  # fmt: skip
+        seen[entry.id] = number
 
 
-async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Imported:
-    ops.require(caller, Rank.MODERATOR, "/plan import")
-    doc = load(req.document)
-    target = ops.server(req.server or doc.server)
+def _no_events_here(ops: Operations, caller: Caller, doc: PlanDocument) -> None:
     if doc.events and (ops.guild_events is None or caller.guild_id is None):
         raise errors.ValidationError(
             _("The plan file's entry events[1] ({name}) is refused: Discord events are "
               "imported only where the bot is connected to Discord (/plan import, the "
               "dashboard). Nothing was changed.", name=doc.events[0].name)
         )  # fmt: skip
+
+
+async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Imported:
+    ops.require(caller, Rank.MODERATOR, "/plan import")
+    doc = load(req.document)
+    target = ops.server(req.server or doc.server)
+    _no_events_here(ops, caller, doc)
     _unique(doc)
-    steps = await _verdicts(ops, target, doc)
-    for verdict, label, entry in steps:
-        if verdict != "leave":
-            _check(ops, caller, _request(target, entry), label)
+    have = await _current(ops, target)
+    planned, tasks = _steps(doc, have)
+    await _check_all(ops, caller, target, have, planned, tasks)
     events = await plan_events.steps(ops, caller, target, doc.events)
-    shown = [(v, lb) for v, lb, _e in steps] + [(e.verdict, e.label) for e in events]
+    every: Sequence[Step[Any, Any]] = [*planned, *tasks, *events]
+    shown = [(s.verdict, s.label) for s in every]
     said = {"add": _("add"), "change": _("change"), "leave": _("leave as it is")}
     lines = [f"{said[v]}: {label}" for v, label in shown]
     if req.dry_run:
         head = _("Importing into {server} would:", server=target.name)
         return Imported(target.name, False, shown, "\n".join([head, *lines]))
-    for verdict, _said, entry in steps:
-        if verdict != "leave":
-            await _apply(ops, caller, target, verdict, entry)
-    for step in events:
-        if step.verdict != "leave":
-            await plan_events.apply(ops, caller, target, step)
+    writer = plan_write.Writer(ops, caller, target)
+    await writer.write(planned, tasks, events)
     head = _("Imported into {server}:", server=target.name)
     text = "\n".join([head, *lines])
     await ops.audit(caller, target, "plan import", {"entries": len(shown)}, text)

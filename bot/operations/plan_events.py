@@ -3,24 +3,21 @@
 bot is connected to Discord (the dashboard, Discord itself; not a shell).
 
 An event has no id of its own in a file: it is matched by its name among the server's planned
-events. The same entry is left; a different one is cancelled and made anew.
+events (bot.operations.plan_steps). The same entry is left; a different one is cancelled and
+made anew.
 """
 
 from __future__ import annotations
 
-__all__ = ["EventStep", "apply", "entry_of", "steps"]
+__all__ = ["EventStep", "entry_of", "planned", "request", "steps"]
 
-import contextlib
-from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot import errors
-from bot.calendar.plan_file import EventEntry
-from bot.i18n import _
+from bot.calendar.plan_file import CONDITION_KEYS, EventEntry, condition_options
 from bot.operations import discord_events
+from bot.operations.plan_steps import Step, grouped, refused_as
 from bot.store.guild_events import EventRow, GuildEventStore
 from bot.wallclock.when import human
 
@@ -29,30 +26,7 @@ if TYPE_CHECKING:
     from bot.operations.caller import Caller
     from bot.services import ServerServices
 
-Verdict = Literal["add", "change", "leave"]
-
-
-@dataclass(frozen=True, slots=True)
-class EventStep:
-    verdict: Verdict
-    label: str
-    entry: EventEntry
-    old: EventRow | None
-
-
-@contextlib.contextmanager
-def refused_as(label: str) -> Iterator[None]:
-    """A check's refusal of a plan file's entry, as the import says it: the entry named, and
-    that nothing was changed (a rank refusal stays as it is)."""
-    try:
-        yield
-    except errors.NotAllowed:
-        raise
-    except errors.BotError as exc:
-        raise errors.ValidationError(
-            _("The plan file's entry {entry} is refused: {why} Nothing was changed.",
-              entry=label, why=exc)
-        ) from None  # fmt: skip
+EventStep = Step[EventEntry, EventRow]
 
 
 def _local(when: datetime, zone: str) -> str:
@@ -65,12 +39,14 @@ def _offsets(values: tuple[int, ...]) -> str:
 
 
 def entry_of(row: EventRow) -> EventEntry:
+    conditions: dict[str, Any] = {k: v for k, v in (row.conditions or {}).items()
+                                  if k in CONDITION_KEYS}  # fmt: skip
     return EventEntry(
         name=row.name, start=_local(row.start, row.timezone), end=_local(row.end, row.timezone),
         timezone=row.timezone, location=row.location, description=row.description,
         start_run=row.start_run, end_run=row.end_run, repeat=row.repeat,
         announce=_offsets(row.announce), reminders=_offsets(row.reminders) if row.reminders
-        else None,
+        else None, **conditions,
     )  # fmt: skip
 
 
@@ -79,13 +55,19 @@ async def planned(ops: Operations, server: str) -> list[EventRow]:
     return await GuildEventStore(ops.services.db).in_states(("scheduled",), server)
 
 
-def _request(target: ServerServices, entry: EventEntry) -> discord_events.EventRequest:
+def request(target: ServerServices, entry: EventEntry) -> discord_events.EventRequest:
+    conditions: dict[str, Any] = condition_options(entry)
     return discord_events.EventRequest(
         name=entry.name, start=entry.start, end=entry.end, description=entry.description,
         server=target.name, start_run=entry.start_run, end_run=entry.end_run,
         announce=entry.announce, reminders=entry.reminders, repeat=entry.repeat,
-        timezone=entry.timezone,
+        timezone=entry.timezone, **conditions,
     )  # fmt: skip
+
+
+def _same(entry: EventEntry) -> EventEntry:
+    # the location is the server's address, written for the reader: an import never sets it
+    return entry.model_copy(update={"location": None})
 
 
 async def steps(
@@ -93,20 +75,12 @@ async def steps(
 ) -> list[EventStep]:
     """What each event entry would do, every one to add or change checked as /event create
     checks it; a refused one raises, naming it."""
-    have = {r.name.lower(): r for r in await planned(ops, target.name)}
-    found: list[EventStep] = []
-    for number, entry in enumerate(entries, start=1):
-        label = f"events[{number}] ({entry.name})"
-        old = have.get(entry.name.lower())
-        verdict: Verdict = "add" if old is None else "leave" if entry_of(old) == entry else "change"
-        if verdict != "leave":
-            with refused_as(label):
-                discord_events.check(ops, caller, _request(target, entry))
-        found.append(EventStep(verdict, label, entry, old))
+    have: dict[str, list[tuple[EventEntry, EventRow]]] = {}
+    for row in await planned(ops, target.name):
+        have.setdefault(row.name.lower(), []).append((entry_of(row), row))
+    found = grouped("events", entries, have, lambda e: e.name, str.lower, _same)
+    for step in found:
+        if step.verdict != "leave":
+            with refused_as(step.label):
+                discord_events.check(ops, caller, request(target, step.entry))
     return found
-
-
-async def apply(ops: Operations, caller: Caller, target: ServerServices, step: EventStep) -> None:
-    if step.old is not None:
-        await discord_events.cancel(ops, caller, discord_events.EventRef(event=str(step.old.id)))
-    await discord_events.create(ops, caller, _request(target, step.entry))

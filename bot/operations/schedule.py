@@ -33,6 +33,7 @@ from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp
 from bot.minecraft.conditions import Conditions, parse_conditions
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
+from bot.minecraft.pack_input import check_id, check_player
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator
 from bot.wallclock.when import next_runs
@@ -170,6 +171,13 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
             _("Give either `time` (a delay) or `at` (a game tick)."), field="time"
         )
     req.conditions()
+    # what the pack would refuse of the id and the player, said before anything is sent
+    if req.id is not None:
+        with errors.naming("id"):
+            check_id(req.id)
+    if req.as_player is not None:
+        with errors.naming("as_player"):
+            check_player(req.as_player)
     target.checker.check(req.run)
     return target
 

@@ -46,9 +46,15 @@ class ServerStatus:
 
 
 async def status(ops: Operations, caller: Caller, req: ServerRef) -> list[ServerStatus]:
-    """The named server's status, or every configured server's."""
+    """The named server's status, a group's servers' (`all`, DOOM_SERVER_GROUPS), or every
+    configured server's. Each part of each server is read on its own, so one server that is
+    down is its own status only."""
     ops.require(caller, Rank.MODERATOR, "/status")
-    targets = [ops.server(req.server)] if req.server else list(ops.services.servers.values())
+    group = ops.group(req.server)
+    if group is not None:
+        targets = group
+    else:
+        targets = [ops.server(req.server)] if req.server else list(ops.services.servers.values())
     return [await _one(ops, target) for target in targets]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "AFTER_WAIT",
+    "GROUP_HELP",
     "IF_NOT",
     "SERVER_HELP",
     "TASK_ID_HELP",
@@ -50,6 +51,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 Check = Callable[[], Callable[[F], F]]
 
 SERVER_HELP = "Which Minecraft server."
+GROUP_HELP = "Which Minecraft server, or a group of them (all: every server)."
 # the choices of the condition options (bot.minecraft.conditions), on /schedule and /event create
 IF_NOT = [app_commands.Choice(name=n, value=n) for n in ("skip", "wait")]
 AFTER_WAIT = [app_commands.Choice(name=n, value=n) for n in ("run", "skip")]
@@ -76,7 +78,7 @@ async def server_autocomplete(
 async def target_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Server names, then the server groups and `all` (for /schedule, which takes a group)."""
+    """Server names, then the server groups and `all` (for a command that takes a group)."""
     servers = await server_autocomplete(interaction, current)
     settings = interaction.client.settings
     if len(interaction.client.services.servers) < 2:
@@ -102,6 +104,8 @@ def server_command(
     `server_help=None` leaves the server option undescribed (Discord then shows "…");
     `groups` offers the server groups (and `all`) too, for a command that takes one.
     """
+    if groups and server_help == SERVER_HELP:
+        server_help = GROUP_HELP
     if server_help is not None:
         describe = {**describe, "server": server_help}
 
@@ -122,11 +126,12 @@ def server_command(
 def task_command(
     description: str, *, id_help: str = TASK_ID_HELP
 ) -> Callable[[Any], app_commands.Command[Any, ..., Any]]:
-    """A moderator command on one task: `id` (autocompleted from the queue) and `server`."""
+    """A moderator command on one task: `id` (autocompleted from the queue) and `server`, a
+    server or a group of them (the command then acts on, or reads, each)."""
 
     def decorator(func: Any) -> app_commands.Command[Any, ..., Any]:
         func = app_commands.autocomplete(id=task_id_autocomplete)(func)
-        return server_command(description, id=id_help)(func)
+        return server_command(description, groups=True, id=id_help)(func)
 
     return decorator
 
@@ -176,19 +181,27 @@ async def task_id_autocomplete(
     Only for moderators: anyone else would read the queue (and cost a round trip per keystroke).
     A server slower than :data:`AUTOCOMPLETE_BUDGET` gets the ids it gave last time (see
     :class:`_IdCache`)."""
+    name = getattr(interaction.namespace, "server", None)
     try:
-        server = interaction.client.server(getattr(interaction.namespace, "server", None))
+        servers = interaction.client.ops.group(name) or [interaction.client.server(name)]
     except errors.BotError:
         return []  # an unknown server just offers nothing; the command will say why
     ids: list[str] = []
     scheduler = interaction.client.services.scheduler
     if scheduler is not None:  # planned rows come from the bot's own database: no round trip
-        ids = await scheduler.task_ids(server.name, current, MAX_CHOICES)
+        for server in servers:
+            found = await scheduler.task_ids(server.name, current, MAX_CHOICES)
+            ids += [i for i in found if i not in ids]
     cache = _id_caches.setdefault(interaction.client, _IdCache())
-    try:
-        ids += [i for i in await cache.lookup(server, current) if i not in ids]
-    except errors.BotError:
-        pass  # an unreachable server offers only the planned ids; the command will say why
+    # a group's servers are asked at once: the budget is for the whole answer
+    looked = await asyncio.gather(*(cache.lookup(s, current) for s in servers),
+                                  return_exceptions=True)  # fmt: skip
+    for found_ids in looked:
+        if isinstance(found_ids, errors.BotError):
+            continue  # an unreachable server offers only the planned ids; the command says why
+        if isinstance(found_ids, BaseException):
+            raise found_ids
+        ids += [i for i in found_ids if i not in ids]
     low = current.lower()
     ids.sort(key=lambda i: not i.lower().startswith(low))  # stable: prefix matches first
     # a choice's name and value are 1-100 characters (bot.localdiscord.limits); ids are <= 64
@@ -199,14 +212,16 @@ async def task_id_autocomplete(
 
 async def deferred(
     interaction: Interaction, server: str | None, *, ephemeral: bool = True
-) -> ServerServices:
-    """The named server's services, once the interaction is deferred (a round trip follows).
+) -> list[ServerServices]:
+    """The named server's services (a group's: each server's), once the interaction is
+    deferred (a round trip follows).
 
-    The server is resolved first, so an unknown name is the only (ephemeral) reply.
+    The name is resolved first, so an unknown one is the only (ephemeral) reply.
     """
-    target = interaction.client.server(server)
+    group = interaction.client.ops.group(server)
+    targets = group if group is not None else [interaction.client.server(server)]
     await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    return target
+    return targets
 
 
 async def audited_reply(

@@ -27,22 +27,50 @@ planned:
   repeat: 0 20 * * 5
   timezone: Europe/Berlin
   announce: 10m,1m
+  require: players>=2
+  if_not: wait
+  max_wait: 30m
+  after_wait: run
 - id: reset
   run: say reset
   when: 2030-03-30 02:30
   timezone: Europe/Berlin
+  retry: 3
+  retry_delay: 40
+  as_player: Alex
+  require: online:Alex
 - id: tide
   run: say tide
   when: 2030-01-01 06:00
   repeat: 12h 25m
   paused: true
+  require: empty
 tasks:
+- id: greet
+  run: say hi
+  time: 400
+  as_player: Steve
+  require: online:Steve
+  if_not: wait
+  max_wait: 1m
 - id: bell
   run: say bell
   time: 6000
   every: 1200
   retry: 2
   retry_delay: 20
+  require: players>=1,players<5
+- id: bell
+  run: say bell twice
+  time: 9000
+- id: nap
+  run: say nap
+  time: 700
+  paused: true
+  require: empty
+  if_not: wait
+  max_wait: 2h 30m
+  after_wait: run
 """
 
 
@@ -65,8 +93,10 @@ def _bot(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.Complete
 
 @pytest.fixture
 def bots(mcsim: Callable[..., Server], tmp_path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    first = _env(tmp_path, "a", mcsim(password=PASSWORD, name="a"))
-    fresh = _env(tmp_path, "b", mcsim(password=PASSWORD, name="b"))
+    sims = [mcsim(password=PASSWORD, name=name) for name in ("a", "b")]
+    for sim in sims:  # a game-time task runs as a player who is online when it is made
+        sim.join("Steve")
+    first, fresh = (_env(tmp_path, name, sim) for name, sim in zip("ab", sims, strict=True))
     return first, fresh
 
 
@@ -84,7 +114,8 @@ def test_export_import_into_a_fresh_server_and_export_again_is_the_same_document
     assert yaml.safe_load(empty.stdout) == {"version": 1, "server": "main"}  # the dry run made none
     done = _bot(tmp_path, first, "import", "plan.yaml")
     assert done.returncode == 0, done.stderr
-    assert "add: tasks[1] (bell)" in done.stdout, done.stdout
+    assert "add: tasks[2] (bell)" in done.stdout, done.stdout
+    assert "add: tasks[3] (bell)" in done.stdout, done.stdout  # the pack keeps two of one id
     exported = _bot(tmp_path, first, "export")
     assert exported.returncode == 0, exported.stderr
     assert yaml.safe_load(exported.stdout) == yaml.safe_load(PLAN), exported.stdout
@@ -97,7 +128,7 @@ def test_export_import_into_a_fresh_server_and_export_again_is_the_same_document
     # importing the same file again leaves everything as it is
     twice = _bot(tmp_path, fresh, "import", "exported.yaml")
     assert twice.returncode == 0 and "add" not in twice.stdout, twice.stdout
-    assert twice.stdout.count("leave as it is") == 4, twice.stdout
+    assert twice.stdout.count("leave as it is") == 7, twice.stdout
     assert _bot(tmp_path, fresh, "export").stdout == exported.stdout
 
 

@@ -137,7 +137,7 @@ async def test_several_servers_need_the_server_option(tailed: Harness) -> None:
     unknown = await tailed.run("time", MOD, server="gamma")
     assert "There is no server called 'gamma' (configured: alpha, beta)." in unknown.text
     everything = await tailed.autocomplete("time", "server", MOD, server="")
-    assert [c["value"] for c in everything] == ["alpha", "beta"]
+    assert [c["value"] for c in everything] == ["alpha", "beta", "all"]  # /time takes a group
     assert [c["value"] for c in await tailed.autocomplete("time", "server", MOD, server="B")] == [
         "beta"
     ]

@@ -1,33 +1,135 @@
-"""`POST /api/groups/<group>/tasks`: /schedule on a group of servers from the API, each
-server's outcome in the answer (the dashboard's one mcsim is the group `all`)."""
+"""`/api/groups/<group>/...`: the server routes on a group of servers from the API, each
+server's outcome in the answer; one server that is down is named and stops none of the others.
+Two mcsims over TCP RCON (the group `all`), the dashboard served on 127.0.0.1."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
-from tests.cogs.harness import MOD
+import pytest
+
+from bot.background.scheduler import Scheduler
+from bot.services import build_services
+from bot.store.schedules import ScheduleStore
+from bot.wallclock.clock import ManualClock
+from mcsim.server import Server
+from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
+from tests.fixtures import server_config
 from tests.web.webclient import Client
-from tests.web.webdash import Dash, queue_ids
+from tests.web.webdash import BOT_TOKEN, PASSWORD, WALL_START, Clock, Dash, queue_ids
+from web.server import WebServer
 
 
-async def test_schedule_on_a_group_from_the_api(dash: Dash) -> None:
+def _queue(server: Server) -> list[str]:
+    data = server.storage("doom.schedule:data")
+    return [str(t["id"]) for t in data.get("queue", [])]  # type: ignore[union-attr]
+
+
+@pytest.fixture
+async def pair(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[tuple[Dash, Server]]:
+    main, other = mcsim(password=PASSWORD, name="main"), mcsim(password=PASSWORD, name="other")
+    configs = [server_config(main, PASSWORD), server_config(other, PASSWORD, name="other")]
+    settings = make_settings(tmp_path, configs, discord_token=BOT_TOKEN, web_port=0,
+                             rcon_timeout=2.0)  # fmt: skip
+    services = await build_services(settings)
+    wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
+    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
+    harness = await Harness(settings, services).start()
+    web = WebServer(services, harness.bot, port=0, clock=Clock())
+    await web.start()
+    harness.bot.web = web
+    try:
+        yield Dash(harness, web, main, Clock(), wall), other
+    finally:
+        await web.stop()
+        await harness.close()
+
+
+async def _post(client: Client, path: str, body: object = None) -> tuple[int, Any]:
+    csrf = {"X-CSRF-Token": await client.csrf()}
+    status, answer = await client.post(path, json=body, headers=csrf)
+    return status, json.loads(answer)
+
+
+async def _get(client: Client, path: str) -> tuple[int, Any]:
+    status, answer = await client.get(path)
+    return status, json.loads(answer)
+
+
+def _by_server(found: Any) -> dict[str, Any]:
+    return {o["server"]: o for o in found["outcomes"]}
+
+
+async def test_schedule_on_a_group_from_the_api(pair: tuple[Dash, Server]) -> None:
+    dash, _other = pair
     client = await Client(dash).login(MOD)
     try:
-        csrf = {"X-CSRF-Token": await client.csrf()}
         body = {"run": "say all", "time": 900, "id": "g1"}
-        status, answer = await client.post("/api/groups/all/tasks", json=body, headers=csrf)
-        assert status == 200, answer
-        found = json.loads(answer)
-        [main] = found["outcomes"]
-        assert main["server"] == "main" and main["ok"] is True, found
-        assert main["outcome"].startswith("Scheduled `g1` on main."), found
-        assert found["outcome"].startswith("all: done on 1 of 1 servers."), found
+        status, found = await _post(client, "/api/groups/all/tasks", body)
+        assert status == 200, found
+        main = _by_server(found)["main"]
+        assert main["ok"] is True and main["outcome"].startswith("Scheduled `g1` on main."), found
+        assert found["outcome"].startswith("all: done on 2 of 2 servers."), found
         assert queue_ids(dash) == ["g1"]
-        body = {"run": "stop", "time": 5, "id": "g2"}
-        status, answer = await client.post("/api/groups/all/tasks", json=body, headers=csrf)
-        assert status == 200 and json.loads(answer)["outcomes"][0]["ok"] is False, answer
+        status, found = await _post(client, "/api/groups/all/tasks",
+                                    {"run": "stop", "time": 5, "id": "g2"})  # fmt: skip
+        assert status == 200 and not any(o["ok"] for o in found["outcomes"]), found
         assert queue_ids(dash) == ["g1"]
-        status, answer = await client.post("/api/groups/nope/tasks", json=body, headers=csrf)
-        assert status == 404 and "nope" in answer, answer
+        status, found = await _post(client, "/api/groups/nope/tasks", body)
+        assert status == 404 and "nope" in found["error"], found
     finally:
         await client.close()
+
+
+@pytest.mark.slow
+async def test_every_group_route_answers_per_server_and_names_one_that_is_down(
+    pair: tuple[Dash, Server],
+) -> None:
+    dash, other = pair
+    mod, admin = await Client(dash).login(MOD), await Client(dash).login(ADMIN)
+    try:
+        await _post(mod, "/api/groups/all/tasks", {"run": "say t", "time": 900, "id": "t"})
+        status, found = await _post(mod, "/api/groups/all/tasks/t/pause")
+        assert status == 200 and [o["done"] for o in found["outcomes"]] == [True, True], found
+        assert _queue(dash.mc) == _queue(other) == []
+        status, found = await _post(mod, "/api/groups/all/tasks/t/resume")
+        assert status == 200 and _queue(dash.mc) == _queue(other) == ["t"], found
+        status, found = await _get(mod, "/api/groups/all/tasks/t")
+        assert [o["task"]["id"] for o in found["outcomes"]] == ["t", "t"], found
+        status, found = await _get(mod, "/api/groups/all/lists/queue")
+        assert [[t["id"] for t in o["tasks"]] for o in found["outcomes"]] == [["t"], ["t"]]
+        status, found = await _get(mod, "/api/groups/all/time")
+        assert status == 200 and all("game_time" in o for o in found["outcomes"]), found
+        status, found = await _post(mod, "/api/groups/all/tasks/dynamic",
+                                    {"run": "say d", "time": 900, "prefix": "api-"})  # fmt: skip
+        assert [o["id"].startswith("api-") for o in found["outcomes"]] == [True, True], found
+        status, found = await _get(mod, "/api/groups/all/history/t")
+        assert status == 200 and [o["total"] for o in found["outcomes"]] == [0, 0], found
+        status, found = await _get(mod, "/api/groups/all")
+        assert [s["name"] for s in found["servers"]] == ["main", "other"], found
+        other.stop()
+        status, found = await _post(mod, "/api/groups/all/tasks/t/cancel")
+        assert status == 200, found
+        assert found["outcome"].startswith("all: done on 1 of 2 servers."), found
+        said = _by_server(found)
+        assert said["main"]["ok"] and said["main"]["done"] and "done" not in said["other"]
+        assert not said["other"]["ok"] and "'other'" in said["other"]["outcome"], said
+        assert "t" not in _queue(dash.mc) and "t" in _queue(other)  # other: down, as it was
+        status, found = await _get(mod, "/api/groups/all/time")
+        assert [o["ok"] for o in found["outcomes"]] == [True, False], found
+        status, found = await _post(admin, "/api/groups/all/clear", {"confirm": True})
+        assert status == 200 and _by_server(found)["main"]["removed"] == 1, found
+        assert _queue(dash.mc) == [] and not _by_server(found)["other"]["ok"], found
+        status, found = await _post(mod, "/api/groups/all/clear", {"confirm": True})
+        assert status == 403, found  # admins only
+        status, found = await _post(mod, "/api/groups/all/tasks/t/explode")
+        assert status == 404, found
+        status, found = await _post(mod, f"/api/groups/all/tasks/{'x' * 65}/cancel")
+        assert status == 400 and found["field"] == "task_id", found
+    finally:
+        await mod.close()
+        await admin.close()

@@ -94,12 +94,13 @@ async def test_plan_file_through_the_api(dash: Dash, mod: Client) -> None:
     assert status == 400 and refused["field"] == "document", answer
     assert "tasks[2] (halt)" in refused["error"] and "Nothing was changed" in refused["error"]
     assert queue_ids(dash) == []
-    twice = PLAN + "- id: bell\n  run: say bell again\n  time: 5\n"
+    # a planned row's id is unique on a server (the pack keeps several tasks of one id)
+    twice = PLAN.replace("tasks:\n", "- id: raid\n  run: say raid again\n  repeat: 1h\ntasks:\n")
     status, answer = await mod.post("/api/servers/main/plan", json={"document": twice},
                                     headers=csrf)  # fmt: skip
     refused = json.loads(answer)
-    assert status == 400 and "tasks[2] (bell)" in refused["error"], answer
-    assert "tasks[1] has the same id" in refused["error"], answer
+    assert status == 400 and "planned[3] (raid)" in refused["error"], answer
+    assert "planned[1] has the same id" in refused["error"], answer
     assert queue_ids(dash) == []
     status, answer = await mod.post("/api/servers/main/plan", json={"document": PLAN},
                                     headers=csrf)  # fmt: skip
@@ -151,12 +152,14 @@ async def test_the_dashboard_uploads_shows_the_dry_run_and_confirms(
 async def test_discord_events_go_out_and_back_in_through_discord(dash: Dash) -> None:
     made = await dash.harness.run("event create", MOD, name="Build Battle", start="in 3h",
                                   end="2h", timezone="Europe/Berlin", start_run="say go",
-                                  announce="5m", reminders="1h")  # fmt: skip
+                                  announce="5m", reminders="1h", require="players>=2",
+                                  if_not="wait", max_wait="15m")  # fmt: skip
     assert "made" in made.text, made.text
     first = await _exported(dash)
     [event] = first["events"]
     assert event["name"] == "Build Battle" and event["start_run"] == "say go", event
     assert event["announce"] == "5m" and event["reminders"] == "1h", event
+    assert (event["require"], event["if_not"], event["max_wait"]) == ("players>=2", "wait", "15m")
     assert "planned" not in first  # the event's own tasks are the event
     cancelled = await dash.harness.run("event cancel", MOD, event="Build Battle")
     assert "cancelled" in cancelled.text, cancelled.text
@@ -172,3 +175,39 @@ async def test_discord_events_go_out_and_back_in_through_discord(dash: Dash) -> 
     assert [e["name"] for e in dash.harness.discord.scheduled.live()] == ["Build Battle"]
     again = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
     assert "leave as it is: events[1] (Build Battle)" in again.text, again.text
+    # an event's own command is checked with the others, before anything is made
+    first["events"].append({**event, "name": "Halt", "start_run": "stop"})
+    text = yaml.safe_dump(first, sort_keys=False).encode()
+    refused = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
+    assert "events[2] (Halt)" in refused.text and "deny-list" in refused.text, refused.text
+    assert [e["name"] for e in dash.harness.discord.scheduled.live()] == ["Build Battle"]
+
+
+async def test_an_event_discord_refuses_part_way_undoes_the_whole_import(dash: Dash) -> None:
+    events = ("events:\n- name: Opening\n  start: 2027-06-01 19:00\n  end: 2027-06-01 21:00\n"
+              "- name: Closing\n  start: 2027-06-08 19:00\n  end: 2027-06-08 21:00\n")  # fmt: skip
+    text = (PLAN + events).encode()
+    scheduled = dash.harness.discord.scheduled
+    posts: list[Any] = []
+
+    def refuse_the_second(sent: Any) -> None:  # Discord makes the first event, not the next
+        if sent.kind == "scheduled_event" and sent.method == "POST":
+            posts.append(sent)
+            if len(posts) == 2:  # seen before it is answered: this one is refused
+                scheduled.fail_next("POST")
+
+    asked = await dash.harness.run("plan import", MOD, file=LocalFile("plan.yaml", text))
+    assert "add: events[2] (Closing)" in asked.text, asked.text
+    message_id = asked.messages[-1].message_id
+    assert message_id is not None
+    dash.harness.discord.listeners.append(refuse_the_second)
+    done = await dash.harness.press(message_id, "Confirm", MOD)
+    assert "events[2] (Closing) could not be written" in done.text, done.text
+    assert "Missing Permissions" in done.text, done.text
+    # two rows, a task and the first event: undone, the event in Discord too
+    assert "undid the 4 change(s) it had made before" in done.text, done.text
+    assert scheduled.live() == [] and queue_ids(dash) == []
+    assert await _exported(dash) == {"version": 1, "server": "main"}
+    [refused] = dash.harness.discord.refused  # the one refusal, provoked: checked, cleared
+    assert (refused.method, refused.status) == ("POST", 403)
+    dash.harness.discord.refused.clear()
