@@ -30,16 +30,16 @@ from typing import Protocol
 
 from bot.aio import cancel_and_wait
 from bot.config import ServerConfig
-from bot.errors import BotError, PackError, ValidationError, naming
+from bot.errors import BotError, PackError, ValidationError
 from bot.events.event import Event
 from bot.events.feed import AlertFeed
 from bot.i18n import N_, Text, lazy, use_locale
 from bot.i18n.formats import stamp
 from bot.i18n.words import schedule_state
 from bot.minecraft import handover
-from bot.minecraft.conditions import conditions_from
+from bot.minecraft.conditions import conditions_from, pack_cond
 from bot.minecraft.pack_client import PackClient, Staged
-from bot.minecraft.pack_input import check_id, check_player, check_run_text, check_ticks
+from bot.minecraft.pack_input import check_player, check_run_text, check_task_input
 from bot.store.schedules import ACTIVE_STATES, Creator, Run, Schedule, ScheduleStore, State
 from bot.wallclock.clock import Clock, SystemClock
 from bot.wallclock.when import (
@@ -234,17 +234,7 @@ class Scheduler:
         """Every check `create` makes, nothing stored: the Spec the row would have (its next
         runs: :func:`bot.wallclock.when.next_runs`); ValidationError naming the input otherwise."""
         target = self._server(server)
-        with naming("id"):
-            check_id(task_id)
-        with naming("run"):
-            text = check_run_text(command)
-        with naming("retry"):
-            check_ticks(retry, lazy("The number of retries"))
-        with naming("retry_delay"):
-            check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
-        with naming("as_player"):
-            if as_player is not None:
-                check_player(as_player)
+        text = check_task_input(command, task_id, retry, retry_delay, as_player)
         conditions_from(conditions)
         target.checker.check(text)
         spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
@@ -410,7 +400,7 @@ class Scheduler:
                     self._spawn(self._fire_id(sid, due))
             self._idle.set()
             deadline = self._heap[0][0] if self._heap else None
-            when = None if deadline is None else _utc(deadline)
+            when = None if deadline is None else datetime.fromtimestamp(deadline, UTC)
             await self.clock.wait(when, self._wake)
 
     async def _sleep(self, seconds: float) -> None:
@@ -443,7 +433,7 @@ class Scheduler:
             staged = await server.pack.stage(
                 row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
                 retry_delay=row.retry_delay, task_key=_task_key(row.id, due),
-                cond=_pack_cond(row),
+                cond=pack_cond(row.conditions),
             )  # fmt: skip
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
@@ -563,7 +553,7 @@ class Scheduler:
                     server.pack, command=row.command, task_id=row.task_id, key=key,
                     retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
                     skip_submit=known, staged=staged if attempt == 0 else None,
-                    now=self.clock.now, task_key=task_key, cond=_pack_cond(row),
+                    now=self.clock.now, task_key=task_key, cond=pack_cond(row.conditions),
                 )  # fmt: skip
             except PackError as e:
                 if e.code in _TRANSIENT:
@@ -653,16 +643,6 @@ class Scheduler:
         self.feed(row.server).emit(event)
 
 
-def _utc(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts, UTC)
-
-
 def _report(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("a wall-clock run failed", exc_info=task.exception())
-
-
-def _pack_cond(row: Schedule) -> dict[str, str | int] | None:
-    """The pack's `cond` of a row's conditions (checked when the row was made)."""
-    found = conditions_from(row.conditions)
-    return found.pack_fields() if found is not None else None

@@ -12,6 +12,7 @@ __all__ = [
     "conditions_from",
     "describe",
     "options_of",
+    "pack_cond",
     "parse_conditions",
 ]
 
@@ -252,3 +253,9 @@ def describe(cond: Mapping[str, object]) -> str:
     return _(
         "{require}; if not: wait up to {wait}, then skip", require=f"`{shown}`", wait=wait_text
     )
+
+
+def pack_cond(stored: Mapping[str, object] | None) -> dict[str, str | int] | None:
+    """The pack's `cond` of stored condition options (checked when they were stored)."""
+    found = conditions_from(stored)
+    return found.pack_fields() if found is not None else None

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Final
 
-from bot.errors import CommandTooLong, ValidationError
+from bot.errors import CommandTooLong, ValidationError, naming
 from bot.i18n import Text, lazy
 from bot.minecraft.rcon import MAX_COMMAND_BYTES
 
@@ -33,6 +33,7 @@ __all__ = [
     "check_player",
     "check_prefix",
     "check_run_text",
+    "check_task_input",
     "check_ticks",
     "check_unit",
     "snbt_compound",
@@ -284,3 +285,22 @@ def _char_name(ch: str) -> Text:
 def _show(text: str, limit: int = 40) -> str:
     shown = text if len(text) <= limit else text[: limit - 1] + "…"
     return repr(shown)
+
+
+def check_task_input(
+    command: str, task_id: str, retry: int, retry_delay: int, as_player: str | None
+) -> str:
+    """A task's own fields checked as the pack will take them, each error naming its field;
+    the command's text as it will be sent."""
+    with naming("id"):
+        check_id(task_id)
+    with naming("run"):
+        text = check_run_text(command)
+    with naming("retry"):
+        check_ticks(retry, lazy("The number of retries"))
+    with naming("retry_delay"):
+        check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
+    with naming("as_player"):
+        if as_player is not None:
+            check_player(as_player)
+    return text

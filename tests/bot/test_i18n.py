@@ -47,7 +47,7 @@ def test_the_dashboard_templates_texts_are_in_the_template() -> None:
     with TEMPLATE.open("rb") as f:
         template = read_po(f)
     where = {path for m in template if m.id == "Schedule a command" for path, _line in m.locations}
-    assert "web/templates/tasks.html" in where
+    assert "web/templates/schedule_form.html" in where
     plural = template.get(("{count} task", "{count} tasks"))
     assert plural is not None and plural.locations[0][0].startswith("web/templates/")
 
