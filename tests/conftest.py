@@ -9,9 +9,10 @@ import pytest
 
 pytest_plugins = ["tests.fixtures"]
 
-# Most tests wait (on a server's ticks, an RCON answer, a browser) more than they compute: on
-# 2 cores the suite keeps only about one busy. `-n auto` starts this many workers a core.
-WORKERS_PER_CORE = 2
+# `-n auto` starts this many workers a core. Two a core measured slower on 2 cores (a fresh
+# clone: 791 s of pytest against ~500 s with one a core): each test's servers and browsers are
+# processes of their own, so more workers oversubscribe the cores.
+WORKERS_PER_CORE = 1
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
