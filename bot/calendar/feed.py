@@ -22,7 +22,7 @@ from bot.guildevents.plan import next_start
 from bot.i18n import _
 from bot.store.guild_events import EventRow
 from bot.store.schedules import Schedule
-from bot.wallclock.when import human
+from bot.wallclock.when import repeat_text
 
 PRODID = "-//doom.schedule//calendar feed//EN"
 DOMAIN = "doom.schedule"
@@ -47,14 +47,6 @@ def _title(row: Schedule) -> str:
     return _("Paused: {title}", title=title) if row.state == "paused" else title
 
 
-def _repeat_text(row: Schedule) -> str:
-    if row.kind == "every" and row.every is not None:
-        return _("every {interval}", interval=human(row.every))
-    if row.kind == "cron":
-        return _("cron `{cron}` ({zone})", cron=row.cron, zone=row.timezone)
-    return _("once")
-
-
 def _row_event(row: Schedule, now: datetime, start: datetime, uid: str) -> Event:
     event = Event()
     event.add("uid", uid)
@@ -62,7 +54,7 @@ def _row_event(row: Schedule, now: datetime, start: datetime, uid: str) -> Event
     event.add("dtstart", start)
     event.add("summary", _title(row))
     description = _("Runs `{command}` on {server} ({repeat}); planned by {name}.",
-                    command=row.command, server=row.server, repeat=_repeat_text(row),
+                    command=row.command, server=row.server, repeat=repeat_text(row.spec),
                     name=row.created_by.name)  # fmt: skip
     event.add("description", description.replace("`", ""))
     event.add("status", _status(row.state))
