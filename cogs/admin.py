@@ -21,6 +21,7 @@ from bot.operations import admin
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
 from bot.operations.status import ServerStatus
+from bot.slash import fit
 from bot.slash.cog_helpers import audited_reply, late_followup, server_command
 from bot.slash.fit import pack_embeds
 from bot.slash.permissions import is_admin
@@ -133,7 +134,7 @@ class AdminCog(commands.Cog, name="Admin"):
         admin.installable(self.bot.ops, self.bot.caller(interaction), request)  # before deferring
         await interaction.response.defer(ephemeral=True, thinking=True)
         done = await admin.setup(self.bot.ops, self.bot.caller(interaction), request)
-        await interaction.followup.send(done.text[:2000], ephemeral=True)
+        await interaction.followup.send(fit.content(done.text), ephemeral=True)
         if done.report.ok:  # the pack is in place: prove it works there
             tested = await admin.selftest(self.bot.ops, self.bot.caller(interaction), request)
             await late_followup(interaction, selftest_message(tested.result))

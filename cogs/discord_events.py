@@ -24,6 +24,7 @@ from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import event_state, run_outcome, schedule_state
 from bot.operations import discord_events
+from bot.slash import fit
 from bot.slash.cog_helpers import AFTER_WAIT, IF_NOT, server_autocomplete
 from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
@@ -250,7 +251,7 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         request = discord_events.EventEdit(event=event, name=name, start=start, end=end,
                                            description=description)  # fmt: skip
         changed = await discord_events.edit(self.bot.ops, caller, request)
-        await interaction.followup.send(changed.text[:2000], ephemeral=True)
+        await interaction.followup.send(fit.content(changed.text), ephemeral=True)
 
     @event.command(name="cancel", description="Cancel an event in Discord and its tasks.")
     @app_commands.describe(event="The event (its id or name).")

@@ -18,6 +18,7 @@ from bot.i18n.formats import decimal, number
 from bot.i18n.translator import shown_name
 from bot.operations import groups, reads, runs
 from bot.operations.queue import ServerRef, TaskRef
+from bot.slash import fit
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
 from bot.slash.fit import pack_embeds
 from bot.slash.history_ui import history_embed
@@ -135,7 +136,7 @@ class ReadsCog(commands.Cog, name="Reads"):
                 lines.append(groups.line(outcome, read=True))
             else:
                 embeds.append(made)
-        content = "\n".join(lines)[:2000]
+        content = fit.content("\n".join(lines))
         for i, batch in enumerate(pack_embeds(embeds) or [[]]):  # 10 and 6,000 characters
             await interaction.followup.send(content if i == 0 else discord.utils.MISSING,
                                             embeds=batch, ephemeral=True)  # fmt: skip

@@ -20,6 +20,7 @@ from bot.minecraft.conditions import describe
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.schedule import MAX_INT
+from bot.slash import fit
 from bot.slash.cog_helpers import (
     AFTER_WAIT,
     IF_NOT,
@@ -195,7 +196,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
             await interaction.response.defer(ephemeral=True, thinking=True)
             fanned = await groups.schedule(self.bot.ops, caller, request)
-            await interaction.followup.send(fanned.text[:2000], ephemeral=True)
+            await interaction.followup.send(fit.content(fanned.text), ephemeral=True)
             return
         # checked before deferring, so a typo gets its caret at once, as the only (ephemeral)
         # reply; the operation checks again (the verdict is cached)
@@ -237,7 +238,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
             await interaction.response.defer(ephemeral=True, thinking=True)
             fanned = await groups.schedule_dynamic(self.bot.ops, caller, request)
-            await interaction.followup.send(fanned.text[:2000], ephemeral=True)
+            await interaction.followup.send(fit.content(fanned.text), ephemeral=True)
             return
         self.bot.server(server).checker.check(run)  # before deferring: the caret is the only reply
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -279,7 +280,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         changed = await (on_group if group else operation)(
             self.bot.ops, self.bot.caller(interaction), request
         )
-        await interaction.followup.send(changed.text[:2000], ephemeral=True)
+        await interaction.followup.send(fit.content(changed.text), ephemeral=True)
 
     @task_command("Cancel every task with this id (asks first).", id_help="The tasks' id.")
     async def cancel_all(
@@ -292,7 +293,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             counted = await groups.count(self.bot.ops, caller, request)
             if not any(c.value is not None and (c.value.count or c.value.planned)
                        for c in counted.outcomes):  # fmt: skip
-                await interaction.followup.send(counted.text[:2000])
+                await interaction.followup.send(fit.content(counted.text))
                 return
             change: Callable[[Operations, Caller, queue.TaskRef], Awaitable[Said]]
             question, change = counted.text, groups.cancel_all
@@ -305,9 +306,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
         async def action(pressed: Interaction) -> str:
             done = await change(self.bot.ops, self.bot.caller(pressed), request)
-            return done.text[:2000]
+            return fit.content(done.text)
 
-        await self._confirm(interaction, question[:2000], action)
+        await self._confirm(interaction, fit.content(question), action)
 
     @server_command("Remove every task from a server (asks first).", check=is_admin, groups=True)
     async def clear(self, interaction: Interaction, server: str | None = None) -> None:
@@ -323,7 +324,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
         async def action(pressed: Interaction) -> str:
             done = await change(self.bot.ops, self.bot.caller(pressed), request)
-            return done.text[:2000]
+            return fit.content(done.text)
 
         await self._confirm(interaction, question, action)
 
@@ -365,9 +366,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         async def action(pressed: Interaction) -> str:
             real = dry.model_copy(update={"dry_run": False})
             done = await plan.import_plan(self.bot.ops, self.bot.caller(pressed), real)
-            return done.text[:2000]
+            return fit.content(done.text)
 
-        await self._confirm(interaction, shown.text[:2000], action)
+        await self._confirm(interaction, fit.content(shown.text), action)
 
 
 async def setup(bot: DoomBot) -> None:

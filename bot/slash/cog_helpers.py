@@ -37,7 +37,7 @@ from discord import app_commands
 from bot import errors
 from bot.config import ALL_SERVERS
 from bot.i18n import N_, _, set_locale
-from bot.slash import errors_ui
+from bot.slash import errors_ui, fit
 from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
@@ -233,7 +233,7 @@ async def audited_reply(
 ) -> None:
     """Record the mutation, then tell the invoker its outcome (ephemeral follow-up)."""
     await interaction.client.audit(interaction, server, action, request, outcome)
-    await interaction.followup.send(outcome[:2000], ephemeral=True)
+    await interaction.followup.send(fit.content(outcome), ephemeral=True)
 
 
 TOKEN_EXPIRED = 50027  # Discord's "Invalid Webhook Token": the 15 minutes of a follow-up are over
@@ -244,7 +244,7 @@ async def late_followup(interaction: Interaction, text: str) -> None:
     server), the same text in the command's channel, addressed to the invoker: the answer is
     not lost with the token."""
     try:
-        await interaction.followup.send(text[:2000], ephemeral=True)
+        await interaction.followup.send(fit.content(text), ephemeral=True)
         return
     except discord.HTTPException as e:
         if e.code != TOKEN_EXPIRED or interaction.channel_id is None:
@@ -255,7 +255,7 @@ async def late_followup(interaction: Interaction, text: str) -> None:
         "{user}, the answer to your command came after Discord's 15 minutes:", user=user.mention
     )
     only_them = discord.AllowedMentions(users=[user])
-    await channel.send(f"{late}\n{text}"[:2000], allowed_mentions=only_them)
+    await channel.send(fit.content(f"{late}\n{text}"), allowed_mentions=only_them)
 
 
 class InvokerView(discord.ui.View):

@@ -8,7 +8,7 @@ marker, an embed shrunk to its 6,000 characters, embeds packed into messages of 
 
 from __future__ import annotations
 
-__all__ = ["MARK", "clip", "fit_embed", "pack_embeds", "pages"]
+__all__ = ["MARK", "clip", "content", "fit_embed", "pack_embeds", "pages"]
 
 from collections.abc import Iterable, Sequence
 
@@ -24,6 +24,11 @@ def clip(text: str, limit: int, mark: str = MARK) -> str:
     if len(text) <= limit:
         return text
     return text[: max(0, limit - len(mark))] + mark[:limit]
+
+
+def content(text: str) -> str:
+    """A message's text within Discord's 2,000 characters, clipped with the visible mark."""
+    return clip(text, LIMITS["content"])
 
 
 def _size(embed: discord.Embed) -> int:
