@@ -9,6 +9,7 @@ __all__ = [
     "cancel",
     "cancel_all",
     "change_planned",
+    "check_task_id",
     "clear",
     "count",
     "game_time",
@@ -37,9 +38,9 @@ from pydantic import ValidationError as PydanticValidationError
 from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import number
-from bot.operations import Caller, Face, Operations, admin, groups, queue, reads, runs
+from bot.operations import Caller, Face, admin, groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
-from web.context import WebError, WebUser, state
+from web.context import WebError, WebUser, operations, state
 from web.inputs import body_refusal, whole_number
 
 if TYPE_CHECKING:
@@ -127,17 +128,12 @@ def caller(user: WebUser) -> Caller:
     return Caller(user.id, user.name, user.rank, face, secrets.randbits(40), user.guild_id)
 
 
-def _ops() -> Operations:
-    ops: Operations = state().bot.ops
-    return ops
-
-
 async def schedule(
     user: WebUser, server: ServerServices, req: ScheduleRequest
 ) -> schedule_ops.Scheduled:
     """/schedule from the web: a typo is CommandParseError with its caret, nothing queued."""
     request = schedule_ops.ScheduleRequest(server=server.name, **req.model_dump())
-    return await schedule_ops.schedule(_ops(), caller(user), request)
+    return await schedule_ops.schedule(operations(), caller(user), request)
 
 
 async def preview(
@@ -145,29 +141,29 @@ async def preview(
 ) -> schedule_ops.Preview:
     """The next runs of a wall-clock request, every check made, nothing stored."""
     request = schedule_ops.ScheduleRequest(server=server.name, **req.model_dump())
-    return await schedule_ops.preview(_ops(), caller(user), request)
+    return await schedule_ops.preview(operations(), caller(user), request)
 
 
 async def schedule_group(user: WebUser, group: str, req: ScheduleRequest) -> groups.GroupScheduled:
     """/schedule on a group of servers; an unknown group is a 404."""
-    if _ops().group(group) is None:
+    if operations().group(group) is None:
         raise WebError(404, _("{name} is not a server group.", name=repr(group)))
     request = schedule_ops.ScheduleRequest(server=group, **req.model_dump())
-    return await groups.schedule(_ops(), caller(user), request)
+    return await groups.schedule(operations(), caller(user), request)
 
 
 async def schedule_dynamic(
     user: WebUser, server: ServerServices, req: DynamicFields
 ) -> schedule_ops.Scheduled:
     request = schedule_ops.DynamicRequest(server=server.name, **req.model_dump(exclude={"server"}))
-    return await schedule_ops.schedule_dynamic(_ops(), caller(user), request)
+    return await schedule_ops.schedule_dynamic(operations(), caller(user), request)
 
 
 async def game_time(user: WebUser, server: ServerServices) -> reads.Clock:
-    return await reads.game_time(_ops(), caller(user), queue.ServerRef(server=server.name))
+    return await reads.game_time(operations(), caller(user), queue.ServerRef(server=server.name))
 
 
-def _task_id(task_id: str) -> None:
+def check_task_id(task_id: str) -> None:
     """A task id from a path is 1 to 64 characters, said as a sentence (the request models
     would refuse it in pydantic's English)."""
     if not 1 <= len(task_id) <= schedule_ops.MAX_ID:
@@ -175,13 +171,13 @@ def _task_id(task_id: str) -> None:
 
 
 async def _change(verb: str, user: WebUser, server: ServerServices, task_id: str) -> str:
-    _task_id(task_id)
+    check_task_id(task_id)
     request = queue.TaskRef(id=task_id, server=server.name)
     if verb == "run_now":
-        return (await runs.run_now(_ops(), caller(user), request)).text
+        return (await runs.run_now(operations(), caller(user), request)).text
     change = {"cancel": queue.cancel, "pause": queue.pause, "resume": queue.resume,
               "cancel_all": queue.cancel_all}[verb]  # fmt: skip
-    return (await change(_ops(), caller(user), request)).text
+    return (await change(operations(), caller(user), request)).text
 
 
 async def cancel(user: WebUser, server: ServerServices, task_id: str) -> str:
@@ -199,9 +195,9 @@ async def resume(user: WebUser, server: ServerServices, task_id: str) -> str:
 async def history(
     user: WebUser, server: ServerServices, task_id: str, page: int = 1
 ) -> runs.History:
-    _task_id(task_id)
+    check_task_id(task_id)
     request = runs.HistoryRequest(id=task_id, server=server.name, page=page)
-    return await runs.history(_ops(), caller(user), request)
+    return await runs.history(operations(), caller(user), request)
 
 
 async def run_now(user: WebUser, server: ServerServices, task_id: str) -> str:
@@ -211,9 +207,9 @@ async def run_now(user: WebUser, server: ServerServices, task_id: str) -> str:
 
 async def count(user: WebUser, server: ServerServices, task_id: str) -> queue.Counted:
     """The question before `cancel_all`: how many tasks of this id, and a planned row?"""
-    _task_id(task_id)
+    check_task_id(task_id)
     request = queue.TaskRef(id=task_id, server=server.name)
-    return await queue.count(_ops(), caller(user), request)
+    return await queue.count(operations(), caller(user), request)
 
 
 async def cancel_all(user: WebUser, server: ServerServices, task_id: str) -> str:
@@ -222,7 +218,7 @@ async def cancel_all(user: WebUser, server: ServerServices, task_id: str) -> str
 
 
 async def clear(user: WebUser, server: ServerServices) -> str:
-    return (await queue.clear(_ops(), caller(user), queue.ServerRef(server=server.name))).text
+    return (await queue.clear(operations(), caller(user), queue.ServerRef(server=server.name))).text
 
 
 async def change_planned(user: WebUser, server: ServerServices, plan_id: str, verb: str) -> str:
@@ -234,18 +230,18 @@ async def change_planned(user: WebUser, server: ServerServices, plan_id: str, ve
     number_ = whole_number(plan_id, "plan_id", N_("schedule number"))
     request = queue.PlanChange(number=number_, verb=verb, server=server.name)  # type: ignore[arg-type]
     try:
-        return (await queue.change_planned(_ops(), caller(user), request)).text
+        return (await queue.change_planned(operations(), caller(user), request)).text
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
 
 
 async def setup(user: WebUser, server: ServerServices) -> admin.SetupOutcome:
     """/setup from the web (admins): install the pack, then the selftest when it is in place."""
-    return await admin.setup(_ops(), caller(user), queue.ServerRef(server=server.name))
+    return await admin.setup(operations(), caller(user), queue.ServerRef(server=server.name))
 
 
 async def selftest(user: WebUser, server: ServerServices) -> admin.Tested:
-    return await admin.selftest(_ops(), caller(user), queue.ServerRef(server=server.name))
+    return await admin.selftest(operations(), caller(user), queue.ServerRef(server=server.name))
 
 
 async def reload_extension(user: WebUser, name: str) -> str:
@@ -264,5 +260,5 @@ async def reload_extension(user: WebUser, name: str) -> str:
     else:
         bot.failed_extensions.pop(name, None)
         outcome = _("Reloaded {name}.", name=name)
-    await _ops().audit(caller(user), None, "reload", {"extension": name}, outcome)
+    await operations().audit(caller(user), None, "reload", {"extension": name}, outcome)
     return outcome

@@ -16,7 +16,7 @@ from bot.operations import discord_events
 from bot.store.guild_events import EventRow
 from web.actions import caller
 from web.auth import action, page, write_limit
-from web.context import state
+from web.context import operations
 from web.inputs import refusal
 
 blueprint = Blueprint("api_events", __name__, url_prefix="/api")
@@ -46,10 +46,6 @@ def event_json(row: EventRow) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _ops() -> Any:
-    return state().bot.ops
-
-
 @blueprint.get("/discord-events")
 @tag(["discord events"])
 @page()
@@ -62,7 +58,7 @@ async def listed(query_args: EventListQuery) -> Any:
     """
     try:
         found = await discord_events.listed(
-            _ops(), caller(g.user), discord_events.EventList(server=query_args.server)
+            operations(), caller(g.user), discord_events.EventList(server=query_args.server)
         )
     except errors.BotError as exc:
         return refusal(exc)
@@ -78,7 +74,7 @@ async def create(data: discord_events.EventRequest) -> Any:
     """Make a Discord scheduled event and its in-game start and end tasks, as `/event create`
     (times as /schedule `when`; `end` a time or a length; `announce` an in-game countdown)."""
     try:
-        made = await discord_events.create(_ops(), caller(g.user), data)
+        made = await discord_events.create(operations(), caller(g.user), data)
     except errors.BotError as exc:
         return refusal(exc)
     return {"outcome": made.text, "event": event_json(made.row)}, 201
@@ -97,7 +93,7 @@ async def edit(event: str, data: EventChanges) -> Any:
     """
     request = discord_events.EventEdit(event=event, **data.model_dump())
     try:
-        changed = await discord_events.edit(_ops(), caller(g.user), request)
+        changed = await discord_events.edit(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc)
     return {"outcome": changed.text, "event": event_json(changed.row)}
@@ -115,7 +111,7 @@ async def cancel(event: str) -> Any:
     """
     try:
         cancelled = await discord_events.cancel(
-            _ops(), caller(g.user), discord_events.EventRef(event=event)
+            operations(), caller(g.user), discord_events.EventRef(event=event)
         )
     except errors.BotError as exc:
         return refusal(exc)

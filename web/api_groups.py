@@ -18,12 +18,12 @@ from quart_schema import tag, validate_querystring, validate_request
 
 from bot import errors
 from bot.i18n import N_, _
-from bot.operations import Operations, groups, queue, reads, runs
+from bot.operations import groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.ranks import Rank
-from web.actions import DynamicFields, ScheduleRequest, caller
+from web.actions import DynamicFields, ScheduleRequest, caller, check_task_id
 from web.auth import action, page, write_limit
-from web.context import WebError, state
+from web.context import WebError, operations
 from web.history import entry_row
 from web.inputs import refusal
 from web.servers import planned_row, server_status, task_row
@@ -49,21 +49,11 @@ class GroupHistoryQuery(BaseModel):
     page: int = Field(default=1, ge=1, le=runs.MAX_PAGE)
 
 
-def _ops() -> Operations:
-    ops: Operations = state().bot.ops
-    return ops
-
-
 def _group(name: str) -> str:
     """The group's name; 404 when it is none."""
-    if _ops().group(name) is None:
+    if operations().group(name) is None:
         raise WebError(404, _("{name} is not a server group.", name=repr(name)))
     return name
-
-
-def _task_id(task_id: str) -> None:
-    if not 1 <= len(task_id) <= schedule_ops.MAX_ID:
-        raise errors.ValidationError(_("A task id is 1 to 64 characters long."), field="task_id")
 
 
 def _json(
@@ -95,7 +85,7 @@ async def schedule(group: str, data: ScheduleRequest) -> Any:
     """
     request = schedule_ops.ScheduleRequest(server=_group(group), **data.model_dump())
     try:
-        fanned = await groups.schedule(_ops(), caller(g.user), request)
+        fanned = await groups.schedule(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "run")
     return _json(fanned)
@@ -115,7 +105,7 @@ async def schedule_dynamic(group: str, data: DynamicFields) -> Any:
     fields = data.model_dump(exclude={"server"})
     request = schedule_ops.DynamicRequest(server=_group(group), **fields)
     try:
-        fanned = await groups.schedule_dynamic(_ops(), caller(g.user), request)
+        fanned = await groups.schedule_dynamic(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "run")
     return _json(fanned, lambda made: {"id": made.task_id})
@@ -138,9 +128,9 @@ async def change(group: str, task_id: str, verb: str) -> Any:
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:
-        _task_id(task_id)
+        check_task_id(task_id)
         request = queue.TaskRef(id=task_id, server=_group(group))
-        fanned = await verbs[verb](_ops(), caller(g.user), request)
+        fanned = await verbs[verb](operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "task_id")
     return _json(fanned, lambda made: {"done": made.done})
@@ -160,7 +150,7 @@ async def clear(group: str, data: ClearGroup) -> Any:
         raise WebError(400, _("Send {body} to clear the queue.", body='{"confirm": true}'))
     request = queue.ServerRef(server=_group(group))
     try:
-        fanned = await groups.clear(_ops(), caller(g.user), request)
+        fanned = await groups.clear(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc)
     return _json(fanned, lambda made: {"removed": made.count})
@@ -178,7 +168,7 @@ async def status(group: str) -> Any:
     As `GET /api/servers`, for the servers of the group only: one that cannot be reached is
     listed with `ok: false`, its `rcon` saying why.
     """
-    members = _ops().group(_group(group)) or []
+    members = operations().group(_group(group)) or []
     found = await asyncio.gather(*(server_status(s) for s in members))
     return {"group": group, "servers": [s.as_json() for s in found]}
 
@@ -192,7 +182,7 @@ async def game_time(group: str) -> Any:
     A server that cannot be reached has `ok: false` and why instead of the numbers.
     """
     request = queue.ServerRef(server=_group(group))
-    fanned = await groups.game_time(_ops(), caller(g.user), request)
+    fanned = await groups.game_time(operations(), caller(g.user), request)
     return _json(fanned, lambda c: {"game_time": c.ticks, "day": c.day, "tps": c.tps})
 
 
@@ -206,9 +196,9 @@ async def show(group: str, task_id: str) -> Any:
     lists (`task`); both null when it has none.
     """
     try:
-        _task_id(task_id)
+        check_task_id(task_id)
         request = queue.TaskRef(id=task_id, server=_group(group))
-        fanned = await groups.show(_ops(), caller(g.user), request)
+        fanned = await groups.show(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "task_id")
     return _json(fanned, lambda s: {
@@ -228,9 +218,9 @@ async def history(group: str, task_id: str, query_args: GroupHistoryQuery) -> An
     history/<task_id>` answers it.
     """
     try:
-        _task_id(task_id)
+        check_task_id(task_id)
         request = runs.HistoryRequest(id=task_id, server=_group(group), page=query_args.page)
-        fanned = await groups.history(_ops(), caller(g.user), request)
+        fanned = await groups.history(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "task_id")
     return _json(fanned, lambda h: {"page": h.page, "pages": h.pages, "total": h.total,
@@ -251,7 +241,7 @@ async def lists(group: str, which: str, query_args: GroupListQuery) -> Any:
                               list=repr(which)))  # fmt: skip
     request = reads.ListRequest(which=which, page=query_args.page - 1, server=_group(group))  # type: ignore[arg-type]
     try:
-        fanned = await groups.page(_ops(), caller(g.user), request)
+        fanned = await groups.page(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc)
     return _json(fanned, lambda p: {

@@ -17,7 +17,7 @@ from bot.operations import calendar as calendar_ops
 from bot.operations import plan
 from web.actions import caller, server_named
 from web.auth import action, page, write_limit
-from web.context import state
+from web.context import operations
 from web.inputs import refusal
 
 blueprint = Blueprint("api_plan", __name__, url_prefix="/api")
@@ -40,9 +40,7 @@ def imported_json(done: plan.Imported) -> dict[str, Any]:
 async def export_response(name: str) -> Response:
     """The plan file of a server, as a download."""
     server = server_named(name)
-    made = await plan.export(
-        state().bot.ops, caller(g.user), plan.ExportRequest(server=server.name)
-    )
+    made = await plan.export(operations(), caller(g.user), plan.ExportRequest(server=server.name))
     headers = {"Content-Disposition": f'attachment; filename="plan-{server.name}.yaml"'}
     return Response(made.text, content_type="application/yaml; charset=utf-8", headers=headers)
 
@@ -68,7 +66,7 @@ async def plan_import(name: str, data: PlanImport) -> Any:
     server = server_named(name)
     request = plan.ImportRequest(document=data.document, server=server.name, dry_run=data.dry_run)
     try:
-        done = await plan.import_plan(state().bot.ops, caller(g.user), request)
+        done = await plan.import_plan(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "document")
     return imported_json(done)
@@ -84,7 +82,7 @@ async def calendar(data: calendar_ops.CalendarRequest) -> Any:
     address is answered only when it is made (the first time, or with `renew`, which stops the
     old one); else `url` is null and the feed's date and maker say who has it."""
     try:
-        link = await calendar_ops.calendar(state().bot.ops, caller(g.user), data)
+        link = await calendar_ops.calendar(operations(), caller(g.user), data)
     except errors.BotError as exc:
         return refusal(exc, "server")
     feed = link.feed

@@ -59,7 +59,7 @@ from web import (
     tasks,
 )
 from web.auth import LoginLinks, Sessions, csrf_token
-from web.context import HostBot, WebError, WebState
+from web.context import EXTENSION, HostBot, WebError, WebState
 from web.inputs import too_large
 from web.markup import discord_html
 
@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 PLUGIN_PREFIX = "/x/"
 SHARED_CONFIG = (
-    "DOOM_WEB", "SECRET_KEY", "SESSION_COOKIE_HTTPONLY", "SESSION_COOKIE_SAMESITE",
+    "SECRET_KEY", "SESSION_COOKIE_HTTPONLY", "SESSION_COOKIE_SAMESITE",
     "SESSION_COOKIE_SECURE", "SESSION_COOKIE_NAME", "MAX_CONTENT_LENGTH", "MAX_FORM_MEMORY_SIZE",
 )  # fmt: skip
 
@@ -219,6 +219,7 @@ class HostApp(Quart):
             for key in SHARED_CONFIG:
                 sub.config[key] = self.config.get(key)
             sub.config["DOOM_HOST"] = self
+            sub.extensions[EXTENSION] = self.extensions[EXTENSION]
             sub.secret_key = self.secret_key
             i18n.install(sub)
             _install_handlers(sub)
@@ -287,7 +288,7 @@ def create_app(
         services, bot, settings, LoginLinks(key, clock), Sessions(key, clock),
         Metrics(services), clock, base_url,
     )  # fmt: skip
-    app.config["DOOM_WEB"] = web
+    app.extensions[EXTENSION] = web
     app.jinja_env.filters["ticks"] = ticks
     QuartSchema(
         # the API's reference at /api/docs (ReDoc, served by quart-schema from the document)

@@ -14,7 +14,7 @@ from bot.i18n import _
 from bot.operations import calendar as calendar_ops
 from web.actions import caller
 from web.auth import action, page, write_limit
-from web.context import WebError, state
+from web.context import WebError, operations, state
 
 blueprint = Blueprint("calendar", __name__)
 
@@ -43,13 +43,13 @@ async def make_address() -> Any:
         server=form.get("server") or None, renew=form.get("renew") == "yes"
     )
     # the address is shown in this answer only (not flashed: the session cookie would keep it)
-    link = await calendar_ops.calendar(state().bot.ops, caller(g.user), request_)
+    link = await calendar_ops.calendar(operations(), caller(g.user), request_)
     return await _render(link, dict(form))
 
 
 @blueprint.get("/calendar/<secret>.ics")
 async def feed(secret: str) -> Any:
-    body = await calendar_ops.feed(state().bot.ops, secret)
+    body = await calendar_ops.feed(operations(), secret)
     if body is None:
         raise WebError(
             404, _("There is no calendar feed at this address (it may have been renewed).")

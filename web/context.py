@@ -9,7 +9,7 @@ and the console). Writes always ask again; reads reuse an answer for a few secon
 
 from __future__ import annotations
 
-__all__ = ["HostBot", "WebError", "WebState", "WebUser", "state"]
+__all__ = ["EXTENSION", "HostBot", "WebError", "WebState", "WebUser", "operations", "state"]
 
 import logging
 import time
@@ -26,12 +26,15 @@ from web.names import MemberNames, display_name
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.operations import Operations
     from bot.services import Services
     from web.auth import LoginLinks, Sessions, WebSession
     from web.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
+# the key of the dashboard's state in the app's `extensions`, as Quart extensions keep theirs
+EXTENSION = "doom"
 READ_RANK_TTL = 10.0  # seconds a read may rely on the last roles Discord reported
 
 
@@ -40,7 +43,7 @@ class HostBot(Protocol):
 
     http: Any
     failed_extensions: dict[str, BaseException]
-    ops: Any  # bot.operations.Operations: every write goes through it
+    ops: Operations  # every write goes through it
 
     @property
     def extensions(self) -> Mapping[str, Any]: ...
@@ -116,5 +119,10 @@ class WebState:
 
 def state() -> WebState:
     """The dashboard's state, from the app handling this request (also in extension apps)."""
-    found: WebState = current_app.config["DOOM_WEB"]
+    found: WebState = current_app.extensions[EXTENSION]
     return found
+
+
+def operations() -> Operations:
+    """The application layer every face calls (the bot's)."""
+    return state().bot.ops

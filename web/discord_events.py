@@ -19,7 +19,7 @@ from bot.operations import discord_events
 from bot.wallclock.when import human
 from web.actions import caller
 from web.auth import action, page, write_limit
-from web.context import WebError, state
+from web.context import WebError, operations, state
 from web.inputs import body_refusal
 from web.schedule_form import condition_fields
 from web.zones import known_zones, reader_zone
@@ -40,14 +40,10 @@ EDIT_FIELDS = ("name", "start", "end", "description")
 _TEXTS = ("end", "description", "start_run", "end_run", "announce", "reminders", "repeat")
 
 
-def _ops() -> Any:
-    return state().bot.ops
-
-
 async def _find(event: str) -> EventRow:
     """The event of a page's address; 404 with the sentence when there is none."""
     try:
-        return await discord_events.find(_ops(), caller(g.user),
+        return await discord_events.find(operations(), caller(g.user),
                                          discord_events.EventRef(event=event))  # fmt: skip
     except errors.ValidationError as exc:
         raise WebError(404, str(exc)) from None
@@ -116,7 +112,9 @@ async def _render_list(
     status: int = 200,
 ) -> Any:  # fmt: skip
     try:
-        found = await discord_events.listed(_ops(), caller(g.user), discord_events.EventList())
+        found = await discord_events.listed(
+            operations(), caller(g.user), discord_events.EventList()
+        )
         rows, note, unavailable = [event_view(r) for r in found.rows], found.note, None
     except errors.ValidationError as exc:  # the Events cog is not loaded
         rows, note, unavailable = [], None, str(exc)
@@ -142,7 +140,7 @@ async def create() -> Any:
     form = dict(await request.form)
     form.pop("csrf_token", None)
     try:
-        made = await discord_events.create(_ops(), caller(g.user), create_request(form))
+        made = await discord_events.create(operations(), caller(g.user), create_request(form))
     except errors.BotError as exc:  # a bad time, Discord's limits, a refused command
         return await _render_list(form=form, error=exc, status=400)
     await flash(made.text, "ok")
@@ -178,7 +176,9 @@ async def edit(event: str) -> Any:
     form.pop("csrf_token", None)
     row = await _find(event)
     try:
-        changed = await discord_events.edit(_ops(), caller(g.user), edit_request(event, form, row))
+        changed = await discord_events.edit(
+            operations(), caller(g.user), edit_request(event, form, row)
+        )
     except errors.BotError as exc:
         return await _render_event(event, form=form, error=exc, status=400)
     await flash(changed.text, "ok")
@@ -191,7 +191,7 @@ async def edit(event: str) -> Any:
 async def cancel(event: str) -> Any:
     try:
         done = await discord_events.cancel(
-            _ops(), caller(g.user), discord_events.EventRef(event=event)
+            operations(), caller(g.user), discord_events.EventRef(event=event)
         )
     except errors.BotError as exc:  # already over or cancelled: the binding's sentence
         await flash(str(exc), "error")

@@ -15,7 +15,7 @@ from bot.operations import plan
 from web.actions import caller, server_named
 from web.api_plan import export_response
 from web.auth import action, page, write_limit
-from web.context import WebError, state
+from web.context import WebError, operations
 
 blueprint = Blueprint("plan", __name__)
 
@@ -63,7 +63,7 @@ async def plan_upload(name: str) -> Any:
     try:
         document = await _document()
         req = plan.ImportRequest(document=document, server=server.name, dry_run=not confirm)
-        shown = await plan.import_plan(state().bot.ops, caller(g.user), req)
+        shown = await plan.import_plan(operations(), caller(g.user), req)
     except errors.ValidationError as exc:
         return await _render(name, error=str(exc), status=400)
     return await _render(name, shown=shown, document=document)

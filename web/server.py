@@ -23,7 +23,7 @@ from hypercorn.config import Config
 from hypercorn.middleware import ProxyFixMiddleware
 
 from web.app import HostApp, create_app
-from web.context import HostBot, WebState
+from web.context import EXTENSION, HostBot, WebState
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -101,7 +101,7 @@ class WebServer:
 
     @property
     def state(self) -> WebState:
-        found: WebState = self.app.config["DOOM_WEB"]
+        found: WebState = self.app.extensions[EXTENSION]
         return found
 
     @property

@@ -30,7 +30,7 @@ from bot.wallclock.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page
-from web.context import WebError, state
+from web.context import WebError, operations, state
 from web.inputs import whole_number
 from web.schedule_form import form_context, preview_rows
 
@@ -90,7 +90,7 @@ async def server_status(server: ServerServices) -> Status:
     """RCON state, pack version and state, TPS and list sizes (planned rows too), as /status
     shows them (bot.operations.status)."""
     request = ServerRef(server=server.name)
-    [found] = await status_ops.status(state().bot.ops, actions.caller(g.user), request)
+    [found] = await status_ops.status(operations(), actions.caller(g.user), request)
     # connected, but a later read failed: said as the warning
     later = found.sizes_error or found.damage_error
     return Status(

@@ -17,7 +17,7 @@ from bot.operations.ranks import Rank
 from web import actions
 from web.actions import server_named
 from web.auth import action, page, write_limit
-from web.context import WebError, state
+from web.context import WebError, operations
 from web.schedule_form import read_form
 from web.servers import first_task, render_list, task_row
 
@@ -59,7 +59,7 @@ async def schedule(name: str) -> Any:
     which = "queue"
     try:
         asked = read_form(form, server.name)
-        if asked.group is not None and state().bot.ops.group(asked.group) is None:
+        if asked.group is not None and operations().group(asked.group) is None:
             raise errors.ValidationError(
                 _("{name} is not a server group.", name=repr(asked.group)), field="target"
             )

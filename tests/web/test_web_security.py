@@ -217,7 +217,7 @@ async def test_session_cookie_flags(kept: Dash) -> None:
     settings = kept.web.settings.model_copy(update={"web_url": "https://dash.example.org"})
     app = create_app(kept.harness.services, bot=kept.harness.bot, settings=settings)
     async with app.test_app() as running:
-        token = app.config["DOOM_WEB"].links.issue(MOD.id, 1, "mod")
+        token = app.extensions["doom"].links.issue(MOD.id, 1, "mod")
         response = await running.test_client().post("/login", form={"t": token})
         assert response.status_code == 303
         cookie = response.headers["Set-Cookie"]
