@@ -136,20 +136,34 @@ def _lines(outcomes: tuple[ServerOutcome[T], ...], *, read: bool = False) -> tup
     return tuple(line(o, read=read) for o in outcomes)
 
 
+async def _each(
+    ops: Operations,
+    caller: Caller,
+    req: R,
+    rank: Rank,
+    what: str,
+    one: Callable[[Operations, Caller, R], Awaitable[T]],
+    said: Callable[[T], str],
+    done: Callable[[T], bool],
+) -> tuple[str, tuple[ServerOutcome[T], ...]]:
+    """The group `req.server` names, and `one` run on each of its servers with the request's
+    server set to that one, once the caller's rank allows `what`."""
+    ops.require(caller, rank, what)
+    group = str(getattr(req, "server", ""))
+
+    def on(name: str) -> Awaitable[T]:
+        return one(ops, caller, req.model_copy(update={"server": name}))
+
+    return group, await _fan(members(ops, group), on, said, done)
+
+
 async def _write(
     ops: Operations, caller: Caller, req: R, rank: Rank, what: str, action: str,
     one: Callable[[Operations, Caller, R], Awaitable[T]], said: Callable[[T], str],
     done: Callable[[T], bool] = lambda _value: True,
 ) -> GroupOutcome[T]:  # fmt: skip
     """A change on each server of the group `req.server`, said and audited for the group."""
-    ops.require(caller, rank, what)
-    group = str(getattr(req, "server", ""))
-    targets = members(ops, group)
-
-    def on(name: str) -> Awaitable[T]:
-        return one(ops, caller, req.model_copy(update={"server": name}))
-
-    found = await _fan(targets, on, said, done)
+    group, found = await _each(ops, caller, req, rank, what, one, said, done)
     done_on = sum(o.ok for o in found)
     head = _("{group}: done on {done} of {total} servers.", group=group, done=done_on,
              total=len(found))  # fmt: skip
@@ -164,17 +178,14 @@ async def _read(
     one: Callable[[Operations, Caller, R], Awaitable[T]], said: Callable[[T], str],
 ) -> GroupOutcome[T]:  # fmt: skip
     """A read of each server of the group `req.server`: a section a server."""
-    ops.require(caller, Rank.MODERATOR, what)
-    group = str(getattr(req, "server", ""))
-    targets = members(ops, group)
-
-    def on(name: str) -> Awaitable[T]:
-        return one(ops, caller, req.model_copy(update={"server": name}))
-
-    found = await _fan(targets, on, said, lambda _value: True)
+    group, found = await _each(ops, caller, req, Rank.MODERATOR, what, one, said, _always)
     head = _("{group}: read on {done} of {total} servers.", group=group,
              done=sum(o.ok for o in found), total=len(found))  # fmt: skip
     return GroupOutcome(group, found, head, _lines(found, read=True))
+
+
+def _always(_value: object) -> bool:
+    return True
 
 
 def _text(value: schedule_ops.Scheduled | queue.Changed | runs.RanNow) -> str:
