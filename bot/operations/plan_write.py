@@ -131,16 +131,15 @@ class Writer:
                 self._then(functools.partial(self._make_task, old))
 
     async def _task(self, step: Step[TaskEntry, TaskEntry]) -> None:
-        pack = self.target.pack
-        await schedule_ops.schedule(self.ops, self.caller, request(self.target, step.entry))
-        self._then(lambda: pack.cancel_one(step.entry.id))
-        if step.entry.paused:
-            await pack.pause(step.entry.id)
+        await self._make_task(step.entry, then=True)
 
-    async def _make_task(self, entry: TaskEntry) -> None:
+    async def _make_task(self, entry: TaskEntry, *, then: bool = False) -> None:
+        pack = self.target.pack
         await schedule_ops.schedule(self.ops, self.caller, request(self.target, entry))
+        if then:  # before the pause, so a pause that fails still has the task undone
+            self._then(lambda: pack.cancel_one(entry.id))
         if entry.paused:
-            await self.target.pack.pause(entry.id)
+            await pack.pause(entry.id)
 
     async def _event(self, step: Step[EventEntry, EventRow]) -> None:
         for old, row in step.replaces:
