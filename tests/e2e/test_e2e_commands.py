@@ -132,13 +132,26 @@ async def queue_of(live: Harness) -> list[tuple[str, str, int]]:
     return [(t.id, t.run, t.due) for t in tasks]
 
 
+def sent_to(live: Harness, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every command the bot sends main from now on (its pollers' too, which run meanwhile)."""
+    rcon = live.services.servers["main"].rcon
+    sent: list[str] = []
+    original = rcon.command
+
+    async def command(text: str) -> str:
+        sent.append(text)
+        return await original(text)
+
+    monkeypatch.setattr(rcon, "command", command)
+    return sent
+
+
 async def test_a_typo_shows_the_moderator_a_caret_and_changes_nothing(
-    live: Harness, mc: Server
+    live: Harness, mc: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await live.run("schedule", MOD, run="say keep", time=1000, id="keep")
     before = await queue_of(live)
-    rcon = live.services.servers["main"].rcon
-    trips = rcon.round_trips
+    sent = sent_to(live, monkeypatch)
     for command in ("schedule", "schedule_dynamic"):
         options = {"id": "typo"} if command == "schedule" else {}
         reply = await live.run(command, MOD, run="gamemode creatvie @a", time=5, **options)
@@ -148,14 +161,16 @@ async def test_a_typo_shows_the_moderator_a_caret_and_changes_nothing(
             "That command does not parse: Expected gamemode but got literal 'creatvie'.\n"
             "```\ngamemode creatvie @a\n         ^\n```"
         )
-    assert rcon.round_trips == trips  # refused before anything reached the server
+    # refused before anything of it reached the server
+    assert [t for t in sent if "creatvie" in t] == []
     assert await queue_of(live) == before
 
 
-async def test_deny_listed_commands_are_refused_however_deep(live: Harness, mc: Server) -> None:
+async def test_deny_listed_commands_are_refused_however_deep(
+    live: Harness, mc: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = await queue_of(live)
-    rcon = live.services.servers["main"].rcon
-    trips = rcon.round_trips
+    sent = sent_to(live, monkeypatch)
     hidden = [
         "op Steve",
         "execute as @a run op Steve",
@@ -170,7 +185,7 @@ async def test_deny_listed_commands_are_refused_however_deep(live: Harness, mc: 
         assert response.data["content"] == f"Refused: `op` is on this server's deny-list{where}."
     broken = await live.run("schedule", MOD, run="tp @a ~ ~", time=5, id="bad")
     assert broken.ephemeral and "tp @a ~ ~\n         ^" in broken.text
-    assert rcon.round_trips == trips
+    assert [t for t in sent if "Steve" in t or "tp @a" in t] == []
     assert await queue_of(live) == before
 
 
