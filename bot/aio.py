@@ -3,8 +3,8 @@
 A cancellation can be lost: in Python 3.11 `wait_for` returns the inner result when it
 completes in the same step as the cancel (cpython gh-86296, fixed in 3.12), and any code that
 catches CancelledError too widely does the same. A loop task then waits on its next event for
-ever: a CI session hung with a crash guard "cancelling" inside `await self._wake.wait()` (which
-of the two it was is not known). :func:`cancel_and_wait` cancels again until the task ends.
+ever (a crash guard left "cancelling" inside `await self._wake.wait()`, say).
+:func:`cancel_and_wait` cancels again until the task ends.
 
 :func:`run_until_stopped` is asyncio.run for the long-running commands, where SIGTERM (what
 `docker stop` sends) and SIGINT (Ctrl-C) are the same clean stop: the main task is cancelled, its

@@ -351,8 +351,8 @@ class Server:
             sink = FeedbackSink(on_broadcast=self._rcon_broadcast)
             outcome = ex.run_top(routed, self._server_source("Rcon", sink))
             self._after_call(outcome, sink)
-        # RconCommandOutput appends each message's text with no separator (the notes); the seam
-        # in docs/interfaces.md said "\n" but vanilla wins. A Bukkit flavour shapes it its way.
+        # RconCommandOutput appends each message's text with no separator (the notes), so the
+        # lines are joined with none. A Bukkit flavour shapes it its way.
         return self.flavour.rcon_reply(sink.lines, error=outcome.error, own=False)
 
     def _flavour_done(self, reply: FlavourReply) -> CommandResult:

@@ -6,6 +6,8 @@
   RCON, driven through the local Discord (tests/cogs/harness.py).
 - the `bare` fixture: the bot with every cog and no Minecraft server (the cogs' and the console's
   tests).
+- `sent_to`: every command the bot sends a server from then on, to show that something was (or
+  was not) asked of it without counting round trips, which its pollers also make.
 - `task_record`: the pack's task record (datapack/README.md, "A task") for tests that write a
   queue straight into storage.
 
@@ -40,6 +42,7 @@ __all__ = [
     "install_pack",
     "mcsim",
     "said_in_logs",
+    "sent_to",
     "server_config",
     "start_bot",
     "start_mcsim",
@@ -150,6 +153,21 @@ async def following(harness: Harness, server: Server, name: str = "main") -> Non
         while tailer.lines_read == lines_read:
             await asyncio.to_thread(server.run, "say probe")
             await asyncio.sleep(0.02)
+
+
+def sent_to(harness: Harness, monkeypatch: pytest.MonkeyPatch, name: str = "main") -> list[str]:
+    """Every command the bot sends server `name` from now on (its pollers' too, which run
+    meanwhile: look for what a test means, never at the count)."""
+    rcon = harness.services.servers[name].rcon
+    sent: list[str] = []
+    original = rcon.command
+
+    async def command(text: str) -> str:
+        sent.append(text)
+        return await original(text)
+
+    monkeypatch.setattr(rcon, "command", command)
+    return sent
 
 
 def task_record(

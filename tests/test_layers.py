@@ -125,16 +125,22 @@ def _ignored() -> set[tuple[str, str]]:
     return pairs
 
 
-def package_cycles(skip: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
-    """The strongly connected components (more than one node) of the package-level graph of
-    run-time imports (``TYPE_CHECKING`` ones left out), without the module imports ``skip``."""
+def package_graph(skip: Iterable[tuple[str, str]] = ()) -> nx.DiGraph[str]:
+    """The package-level graph of run-time imports (``TYPE_CHECKING`` ones left out): an edge
+    from a package to each package it imports, without the module imports ``skip``."""
     graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True, cache_dir=None)
     left_out = set(skip)
-    edges = nx.DiGraph()
+    edges: nx.DiGraph[str] = nx.DiGraph()
     for importer in graph.modules:
         for imported in graph.find_modules_directly_imported_by(importer):
             if _node(importer) != _node(imported) and (importer, imported) not in left_out:
                 edges.add_edge(_node(importer), _node(imported))
+    return edges
+
+
+def package_cycles(skip: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
+    """The strongly connected components (more than one node) of :func:`package_graph`."""
+    edges = package_graph(skip)
     return sorted(sorted(c) for c in nx.strongly_connected_components(edges) if len(c) > 1)
 
 
@@ -144,7 +150,11 @@ def test_packages_import_in_no_circle_but_through_an_allowed_import() -> None:
 
 if __name__ == "__main__":
     for label, skip in (("all imports", set()), ("allowed ones left out", _ignored())):
+        graph = package_graph(skip)
         cycles = package_cycles(skip)
-        print(f"{label}: {len(cycles)} cycle(s), {sum(map(len, cycles))} packages")
+        print(
+            f"{label}: {graph.number_of_nodes()} packages, {graph.number_of_edges()} imports "
+            f"between them; {len(cycles)} cycle(s), {sum(map(len, cycles))} packages in them"
+        )
         for cycle in cycles:
             print("   ", " ".join(cycle))

@@ -4,7 +4,7 @@ A source (a log tailer, a ring-buffer poller) can be read by one consumer only: 
 would each see part of it and save each other's cursor. The bus reads each server's source once,
 while anyone listens, and hands every event to every subscriber: the alerts cog, and the web
 dashboard's live feed and metrics. When the last subscriber of a server leaves, its source is
-closed (it saves its cursor), as it was when the alerts cog read it directly.
+closed (it saves its cursor).
 """
 
 from __future__ import annotations

@@ -87,7 +87,8 @@ def handed_over(key: str) -> bool:
 
 
 class PackClient(PackReads):
-    """Every doom.schedule call as a typed async method (see docs/interfaces.md, `bot`)."""
+    """Every doom.schedule call as a typed async method (docs/interfaces.md, "The pack as the
+    bot calls it")."""
 
     async def schedule(
         self,

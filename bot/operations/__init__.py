@@ -11,10 +11,13 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.schedule`: making game-time tasks and wall-clock rows.
 - :mod:`bot.operations.queue`: changing what is queued or planned (cancel, pause, ...).
 - :mod:`bot.operations.reads`: the game clock, a page of a list, one task.
+- :mod:`bot.operations.runs`: running a task once now, and its run history.
+- :mod:`bot.operations.status`: how each server is doing.
 - :mod:`bot.operations.admin`: installing the pack, the selftest.
 - :mod:`bot.operations.calendar`: the calendar feed's address, and the feed.
 - :mod:`bot.operations.plan`: the plan file's export and import.
 - :mod:`bot.operations.groups`: one request for a group of servers, each server's outcome.
+- :mod:`bot.operations.discord_events`: Discord scheduled events with their in-game tasks.
 """
 
 from bot.operations import admin, calendar, groups, plan, queue, reads, schedule

@@ -24,7 +24,7 @@ __all__ = ["DB_FILE", "LEGACY_DB_FILE", "Database", "open_in"]
 _T = TypeVar("_T")
 
 DB_FILE = "bot.sqlite3"
-# Before the schedule table the database held only the audit log and was named after it.
+# a data dir's database under the name of its first table, renamed to DB_FILE on first use
 LEGACY_DB_FILE = "audit.sqlite3"
 
 

@@ -1,6 +1,6 @@
 """Acceptance (audit): the pack client's `at_tick` together with `interval`, over TCP to mcsim
 running the real pack: the first run at the absolute tick, then every interval anchored there
-(the pack used to treat this pair as a one-off), and the task the client returns says so."""
+(not a one-off run at the tick), and the task the client returns says so."""
 
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ def test_admins_are_told_each_event_type_and_others_are_not(pack: Pack) -> None:
     assert "0 attempt(s) left" in retry
     assert told(pack, "Bob") == []
     assert_not_logged(pack, lines)
-    # the events themselves are still said and stored as before
+    # the events themselves are still said and stored
     assert [e["event"] for e in pack.log_events()] == [kind for kind, *_ in events]
 
 

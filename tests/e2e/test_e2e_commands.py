@@ -8,9 +8,11 @@ import pytest
 
 from bot.localdiscord.http_session import RateLimits
 from bot.minecraft.installer import bundled_datapack, pack_version_of
+from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.minecraft.server_files import version_from_logs
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
+from tests.fixtures import sent_to
 
 
 async def test_confirm_cancel_all_only_by_the_invoker(live: Harness, mc: Server) -> None:
@@ -73,14 +75,21 @@ async def test_autocomplete_offers_live_ids_at_most_25(live: Harness, mc: Server
     assert [c["value"] for c in servers] == ["main"]
 
 
-async def test_autocomplete_shows_no_task_to_a_user_without_the_role(live: Harness) -> None:
+def reads_of_task_lists(sent: list[str]) -> list[str]:
+    """The commands among `sent` that read the pack's task lists (their ids or their counts)."""
+    return [t for t in sent if any(f"doom.schedule:data {w}[" in t for w in TASK_LISTS)]
+
+
+async def test_autocomplete_shows_no_task_to_a_user_without_the_role(
+    live: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
     await live.run("schedule", MOD, run="say z", time=1000, id="secret_job")
-    rcon = live.bot.server(None).rcon
-    before = rcon.round_trips
+    sent = sent_to(live, monkeypatch)
     assert await live.autocomplete("cancel", "id", NOBODY, id="secret") == []
-    assert rcon.round_trips == before  # refused before the server is asked
+    assert reads_of_task_lists(sent) == []  # refused before the server is asked for ids
     offered = await live.autocomplete("cancel", "id", MOD, id="secret")
     assert [c["value"] for c in offered] == ["secret_job"]
+    assert reads_of_task_lists(sent) != []  # what a moderator's keystroke asks, seen above
 
 
 async def test_list_pages_and_shows_etas(live: Harness, mc: Server) -> None:
@@ -130,20 +139,6 @@ async def test_schedule_dynamic_and_at(live: Harness, mc: Server) -> None:
 async def queue_of(live: Harness) -> list[tuple[str, str, int]]:
     tasks, _ = await live.services.servers["main"].pack.list_tasks("queue", limit=50)
     return [(t.id, t.run, t.due) for t in tasks]
-
-
-def sent_to(live: Harness, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every command the bot sends main from now on (its pollers' too, which run meanwhile)."""
-    rcon = live.services.servers["main"].rcon
-    sent: list[str] = []
-    original = rcon.command
-
-    async def command(text: str) -> str:
-        sent.append(text)
-        return await original(text)
-
-    monkeypatch.setattr(rcon, "command", command)
-    return sent
 
 
 async def test_a_typo_shows_the_moderator_a_caret_and_changes_nothing(

@@ -193,7 +193,7 @@ def test_typing_schedule_then_list_in_a_terminal(terminal: Terminal) -> None:
 @pytest.mark.slow
 def test_ctrl_c_at_the_prompt_ends_the_console(terminal: Terminal) -> None:
     """Ctrl-C while the console waits for a line: it ends at once, without another Enter (a
-    read waiting in the default executor used to hold asyncio.run's shutdown until one came)."""
+    read left waiting in the default executor would hold asyncio.run's shutdown until one came)."""
     terminal.expect("> ")
     mark = len(terminal.screen)
     # what Ctrl-C sends (the pty here is no controlling terminal, so ^C itself would not)

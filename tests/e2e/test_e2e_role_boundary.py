@@ -13,11 +13,13 @@ import discord
 import pytest
 
 from bot.config import ServerConfig
+from bot.minecraft.pack_input import snbt_string
 from bot.services import build_services
 from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.conftest import PASSWORD, following
+from tests.fixtures import sent_to
 
 # what an attacker tried, each with the sentence it is refused with
 ATTACKS = [
@@ -77,23 +79,32 @@ def _state(mc: Server) -> tuple[object, object, list[str]]:
     )
 
 
+def carrying(sent: list[str], texts: list[str]) -> list[str]:
+    """The commands among `sent` that hand the pack a request (its input storage) or carry one of
+    `texts`, as a request's `run` or as a command of their own."""
+    quoted = [f"run:{snbt_string(text)}" for text in texts]
+    return [t for t in sent if "doom.schedule:in" in t or t in texts or any(q in t for q in quoted)]
+
+
 async def test_every_attack_is_refused_naming_its_rule_and_nothing_changes(
-    live: Harness, mc: Server
+    live: Harness, mc: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await live.run("schedule", MOD, run="say keep", time=1000, id="keep")
     before = _state(mc)
-    rcon = live.services.servers["main"].rcon
-    trips = rcon.round_trips
+    sent = sent_to(live, monkeypatch)
+    tried: list[str] = []
     for attack, sentence in ATTACKS:
         for text in [attack, *(v.format(c=attack) for v in VARIANTS)]:
+            tried.append(text)
             reply = await live.run("schedule", MOD, run=text, time=5, id="bad")
             [response] = reply.messages
             assert reply.ephemeral
             assert response.data["content"] == sentence, text
     for text in SPELLINGS:
+        tried.append(text)
         reply = await live.run("schedule", MOD, run=text, time=5, id="bad")
         assert reply.ephemeral and reply.text.startswith("Refused: This command "), text
-    assert rcon.round_trips == trips  # refused before anything reached the server
+    assert carrying(sent, tried) == []  # refused before any of it reached the server
     await asyncio.to_thread(mc.step, 10)
     after = _state(mc)
     assert after == before and "doom.schedule" in after[2][0]

@@ -49,7 +49,9 @@ async def console(tmp_path: Path, *mcs: McsimProcess, rcon_timeout: float) -> Bo
 async def test_a_frozen_server_is_not_answering_and_the_bot_goes_on(
     mcsim: McsimProcess, tmp_path: Path
 ) -> None:
-    """A wait longer than the local Discord's 10 s used to end the whole console (rc 1)."""
+    """A frozen server's wait, longer than the local Discord's 10 s (RCON timeout 12 s), ends in
+    "not answering" for that command alone: the console, the other server and the scheduler go
+    on."""
     async with mcsim_process(tmp_path / "other") as other:
         bot = await console(tmp_path, mcsim, other, rcon_timeout=12)
         try:
@@ -155,7 +157,7 @@ async def test_a_signal_stops_the_discord_bot_cleanly_within_5_s(
 
 
 async def test_a_console_line_is_one_line(mcsim: McsimProcess, tmp_path: Path) -> None:
-    """A CR (or another line separator) inside a piped line used to split it into two
+    """A CR (or another line separator) inside a piped line is refused, not split into two
     commands (sys.stdin reads universal newlines); a CRLF ending is just the end of the line."""
     bot = await console(tmp_path, mcsim, rcon_timeout=10)
     try:
