@@ -54,13 +54,13 @@ def random_trial(rng: random.Random) -> Trial:
 def random_kill_trial(rng: random.Random) -> KillTrial:
     # one in four killed right after a hand-over's submit ran (kill_at None)
     kill_at = None if rng.random() < 0.25 else rng.uniform(0.3, 8.0)
-    return KillTrial(kill_at=kill_at, down=rng.uniform(0.0, 6.0),
-                     max_late=rng.choice([3.0, 60.0]))  # fmt: skip
+    return KillTrial(kill_at=kill_at, down=rng.uniform(0.0, 6.0), max_late=rng.choice([3.0, 60.0]))
 
 
 def random_cut_trial(rng: random.Random) -> CutTrial:
-    return CutTrial(seed=rng.randrange(1 << 30), due_step=rng.randint(2, 6),
-                    wall_step=rng.uniform(0.1, 0.3))  # fmt: skip
+    return CutTrial(
+        seed=rng.randrange(1 << 30), due_step=rng.randint(2, 6), wall_step=rng.uniform(0.1, 0.3)
+    )
 
 
 @dataclass
@@ -88,17 +88,22 @@ async def _server(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
     t.alerts += len(outcome.alerts)
     t.wrong_alerts += (need and len(outcome.alerts) != 1) or len(outcome.alerts) > 1
     if outcome.lost or outcome.twice or (need and len(outcome.alerts) != 1):
-        print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} "
-              f"alerts {len(outcome.alerts)}; wall-clock runs {outcome.notes}",
-              flush=True)  # fmt: skip
+        print(
+            f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} "
+            f"alerts {len(outcome.alerts)}; wall-clock runs {outcome.notes}",
+            flush=True,
+        )
 
 
 async def _bot(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
     trial = random_kill_trial(rng)
     outcome = await run_kill_trial(tmp, trial)
     missed = {w for w, o in outcome.wall_outcomes.items() if "missed" in o}
-    unasked = [n for n, k in outcome.runs.items()
-               if k and n not in outcome.acknowledged | outcome.in_flight]  # fmt: skip
+    unasked = [
+        n
+        for n, k in outcome.runs.items()
+        if k and n not in outcome.acknowledged | outcome.in_flight
+    ]
     t.tasks += len(outcome.acknowledged)
     t.lost += len(outcome.lost) + len(unasked)
     t.twice += len(outcome.twice)
@@ -106,10 +111,12 @@ async def _bot(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
     t.alerts += len(outcome.alerted)
     t.unalerted += len(missed - outcome.alerted)
     if outcome.lost or outcome.twice or unasked or missed - outcome.alerted:
-        print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} ran unasked "
-              f"{unasked} not alerted {sorted(missed - outcome.alerted)}; killed after "
-              f"{outcome.killed_after:.2f} s; wall-clock runs {outcome.notes}",
-              flush=True)  # fmt: skip
+        print(
+            f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} ran unasked "
+            f"{unasked} not alerted {sorted(missed - outcome.alerted)}; killed after "
+            f"{outcome.killed_after:.2f} s; wall-clock runs {outcome.notes}",
+            flush=True,
+        )
 
 
 async def _rcon(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
@@ -122,9 +129,12 @@ async def _rcon(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
     missed = [w for w, o in outcome.wall_outcomes.items() if "missed" in o]
     t.missed += len(missed)
     if outcome.lost or outcome.twice or outcome.unknown or outcome.unasked:
-        print(f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} ran unasked "
-              f"{outcome.unasked} may-or-may-not {outcome.unknown}; {outcome.cuts} cuts; "
-              f"wall-clock runs {outcome.notes}", flush=True)  # fmt: skip
+        print(
+            f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice} ran unasked "
+            f"{outcome.unasked} may-or-may-not {outcome.unknown}; {outcome.cuts} cuts; "
+            f"wall-clock runs {outcome.notes}",
+            flush=True,
+        )
 
 
 async def trials(n: int, seed: int, fault: str) -> None:
@@ -141,13 +151,17 @@ async def trials(n: int, seed: int, fault: str) -> None:
                 t.errors += 1
                 print(f"trial {i} ({kind}): did not finish: {e!r}", flush=True)
     took = time.monotonic() - began
-    print(f"trials {n} (seed {seed}), tasks {t.tasks}: lost {t.lost}, twice {t.twice}; "
-          f"rollbacks repaired {t.repairs}, alerts {t.alerts}, trials with a wrong alert count "
-          f"{t.wrong_alerts}, trials that did not finish {t.errors}; {took:.1f} s "
-          f"({took / max(n, 1):.1f} s a trial)")  # fmt: skip
+    print(
+        f"trials {n} (seed {seed}), tasks {t.tasks}: lost {t.lost}, twice {t.twice}; "
+        f"rollbacks repaired {t.repairs}, alerts {t.alerts}, trials with a wrong alert count "
+        f"{t.wrong_alerts}, trials that did not finish {t.errors}; {took:.1f} s "
+        f"({took / max(n, 1):.1f} s a trial)"
+    )
     if fault != "server":
-        print(f"fault {fault}: wall-clock runs missed {t.missed} (not alerted {t.unalerted}), "
-              f"/schedule replies \"may or may not\" {t.unknown}")  # fmt: skip
+        print(
+            f"fault {fault}: wall-clock runs missed {t.missed} (not alerted {t.unalerted}), "
+            f'/schedule replies "may or may not" {t.unknown}'
+        )
 
 
 def main() -> None:

@@ -21,8 +21,15 @@ from pathlib import Path
 
 from mcsim.server import Server
 
-META = {"pack": {"description": "bench", "pack_format": 48, "supported_formats": [48, 94],
-                 "min_format": 48, "max_format": 94}}  # fmt: skip
+META = {
+    "pack": {
+        "description": "bench",
+        "pack_format": 48,
+        "supported_formats": [48, 94],
+        "min_format": 48,
+        "max_format": 94,
+    }
+}
 
 
 def write_pack(world: Path, lines: int) -> None:

@@ -41,13 +41,23 @@ def prefilled_world(folder: Path, pending: int, rng: random.Random) -> None:
     dues = sorted(rng.randrange(START, START + 10 * pending + 10) for _ in range(pending))
     queue = [
         {
-            "id": f"p{i}", "run": "say pending", "n": i + 1, "due": due, "player": False,
-            "dimension": "minecraft:overworld", "pos": [0.5, 64.0, 0.5], "rot": [0.0, 0.0],
-            "retry": 0, "retry_left": 0, "retry_delay": 1, "interval": 0, "late": 0,
+            "id": f"p{i}",
+            "run": "say pending",
+            "n": i + 1,
+            "due": due,
+            "player": False,
+            "dimension": "minecraft:overworld",
+            "pos": [0.5, 64.0, 0.5],
+            "rot": [0.0, 0.0],
+            "retry": 0,
+            "retry_left": 0,
+            "retry_delay": 1,
+            "interval": 0,
+            "late": 0,
             "at": "in minecraft:overworld positioned 0.5 64.0 0.5 rotated 0.0 0.0",
         }
         for i, due in enumerate(dues)
-    ]  # fmt: skip
+    ]
     absent = "00000000-0000-0000-0000-0000000000ab"  # parked tasks of a player who stays away
     offline = [dict(t, id=f"o{t['n']}", executor=absent, player=True) for t in queue]
     for task in offline:

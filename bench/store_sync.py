@@ -65,8 +65,9 @@ async def creates(folder: Path, mode: str, count: int) -> list[float]:
     try:
         for i in range(count):
             t0 = time.perf_counter()
-            await scheduler.create(server="sim", command="say hi", task_id=f"t{i}",
-                                   created_by=MOD, when="in 2h")  # fmt: skip
+            await scheduler.create(
+                server="sim", command="say hi", task_id=f"t{i}", created_by=MOD, when="in 2h"
+            )
             times.append(time.perf_counter() - t0)
     finally:
         await scheduler.stop()
@@ -83,17 +84,21 @@ def main() -> int:
     logging.basicConfig(level=logging.ERROR)  # the scheduler's stop notes are not figures
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="store-sync-") as tmp:
         folder = Path(tmp)
-        print(f"database in {folder} ({filesystem(folder)}), {args.creates} creates per mode, "
-              f"python {sys.version.split()[0]}, {os.cpu_count()} cores")  # fmt: skip
+        print(
+            f"database in {folder} ({filesystem(folder)}), {args.creates} creates per mode, "
+            f"python {sys.version.split()[0]}, {os.cpu_count()} cores"
+        )
         (folder / "warm-up").mkdir()
         asyncio.run(creates(folder / "warm-up", "NORMAL", 20))  # imports, the parsers' caches
         for mode in ("NORMAL", "FULL"):
             times = sorted(asyncio.run(creates(folder, mode, args.creates)))
             ms = [t * 1000 for t in times]
             p95 = ms[int(len(ms) * 0.95) - 1]
-            print(f"synchronous={mode:<6}: mean {statistics.fmean(ms):.2f} ms, median "
-                  f"{statistics.median(ms):.2f} ms, p95 {p95:.2f} ms per create; "
-                  f"{len(ms) / sum(times):.0f} creates/s")  # fmt: skip
+            print(
+                f"synchronous={mode:<6}: mean {statistics.fmean(ms):.2f} ms, median "
+                f"{statistics.median(ms):.2f} ms, p95 {p95:.2f} ms per create; "
+                f"{len(ms) / sum(times):.0f} creates/s"
+            )
     return 0
 
 

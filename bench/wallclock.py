@@ -90,9 +90,25 @@ def _bulk_rows(path: Path, rows: int) -> None:
     for i in range(rows):
         due = now + 86400 + (i * 7919) % (365 * 86400)
         kind, every, anchor = ("every", 3600, due) if i % 3 == 0 else ("at", None, None)
-        values.append(("sim", f"say row {i}", f"row-{i}", kind, due if kind == "at" else None,
-                       every, anchor, "UTC", "skip" if every else "once", "", 1, "bench", now,
-                       "active", due))  # fmt: skip
+        values.append(
+            (
+                "sim",
+                f"say row {i}",
+                f"row-{i}",
+                kind,
+                due if kind == "at" else None,
+                every,
+                anchor,
+                "UTC",
+                "skip" if every else "once",
+                "",
+                1,
+                "bench",
+                now,
+                "active",
+                due,
+            )
+        )
     with sqlite3.connect(path) as db:
         db.executemany(
             "INSERT INTO schedules (server, command, task_id, kind, at, every, anchor, timezone,"
@@ -134,10 +150,15 @@ async def table_figures(rows: int, idle: float, ops: int) -> list[str]:
             created = []
             t0 = time.perf_counter()
             for i in range(ops):
-                created.append(await scheduler.create(
-                    server="sim", command=f"say op {i}", task_id=f"op-{i}", created_by=WHO,
-                    when=f"in {1 + i % 50}d",
-                ))  # fmt: skip
+                created.append(
+                    await scheduler.create(
+                        server="sim",
+                        command=f"say op {i}",
+                        task_id=f"op-{i}",
+                        created_by=WHO,
+                        when=f"in {1 + i % 50}d",
+                    )
+                )
             insert = (time.perf_counter() - t0) / ops
             t0 = time.perf_counter()
             for row in created:
@@ -195,11 +216,19 @@ async def _wallclock_runs(
         # `when` has whole seconds; the bench wants dues 60 ms apart at random points of a
         # tick, so the rows go into the store with their exact instants before the start
         due = start + timedelta(seconds=spacing * i, milliseconds=(i * 37) % 50)
-        spec = replace(build_spec("in 1h", None, None, None, now=datetime.now(UTC)),
-                       first_due=due, at=due)  # fmt: skip
-        rows.append(await store.insert(spec, server="sim", command="scoreboard players add "
-                                       "#wall wc 1", task_id=f"w{i}", created_by=WHO,
-                                       now=datetime.now(UTC)))  # fmt: skip
+        spec = replace(
+            build_spec("in 1h", None, None, None, now=datetime.now(UTC)), first_due=due, at=due
+        )
+        rows.append(
+            await store.insert(
+                spec,
+                server="sim",
+                command="scoreboard players add #wall wc 1",
+                task_id=f"w{i}",
+                created_by=WHO,
+                now=datetime.now(UTC),
+            )
+        )
     scheduler = Scheduler(store, {"sim": services})
     await scheduler.start()
     try:
@@ -249,10 +278,20 @@ async def _mcsim_process(world: Path) -> tuple[subprocess.Popen[bytes], ServerSe
     """mcsim as its own process (its game loop must not share the bot's GIL), realtime."""
     port = _free_port()
     proc = subprocess.Popen(  # noqa: ASYNC220 - started once, before anything is timed
-        [sys.executable, "-m", "mcsim", "--world", str(world), "--rcon-port", str(port),
-         "--rcon-password", PASSWORD],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcsim",
+            "--world",
+            str(world),
+            "--rcon-port",
+            str(port),
+            "--rcon-password",
+            PASSWORD,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     config = ServerConfig(
         name="sim",
         rcon_port=port,
@@ -302,8 +341,9 @@ async def loop_figures(runs: int, spacing: float) -> list[str]:
                 out.append(_line(f"{tps} TPS, one RCON round trip (a command parsed before)", rtt))
                 out.append(_line(f"{tps} TPS, one RCON round trip (a command new to mcsim)", fresh))
                 out.append(_line(f"{tps} TPS, due -> hand-over (goal p99 <= 10 ms)", handed))
-                out.append(_line(f"{tps} TPS, of which the bot's share: due -> submit sent",
-                                 bot_share))  # fmt: skip
+                out.append(
+                    _line(f"{tps} TPS, of which the bot's share: due -> submit sent", bot_share)
+                )
                 goal = f"goal p99 <= {tick:.0f} + 10 ms"
                 out.append(_line(f"{tps} TPS, due -> ran in game ({goal})", in_game))
                 if tps == 10:

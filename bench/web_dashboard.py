@@ -40,13 +40,23 @@ ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "bench-web-pw"
 USER = 1_100_000_000_000_000_077
 PAGES = [
-    "/servers", "/servers/main/queue", "/servers/main/queue?page=250",
-    "/servers/main/queue?id=bulk-05000", "/servers/main/tasks/bulk-09999", "/events", "/audit",
-]  # fmt: skip
+    "/servers",
+    "/servers/main/queue",
+    "/servers/main/queue?page=250",
+    "/servers/main/queue?id=bulk-05000",
+    "/servers/main/tasks/bulk-09999",
+    "/events",
+    "/audit",
+]
 API = [
-    "/api/servers", "/api/servers/main/lists/queue", "/api/servers/main/lists/queue?page=499",
-    "/api/servers/main/tasks/bulk-09999", "/api/audit", "/metrics", "/healthz",
-]  # fmt: skip
+    "/api/servers",
+    "/api/servers/main/lists/queue",
+    "/api/servers/main/lists/queue?page=499",
+    "/api/servers/main/tasks/bulk-09999",
+    "/api/audit",
+    "/metrics",
+    "/healthz",
+]
 
 
 def world_with_tasks(world: Path, count: int) -> None:
@@ -60,15 +70,27 @@ def world_with_tasks(world: Path, count: int) -> None:
     data = root["data"]["contents"]["data"]
     queue = NbtList()
     for i in range(count):
-        queue.append(Compound({
-            "id": String(f"bulk-{i:05d}"), "run": String(f"say task {i}"), "n": Int(i + 1),
-            "due": Int(1_000_000 + i), "anchor": Int(1_000_000 + i),
-            "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
-            "dimension": String("minecraft:overworld"),
-            "pos": NbtList([Double(0), Double(0), Double(0)]), "rot": NbtList([Float(0), Float(0)]),
-            "retry": Int(0), "retry_left": Int(0), "retry_delay": Int(1), "interval": Int(0),
-            "late": Int(0), "player": Byte(0),
-        }))  # fmt: skip
+        queue.append(
+            Compound(
+                {
+                    "id": String(f"bulk-{i:05d}"),
+                    "run": String(f"say task {i}"),
+                    "n": Int(i + 1),
+                    "due": Int(1_000_000 + i),
+                    "anchor": Int(1_000_000 + i),
+                    "at": String("in minecraft:overworld positioned 0 0 0 rotated 0 0"),
+                    "dimension": String("minecraft:overworld"),
+                    "pos": NbtList([Double(0), Double(0), Double(0)]),
+                    "rot": NbtList([Float(0), Float(0)]),
+                    "retry": Int(0),
+                    "retry_left": Int(0),
+                    "retry_delay": Int(1),
+                    "interval": Int(0),
+                    "late": Int(0),
+                    "player": Byte(0),
+                }
+            )
+        )
     data["queue"] = queue
     data["serial"] = Int(count)
     write_nbt_file(path, root)
@@ -87,13 +109,20 @@ async def run(count: int, requests: int) -> None:
         mc.start()
         try:
             config = ServerConfig(
-                name="main", rcon_port=mc.rcon_port or 0, rcon_password=PASSWORD,  # type: ignore[arg-type]
-                world_dir=world, log_path=mc.log_path, event_source="log",
-            )  # fmt: skip
+                name="main",
+                rcon_port=mc.rcon_port or 0,
+                rcon_password=PASSWORD,  # type: ignore[arg-type]
+                world_dir=world,
+                log_path=mc.log_path,
+                event_source="log",
+            )
             settings = Settings(  # type: ignore[call-arg]
-                _env_file=None, servers=[config], data_dir=Path(tmp) / "data",
-                admin_user_ids=[USER], web_port=0,
-            )  # fmt: skip
+                _env_file=None,
+                servers=[config],
+                data_dir=Path(tmp) / "data",
+                admin_user_ids=[USER],
+                web_port=0,
+            )
             services = await build_services(settings)
             bot = DoomBot(settings, services)
             async with LocalDiscord(bot):

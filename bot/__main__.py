@@ -40,8 +40,7 @@ __all__ = ["COMMANDS", "main"]
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest", "export",
-            "import")  # fmt: skip
+COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest", "export", "import")
 LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: also the terminal)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -148,29 +147,34 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
             embedded = asyncio.run(_start_embedded(settings))
             settings = settings.model_copy(update={"servers": list(embedded.servers)})
             print(
-                _("No Minecraft server configured: using the embedded mcsim world in "
-                  "{world} (doom.schedule {version}).", world=embedded.world,
-                  version=embedded.install.version),
+                _(
+                    "No Minecraft server configured: using the embedded mcsim world in "
+                    "{world} (doom.schedule {version}).",
+                    world=embedded.world,
+                    version=embedded.install.version,
+                ),
                 file=sys.stderr,
-            )  # fmt: skip
+            )
         if args.server is not None:
             try:
                 settings.server(args.server)
             except KeyError:
                 names = ", ".join(s.name for s in settings.servers)
                 print(
-                    _("There is no server {name} (configured: {names}).",
-                      name=repr(args.server), names=names),
+                    _(
+                        "There is no server {name} (configured: {names}).",
+                        name=repr(args.server),
+                        names=names,
+                    ),
                     file=sys.stderr,
-                )  # fmt: skip
+                )
                 return 2
         if command == "import" and args.file is None:
             print(_("import: name the plan file to read (or - for stdin)."), file=sys.stderr)
             return 2
         return _dispatch(command, settings, args.server, stdout, args.file, args.dry_run)
     except Stopped as stop:  # SIGTERM or SIGINT, and the clean-up ran
-        print(_("Interrupted.") if stop.signum == signal.SIGINT else _("Stopped."),
-              file=sys.stderr)  # fmt: skip
+        print(_("Interrupted.") if stop.signum == signal.SIGINT else _("Stopped."), file=sys.stderr)
         return 0
     except KeyboardInterrupt:
         print(_("Interrupted."), file=sys.stderr)
@@ -312,8 +316,11 @@ async def _events(settings: Settings, only: str | None, out: TextIO) -> int:
             if source is not None:
                 await _ready_or_failed(source.ready, pumps)
             kind = services.servers[name].event_kind
-            print(_("[{server}] following events ({kind}); Ctrl-C to stop", server=name,
-                    kind=kind), file=out, flush=True)  # fmt: skip
+            print(
+                _("[{server}] following events ({kind}); Ctrl-C to stop", server=name, kind=kind),
+                file=out,
+                flush=True,
+            )
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())

@@ -83,8 +83,13 @@ class DoomBot(commands.Bot):
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it
         await self.services.start()
         for old, new in self.settings.renamed_extensions:
-            log.warning("DOOM_EXTENSIONS: %s is a deprecated name, loading %s (the module was "
-                        "renamed; write %s in the settings)", old, new, new)  # fmt: skip
+            log.warning(
+                "DOOM_EXTENSIONS: %s is a deprecated name, loading %s (the module was "
+                "renamed; write %s in the settings)",
+                old,
+                new,
+                new,
+            )
         for name in self.settings.extensions:
             try:
                 await self.load_extension(name)

@@ -59,7 +59,9 @@ def tree_payload() -> dict[str, Any]:
     """Every command as ``CommandTree.sync`` sends it, with its zh-CN (and other) localizations."""
 
     async def read(tree: Any) -> dict[str, Any]:
-        return {c.name: await c.get_translated_payload(tree, tree.translator)
-                for c in tree.get_commands()}  # fmt: skip
+        return {
+            c.name: await c.get_translated_payload(tree, tree.translator)
+            for c in tree.get_commands()
+        }
 
     return _with_tree(read)

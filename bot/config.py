@@ -223,9 +223,13 @@ class Settings(BaseSettings):
     server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
     extensions: StrList = [
-        "cogs.schedule", "cogs.reads", "cogs.alerts", "cogs.admin", "cogs.dashboard",
+        "cogs.schedule",
+        "cogs.reads",
+        "cogs.alerts",
+        "cogs.admin",
+        "cogs.dashboard",
         "cogs.discord_events",
-    ]  # fmt: skip
+    ]
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)

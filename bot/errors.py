@@ -61,9 +61,13 @@ class CommandTooLong(BotError):
 
     def __init__(self, size: int, limit: int) -> None:
         super().__init__(
-            lazy("The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
-                 "it was not sent.", size=size, limit=limit)
-        )  # fmt: skip
+            lazy(
+                "The command is {size} bytes of UTF-8, but RCON accepts at most {limit}; "
+                "it was not sent.",
+                size=size,
+                limit=limit,
+            )
+        )
         self.size = size
         self.limit = limit
 
@@ -102,8 +106,14 @@ class CommandParseError(ValidationError):
     """The command does not parse as vanilla Minecraft would parse it."""
 
     def __init__(self, command: str, column: int, message: Text) -> None:
-        super().__init__(lazy("{message} at column {column}: {command}", message=message,
-                              column=column, command=command))  # fmt: skip
+        super().__init__(
+            lazy(
+                "{message} at column {column}: {command}",
+                message=message,
+                column=column,
+                command=command,
+            )
+        )
         self.command = command
         self.column = column  # 1-based
         self._message = message

@@ -138,8 +138,12 @@ class Services:
             from bot.store.task_runs import TaskRunStore
 
             clock = self.scheduler.clock if self.scheduler is not None else None
-            self._history = RunHistory(ScheduleStore(self.db), TaskRunStore(self.db),
-                                       days=self.settings.history_days, clock=clock)  # fmt: skip
+            self._history = RunHistory(
+                ScheduleStore(self.db),
+                TaskRunStore(self.db),
+                days=self.settings.history_days,
+                clock=clock,
+            )
         return self._history
 
     @property
@@ -252,8 +256,9 @@ def checker_note(version: MinecraftVersion, checker: CommandChecker) -> str | No
         return _(
             "The Minecraft version of the server is {version}: commands are checked against the "
             "newest command tree ({tree}). Set minecraft_version or make the log readable.",
-            version=version.describe(), tree=checker.tree,
-        )  # fmt: skip
+            version=version.describe(),
+            tree=checker.tree,
+        )
     return checker.fallback_reason
 
 
@@ -320,9 +325,13 @@ def build_server(settings: Settings, server: ServerConfig, store: AuditStore) ->
 
 
 def _crash_guard(
-    rcon: RconClient, pack: PackClient, events: EventSource, store: AuditStore, *,
+    rcon: RconClient,
+    pack: PackClient,
+    events: EventSource,
+    store: AuditStore,
+    *,
     hold_ticks: int,
-) -> CrashGuard:  # fmt: skip
+) -> CrashGuard:
     """The server's ledger (fed by the pack client) and the guard that restores from it."""
     from bot.background.crash_guard import CrashGuard
     from bot.events.log_tail import LogTailer
@@ -332,9 +341,11 @@ def _crash_guard(
     pack.recorder = ledger
     tailer = events if isinstance(events, LogTailer) else None
     guard = CrashGuard(
-        ledger, pack, hold_ticks=hold_ticks,
+        ledger,
+        pack,
+        hold_ticks=hold_ticks,
         caught_up=tailer.caught_up if tailer is not None else None,
-    )  # fmt: skip
+    )
     pack.compared = guard.compared
     rcon.on_reconnect.append(guard.notice_reconnect)
     if isinstance(events, LogTailer):

@@ -97,9 +97,11 @@ class AdminCog(commands.Cog, name="Admin"):
         embed.add_field(name=_("server software"), value=software[:1024])
         embed.add_field(name=_("event source"), value=server.event_kind)
         if found.sizes_error is not None:
-            embed.add_field(name=_("queues"),
-                            value=_("unavailable: {error}", error=found.sizes_error)[:1024],
-                            inline=False)  # fmt: skip
+            embed.add_field(
+                name=_("queues"),
+                value=_("unavailable: {error}", error=found.sizes_error)[:1024],
+                inline=False,
+            )
         else:
             embed.add_field(name=_("TPS"), value=decimal(found.tps or 0.0))
         for which, total in found.sizes.items():
@@ -116,8 +118,11 @@ class AdminCog(commands.Cog, name="Admin"):
             value = _("ok (objectives and storages in place)")
         else:
             embed.colour = discord.Colour.orange()
-            value = _("damaged: {problems}. {advice}", problems="; ".join(found.damage),
-                      advice=DAMAGE_ADVICE)  # fmt: skip
+            value = _(
+                "damaged: {problems}. {advice}",
+                problems="; ".join(found.damage),
+                advice=DAMAGE_ADVICE,
+            )
         embed.add_field(name=_("pack state"), value=value[:1024], inline=False)
 
     async def extension_autocomplete(
@@ -146,8 +151,9 @@ class AdminCog(commands.Cog, name="Admin"):
     async def selftest(self, interaction: Interaction, server: str | None = None) -> None:
         self.bot.server(server)  # an unknown server is said before deferring
         await interaction.response.defer(ephemeral=True, thinking=True)
-        tested = await admin.selftest(self.bot.ops, self.bot.caller(interaction),
-                                      ServerRef(server=server))  # fmt: skip
+        tested = await admin.selftest(
+            self.bot.ops, self.bot.caller(interaction), ServerRef(server=server)
+        )
         await late_followup(interaction, selftest_message(tested.result))
 
     @server_command(
@@ -162,8 +168,9 @@ class AdminCog(commands.Cog, name="Admin"):
         elif not self.bot.services.servers:
             raise errors.ValidationError(_("No Minecraft server is configured."))
         await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await status_ops.status(self.bot.ops, self.bot.caller(interaction),
-                                        ServerRef(server=server))  # fmt: skip
+        found = await status_ops.status(
+            self.bot.ops, self.bot.caller(interaction), ServerRef(server=server)
+        )
         embeds = [self._status_embed(f) for f in found]
         failed = ", ".join(sorted(self.bot.failed_extensions))
         content = (

@@ -57,9 +57,12 @@ def _blueprint(bot: DoomBot) -> Any:
             if isinstance(c, app_commands.Command)
         )
         return await render_template_string(
-            COMMANDS_PAGE, commands=found, user=g.user, heading=_("Slash commands"),
+            COMMANDS_PAGE,
+            commands=found,
+            user=g.user,
+            heading=_("Slash commands"),
             intro=_("Everything the dashboard does is also a slash command in Discord."),
-        )  # fmt: skip
+        )
 
     return pages
 

@@ -66,8 +66,9 @@ def _outcome(status: TaskStatus | None) -> str:
         return _("unknown")
     state = schedule_state(status.state)
     if status.last_outcome:
-        return _("{state}, last run: {outcome}", state=state,
-                 outcome=run_outcome(status.last_outcome))  # fmt: skip
+        return _(
+            "{state}, last run: {outcome}", state=state, outcome=run_outcome(status.last_outcome)
+        )
     return state
 
 
@@ -92,8 +93,9 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
 
             clock = SystemClock()
         default_tz = getattr(scheduler, "default_timezone", "UTC")
-        self.events = GuildEvents(bot, GuildEventStore(services.db), tasks, clock,
-                                  default_timezone=default_tz)  # fmt: skip
+        self.events = GuildEvents(
+            bot, GuildEventStore(services.db), tasks, clock, default_timezone=default_tz
+        )
         self.timers = EventTimers(self.events)
 
     async def cog_load(self) -> None:
@@ -168,8 +170,11 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
             )
         offsets = ", ".join(human(o) for o in row.announce) or _("none")
         reminders = ", ".join(human(o) for o in row.reminders) or _("none")
-        embed.set_footer(text=_("countdown {offsets}; reminders {reminders}", offsets=offsets,
-                                reminders=reminders))  # fmt: skip
+        embed.set_footer(
+            text=_(
+                "countdown {offsets}; reminders {reminders}", offsets=offsets, reminders=reminders
+            )
+        )
         return embed
 
     # -- commands ---------------------------------------------------------------------------------
@@ -215,17 +220,29 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         after_wait: str | None = None,
     ) -> None:
         request = discord_events.EventRequest(
-            name=name, start=start, end=end, description=description, server=server,
-            start_run=start_run, end_run=end_run, announce=announce, reminders=reminders,
-            repeat=repeat, timezone=timezone, require=require, if_not=if_not,  # type: ignore[arg-type]
-            max_wait=max_wait, after_wait=after_wait,  # type: ignore[arg-type]
-        )  # fmt: skip
+            name=name,
+            start=start,
+            end=end,
+            description=description,
+            server=server,
+            start_run=start_run,
+            end_run=end_run,
+            announce=announce,
+            reminders=reminders,
+            repeat=repeat,
+            timezone=timezone,
+            require=require,
+            if_not=if_not,  # type: ignore[arg-type]
+            max_wait=max_wait,
+            after_wait=after_wait,  # type: ignore[arg-type]
+        )
         caller = self.bot.caller(interaction)
         discord_events.check(self.bot.ops, caller, request)  # before deferring: said at once
         await interaction.response.defer(ephemeral=True, thinking=True)
         made = await discord_events.create(self.bot.ops, caller, request)
-        await interaction.followup.send(made.text, embed=await self._embed(made.row),
-                                        ephemeral=True)  # fmt: skip
+        await interaction.followup.send(
+            made.text, embed=await self._embed(made.row), ephemeral=True
+        )
 
     @event.command(name="edit", description="Change an event; its tasks move with it.")
     @app_commands.describe(
@@ -248,8 +265,9 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         caller = self.bot.caller(interaction)
         await discord_events.find(self.bot.ops, caller, discord_events.EventRef(event=event))
         await interaction.response.defer(ephemeral=True, thinking=True)
-        request = discord_events.EventEdit(event=event, name=name, start=start, end=end,
-                                           description=description)  # fmt: skip
+        request = discord_events.EventEdit(
+            event=event, name=name, start=start, end=end, description=description
+        )
         changed = await discord_events.edit(self.bot.ops, caller, request)
         await interaction.followup.send(fit.content(changed.text), ephemeral=True)
 
@@ -272,17 +290,26 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         if server:
             self.bot.server(server)  # an unknown server is said before deferring
         await interaction.response.defer(ephemeral=True, thinking=True)
-        found = await discord_events.listed(self.bot.ops, self.bot.caller(interaction),
-                                            discord_events.EventList(server=server))  # fmt: skip
+        found = await discord_events.listed(
+            self.bot.ops, self.bot.caller(interaction), discord_events.EventList(server=server)
+        )
         rows, note = found.rows, found.note
         title = ngettext("{n} event", "{n} events", len(rows))
         embed = discord.Embed(title=title, colour=0x5865F2)
         lines = [
-            _("**#{id} {name}** {start} ({relative}), {state}, {interested} interested, on "
-              "{server}", id=r.id, name=r.name, start=stamp(r.start), relative=stamp(r.start, "R"),
-              state=event_state(r.state), interested=r.interested, server=r.server)
+            _(
+                "**#{id} {name}** {start} ({relative}), {state}, {interested} interested, on "
+                "{server}",
+                id=r.id,
+                name=r.name,
+                start=stamp(r.start),
+                relative=stamp(r.start, "R"),
+                state=event_state(r.state),
+                interested=r.interested,
+                server=r.server,
+            )
             for r in rows[:MAX_LIST]
-        ]  # fmt: skip
+        ]
         if len(rows) > MAX_LIST:
             lines.append(_("... and {n} more", n=len(rows) - MAX_LIST))
         embed.description = "\n".join(lines)[:4096] or _("No events planned.")

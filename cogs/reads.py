@@ -104,12 +104,18 @@ class ReadsCog(commands.Cog, name="Reads"):
         if page.which == "planned":
             title = _("planned on {server}: {n} schedule(s)", server=server.name, n=page.total)
             lines = [planned_line(row, upcoming) for row, upcoming in page.planned]
-            footer = _("page {page} of {pages}; times in your own time zone", page=page.page + 1,
-                       pages=page.pages)  # fmt: skip
+            footer = _(
+                "page {page} of {pages}; times in your own time zone",
+                page=page.page + 1,
+                pages=page.pages,
+            )
         else:
-            title = _("{list} on {server}: {n} task(s)",
-                      list=pgettext("slash option choice", page.which), server=server.name,
-                      n=page.total)  # fmt: skip
+            title = _(
+                "{list} on {server}: {n} task(s)",
+                list=pgettext("slash option choice", page.which),
+                server=server.name,
+                n=page.total,
+            )
             lines = [_task_line(t, server) for t in page.tasks]
             footer = _("page {page} of {pages}", page=page.page + 1, pages=page.pages)
         embed = discord.Embed(title=title, colour=0x3498DB)
@@ -138,13 +144,15 @@ class ReadsCog(commands.Cog, name="Reads"):
                 embeds.append(made)
         content = fit.content("\n".join(lines))
         for i, batch in enumerate(pack_embeds(embeds) or [[]]):  # 10 and 6,000 characters
-            await interaction.followup.send(content if i == 0 else discord.utils.MISSING,
-                                            embeds=batch, ephemeral=True)  # fmt: skip
+            await interaction.followup.send(
+                content if i == 0 else discord.utils.MISSING, embeds=batch, ephemeral=True
+            )
 
     @staticmethod
     def _clock_embed(clock: reads.Clock) -> discord.Embed:
-        embed = discord.Embed(title=_("Time on {server}", server=clock.server.name),
-                              colour=0x3498DB)  # fmt: skip
+        embed = discord.Embed(
+            title=_("Time on {server}", server=clock.server.name), colour=0x3498DB
+        )
         embed.add_field(name=_("game time"), value=_("{n} ticks", n=number(clock.ticks)))
         embed.add_field(name=_("game day"), value=number(clock.day))
         embed.add_field(name=_("TPS"), value=decimal(clock.tps))
@@ -222,8 +230,9 @@ class ReadsCog(commands.Cog, name="Reads"):
         """A planned row or a queued task as /show's embed; None when there is neither. In a
         group's reply each names its server, and a long command is cut (no file for each)."""
         if shown.planned is not None:
-            embed = planned_embed(shown.planned, shown.upcoming, shown.runs,
-                                  title=_("Planned `{id}`", id=task_id))  # fmt: skip
+            embed = planned_embed(
+                shown.planned, shown.upcoming, shown.runs, title=_("Planned `{id}`", id=task_id)
+            )
             if in_group:
                 embed.set_author(name=shown.server.name)
             return embed
@@ -260,8 +269,9 @@ class ReadsCog(commands.Cog, name="Reads"):
         await deferred(interaction, server)
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server's runs, one section each
-            fanned = await groups.history(self.bot.ops, caller,
-                                          runs.HistoryRequest(id=id, server=server))  # fmt: skip
+            fanned = await groups.history(
+                self.bot.ops, caller, runs.HistoryRequest(id=id, server=server)
+            )
             note = _("The newest page of each server; name one server to page through its runs.")
             await self._sections(interaction, fanned, history_embed, note)
             return

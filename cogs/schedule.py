@@ -187,11 +187,25 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         after_wait: str | None = None,
     ) -> None:
         request = schedule_ops.ScheduleRequest(
-            run=run, server=server, time=time, unit=unit, id=id, retry=retry,  # type: ignore[arg-type]
-            retry_delay=retry_delay, every=every, at=at, as_player=as_player, when=when,
-            repeat=repeat, timezone=timezone, announce=announce, require=require,
-            if_not=if_not, max_wait=max_wait, after_wait=after_wait,  # type: ignore[arg-type]
-        )  # fmt: skip
+            run=run,
+            server=server,
+            time=time,
+            unit=unit,  # type: ignore[arg-type]
+            id=id,
+            retry=retry,
+            retry_delay=retry_delay,
+            every=every,
+            at=at,
+            as_player=as_player,
+            when=when,
+            repeat=repeat,
+            timezone=timezone,
+            announce=announce,
+            require=require,
+            if_not=if_not,  # type: ignore[arg-type]
+            max_wait=max_wait,
+            after_wait=after_wait,  # type: ignore[arg-type]
+        )
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -232,8 +246,13 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         prefix: app_commands.Range[str, 1, 32] = schedule_ops.DYNAMIC_PREFIX,
         server: str | None = None,
     ) -> None:
-        request = schedule_ops.DynamicRequest(run=run, time=time, unit=unit, prefix=prefix,  # type: ignore[arg-type]
-                                              server=server)  # fmt: skip
+        request = schedule_ops.DynamicRequest(
+            run=run,
+            time=time,
+            unit=unit,  # type: ignore[arg-type]
+            prefix=prefix,
+            server=server,
+        )
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -247,25 +266,29 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
     @task_command("Cancel the next task with this id.")
     async def cancel(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        await self._change(interaction, queue.cancel, groups.cancel,
-                           queue.TaskRef(id=id, server=server))  # fmt: skip
+        await self._change(
+            interaction, queue.cancel, groups.cancel, queue.TaskRef(id=id, server=server)
+        )
 
     @task_command("Pause a task: its remaining delay is kept.")
     async def pause(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        await self._change(interaction, queue.pause, groups.pause,
-                           queue.TaskRef(id=id, server=server))  # fmt: skip
+        await self._change(
+            interaction, queue.pause, groups.pause, queue.TaskRef(id=id, server=server)
+        )
 
     @task_command("Resume a paused task.")
     async def resume(self, interaction: Interaction, id: TaskId, server: str | None = None) -> None:
-        await self._change(interaction, queue.resume, groups.resume,
-                           queue.TaskRef(id=id, server=server))  # fmt: skip
+        await self._change(
+            interaction, queue.resume, groups.resume, queue.TaskRef(id=id, server=server)
+        )
 
     @task_command("Run a task once, now; its schedule stays as it is.")
     async def run_now(
         self, interaction: Interaction, id: TaskId, server: str | None = None
     ) -> None:
-        await self._change(interaction, runs.run_now, groups.run_now,
-                           queue.TaskRef(id=id, server=server))  # fmt: skip
+        await self._change(
+            interaction, runs.run_now, groups.run_now, queue.TaskRef(id=id, server=server)
+        )
 
     async def _change(
         self,
@@ -291,8 +314,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:
             counted = await groups.count(self.bot.ops, caller, request)
-            if not any(c.value is not None and (c.value.count or c.value.planned)
-                       for c in counted.outcomes):  # fmt: skip
+            if not any(
+                c.value is not None and (c.value.count or c.value.planned) for c in counted.outcomes
+            ):
                 await interaction.followup.send(fit.content(counted.text))
                 return
             change: Callable[[Operations, Caller, queue.TaskRef], Awaitable[Said]]
@@ -336,12 +360,14 @@ class ScheduleCog(commands.Cog, name="Schedule"):
     @is_moderator()
     async def plan_export(self, interaction: Interaction, server: str | None = None) -> None:
         await deferred(interaction, server)
-        made = await plan.export(self.bot.ops, self.bot.caller(interaction),
-                                 plan.ExportRequest(server=server))  # fmt: skip
+        made = await plan.export(
+            self.bot.ops, self.bot.caller(interaction), plan.ExportRequest(server=server)
+        )
         name = f"plan-{made.document.server}.yaml"
         file = discord.File(io.BytesIO(made.text.encode()), filename=name)
-        await interaction.followup.send(_("The plan of {server}.", server=made.document.server),
-                                        file=file, ephemeral=True)  # fmt: skip
+        await interaction.followup.send(
+            _("The plan of {server}.", server=made.document.server), file=file, ephemeral=True
+        )
 
     @plan_group.command(
         name="import", description="Read a plan file: shows what changes, then asks to do it."

@@ -87,7 +87,14 @@ class ConsoleFront:
         assert self.local is not None, "run before connect"
         if bot.web is not None:
             link = bot.web.login_link(CONSOLE_USER_ID, self.local.guild_id, "console")
-            print(_("Web dashboard: {url} (log in, once, within 5 minutes: {link})",
-                    url=bot.web.base_url, link=link), file=self.stdout, flush=True)  # fmt: skip
+            print(
+                _(
+                    "Web dashboard: {url} (log in, once, within 5 minutes: {link})",
+                    url=bot.web.base_url,
+                    link=link,
+                ),
+                file=self.stdout,
+                flush=True,
+            )
         history = Path(bot.settings.data_dir) / HISTORY_FILE
         await run_console(self.local, self.stdin, self.stdout, history=history)

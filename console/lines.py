@@ -128,9 +128,12 @@ class SlashCompleter(Completer):
         try:
             async with asyncio.timeout(AUTOCOMPLETE_LIMIT):
                 choices = await self.local.autocomplete(
-                    cmd.qualified_name, param.name, self.user_id, self.role_ids,
+                    cmd.qualified_name,
+                    param.name,
+                    self.user_id,
+                    self.role_ids,
                     **{**given, param.name: typed},
-                )  # fmt: skip
+                )
         except (TimeoutError, KeyError, ValueError):
             log.debug("no completions for %s", param.name, exc_info=True)
             return []

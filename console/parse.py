@@ -90,9 +90,12 @@ def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]
         near = _near_option(word, names)
         if near is not None:
             raise ValueError(
-                _("unknown option {option}: did you mean {suggestion}?", option=word,
-                  suggestion=near)
-            )  # fmt: skip
+                _(
+                    "unknown option {option}: did you mean {suggestion}?",
+                    option=word,
+                    suggestion=near,
+                )
+            )
 
 
 def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
@@ -115,9 +118,12 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     before = rest[: found[0].start()] if found else rest
     if (first := _WORD_COLON.match(before.strip())) is not None:
         raise ValueError(
-            _("unknown option {option} (options: {names})", option=first.group(1),
-              names=", ".join(p.name for p in cmd.parameters))
-        )  # fmt: skip
+            _(
+                "unknown option {option} (options: {names})",
+                option=first.group(1),
+                names=", ".join(p.name for p in cmd.parameters),
+            )
+        )
     if before.strip():
         raise ValueError(
             _(
@@ -172,9 +178,8 @@ def _attached(option: str, text: str) -> LocalFile:
         return LocalFile(path.name, path.read_bytes())
     except OSError as exc:
         raise ValueError(
-            _("{option}: cannot read {file}: {error}", option=option, file=text,
-              error=exc.strerror)
-        ) from None  # fmt: skip
+            _("{option}: cannot read {file}: {error}", option=option, file=text, error=exc.strerror)
+        ) from None
 
 
 _BREAKS = re.compile("[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -187,8 +192,11 @@ def one_line(raw: str) -> str:
     found = _BREAKS.search(line)
     if found is not None:
         raise ValueError(
-            _("that line has a line break inside it ({char} at character {n}): type one "
-              "command per line; nothing was run", char=repr(found.group()),
-              n=found.start() + 1)
-        )  # fmt: skip
+            _(
+                "that line has a line break inside it ({char} at character {n}): type one "
+                "command per line; nothing was run",
+                char=repr(found.group()),
+                n=found.start() + 1,
+            )
+        )
     return line

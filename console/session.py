@@ -62,9 +62,14 @@ class Screen:
         self.zone = zone
         self.clock = clock
         self.console = Console(
-            file=out, width=None if terminal else _PLAIN_WIDTH, force_terminal=terminal or None,
-            no_color=not terminal, highlight=False, markup=False, emoji=False,
-        )  # fmt: skip
+            file=out,
+            width=None if terminal else _PLAIN_WIDTH,
+            force_terminal=terminal or None,
+            no_color=not terminal,
+            highlight=False,
+            markup=False,
+            emoji=False,
+        )
 
     def say(self, text: str) -> None:
         self.console.print(text, soft_wrap=True)
@@ -126,8 +131,9 @@ async def run_console(
     screen = Screen(out, terminal=is_terminal(out), zone=zone, clock=clock)
     _greet(screen)
     # a person typing into a pipe-fed console (output redirected) still gets a prompt
-    await _session(local, PipeLines(stdin, prompt=is_terminal(stdin), out=out), screen,
-                   user_id, role_ids)  # fmt: skip
+    await _session(
+        local, PipeLines(stdin, prompt=is_terminal(stdin), out=out), screen, user_id, role_ids
+    )
 
 
 def _greet(screen: Screen) -> None:
@@ -194,8 +200,12 @@ class _State:
         if task is not None:
             done, _still = await asyncio.wait({task}, timeout=PATIENCE)
             if not done:
-                self.screen.say(_("(still waiting for the server: its reply shows here when it "
-                                  "comes; you can type the next command)"))  # fmt: skip
+                self.screen.say(
+                    _(
+                        "(still waiting for the server: its reply shows here when it "
+                        "comes; you can type the next command)"
+                    )
+                )
                 self.running.add(task)
                 task.add_done_callback(lambda _t: self._finished(exchange))
                 return
@@ -210,10 +220,14 @@ class _State:
             self.screen.say(f"! {exchange.failure}")
         messages = self.local.messages
         found = next(
-            (s.message_id for s in reversed(exchange.messages) if s.message_id is not None
-             and any(not b.get("disabled") for b in buttons(messages[s.message_id]))),
+            (
+                s.message_id
+                for s in reversed(exchange.messages)
+                if s.message_id is not None
+                and any(not b.get("disabled") for b in buttons(messages[s.message_id]))
+            ),
             None,
-        )  # fmt: skip
+        )
         if found is not None or not self.running:
             self.pending = found
 
@@ -224,8 +238,12 @@ class _State:
         if self.running and not (task is not None and task.cancelling()):
             await asyncio.wait(set(self.running), timeout=SETTLE)
         if self.running:
-            self.screen.say(_("(stopping: {n} command(s) still waiting for the server may or "
-                              "may not run)", n=len(self.running)))  # fmt: skip
+            self.screen.say(
+                _(
+                    "(stopping: {n} command(s) still waiting for the server may or may not run)",
+                    n=len(self.running),
+                )
+            )
 
 
 def is_terminal(stream: TextIO) -> bool:

@@ -27,13 +27,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rcon-password", default=None, help="RCON password")
     ap.add_argument("--frozen", action="store_true", help="start with the game frozen")
     ap.add_argument(
-        "--noop", action="append", default=[], metavar="ROOT",
+        "--noop",
+        action="append",
+        default=[],
+        metavar="ROOT",
         help="treat this command root as a successful no-op (repeatable; for demos)",
-    )  # fmt: skip
+    )
     ap.add_argument(
-        "--flavour", default="vanilla", choices=flavour_names(),
+        "--flavour",
+        default="vanilla",
+        choices=flavour_names(),
         help="server software to imitate at the edges the bot sees (default: vanilla)",
-    )  # fmt: skip
+    )
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     server = Server(

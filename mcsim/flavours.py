@@ -123,8 +123,14 @@ class Flavour:
         meta = folder / "pack.mcmeta"
         if not meta.exists():
             folder.mkdir(parents=True, exist_ok=True)
-            text = {"pack": {"description": "Data pack for resources provided by Bukkit plugins",
-                             "pack_format": 94, "min_format": 94, "max_format": 94}}  # fmt: skip
+            text = {
+                "pack": {
+                    "description": "Data pack for resources provided by Bukkit plugins",
+                    "pack_format": 94,
+                    "min_format": 94,
+                    "max_format": 94,
+                }
+            }
             meta.write_text(json.dumps(text), encoding="utf-8")
 
     def log_bootstrap(self, slog: ServerLog) -> None:
@@ -319,20 +325,33 @@ FLAVOURS: dict[str, Flavour] = {
     f.name: f
     for f in (
         Flavour(name="vanilla", family="vanilla", software="vanilla", game_version="1.21.11"),
-        _paper("1.21.11", "1.21.11-69-main@0f0e1a2 (2025-12-20T10:00:00Z)",
-               plain_reload_is_bukkit=False),
-        _paper("1.21.6", "1.21.6-48-main@3c2b1a0 (2025-07-15T09:00:00Z)",
-               plain_reload_is_bukkit=True),
+        _paper(
+            "1.21.11",
+            "1.21.11-69-main@0f0e1a2 (2025-12-20T10:00:00Z)",
+            plain_reload_is_bukkit=False,
+        ),
+        _paper(
+            "1.21.6", "1.21.6-48-main@3c2b1a0 (2025-07-15T09:00:00Z)", plain_reload_is_bukkit=True
+        ),
         Flavour(
-            name="spigot", family="bukkit", software="CraftBukkit", game_version="1.21.11",
-            build="4512-Spigot-a1b2c3d-e4f5a6b (MC: 1.21.11)", plain_reload_is_bukkit=True,
+            name="spigot",
+            family="bukkit",
+            software="CraftBukkit",
+            game_version="1.21.11",
+            build="4512-Spigot-a1b2c3d-e4f5a6b (MC: 1.21.11)",
+            plain_reload_is_bukkit=True,
             bukkit_reload_asks=False,
         ),
         Flavour(name="fabric", family="fabric", software="Fabric", game_version="1.21.11"),
-        Flavour(name="fabric-carpet", family="fabric", software="Fabric", game_version="1.21.11",
-                carpet=True),
+        Flavour(
+            name="fabric-carpet",
+            family="fabric",
+            software="Fabric",
+            game_version="1.21.11",
+            carpet=True,
+        ),
     )
-}  # fmt: skip
+}
 
 
 def flavour_names() -> list[str]:

@@ -159,8 +159,14 @@ class CompiledSelector:
         if self.dx is None and self.dy is None and self.dz is None:
             if self.distance is not None and self.distance.max is not None:
                 d = float(self.distance.max)
-                return (pos[0] - d, pos[1] - d, pos[2] - d, pos[0] + d + 1, pos[1] + d + 1,
-                        pos[2] + d + 1)  # fmt: skip
+                return (
+                    pos[0] - d,
+                    pos[1] - d,
+                    pos[2] - d,
+                    pos[0] + d + 1,
+                    pos[1] + d + 1,
+                    pos[2] + d + 1,
+                )
             return None
         lo, hi = [], []
         for origin, delta in zip(pos, (self.dx, self.dy, self.dz), strict=True):
@@ -379,8 +385,14 @@ def resolve_targets(
     return found_list[: sel.limit]
 
 
-def select_entities(node: AstNode, source: Source, entities: Entities, rng: random.Random,
-                    *, scoreboard: ScoreLookup | None = None) -> list[Entity]:  # fmt: skip
+def select_entities(
+    node: AstNode,
+    source: Source,
+    entities: Entities,
+    rng: random.Random,
+    *,
+    scoreboard: ScoreLookup | None = None,
+) -> list[Entity]:
     """EntityArgumentType.getEntities: empty -> "No entity was found"."""
     found = resolve_targets(node, source, entities, rng, scoreboard=scoreboard)
     if not found:
@@ -388,8 +400,14 @@ def select_entities(node: AstNode, source: Source, entities: Entities, rng: rand
     return found
 
 
-def select_players(node: AstNode, source: Source, entities: Entities, rng: random.Random,
-                   *, scoreboard: ScoreLookup | None = None) -> list[Entity]:  # fmt: skip
+def select_players(
+    node: AstNode,
+    source: Source,
+    entities: Entities,
+    rng: random.Random,
+    *,
+    scoreboard: ScoreLookup | None = None,
+) -> list[Entity]:
     """EntityArgumentType.getPlayers: empty -> "No player was found"."""
     found = resolve_targets(node, source, entities, rng, scoreboard=scoreboard, players_only=True)
     if not found:
@@ -397,8 +415,14 @@ def select_players(node: AstNode, source: Source, entities: Entities, rng: rando
     return found
 
 
-def select_one_entity(node: AstNode, source: Source, entities: Entities, rng: random.Random,
-                      *, scoreboard: ScoreLookup | None = None) -> Entity:  # fmt: skip
+def select_one_entity(
+    node: AstNode,
+    source: Source,
+    entities: Entities,
+    rng: random.Random,
+    *,
+    scoreboard: ScoreLookup | None = None,
+) -> Entity:
     """EntityArgumentType.getEntity: none -> "No entity was found", several -> too many."""
     found = resolve_targets(node, source, entities, rng, scoreboard=scoreboard)
     if not found:
@@ -408,8 +432,14 @@ def select_one_entity(node: AstNode, source: Source, entities: Entities, rng: ra
     return found[0]
 
 
-def select_one_player(node: AstNode, source: Source, entities: Entities, rng: random.Random,
-                      *, scoreboard: ScoreLookup | None = None) -> Entity:  # fmt: skip
+def select_one_player(
+    node: AstNode,
+    source: Source,
+    entities: Entities,
+    rng: random.Random,
+    *,
+    scoreboard: ScoreLookup | None = None,
+) -> Entity:
     """EntityArgumentType.getPlayer: anything but exactly one -> "No player was found"."""
     found = resolve_targets(node, source, entities, rng, scoreboard=scoreboard, players_only=True)
     if len(found) != 1:

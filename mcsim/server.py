@@ -152,9 +152,11 @@ class Server:
             self.flavour.prepare_world(self.world)
             level = self._open_level(slog)
             log_setup(
-                slog, self.properties, self.flavour.game_version,
+                slog,
+                self.properties,
+                self.flavour.game_version,
                 after_properties=lambda: self.flavour.log_after_properties(slog),
-            )  # fmt: skip
+            )
             level.game_type = GAME_MODES[game_mode(self.properties)]
             from mcsim.entities import Entities
 
@@ -252,9 +254,12 @@ class Server:
             slog.info("Saving worlds")
             self._save_files()
             log_save(
-                slog, self._level.level_name, self._level_folder, list(self.sim.dimensions),
+                slog,
+                self._level.level_name,
+                self._level_folder,
+                list(self.sim.dimensions),
                 flush=True,
-            )  # fmt: skip
+            )
             if self._rcon is not None:
                 self._rcon.stop()
                 self._rcon = None
@@ -290,9 +295,11 @@ class Server:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.stop()
 
     @property
@@ -330,10 +337,16 @@ class Server:
                     raise ValueError(f"player {as_player} is not online")
                 sink = FeedbackSink()
                 source = Source(
-                    entity=player, pos=player.pos, rot=player.rot, dimension=player.dimension,
-                    anchor="feet", level=op_level(self.world, player.uuid, player.name),
-                    name=player.name, silent=False, sink=sink,
-                )  # fmt: skip
+                    entity=player,
+                    pos=player.pos,
+                    rot=player.rot,
+                    dimension=player.dimension,
+                    anchor="feet",
+                    level=op_level(self.world, player.uuid, player.name),
+                    name=player.name,
+                    silent=False,
+                    sink=sink,
+                )
             else:
                 sink = _ConsoleSink(self.log)
                 source = self._server_source("Server", sink)

@@ -52,8 +52,14 @@ TRANSLATIONS: dict[str, str] = {
 }
 
 _CONTENT_KEYS = ("text", "translate", "score", "selector", "keybind", "nbt")
-_TYPE_KEYS = {"text": "text", "translatable": "translate", "score": "score",
-              "selector": "selector", "keybind": "keybind", "nbt": "nbt"}  # fmt: skip
+_TYPE_KEYS = {
+    "text": "text",
+    "translatable": "translate",
+    "score": "score",
+    "selector": "selector",
+    "keybind": "keybind",
+    "nbt": "nbt",
+}
 _FORMAT = re.compile(r"%(?:(\d+)\$)?([s%])")
 _MAX_DEPTH = 100
 

@@ -118,8 +118,14 @@ def server_named(name: str) -> ServerServices:
         return servers[name]
     except KeyError:
         known = ", ".join(sorted(servers)) or _("none")
-        raise WebError(404, _("There is no server called {name} (configured: {known}).",
-                              name=repr(name), known=known)) from None  # fmt: skip
+        raise WebError(
+            404,
+            _(
+                "There is no server called {name} (configured: {known}).",
+                name=repr(name),
+                known=known,
+            ),
+        ) from None
 
 
 def caller(user: WebUser) -> Caller:
@@ -175,8 +181,12 @@ async def _change(verb: str, user: WebUser, server: ServerServices, task_id: str
     request = queue.TaskRef(id=task_id, server=server.name)
     if verb == "run_now":
         return (await runs.run_now(operations(), caller(user), request)).text
-    change = {"cancel": queue.cancel, "pause": queue.pause, "resume": queue.resume,
-              "cancel_all": queue.cancel_all}[verb]  # fmt: skip
+    change = {
+        "cancel": queue.cancel,
+        "pause": queue.pause,
+        "resume": queue.resume,
+        "cancel_all": queue.cancel_all,
+    }[verb]
     return (await change(operations(), caller(user), request)).text
 
 

@@ -27,17 +27,34 @@ blueprint = Blueprint("admin", __name__)
 
 def _checks(result: SelftestResult) -> list[dict[str, str]]:
     """The selftest's checks as the page lists them, in the reader's language."""
-    return [{"status": c.status, "said": status_word(c.status), "name": check_name(c.name),
-             "detail": str(c.detail)} for c in result.checks]  # fmt: skip
+    return [
+        {
+            "status": c.status,
+            "said": status_word(c.status),
+            "name": check_name(c.name),
+            "detail": str(c.detail),
+        }
+        for c in result.checks
+    ]
 
 
-async def _render(server: ServerServices, *, outcome: str | None = None, ok: bool = True,
-                  tested: Any = None, status: int = 200) -> Any:  # fmt: skip
+async def _render(
+    server: ServerServices,
+    *,
+    outcome: str | None = None,
+    ok: bool = True,
+    tested: Any = None,
+    status: int = 200,
+) -> Any:
     body = await render_template(
-        "admin.html", server=server, user=g.user, outcome=outcome, ok=ok,
+        "admin.html",
+        server=server,
+        user=g.user,
+        outcome=outcome,
+        ok=ok,
         verdict=tested.text if tested is not None else None,
         checks=_checks(tested.result) if tested is not None else [],
-    )  # fmt: skip
+    )
     return body, status
 
 

@@ -85,8 +85,12 @@ async def me() -> Any:
     token needs none.
     """
     user = g.user
-    return {"id": user.id, "name": user.name, "rank": user.rank.name.lower(),
-            "csrf_token": csrf_token()}  # fmt: skip
+    return {
+        "id": user.id,
+        "name": user.name,
+        "rank": user.rank.name.lower(),
+        "csrf_token": csrf_token(),
+    }
 
 
 @blueprint.get("/token")
@@ -125,8 +129,9 @@ async def tasks(name: str, which: str, query_args: ListQuery) -> Any:
     tasks with exactly that id."""
     server = server_named(name)
     if which not in LISTS:
-        raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
-                              list=repr(which)))  # fmt: skip
+        raise WebError(
+            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
+        )
     number, search = query_args.page, query_args.id.strip()
     try:
         rows, total = await list_page(server, which, number, search)
@@ -172,9 +177,15 @@ async def history(name: str, task_id: str, query_args: HistoryQuery) -> Any:
         found = await actions.history(g.user, server, task_id, query_args.page)
     except errors.BotError as exc:
         return refusal(exc, "task_id")
-    return {"server": name, "id": task_id, "page": found.page, "pages": found.pages,
-            "total": found.total, "days": found.days,
-            "runs": [entry_row(e) for e in found.entries]}  # fmt: skip
+    return {
+        "server": name,
+        "id": task_id,
+        "page": found.page,
+        "pages": found.pages,
+        "total": found.total,
+        "days": found.days,
+        "runs": [entry_row(e) for e in found.entries],
+    }
 
 
 @blueprint.post("/servers/<name>/tasks")
@@ -210,8 +221,11 @@ async def preview(name: str, data: ScheduleRequest) -> Any:
         shown = await actions.preview(g.user, server, data)
     except errors.BotError as exc:
         return refusal(exc, "run")
-    return {"outcome": shown.text, "timezone": shown.timezone,
-            "runs": [t.isoformat() for t in shown.runs]}  # fmt: skip
+    return {
+        "outcome": shown.text,
+        "timezone": shown.timezone,
+        "runs": [t.isoformat() for t in shown.runs],
+    }
 
 
 @blueprint.post("/servers/<name>/tasks/dynamic")
@@ -255,8 +269,13 @@ async def change(name: str, task_id: str, verb: str) -> Any:
     """`cancel`, `pause`, `resume` or `run_now` (once, now; its schedule stays) the first task
     with this id (a planned row of that id first), or `cancel_all` of them."""
     server = server_named(name)
-    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
-             "cancel_all": actions.cancel_all, "run_now": actions.run_now}  # fmt: skip
+    verbs = {
+        "cancel": actions.cancel,
+        "pause": actions.pause,
+        "resume": actions.resume,
+        "cancel_all": actions.cancel_all,
+        "run_now": actions.run_now,
+    }
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:

@@ -39,11 +39,18 @@ class EventChanges(BaseModel):
 
 def event_json(row: EventRow) -> dict[str, Any]:
     return {
-        "id": row.id, "name": row.name, "server": row.server, "state": row.state,
-        "start": row.start.isoformat(), "end": row.end.isoformat(), "location": row.location,
-        "interested": row.interested, "repeat": row.repeat, "timezone": row.timezone,
+        "id": row.id,
+        "name": row.name,
+        "server": row.server,
+        "state": row.state,
+        "start": row.start.isoformat(),
+        "end": row.end.isoformat(),
+        "location": row.location,
+        "interested": row.interested,
+        "repeat": row.repeat,
+        "timezone": row.timezone,
         "discord_id": row.discord_id,
-    }  # fmt: skip
+    }
 
 
 @blueprint.get("/discord-events")

@@ -122,9 +122,12 @@ async def change(group: str, task_id: str, verb: str) -> Any:
     per server is false when it had none, `ok` false when it could not be asked (named).
     """
     verbs: dict[str, Callable[..., Awaitable[groups.GroupOutcome[Any]]]] = {
-        "cancel": groups.cancel, "pause": groups.pause, "resume": groups.resume,
-        "cancel_all": groups.cancel_all, "run_now": groups.run_now,
-    }  # fmt: skip
+        "cancel": groups.cancel,
+        "pause": groups.pause,
+        "resume": groups.resume,
+        "cancel_all": groups.cancel_all,
+        "run_now": groups.run_now,
+    }
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     try:
@@ -201,10 +204,13 @@ async def show(group: str, task_id: str) -> Any:
         fanned = await groups.show(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "task_id")
-    return _json(fanned, lambda s: {
-        "task": task_row(s.task, s.server) if s.task is not None else None,
-        "planned": planned_row(s.planned) if s.planned is not None else None,
-    })  # fmt: skip
+    return _json(
+        fanned,
+        lambda s: {
+            "task": task_row(s.task, s.server) if s.task is not None else None,
+            "planned": planned_row(s.planned) if s.planned is not None else None,
+        },
+    )
 
 
 @blueprint.get("/<group>/history/<task_id>")
@@ -223,8 +229,15 @@ async def history(group: str, task_id: str, query_args: GroupHistoryQuery) -> An
         fanned = await groups.history(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc, "task_id")
-    return _json(fanned, lambda h: {"page": h.page, "pages": h.pages, "total": h.total,
-                                    "runs": [entry_row(e) for e in h.entries]})  # fmt: skip
+    return _json(
+        fanned,
+        lambda h: {
+            "page": h.page,
+            "pages": h.pages,
+            "total": h.total,
+            "runs": [entry_row(e) for e in h.entries],
+        },
+    )
 
 
 @blueprint.get("/<group>/lists/<which>")
@@ -237,14 +250,21 @@ async def lists(group: str, which: str, query_args: GroupListQuery) -> Any:
     `?page=` from 1, 10 tasks a page (as /list), each server's page clamped to its last.
     """
     if which not in reads.LISTS:
-        raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
-                              list=repr(which)))  # fmt: skip
+        raise WebError(
+            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
+        )
     request = reads.ListRequest(which=which, page=query_args.page - 1, server=_group(group))  # type: ignore[arg-type]
     try:
         fanned = await groups.page(operations(), caller(g.user), request)
     except errors.BotError as exc:
         return refusal(exc)
-    return _json(fanned, lambda p: {
-        "page": p.page + 1, "pages": p.pages, "total": p.total,
-        "tasks": [task_row(t, p.server) for t in p.tasks] + [planned_row(r) for r, _u in p.planned],
-    })  # fmt: skip
+    return _json(
+        fanned,
+        lambda p: {
+            "page": p.page + 1,
+            "pages": p.pages,
+            "total": p.total,
+            "tasks": [task_row(t, p.server) for t in p.tasks]
+            + [planned_row(r) for r, _u in p.planned],
+        },
+    )

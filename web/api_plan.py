@@ -33,8 +33,12 @@ class PlanImport(BaseModel):
 
 
 def imported_json(done: plan.Imported) -> dict[str, Any]:
-    return {"server": done.server, "done": done.done, "outcome": done.text,
-            "steps": [{"verdict": v, "entry": e} for v, e in done.steps]}  # fmt: skip
+    return {
+        "server": done.server,
+        "done": done.done,
+        "outcome": done.text,
+        "steps": [{"verdict": v, "entry": e} for v, e in done.steps],
+    }
 
 
 async def export_response(name: str) -> Response:
@@ -87,6 +91,9 @@ async def calendar(data: calendar_ops.CalendarRequest) -> Any:
         return refusal(exc, "server")
     feed = link.feed
     return {
-        "scope": link.scope, "url": link.url, "outcome": link.text,
-        "created_at": feed.created_at.isoformat(), "created_by": feed.created_by_name,
-    }  # fmt: skip
+        "scope": link.scope,
+        "url": link.url,
+        "outcome": link.text,
+        "created_at": feed.created_at.isoformat(),
+        "created_by": feed.created_by_name,
+    }

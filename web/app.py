@@ -71,9 +71,14 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 PLUGIN_PREFIX = "/x/"
 SHARED_CONFIG = (
-    "SECRET_KEY", "SESSION_COOKIE_HTTPONLY", "SESSION_COOKIE_SAMESITE",
-    "SESSION_COOKIE_SECURE", "SESSION_COOKIE_NAME", "MAX_CONTENT_LENGTH", "MAX_FORM_MEMORY_SIZE",
-)  # fmt: skip
+    "SECRET_KEY",
+    "SESSION_COOKIE_HTTPONLY",
+    "SESSION_COOKIE_SAMESITE",
+    "SESSION_COOKIE_SECURE",
+    "SESSION_COOKIE_NAME",
+    "MAX_CONTENT_LENGTH",
+    "MAX_FORM_MEMORY_SIZE",
+)
 
 
 def ticks(text: object) -> Markup:
@@ -86,9 +91,15 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
 
-TITLES = {400: N_("Not understood"), 401: N_("Log in first"), 403: N_("Not allowed"),
-          404: N_("Not found"), 405: N_("Not allowed"), 413: N_("Too large"),
-          429: N_("Slow down")}  # fmt: skip
+TITLES = {
+    400: N_("Not understood"),
+    401: N_("Log in first"),
+    403: N_("Not allowed"),
+    404: N_("Not found"),
+    405: N_("Not allowed"),
+    413: N_("Too large"),
+    429: N_("Slow down"),
+}
 
 
 async def _error_page(status: int, message: object, field: str | None = None) -> Any:
@@ -126,9 +137,11 @@ def _install_handlers(app: Quart) -> None:
     @app.errorhandler(RequestSchemaValidationError)
     async def bad_body(exc: RequestSchemaValidationError) -> Any:
         view = app.view_functions.get(request.endpoint or "")
-        which = (QUART_SCHEMA_QUERYSTRING_ATTRIBUTE
-                 if isinstance(exc, QuerystringValidationError)
-                 else QUART_SCHEMA_REQUEST_ATTRIBUTE)  # fmt: skip
+        which = (
+            QUART_SCHEMA_QUERYSTRING_ATTRIBUTE
+            if isinstance(exc, QuerystringValidationError)
+            else QUART_SCHEMA_REQUEST_ATTRIBUTE
+        )
         model = getattr(view, which, None)
         model = model[0] if isinstance(model, tuple) else model  # (model, source) for bodies
         text, field = inputs.body_refusal(exc.validation_error, model)
@@ -214,8 +227,9 @@ class HostApp(Quart):
     async def _mount(self, blueprint: Blueprint) -> Quart:
         sub = self._mounted.get(id(blueprint))
         if sub is None:
-            sub = Quart(blueprint.import_name, template_folder=str(HERE / "templates"),
-                        static_folder=None)  # fmt: skip
+            sub = Quart(
+                blueprint.import_name, template_folder=str(HERE / "templates"), static_folder=None
+            )
             for key in SHARED_CONFIG:
                 sub.config[key] = self.config.get(key)
             sub.config["DOOM_HOST"] = self
@@ -226,8 +240,12 @@ class HostApp(Quart):
             sub.register_blueprint(blueprint, url_prefix=PLUGIN_PREFIX + blueprint.name)
             await sub.startup()
             self._mounted[id(blueprint)] = sub
-            log.info("web: mounted the pages of %s at %s%s/", blueprint.import_name,
-                     PLUGIN_PREFIX, blueprint.name)  # fmt: skip
+            log.info(
+                "web: mounted the pages of %s at %s%s/",
+                blueprint.import_name,
+                PLUGIN_PREFIX,
+                blueprint.name,
+            )
         return sub
 
     async def _unmount_stale(self, live: dict[str, Blueprint]) -> None:
@@ -285,23 +303,44 @@ def create_app(
         QUART_SCHEMA_CONVERSION_PREFERENCE="pydantic",
     )
     web = WebState(
-        services, bot, settings, LoginLinks(key, clock), Sessions(key, clock),
-        Metrics(services), clock, base_url,
-    )  # fmt: skip
+        services,
+        bot,
+        settings,
+        LoginLinks(key, clock),
+        Sessions(key, clock),
+        Metrics(services),
+        clock,
+        base_url,
+    )
     app.extensions[EXTENSION] = web
     app.jinja_env.filters["ticks"] = ticks
     QuartSchema(
         # the API's reference at /api/docs (ReDoc, served by quart-schema from the document)
-        app, openapi_path="/api/openapi.json", swagger_ui_path=None, redoc_ui_path="/api/docs",
+        app,
+        openapi_path="/api/openapi.json",
+        swagger_ui_path=None,
+        redoc_ui_path="/api/docs",
         scalar_ui_path=None,
         info={"title": "doom.schedule dashboard API", "version": "1"},
         security_schemes={"bearer": {"type": "http", "scheme": "bearer"}},
         security=[{"bearer": []}],
-    )  # fmt: skip
+    )
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    pages = (auth, servers, tasks, history, plan, admin, events, discord_events, audit, calendar,
-             extensions, preferences)  # fmt: skip
+    pages = (
+        auth,
+        servers,
+        tasks,
+        history,
+        plan,
+        admin,
+        events,
+        discord_events,
+        audit,
+        calendar,
+        extensions,
+        preferences,
+    )
     for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 

@@ -28,8 +28,12 @@ log = logging.getLogger(__name__)
 
 blueprint = Blueprint("audit", __name__)
 PAGE = 50
-_FACES = {"discord": N_("Discord"), "console": N_("console"), "web": N_("web page"),
-          "api": N_("API")}  # fmt: skip
+_FACES = {
+    "discord": N_("Discord"),
+    "console": N_("console"),
+    "web": N_("web page"),
+    "api": N_("API"),
+}
 
 
 def action_names() -> dict[str, str]:
@@ -62,10 +66,16 @@ def face_name(face: str) -> str:
 
 def mutation_json(m: Mutation) -> dict[str, Any]:
     return {
-        "id": m.id, "time": m.time.isoformat(), "user_id": m.user_id, "user_name": m.user_name,
-        "server": m.server, "action": m.action, "face": m.face or None, "request": m.request,
+        "id": m.id,
+        "time": m.time.isoformat(),
+        "user_id": m.user_id,
+        "user_name": m.user_name,
+        "server": m.server,
+        "action": m.action,
+        "face": m.face or None,
+        "request": m.request,
         "outcome": m.outcome,
-    }  # fmt: skip
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +113,15 @@ async def audit_rows(entries: list[Mutation]) -> list[AuditRow]:
     names = await state().names.names(g.user.guild_id, (m.user_id for m in entries))
     return [
         AuditRow(
-            m, names.get(m.user_id) or m.user_name or str(m.user_id), face_name(m.face),
-            action_name(m.action), time_text(m.time, short=True),
+            m,
+            names.get(m.user_id) or m.user_name or str(m.user_id),
+            face_name(m.face),
+            action_name(m.action),
+            time_text(m.time, short=True),
             discord_html(retranslate(m.outcome)),
         )
         for m in entries
-    ]  # fmt: skip
+    ]
 
 
 @blueprint.get("/audit")
@@ -117,6 +130,11 @@ async def audit_log() -> Any:
     entries, filters = await query()
     older = entries[-1].id if len(entries) == PAGE else None
     return await render_template(
-        "audit.html", rows=await audit_rows(entries), filters=filters, older=older, user=g.user,
-        servers=sorted(state().services.servers), actions=action_names(),
-    )  # fmt: skip
+        "audit.html",
+        rows=await audit_rows(entries),
+        filters=filters,
+        older=older,
+        user=g.user,
+        servers=sorted(state().services.servers),
+        actions=action_names(),
+    )

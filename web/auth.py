@@ -90,16 +90,26 @@ class LoginLinks:
         try:
             data = self._serializer.loads(token, max_age=LINK_TTL)
         except SignatureExpired:
-            raise WebError(403, _("This login link has expired (links last 5 minutes): "
-                                  "run /dashboard again for a new one.")) from None  # fmt: skip
+            raise WebError(
+                403,
+                _(
+                    "This login link has expired (links last 5 minutes): "
+                    "run /dashboard again for a new one."
+                ),
+            ) from None
         except BadSignature:
             raise WebError(
                 403, _("This is not a valid login link: run /dashboard for one.")
             ) from None
         nonce = data.get("k") if isinstance(data, dict) else None
         if nonce not in self._pending or self._pending[nonce] <= self._clock():
-            raise WebError(403, _("This login link was already used (each link works once): "
-                                  "run /dashboard again for a new one."))  # fmt: skip
+            raise WebError(
+                403,
+                _(
+                    "This login link was already used (each link works once): "
+                    "run /dashboard again for a new one."
+                ),
+            )
         if spend:
             del self._pending[nonce]
         return LinkClaim(int(data["u"]), int(data["g"]), str(data["n"]))
@@ -242,8 +252,13 @@ def action(
                 if token is None and request.mimetype != "application/json":
                     token = (await request.form).get("csrf_token")
                 if found is not None and not web.sessions.csrf_ok(found, token):
-                    raise WebError(403, _("The form's security token is missing or wrong: "
-                                          "reload the page and try again."))  # fmt: skip
+                    raise WebError(
+                        403,
+                        _(
+                            "The form's security token is missing or wrong: "
+                            "reload the page and try again."
+                        ),
+                    )
             g.user = await current_user(fresh=True)
             _need(g.user, rank, what)
             return await func(*args, **kwargs)
@@ -288,10 +303,12 @@ async def _user_key() -> str:
 
 # a login link: 10 tries a minute for one link (or one address sending no link of ours), 20
 # for all the links of one user
-login_limit = rate_limit(limits=[
-    RateLimit(10, timedelta(minutes=1), _link_key),
-    RateLimit(20, timedelta(minutes=1), _user_key),
-])  # fmt: skip
+login_limit = rate_limit(
+    limits=[
+        RateLimit(10, timedelta(minutes=1), _link_key),
+        RateLimit(20, timedelta(minutes=1), _user_key),
+    ]
+)
 
 
 # -- routes ----------------------------------------------------------------------------------

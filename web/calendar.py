@@ -23,9 +23,12 @@ async def _render(
     link: calendar_ops.CalendarLink | None = None, form: dict[str, str] | None = None
 ) -> Any:
     return await render_template(
-        "calendar.html", user=g.user, servers=sorted(state().services.servers), link=link,
+        "calendar.html",
+        user=g.user,
+        servers=sorted(state().services.servers),
+        link=link,
         form=form or {},
-    )  # fmt: skip
+    )
 
 
 @blueprint.get("/calendar")
@@ -54,6 +57,8 @@ async def feed(secret: str) -> Any:
         raise WebError(
             404, _("There is no calendar feed at this address (it may have been renewed).")
         )
-    headers = {"Cache-Control": "private, max-age=300",
-               "Content-Disposition": 'inline; filename="doom-schedule.ics"'}  # fmt: skip
+    headers = {
+        "Cache-Control": "private, max-age=300",
+        "Content-Disposition": 'inline; filename="doom-schedule.ics"',
+    }
     return Response(body, content_type="text/calendar; charset=utf-8", headers=headers)

@@ -32,9 +32,22 @@ M = TypeVar("M", discord_events.EventRequest, discord_events.EventEdit)
 
 # what the create form sends: /event create's options
 EVENT_FIELDS = (
-    "name", "start", "end", "description", "server", "start_run", "end_run", "announce",
-    "reminders", "repeat", "timezone", "require", "if_not", "max_wait", "after_wait",
-)  # fmt: skip
+    "name",
+    "start",
+    "end",
+    "description",
+    "server",
+    "start_run",
+    "end_run",
+    "announce",
+    "reminders",
+    "repeat",
+    "timezone",
+    "require",
+    "if_not",
+    "max_wait",
+    "after_wait",
+)
 EDIT_FIELDS = ("name", "start", "end", "description")
 # the texts a blank field leaves to /event create's default (the selects always send a choice)
 _TEXTS = ("end", "description", "start_run", "end_run", "announce", "reminders", "repeat")
@@ -43,8 +56,9 @@ _TEXTS = ("end", "description", "start_run", "end_run", "announce", "reminders",
 async def _find(event: str) -> EventRow:
     """The event of a page's address; 404 with the sentence when there is none."""
     try:
-        return await discord_events.find(operations(), caller(g.user),
-                                         discord_events.EventRef(event=event))  # fmt: skip
+        return await discord_events.find(
+            operations(), caller(g.user), discord_events.EventRef(event=event)
+        )
     except errors.ValidationError as exc:
         raise WebError(404, str(exc)) from None
 
@@ -53,10 +67,13 @@ def _unknown(form: Mapping[str, str], known: tuple[str, ...]) -> None:
     extra = [key for key in form if key not in known]
     if extra:
         raise errors.ValidationError(
-            _("Unknown field `{field}`: this request takes {fields}.", field=extra[0][:40],
-              fields=", ".join(known)),
+            _(
+                "Unknown field `{field}`: this request takes {fields}.",
+                field=extra[0][:40],
+                fields=", ".join(known),
+            ),
             field=extra[0][:40],
-        )  # fmt: skip
+        )
 
 
 def _model(model: type[M], data: dict[str, object]) -> M:
@@ -97,20 +114,31 @@ def edit_request(event: str, form: Mapping[str, str], row: EventRow) -> discord_
 def event_view(row: EventRow) -> dict[str, Any]:
     """An event as the pages show it (times in UTC; the page shows them in the reader's zone)."""
     return {
-        "id": row.id, "name": row.name, "description": row.description or "",
-        "server": row.server, "location": row.location, "state": event_state(row.state),
-        "start": row.start.isoformat(), "end": row.end.isoformat(), "repeat": row.repeat,
-        "occurrence": row.occurrence, "interested": row.interested, "timezone": row.timezone,
-        "start_run": row.start_run, "end_run": row.end_run,
+        "id": row.id,
+        "name": row.name,
+        "description": row.description or "",
+        "server": row.server,
+        "location": row.location,
+        "state": event_state(row.state),
+        "start": row.start.isoformat(),
+        "end": row.end.isoformat(),
+        "repeat": row.repeat,
+        "occurrence": row.occurrence,
+        "interested": row.interested,
+        "timezone": row.timezone,
+        "start_run": row.start_run,
+        "end_run": row.end_run,
         "announce": ", ".join(human(o) for o in row.announce),
         "reminders": ", ".join(human(o) for o in row.reminders),
-    }  # fmt: skip
+    }
 
 
 async def _render_list(
-    *, form: Mapping[str, str] | None = None, error: errors.BotError | None = None,
+    *,
+    form: Mapping[str, str] | None = None,
+    error: errors.BotError | None = None,
     status: int = 200,
-) -> Any:  # fmt: skip
+) -> Any:
     try:
         found = await discord_events.listed(
             operations(), caller(g.user), discord_events.EventList()
@@ -119,11 +147,18 @@ async def _render_list(
     except errors.ValidationError as exc:  # the Events cog is not loaded
         rows, note, unavailable = [], None, str(exc)
     body = await render_template(
-        "discord_events.html", user=g.user, rows=rows, note=note, unavailable=unavailable,
-        form=form or {}, error=str(error) if error is not None else None,
-        error_field=getattr(error, "field", None), servers=sorted(state().services.servers),
-        zones=known_zones(), reader_zone=reader_zone().key,
-    )  # fmt: skip
+        "discord_events.html",
+        user=g.user,
+        rows=rows,
+        note=note,
+        unavailable=unavailable,
+        form=form or {},
+        error=str(error) if error is not None else None,
+        error_field=getattr(error, "field", None),
+        servers=sorted(state().services.servers),
+        zones=known_zones(),
+        reader_zone=reader_zone().key,
+    )
     return body, status
 
 
@@ -148,17 +183,23 @@ async def create() -> Any:
 
 
 async def _render_event(
-    event: str, *, form: Mapping[str, str] | None = None, error: errors.BotError | None = None,
+    event: str,
+    *,
+    form: Mapping[str, str] | None = None,
+    error: errors.BotError | None = None,
     status: int = 200,
-) -> Any:  # fmt: skip
+) -> Any:
     row = await _find(event)
     shown = event_view(row)
     body = await render_template(
-        "discord_event.html", user=g.user, event=shown, live=row.state in ("scheduled", "active"),
+        "discord_event.html",
+        user=g.user,
+        event=shown,
+        live=row.state in ("scheduled", "active"),
         form=form or {"name": row.name, "description": row.description or ""},
         error=str(error) if error is not None else None,
         error_field=getattr(error, "field", None),
-    )  # fmt: skip
+    )
     return body, status
 
 

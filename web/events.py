@@ -37,13 +37,16 @@ def event_json(event: Event, zone: ZoneInfo | None = None) -> dict[str, Any]:
     The bot's own alerts carry Discord's timestamps: shown as times in the reader's zone (`zone`
     for a stream, which outlives its request)."""
     return {
-        "server": event.server, "seq": event.seq, "type": event.type, "task_id": event.task_id,
+        "server": event.server,
+        "seq": event.seq,
+        "type": event.type,
+        "task_id": event.task_id,
         # the bot's own alerts have no game time (-1)
         "game_time": event.game_time if event.game_time >= 0 else None,
         "details": {k: discord_text(v, zone) for k, v in event.details.items()},
         "title": title_of(event),
         "shown": [[name, discord_text(value, zone)] for name, value in shown_details(event)],
-    }  # fmt: skip
+    }
 
 
 def recent(limit: int = 100) -> list[dict[str, Any]]:

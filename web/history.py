@@ -30,11 +30,16 @@ def _iso(value: Any) -> str | None:
 def entry_row(entry: HistoryEntry) -> dict[str, Any]:
     """One run as the page and the API show it (times in UTC; the page shows local time)."""
     return {
-        "kind": entry.kind, "planned": entry.planned, "due": _iso(entry.due),
-        "handed_over": _iso(entry.handed_over), "ran": _iso(entry.ran),
-        "lateness": entry.lateness, "outcome": entry.outcome, "attempts": entry.attempts,
+        "kind": entry.kind,
+        "planned": entry.planned,
+        "due": _iso(entry.due),
+        "handed_over": _iso(entry.handed_over),
+        "ran": _iso(entry.ran),
+        "lateness": entry.lateness,
+        "outcome": entry.outcome,
+        "attempts": entry.attempts,
         "triggered_by": entry.triggered_by,
-    }  # fmt: skip
+    }
 
 
 async def history_of(name: str, task_id: str, number: int) -> runs.History:
@@ -48,8 +53,9 @@ async def history_of(name: str, task_id: str, number: int) -> runs.History:
 @blueprint.get("/servers/<name>/history/<task_id>")
 @page()
 async def history(name: str, task_id: str) -> Any:
-    number = whole_number(request.args.get("page", "1"), "page", N_("page number"),
-                          high=runs.MAX_PAGE)  # fmt: skip
+    number = whole_number(
+        request.args.get("page", "1"), "page", N_("page number"), high=runs.MAX_PAGE
+    )
     found = await history_of(name, task_id, number)
     rows = [{**entry_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
     return await render_template("history.html", found=found, rows=rows, user=g.user)

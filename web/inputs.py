@@ -65,11 +65,15 @@ def whole_number(text: str, field: str, what: str, *, low: int = 1, high: int = 
     if value is None or not low <= value <= high:
         raise WebError(
             400,
-            _("The {what} must be a whole number from {low} to {high} (got {text}).",
-              what=_(what), low=number(low), high=number(high),
-              text=repr(text[:40])),
+            _(
+                "The {what} must be a whole number from {low} to {high} (got {text}).",
+                what=_(what),
+                low=number(low),
+                high=number(high),
+                text=repr(text[:40]),
+            ),
             field=field,
-        )  # fmt: skip
+        )
     return value
 
 
@@ -114,8 +118,12 @@ def length_rule(model: Any, field: str) -> str | None:
     high = next((m.max_length for m in info.metadata if hasattr(m, "max_length")), None)
     if low is None or high is None:
         return None
-    return _("`{field}` must be {low} to {high} characters long.", field=field, low=number(low),
-             high=number(high))  # fmt: skip
+    return _(
+        "`{field}` must be {low} to {high} characters long.",
+        field=field,
+        low=number(low),
+        high=number(high),
+    )
 
 
 def refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:

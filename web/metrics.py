@@ -70,17 +70,24 @@ class Metrics:
         self.services = services
         self.registry = CollectorRegistry()
         self.rcon = Histogram(
-            "doom_rcon_round_trip_seconds", "RCON command round trips.", ["server"],
-            buckets=RCON_BUCKETS, registry=self.registry,
-        )  # fmt: skip
+            "doom_rcon_round_trip_seconds",
+            "RCON command round trips.",
+            ["server"],
+            buckets=RCON_BUCKETS,
+            registry=self.registry,
+        )
         self.queue = Gauge(
-            "doom_tasks", "Tasks waiting, by server and list.", ["server", "list"],
+            "doom_tasks",
+            "Tasks waiting, by server and list.",
+            ["server", "list"],
             registry=self.registry,
-        )  # fmt: skip
+        )
         self.up = Gauge(
-            "doom_server_up", "1 when the server answered the last scrape over RCON.", ["server"],
+            "doom_server_up",
+            "1 when the server answered the last scrape over RCON.",
+            ["server"],
             registry=self.registry,
-        )  # fmt: skip
+        )
         self.lateness: Histogram | None = None
         self._last_run: dict[int, int] = {}  # schedule id -> the last run observed
         if services.scheduler is not None:
@@ -94,8 +101,10 @@ class Metrics:
             "doom_run_lateness_seconds",
             "How late runs ran after their due time: wall-clock runs (kind planned, run now "
             "included) and the game-time runs the bot knows of (kind game).",
-            ["server", "kind"], buckets=LATENESS_BUCKETS, registry=self.registry,
-        )  # fmt: skip
+            ["server", "kind"],
+            buckets=LATENESS_BUCKETS,
+            registry=self.registry,
+        )
         # runs from this start on (a restart must not count the stored history again)
         history = services.history
         self._wall_mark = history.schedules.last_run_id_sync()  # runs up to this id observed

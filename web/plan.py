@@ -20,10 +20,22 @@ from web.context import WebError, operations
 blueprint = Blueprint("plan", __name__)
 
 
-async def _render(name: str, *, shown: plan.Imported | None = None, document: str = "",
-                  error: str | None = None, status: int = 200) -> Any:  # fmt: skip
-    body = await render_template("plan.html", server=server_named(name), user=g.user,
-                                 shown=shown, document=document, error=error)  # fmt: skip
+async def _render(
+    name: str,
+    *,
+    shown: plan.Imported | None = None,
+    document: str = "",
+    error: str | None = None,
+    status: int = 200,
+) -> Any:
+    body = await render_template(
+        "plan.html",
+        server=server_named(name),
+        user=g.user,
+        shown=shown,
+        document=document,
+        error=error,
+    )
     return body, status
 
 

@@ -23,9 +23,12 @@ blueprint = Blueprint("preferences", __name__)
 @page()
 async def timezone() -> Any:
     return await render_template(
-        "timezone.html", user=g.user, zones=known_zones(), chosen=reader_zone().key,
+        "timezone.html",
+        user=g.user,
+        zones=known_zones(),
+        chosen=reader_zone().key,
         default=default_zone().key,
-    )  # fmt: skip
+    )
 
 
 @blueprint.post("/timezone")
@@ -36,15 +39,28 @@ async def choose_timezone() -> Any:
     back = redirect("/timezone", 303)
     if wanted == "":  # "the dashboard's default"
         back.delete_cookie(COOKIE)
-        await flash(_("Times are shown in the dashboard's default zone, {zone}.",
-                      zone=default_zone().key), "ok")  # fmt: skip
+        await flash(
+            _("Times are shown in the dashboard's default zone, {zone}.", zone=default_zone().key),
+            "ok",
+        )
         return back
     zone = zone_named(wanted)
     if zone is None:
-        await flash(_("{zone} is not a time zone this dashboard knows: pick one from the list.",
-                      zone=repr(wanted[:64])), "error")  # fmt: skip
+        await flash(
+            _(
+                "{zone} is not a time zone this dashboard knows: pick one from the list.",
+                zone=repr(wanted[:64]),
+            ),
+            "error",
+        )
         return back
-    back.set_cookie(COOKIE, zone.key, max_age=COOKIE_AGE, samesite="Lax", httponly=True,
-                    secure=request.scheme == "https")  # fmt: skip
+    back.set_cookie(
+        COOKIE,
+        zone.key,
+        max_age=COOKIE_AGE,
+        samesite="Lax",
+        httponly=True,
+        secure=request.scheme == "https",
+    )
     await flash(_("Times are now shown in {zone}.", zone=zone.key), "ok")
     return back

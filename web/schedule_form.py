@@ -39,14 +39,40 @@ NUMBERS = ("time", "at", "every", "retry", "retry_delay")
 TEXTS = ("id", "as_player", "when", "repeat", "announce")
 # what the form sends: the request's fields, and its own (the buttons, the target, the prefix)
 FIELDS = (
-    "run", "time", "unit", "at", "every", "id", "prefix", "retry", "retry_delay", "as_player",
-    "target", "when", "repeat", "timezone", "announce", "require", "if_not", "max_wait",
-    "after_wait", "preview",
-)  # fmt: skip
+    "run",
+    "time",
+    "unit",
+    "at",
+    "every",
+    "id",
+    "prefix",
+    "retry",
+    "retry_delay",
+    "as_player",
+    "target",
+    "when",
+    "repeat",
+    "timezone",
+    "announce",
+    "require",
+    "if_not",
+    "max_wait",
+    "after_wait",
+    "preview",
+)
 # what a new unique id leaves to its defaults (field, default): /schedule_dynamic has none of it
-PLAIN = (("id", None), ("at", None), ("every", None), ("retry", 0), ("retry_delay", 1),
-         ("as_player", None), ("when", None), ("repeat", None), ("announce", None),
-         ("require", None))  # fmt: skip
+PLAIN = (
+    ("id", None),
+    ("at", None),
+    ("every", None),
+    ("retry", 0),
+    ("retry_delay", 1),
+    ("as_player", None),
+    ("when", None),
+    ("repeat", None),
+    ("announce", None),
+    ("require", None),
+)
 
 
 @dataclass(frozen=True)
@@ -111,10 +137,13 @@ def read_form(form: Mapping[str, str], server: str) -> ScheduleForm:
     unknown = [key for key in form if key not in FIELDS]
     if unknown:
         raise errors.ValidationError(
-            _("Unknown field `{field}`: this request takes {fields}.", field=unknown[0][:40],
-              fields=", ".join(FIELDS)),
+            _(
+                "Unknown field `{field}`: this request takes {fields}.",
+                field=unknown[0][:40],
+                fields=", ".join(FIELDS),
+            ),
             field=unknown[0][:40],
-        )  # fmt: skip
+        )
     data = _fields(form)
     request = ScheduleRequest.checked(data)
     prefix = (form.get("prefix") or "").strip()
@@ -125,10 +154,13 @@ def read_form(form: Mapping[str, str], server: str) -> ScheduleForm:
         if given is not None or group is not None:
             field = given or "target"
             raise errors.ValidationError(
-                _("An id prefix makes a new unique id for a plain delayed command: leave "
-                  "`{field}` out, or the prefix.", field=field),
+                _(
+                    "An id prefix makes a new unique id for a plain delayed command: leave "
+                    "`{field}` out, or the prefix.",
+                    field=field,
+                ),
                 field=field,
-            )  # fmt: skip
+            )
         dynamic = DynamicFields.checked(
             {"run": request.run, "time": request.time, "unit": request.unit, "prefix": prefix}
         )
@@ -149,8 +181,12 @@ async def form_context(server: ServerServices) -> dict[str, Any]:
         tick: int | None = await server.pack.get_time()
     except errors.BotError:
         tick = None
-    return {"zones": known_zones(), "reader_zone": reader_zone().key, "groups": groups(),
-            "tick": tick}  # fmt: skip
+    return {
+        "zones": known_zones(),
+        "reader_zone": reader_zone().key,
+        "groups": groups(),
+        "tick": tick,
+    }
 
 
 def preview_rows(shown: Preview) -> list[dict[str, str]]:

@@ -70,8 +70,11 @@ class Status:
         """The pack's damage and what to do, as /status says it; "" when whole."""
         if not self.damage:
             return ""
-        return _("The pack is damaged: {problems}. {advice}",
-                 problems="; ".join(self.damage), advice=DAMAGE_ADVICE)  # fmt: skip
+        return _(
+            "The pack is damaged: {problems}. {advice}",
+            problems="; ".join(self.damage),
+            advice=DAMAGE_ADVICE,
+        )
 
     @property
     def rcon(self) -> str:
@@ -80,10 +83,16 @@ class Status:
     def as_json(self) -> dict[str, Any]:
         version = "not installed" if self.pack_missing else self.version
         return {
-            "name": self.name, "rcon": self.rcon, "ok": self.ok, "pack_version": version,
-            "tps": self.tps, "queues": self.sizes or {}, "event_source": self.event_source,
-            "warning": self.note, "pack_damage": self.damage or [],
-        }  # fmt: skip
+            "name": self.name,
+            "rcon": self.rcon,
+            "ok": self.ok,
+            "pack_version": version,
+            "tps": self.tps,
+            "queues": self.sizes or {},
+            "event_source": self.event_source,
+            "warning": self.note,
+            "pack_damage": self.damage or [],
+        }
 
 
 async def server_status(server: ServerServices) -> Status:
@@ -94,22 +103,36 @@ async def server_status(server: ServerServices) -> Status:
     # connected, but a later read failed: said as the warning
     later = found.sizes_error or found.damage_error
     return Status(
-        server.name, found.ok, version=found.version, pack_missing=found.ok and not found.version,
-        error=found.error, tps=found.tps, sizes=dict(found.sizes) or None,
-        event_source=server.event_kind, note=server.checker_note or later, damage=found.damage,
-    )  # fmt: skip
+        server.name,
+        found.ok,
+        version=found.version,
+        pack_missing=found.ok and not found.version,
+        error=found.error,
+        tps=found.tps,
+        sizes=dict(found.sizes) or None,
+        event_source=server.event_kind,
+        note=server.checker_note or later,
+        damage=found.damage,
+    )
 
 
 def task_row(task: Task, server: ServerServices) -> dict[str, Any]:
     """A task as the pages and the API show it; `due_at` is UTC (the page shows local time)."""
     paused = task.list == "paused" and task.remaining is not None
     return {
-        "id": task.id, "run": task.run, "list": task.list, "due_tick": task.due,
+        "id": task.id,
+        "run": task.run,
+        "list": task.list,
+        "due_tick": task.due,
         "due_at": None if paused else server.pack.eta(task.due).isoformat(),
-        "remaining": task.remaining, "executor": task.executor, "player": task.player,
-        "dimension": task.dimension, "retry_left": task.retry_left,
-        "retry_delay": task.retry_delay, "interval": task.interval,
-    }  # fmt: skip
+        "remaining": task.remaining,
+        "executor": task.executor,
+        "player": task.player,
+        "dimension": task.dimension,
+        "retry_left": task.retry_left,
+        "retry_delay": task.retry_delay,
+        "interval": task.interval,
+    }
 
 
 async def first_task(server: ServerServices, task_id: str) -> Task | None:
@@ -151,13 +174,18 @@ async def list_page(
 def planned_row(plan: Schedule) -> dict[str, Any]:
     """A wall-clock schedule (services.scheduler's row) as the pages and the API show it."""
     return {
-        "id": plan.id, "task_id": plan.task_id, "run": plan.command, "state": plan.state,
-        "paused": plan.state == "paused", "when": repeat_text(plan.spec).replace("`", ""),
+        "id": plan.id,
+        "task_id": plan.task_id,
+        "run": plan.command,
+        "state": plan.state,
+        "paused": plan.state == "paused",
+        "when": repeat_text(plan.spec).replace("`", ""),
         "timezone": plan.timezone,
         "next_due": plan.next_due.isoformat() if plan.next_due else None,
-        "last_outcome": plan.last_outcome, "last_lateness": plan.last_lateness,
+        "last_outcome": plan.last_outcome,
+        "last_lateness": plan.last_lateness,
         "run_count": plan.run_count,
-    }  # fmt: skip
+    }
 
 
 @blueprint.get("/")
@@ -167,11 +195,15 @@ async def index() -> Any:
     servers = list(state().services.servers.values())
     statuses = await asyncio.gather(*(server_status(s) for s in servers))
     # after the status, whose TPS sample the clock's measurement then reuses (no second wait)
-    clocks = await asyncio.gather(*(_clock(s) if st.ok else _none() for s, st in
-                                    zip(servers, statuses, strict=True)))  # fmt: skip
-    return await render_template("servers.html", statuses=statuses, user=g.user,
-                                 clocks=dict(zip([s.name for s in servers], clocks,
-                                                 strict=True)))  # fmt: skip
+    clocks = await asyncio.gather(
+        *(_clock(s) if st.ok else _none() for s, st in zip(servers, statuses, strict=True))
+    )
+    return await render_template(
+        "servers.html",
+        statuses=statuses,
+        user=g.user,
+        clocks=dict(zip([s.name for s in servers], clocks, strict=True)),
+    )
 
 
 async def _clock(server: ServerServices) -> Clock | None:
@@ -204,8 +236,9 @@ async def render_list(
     """A list page; after a refused schedule, with the error (and caret, and the field at
     fault) and the form kept; after a preview, the next runs with the form kept."""
     if which not in LISTS:
-        raise WebError(404, _("{list} is not a list: queue, offline, paused or planned.",
-                              list=repr(which)))  # fmt: skip
+        raise WebError(
+            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
+        )
     number, search = page_args()
     rows, total = await list_page(server, which, number, search)
     pages = max(1, -(-total // PAGE_SIZE))
@@ -218,11 +251,24 @@ async def render_list(
         field = "run"
     extra = await form_context(server) if which == "queue" else {}
     body = await render_template(
-        "tasks.html", server=server, which=which, lists=LISTS, rows=rows, total=total,
-        number=number, pages=pages, search=search, user=g.user,
-        units=UNITS, scheduler=state().services.scheduler,
-        form=form or {}, error=str(error) if error is not None else None, caret=caret,
-        error_field=field, preview=preview,
-        previewed=preview_rows(preview) if preview is not None else [], **extra,
-    )  # fmt: skip
+        "tasks.html",
+        server=server,
+        which=which,
+        lists=LISTS,
+        rows=rows,
+        total=total,
+        number=number,
+        pages=pages,
+        search=search,
+        user=g.user,
+        units=UNITS,
+        scheduler=state().services.scheduler,
+        form=form or {},
+        error=str(error) if error is not None else None,
+        caret=caret,
+        error_field=field,
+        preview=preview,
+        previewed=preview_rows(preview) if preview is not None else [],
+        **extra,
+    )
     return body, status

@@ -92,8 +92,13 @@ async def change(name: str, task_id: str, verb: str) -> Any:
     server = server_named(name)
     form = await request.form
     which = form.get("list", "queue")
-    verbs = {"cancel": actions.cancel, "pause": actions.pause, "resume": actions.resume,
-             "run_now": actions.run_now, "cancel_all": actions.cancel_all}  # fmt: skip
+    verbs = {
+        "cancel": actions.cancel,
+        "pause": actions.pause,
+        "resume": actions.resume,
+        "run_now": actions.run_now,
+        "cancel_all": actions.cancel_all,
+    }
     if verb not in verbs:
         raise WebError(404, _("{verb} is not something a task can do.", verb=repr(verb)))
     if verb == "cancel_all" and form.get("confirm") != "yes":
@@ -114,8 +119,9 @@ async def cancel_all_confirm(name: str, task_id: str) -> Any:
         counted = await actions.count(g.user, server, task_id)
     except errors.ValidationError as exc:
         raise WebError(400, str(exc)) from None
-    return await render_template("cancel_all.html", server=server, task_id=task_id,
-                                 counted=counted, user=g.user)  # fmt: skip
+    return await render_template(
+        "cancel_all.html", server=server, task_id=task_id, counted=counted, user=g.user
+    )
 
 
 @blueprint.get("/servers/<name>/clear")

@@ -44,6 +44,7 @@ from types import MappingProxyType
 from typing import Final
 
 from bot.aio import cancel_and_wait
+from bot.background.restore_plan import RestorePlan, next_due, would_rerun
 from bot.errors import BotError, PackError
 from bot.events.event import Event
 from bot.events.feed import AlertFeed
@@ -100,8 +101,9 @@ class RestoreReport:
         }
         details[N_("why")] = self.reason  # N_: the alerts cog translates names as it shows them
         total = sum(len(v) for v in self.done.values())
-        return Event(server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time,
-                     MappingProxyType(details))  # fmt: skip
+        return Event(
+            server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time, MappingProxyType(details)
+        )
 
 
 def restored_count(event: Event) -> int | None:
@@ -221,9 +223,12 @@ class CrashGuard:
                 quiet = isinstance(e, BotError)
                 log.log(
                     logging.INFO if quiet else logging.ERROR,
-                    "%s: crash check failed (%s); again in %.0f s", self.server, e, delay,
+                    "%s: crash check failed (%s); again in %.0f s",
+                    self.server,
+                    e,
+                    delay,
                     exc_info=not quiet,
-                )  # fmt: skip
+                )
                 await self._sleep(delay)
                 delay = min(delay * 2, self.retry_max)
                 self._wake.set()
@@ -264,8 +269,11 @@ class CrashGuard:
             async with asyncio.timeout(CATCH_UP_WAIT):
                 await self.caught_up()
         except TimeoutError:
-            log.warning("%s: the log was not read to its end in %.0f s; comparing anyway",
-                        self.server, CATCH_UP_WAIT)  # fmt: skip
+            log.warning(
+                "%s: the log was not read to its end in %.0f s; comparing anyway",
+                self.server,
+                CATCH_UP_WAIT,
+            )
 
     # -- the restore --------------------------------------------------------------------------
 
@@ -290,7 +298,7 @@ class CrashGuard:
         report.game_time, report.reason = now, self._reason(pending, now)
         self._partial = report
         seen = pending.last_time  # the last game time the bot saw before the restart
-        plan = _Plan(present)
+        plan = RestorePlan(present)
         newer = {e.key: e for e in rows if e.key > pending.first_key}
         for entry in rows:
             if entry.bkey is not None and entry.own:
@@ -316,9 +324,10 @@ class CrashGuard:
             self.restores += 1
             self.last_report = report
             log.warning(
-                "%s came back from its last save; restored: %s", self.server,
+                "%s came back from its last save; restored: %s",
+                self.server,
                 ", ".join(f"{len(v)} {_LABELS[k]}" for k, v in report.done.items() if v),
-            )  # fmt: skip
+            )
             self.alerts.emit(report.event(self.server, self.restores))
         return report
 
@@ -326,12 +335,16 @@ class CrashGuard:
     def _reason(pending: Pending, now: int) -> Lazy:
         reason = Lazy(pending.reason, {})  # stored in English; marked N_() where it is made
         if now < pending.last_time:
-            return lazy("{reason}: it came back at game time {now} after the bot had seen "
-                        "{seen}", reason=reason, now=now, seen=pending.last_time)  # fmt: skip
+            return lazy(
+                "{reason}: it came back at game time {now} after the bot had seen {seen}",
+                reason=reason,
+                now=now,
+                seen=pending.last_time,
+            )
         return reason
 
     def _compare(
-        self, e: Entry, plan: _Plan, now: int, serial: int, seen: int, newer: dict[int, Entry]
+        self, e: Entry, plan: RestorePlan, now: int, serial: int, seen: int, newer: dict[int, Entry]
     ) -> None:
         i = plan.find(e)
         task = plan.present[i] if i is not None else None
@@ -342,22 +355,25 @@ class CrashGuard:
             if i is not None:
                 plan.remove(i, "cancelled", e.last_op)
         elif e.state in ("done", "replaced"):
-            if i is not None and e.own and e.state == "done" and _would_rerun(e, now, seen):
+            if i is not None and e.own and e.state == "done" and would_rerun(e, now, seen):
                 plan.remove(i, "not_rerun", lazy("due {due}", due=e.due))
         elif e.state in ("queue", "offline"):
             if task is not None and i is not None:
                 if task.list == "paused" and e.last_op == "resume":
                     plan.resumes.append(i)
-                elif task.list == "queue" and _would_rerun(e, now, seen, task.due):
+                elif task.list == "queue" and would_rerun(e, now, seen, task.due):
                     plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
                 elif (
-                    task.list == "queue" and e.interval is not None and e.own
-                    and e.as_player is None and now < task.due <= seen
-                ):  # fmt: skip
+                    task.list == "queue"
+                    and e.interval is not None
+                    and e.own
+                    and e.as_player is None
+                    and now < task.due <= seen
+                ):
                     # repeating: its boundaries up to what the bot saw ran before the crash;
                     # it goes in again at the next one (once the saved copy is out)
                     plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
-                    plan.adds.append((e, _next_due(e, now, seen), False, i))
+                    plan.adds.append((e, next_due(e, now, seen), False, i))
             elif lost and e.own and ran_before and e.state == "queue":
                 plan.finished.append(e)  # it ran before the crash; the record says so now
             elif lost and e.own:
@@ -365,7 +381,7 @@ class CrashGuard:
                 if twin is not None:
                     plan.replaced.append(e)
                 else:
-                    target = _next_due(e, now, seen)
+                    target = next_due(e, now, seen)
                     plan.adds.append((e, target, False, None))
             elif task is None:
                 plan.finished.append(e)  # ran, or was removed in game
@@ -382,7 +398,7 @@ class CrashGuard:
                 plan.finished.append(e)
 
     @staticmethod
-    def _compare_keyed(e: Entry, plan: _Plan, now: int, seen: int | None) -> None:
+    def _compare_keyed(e: Entry, plan: RestorePlan, now: int, seen: int | None) -> None:
         """A row with the bot's key: the pack's task is the one holding that key (a rollback
         cannot reuse a key as it reuses serials), and what ran is what the pack's `ran` events
         said (the ledger's state and ran_at); `seen`, when not None, also counts a one-off whose
@@ -394,7 +410,7 @@ class CrashGuard:
             if task is None:
                 plan.finished.append(e)
                 return
-            if task.list == "queue" and _would_rerun(e, now, seen, task.due):
+            if task.list == "queue" and would_rerun(e, now, seen, task.due):
                 plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))  # type: ignore[arg-type]
                 return
         if seen is not None and e.interval is not None:
@@ -410,12 +426,14 @@ class CrashGuard:
                 if task.list == "paused" and e.last_op == "resume":
                     plan.resumes.append(i)
                 elif (
-                    e.interval is not None and task.list == "queue" and ran_at is not None
+                    e.interval is not None
+                    and task.list == "queue"
+                    and ran_at is not None
                     and now < task.due <= ran_at
-                ):  # fmt: skip
+                ):
                     # repeating: that boundary ran before the crash; in again at the next one
                     plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
-                    plan.adds.append((e, _next_due(e, now, ran_at), False, i))
+                    plan.adds.append((e, next_due(e, now, ran_at), False, i))
             else:
                 # parked for its player, or handed over to run at once (a wall-clock run):
                 # due now; else at its own due tick, as it would have run
@@ -431,19 +449,22 @@ class CrashGuard:
                 plan.adds.append((e, now + (e.remaining or 0), True, None))
 
     @staticmethod
-    def _twin(e: Entry, plan: _Plan, newer: dict[int, Entry]) -> Entry | None:
+    def _twin(e: Entry, plan: RestorePlan, newer: dict[int, Entry]) -> Entry | None:
         """A row made since the restart for the same task (a restore that put it in again,
         then was interrupted before it could mark this row)."""
         for other in newer.values():
             if (
-                other.key != e.key and other.own and other.task_id == e.task_id
-                and other.run == e.run and other.state in ("queue", "offline", "paused")
+                other.key != e.key
+                and other.own
+                and other.task_id == e.task_id
+                and other.run == e.run
+                and other.state in ("queue", "offline", "paused")
                 and plan.find(other, claimed_ok=True) is not None
-            ):  # fmt: skip
+            ):
                 return other
         return None
 
-    async def _apply_removals(self, plan: _Plan, report: RestoreReport) -> None:
+    async def _apply_removals(self, plan: RestorePlan, report: RestoreReport) -> None:
         gone: set[int] = set()
         for task_id in dict.fromkeys(plan.present[i].id for i in plan.removals):
             instances = plan.instances(task_id)
@@ -464,11 +485,12 @@ class CrashGuard:
                     gone.add(i)
                     report.add(kind, label)
                 else:
-                    report.add("failed", lazy("{id}: another task with this id comes first",
-                                              id=task_id))  # fmt: skip
+                    report.add(
+                        "failed", lazy("{id}: another task with this id comes first", id=task_id)
+                    )
         plan.gone = gone
 
-    async def _apply_moves(self, plan: _Plan, report: RestoreReport) -> None:
+    async def _apply_moves(self, plan: RestorePlan, report: RestoreReport) -> None:
         for indexes, lists, kind, op in (
             (plan.pauses, ("queue", "offline"), "paused", self.pack.pause),
             (plan.resumes, ("paused",), "resumed", self.pack.resume),
@@ -477,28 +499,34 @@ class CrashGuard:
                 task = plan.present[i]
                 first = plan.first(task.id, lists)
                 if first != i:
-                    report.add("failed", lazy("{id}: another task with this id comes first",
-                                              id=task.id))  # fmt: skip
+                    report.add(
+                        "failed", lazy("{id}: another task with this id comes first", id=task.id)
+                    )
                 elif await op(task.id):
                     report.add(kind, task.id)
                     plan.present[i] = replace(task, list="paused" if kind == "paused" else "queue")
                 else:
                     report.add("failed", lazy("{id}: the pack no longer has it", id=task.id))
 
-    async def _apply_adds(self, plan: _Plan, report: RestoreReport, now: int) -> None:
+    async def _apply_adds(self, plan: RestorePlan, report: RestoreReport, now: int) -> None:
         for entry, target, paused, after in plan.adds:
             if after is not None and after not in plan.gone:
                 continue  # its saved copy could not be taken out: reported as such
             adopted = None if entry.bkey is not None else plan.unclaimed_like(entry, target)
             if adopted is not None:
                 await self.ledger.adopt(entry.key, adopted, now)
-                report.add("rescheduled", lazy("{id} (due {due})", id=entry.task_id,
-                                               due=adopted.due))  # fmt: skip
+                report.add(
+                    "rescheduled", lazy("{id} (due {due})", id=entry.task_id, due=adopted.due)
+                )
                 continue
             label = lazy("{id} (due {due})", id=entry.task_id, due=target)
             if target <= now and not paused:
-                label = lazy("{id} (due {due}, runs now, {late} ticks late)", id=entry.task_id,
-                             due=target, late=now + 1 - target)  # fmt: skip
+                label = lazy(
+                    "{id} (due {due}, runs now, {late} ticks late)",
+                    id=entry.task_id,
+                    due=target,
+                    late=now + 1 - target,
+                )
             if not paused:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:
@@ -519,8 +547,9 @@ class CrashGuard:
                     left = lazy("{id} (paused, {ticks} left)", id=entry.task_id, ticks=target - now)
                     report.add("rescheduled", left)
                     continue
-                report.add("failed", lazy("{id}: put in again but could not be paused",
-                                          id=entry.task_id))  # fmt: skip
+                report.add(
+                    "failed", lazy("{id}: put in again but could not be paused", id=entry.task_id)
+                )
 
     async def _schedule_again(self, entry: Entry, target: int) -> None:
         request = entry.request
@@ -528,12 +557,18 @@ class CrashGuard:
         retry_delay = request.get("retry_delay", 1)
         cond = request.get("cond")  # the conditions go back in as recorded: the pack checks them
         await self.pack.schedule(
-            entry.run, 0, "t", entry.task_id,
+            entry.run,
+            0,
+            "t",
+            entry.task_id,
             retry=retry if isinstance(retry, int) else 0,
             retry_delay=retry_delay if isinstance(retry_delay, int) else 1,
-            interval=entry.interval, at_tick=max(target, 0), as_player=entry.as_player,
-            key=entry.bkey, cond=_cond(cond),
-        )  # fmt: skip
+            interval=entry.interval,
+            at_tick=max(target, 0),
+            as_player=entry.as_player,
+            key=entry.bkey,
+            cond=_cond(cond),
+        )
 
 
 def _cond(value: object) -> dict[str, str | int] | None:
@@ -545,83 +580,3 @@ def _cond(value: object) -> dict[str, str | int] | None:
 def _retryable(error: BotError) -> bool:
     """A dropped connection is tried again; a refusal (player offline, ...) is reported."""
     return not isinstance(error, PackError) or error.code in ("no_answer", "bad_reply")
-
-
-def _would_rerun(e: Entry, now: int, seen: int, due: int | None = None) -> bool:
-    """A one-off task whose due tick the bot saw pass (so it ran) and that the rolled-back
-    game time has not reached yet: left in, it would run a second time."""
-    tick = e.due if due is None else due
-    return e.interval is None and now < tick <= seen
-
-
-def _next_due(e: Entry, now: int, seen: int) -> int:
-    if e.state == "offline":
-        return now + 1  # it was parked for its player: due at once, parked again if away
-    if e.interval is None or e.due > seen:
-        return e.due
-    # repeating: the boundaries up to what the bot saw ran before the crash
-    passed = (seen - e.due) // e.interval + 1
-    return e.due + passed * e.interval
-
-
-class _Plan:
-    """The pack's lists as read, which of them the record claims, and what to change."""
-
-    def __init__(self, present: list[Task]) -> None:
-        self.present = present
-        self.claimed: set[int] = set()
-        self.removals: dict[int, tuple[str, Text]] = {}
-        self.pauses: list[int] = []
-        self.resumes: list[int] = []
-        # (row, due tick, pause it after, the index of a saved copy that must be out first)
-        self.adds: list[tuple[Entry, int, bool, int | None]] = []
-        self.finished: list[Entry] = []
-        self.replaced: list[Entry] = []
-        self.gone: set[int] = set()
-        self._by_n: dict[int, list[int]] = {}
-        self._by_id: dict[str, list[int]] = {}
-        self._by_k: dict[str, list[int]] = {}
-        for i, task in enumerate(present):
-            self._by_n.setdefault(task.n, []).append(i)
-            if task.k is not None:
-                self._by_k.setdefault(task.k, []).append(i)
-            self._by_id.setdefault(task.id, []).append(i)
-
-    def find(self, e: Entry, *, claimed_ok: bool = False) -> int | None:
-        found = self._by_k.get(e.bkey, []) if e.bkey is not None else self._by_n.get(e.n, [])
-        for i in found:
-            if e.same_task(self.present[i]) and (claimed_ok or i not in self.claimed):
-                if not claimed_ok:
-                    self.claimed.add(i)
-                return i
-        return None
-
-    def instances(self, task_id: str) -> list[int]:
-        return list(self._by_id.get(task_id, []))
-
-    def reused(self, e: Entry) -> bool:
-        """Another task holds this row's serial now: the row's task was lost (serials are
-        unique in one timeline, and a rollback hands them out again)."""
-        return any(not e.same_task(self.present[i]) for i in self._by_n.get(e.n, []))
-
-    def remove(self, i: int, kind: str, why: Text) -> None:
-        self.removals.setdefault(i, (kind, why))
-
-    def first(self, task_id: str, lists: tuple[str, ...]) -> int | None:
-        for i in self._by_id.get(task_id, []):
-            if i not in self.gone and self.present[i].list in lists:
-                return i
-        return None
-
-    def unclaimed_like(self, e: Entry, due: int) -> Task | None:
-        for i in self._by_id.get(e.task_id, []):
-            task = self.present[i]
-            if (
-                i not in self.claimed
-                and i not in self.gone
-                and task.run == e.run
-                and task.due == due
-            ):
-                self.claimed.add(i)
-                return task
-        return None

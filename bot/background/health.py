@@ -66,10 +66,16 @@ class Limits:
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
-        return cls(settings.health_interval, settings.alert_tps_below,
-                   settings.alert_tps_minutes, settings.alert_unreachable_minutes,
-                   settings.alert_pack_check_minutes, settings.alert_stuck_minutes,
-                   settings.alert_silent_minutes, settings.alert_quiet_minutes)  # fmt: skip
+        return cls(
+            settings.health_interval,
+            settings.alert_tps_below,
+            settings.alert_tps_minutes,
+            settings.alert_unreachable_minutes,
+            settings.alert_pack_check_minutes,
+            settings.alert_stuck_minutes,
+            settings.alert_silent_minutes,
+            settings.alert_quiet_minutes,
+        )
 
 
 @dataclass
@@ -138,10 +144,13 @@ class HealthMonitor:
         self.runs = runs
         self.feed = AlertFeed()
         quiet = timedelta(minutes=limits.quiet_minutes)
-        minutes = {"health_tps": limits.tps_minutes, "health_unreachable":
-                   limits.unreachable_minutes, "health_pack": 0.0,
-                   "health_stuck": limits.stuck_minutes,
-                   "health_silent": limits.silent_minutes}  # fmt: skip
+        minutes = {
+            "health_tps": limits.tps_minutes,
+            "health_unreachable": limits.unreachable_minutes,
+            "health_pack": 0.0,
+            "health_stuck": limits.stuck_minutes,
+            "health_silent": limits.silent_minutes,
+        }
         self.trackers = {k: _Tracker(k, timedelta(minutes=m), quiet) for k, m in minutes.items()}
         self._seq = itertools.count(1)
         self._sample: tuple[datetime, int] | None = None  # (clock, game time) of the last check
@@ -212,8 +221,9 @@ class HealthMonitor:
         tps = ticks / seconds
         # measured over the interval since the last sample: slow since then
         shown: dict[str, Text] = {"tps": f"{tps:.1f}", "below": f"{self.limits.tps_below:g}"}
-        self._said("health_tps", self.server.name, tps < self.limits.tps_below, now, before[0],
-                   shown)  # fmt: skip
+        self._said(
+            "health_tps", self.server.name, tps < self.limits.tps_below, now, before[0], shown
+        )
 
     async def _pack(self, now: datetime) -> None:
         every = timedelta(minutes=self.limits.pack_check_minutes)
@@ -238,8 +248,9 @@ class HealthMonitor:
             return
         tracker = self.trackers["health_stuck"]
         after = timedelta(minutes=self.limits.stuck_minutes)
-        waiting = await self.runs.handed_not_ran(self.server.name, now - after,
-                                                 now - STUCK_LOOKBACK)  # fmt: skip
+        waiting = await self.runs.handed_not_ran(
+            self.server.name, now - after, now - STUCK_LOOKBACK
+        )
         stuck: dict[str, tuple[str, datetime]] = {}
         for run, task_id, serial in waiting:
             if run.handed_over is None:
@@ -271,19 +282,24 @@ class HealthMonitor:
     # -- alerts ---------------------------------------------------------------------------------
 
     # the alerts cog shows a detail's name translated: marked here for it
-    _DETAIL_NAMES = (N_("error"), N_("tps"), N_("below"), N_("damage"), N_("run"),
-                     N_("missing"))  # fmt: skip
+    _DETAIL_NAMES = (N_("error"), N_("tps"), N_("below"), N_("damage"), N_("run"), N_("missing"))
 
     def _said(
-        self, kind: str, key: str, bad: bool, now: datetime, since: datetime | None = None,
+        self,
+        kind: str,
+        key: str,
+        bad: bool,
+        now: datetime,
+        since: datetime | None = None,
         details: Mapping[str, Text] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         said = self.trackers[kind].update(key, bad, now, since)
         if said is not None:
             self._emit(said, "", **(details or {}))
 
     def _emit(self, kind: str, task_id: str, **details: Text) -> None:
-        event = Event(self.server.name, next(self._seq), kind, task_id, -1,
-                      MappingProxyType(dict(details)))  # fmt: skip
+        event = Event(
+            self.server.name, next(self._seq), kind, task_id, -1, MappingProxyType(dict(details))
+        )
         log.warning("%s on %s: %s", kind, self.server.name, details)
         self.feed.emit(event)

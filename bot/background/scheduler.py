@@ -19,7 +19,6 @@ from __future__ import annotations
 __all__ = ["ALERT_TYPES", "Scheduler"]
 
 import asyncio
-import contextlib
 import heapq
 import itertools
 import logging
@@ -29,8 +28,9 @@ from types import MappingProxyType
 from typing import Protocol
 
 from bot.aio import cancel_and_wait
+from bot.background.delivery import Delivery, drop_staged, task_key
 from bot.config import ServerConfig
-from bot.errors import BotError, PackError, ValidationError
+from bot.errors import BotError, ValidationError
 from bot.events.event import Event
 from bot.events.feed import AlertFeed
 from bot.i18n import N_, Text, lazy, use_locale
@@ -56,8 +56,13 @@ from bot.wallclock.when import (
 
 log = logging.getLogger(__name__)
 
-ALERT_TYPES = ("wallclock_missed", "wallclock_skipped", "wallclock_late", "wallclock_failed",
-               "wallclock_waiting")  # fmt: skip
+ALERT_TYPES = (
+    "wallclock_missed",
+    "wallclock_skipped",
+    "wallclock_late",
+    "wallclock_failed",
+    "wallclock_waiting",
+)
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # seconds between hand-over attempts
 GRACE = timedelta(seconds=5)  # later than this is "late" (alerted), not on time
 ANNOUNCE_GRACE = 5.0  # an announcement more than this late (bot was down) is not sent
@@ -69,7 +74,6 @@ EVENT_BACKLOG = 1000
 # than this before its time, the server restarted since) the hand-over writes it then.
 STAGE_LEAD = 2.0
 # pack answers that say the server restarted or dropped mid hand-over, not a refusal
-_TRANSIENT = ("no_input", "no_answer", "bad_reply")
 RUN_NOW_WAIT = 10.0  # seconds a run-now answer waits for its hand-over (it goes on after)
 _STAGE = -1  # the offset of a heap entry that stages (announcements: > 0, the run itself: 0)
 
@@ -88,13 +92,12 @@ class _Checker(Protocol):
 
 
 def _taken(server: str, task_id: str) -> Text:
-    return lazy("A planned schedule `{id}` already exists on {server}: cancel it first or "
-                "choose another id.", id=task_id, server=server)  # fmt: skip
-
-
-def _task_key(schedule_id: int, due: float) -> str:
-    """The bot key of a run's task: the same for its staging and every hand-over attempt."""
-    return f"w{schedule_id}d{int(due * 1000)}"
+    return lazy(
+        "A planned schedule `{id}` already exists on {server}: cancel it first or "
+        "choose another id.",
+        id=task_id,
+        server=server,
+    )
 
 
 class Scheduler:
@@ -146,8 +149,16 @@ class Scheduler:
         for run in await self.store.sending():
             owner = await self.store.get(run.schedule_id)
             if owner is not None:
-                self._spawn(self._deliver(owner, run.id, run.due, recovered=True,
-                                          extra=run.triggered_by is not None))  # fmt: skip
+                self.spawn(
+                    Delivery(
+                        self,
+                        owner,
+                        run.id,
+                        run.due,
+                        recovered=True,
+                        extra=run.triggered_by is not None,
+                    ).run()
+                )
         self._loop_task = asyncio.create_task(self._loop(), name="wallclock-scheduler")
 
     async def stop(self) -> None:
@@ -199,19 +210,34 @@ class Scheduler:
     ) -> Schedule:
         """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise."""
         spec = await self.preview(
-            server=server, command=command, task_id=task_id, when=when, repeat=repeat,
-            timezone=timezone, announce=announce, retry=retry, retry_delay=retry_delay,
-            as_player=as_player, missed=missed, conditions=conditions,
-        )  # fmt: skip
+            server=server,
+            command=command,
+            task_id=task_id,
+            when=when,
+            repeat=repeat,
+            timezone=timezone,
+            announce=announce,
+            retry=retry,
+            retry_delay=retry_delay,
+            as_player=as_player,
+            missed=missed,
+            conditions=conditions,
+        )
         async with self._lock:
             if await self.store.find(server, task_id) is not None:
                 raise ValidationError(_taken(server, task_id), field="id")
             row = await self.store.insert(
-                spec, server=server, command=check_run_text(command), task_id=task_id,
-                retry=retry, retry_delay=retry_delay,
+                spec,
+                server=server,
+                command=check_run_text(command),
+                task_id=task_id,
+                retry=retry,
+                retry_delay=retry_delay,
                 as_player=check_player(as_player) if as_player is not None else None,
-                created_by=created_by, now=self.clock.now(), conditions=conditions or None,
-            )  # fmt: skip
+                created_by=created_by,
+                now=self.clock.now(),
+                conditions=conditions or None,
+            )
         self._arm(row)
         return row
 
@@ -237,8 +263,15 @@ class Scheduler:
         text = check_task_input(command, task_id, retry, retry_delay, as_player)
         conditions_from(conditions)
         target.checker.check(text)
-        spec = build_spec(when, repeat, timezone, announce, now=self.clock.now(),
-                          default_timezone=self.default_timezone, missed=missed)  # fmt: skip
+        spec = build_spec(
+            when,
+            repeat,
+            timezone,
+            announce,
+            now=self.clock.now(),
+            default_timezone=self.default_timezone,
+            missed=missed,
+        )
         if await self.store.find(server, task_id) is not None:
             raise ValidationError(_taken(server, task_id), field="id")
         return spec
@@ -268,7 +301,7 @@ class Scheduler:
             raise ValidationError(lazy("There is no planned schedule #{n}.", n=schedule_id))
         now = self.clock.now()
         run_id = await self.store.begin_extra_run(row.id, now, by)
-        task = self._spawn(self._deliver(row, run_id, now, extra=True))
+        task = self.spawn(Delivery(self, row, run_id, now, extra=True).run())
         await asyncio.wait({task}, timeout=within)
         run = await self.store.get_run(run_id)
         assert run is not None
@@ -305,28 +338,40 @@ class Scheduler:
         except KeyError:
             known = ", ".join(sorted(self.servers)) or "none"
             raise ValidationError(
-                lazy("There is no server called {name} (configured: {known}).", name=repr(name),
-                     known=known)
-            ) from None  # fmt: skip
+                lazy(
+                    "There is no server called {name} (configured: {known}).",
+                    name=repr(name),
+                    known=known,
+                )
+            ) from None
 
     async def _change(self, schedule_id: int, state: State) -> Schedule:
         async with self._lock:
             row = await self.store.get(schedule_id)
             if row is None:
                 raise ValidationError(lazy("There is no planned schedule #{n}.", n=schedule_id))
-            allowed = {"cancelled": ("active", "paused"), "paused": ("active",),
-                       "active": ("paused",)}[state]  # fmt: skip
+            allowed = {
+                "cancelled": ("active", "paused"),
+                "paused": ("active",),
+                "active": ("paused",),
+            }[state]
             if row.state not in allowed:
                 # raised in the asker's locale context: the state word is said in it now
                 said = {"id": row.task_id, "state": schedule_state(row.state)}
                 raise ValidationError(
-                    {"cancelled": lazy("The planned schedule `{id}` is {state}: it cannot be "
-                                       "cancelled.", **said),
-                     "paused": lazy("The planned schedule `{id}` is {state}: it cannot be "
-                                    "paused.", **said),
-                     "active": lazy("The planned schedule `{id}` is {state}: it cannot be "
-                                    "resumed.", **said)}[state]
-                )  # fmt: skip
+                    {
+                        "cancelled": lazy(
+                            "The planned schedule `{id}` is {state}: it cannot be cancelled.",
+                            **said,
+                        ),
+                        "paused": lazy(
+                            "The planned schedule `{id}` is {state}: it cannot be paused.", **said
+                        ),
+                        "active": lazy(
+                            "The planned schedule `{id}` is {state}: it cannot be resumed.", **said
+                        ),
+                    }[state]
+                )
             next_due = row.next_due
             if state == "active":
                 next_due = self._resumed_due(row)
@@ -375,7 +420,7 @@ class Scheduler:
         # heap entries stay; they are skipped when their due no longer matches (lazy deletion)
         self._due.pop(schedule_id, None)
 
-    def _spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
+    def spawn(self, work: Coroutine[object, object, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(work)
         self._inflight.add(task)
         task.add_done_callback(self._inflight.discard)
@@ -392,18 +437,18 @@ class Scheduler:
                     continue  # cancelled, paused or moved since it was pushed
                 if offset == _STAGE:
                     heapq.heappush(self._heap, (due, next(self._seq), sid, due, 0))
-                    self._spawn(self._stage(sid, due))
+                    self.spawn(self._stage(sid, due))
                 elif offset:
-                    self._spawn(self._announce(sid, due, offset))
+                    self.spawn(self._announce(sid, due, offset))
                 else:
                     self._disarm(sid)
-                    self._spawn(self._fire_id(sid, due))
+                    self.spawn(self._fire_id(sid, due))
             self._idle.set()
             deadline = self._heap[0][0] if self._heap else None
             when = None if deadline is None else datetime.fromtimestamp(deadline, UTC)
             await self.clock.wait(when, self._wake)
 
-    async def _sleep(self, seconds: float) -> None:
+    async def sleep(self, seconds: float) -> None:
         task = asyncio.current_task()
         setattr(task, "wallclock_sleeping", True)  # noqa: B010 - a flag settled() reads
         try:
@@ -431,28 +476,31 @@ class Scheduler:
             return
         try:
             staged = await server.pack.stage(
-                row.command, row.task_id, key=f"w{row.id}", retry=row.retry,
-                retry_delay=row.retry_delay, task_key=_task_key(row.id, due),
+                row.command,
+                row.task_id,
+                key=f"w{row.id}",
+                retry=row.retry,
+                retry_delay=row.retry_delay,
+                task_key=task_key(row.id, due),
                 cond=pack_cond(row.conditions),
-            )  # fmt: skip
+            )
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)
             return
         if self._due.get(schedule_id) == due:
             self._staged[schedule_id] = staged
         else:  # fired (staging was slow), cancelled or paused meanwhile
-            self._spawn(self._drop_staged(server.pack, staged.key))
+            self.spawn(drop_staged(server.pack, staged.key))
 
     def _unstage(self, row: Schedule) -> None:
         staged = self._staged.pop(row.id, None)
         server = self.servers.get(row.server)
         if staged is not None and server is not None:
-            self._spawn(self._drop_staged(server.pack, staged.key))
+            self.spawn(drop_staged(server.pack, staged.key))
 
-    @staticmethod
-    async def _drop_staged(pack: PackClient, key: str) -> None:
-        with contextlib.suppress(BotError):  # a leftover is overwritten by the row's next staging
-            await pack.unstage(key)
+    def take_staged(self, schedule_id: int) -> Staged | None:
+        """The row's next run's request, staged ahead, if there is one (taken: used once)."""
+        return self._staged.pop(schedule_id, None)
 
     async def _announce(self, schedule_id: int, due: float, offset: int) -> None:
         row = await self._current(schedule_id, due)
@@ -475,12 +523,17 @@ class Scheduler:
             if self._may_run(row, now - due):
                 # the row stays active (cancellable) until its run ends: done, or missed
                 run_id = await self.store.begin_run(row.id, due, None, "active")
-                await self._deliver(row, run_id, due)
+                await Delivery(self, row, run_id, due).run()
             else:
                 await self.store.record_missed(row.id, due, "missed", None, "missed")
                 late = human(int((now - due).total_seconds()))
-                self._alert(row, "wallclock_missed", due, late=late,
-                            reason=N_("the bot was not running at its time"))  # fmt: skip
+                self.alert(
+                    row,
+                    "wallclock_missed",
+                    due,
+                    late=late,
+                    reason=N_("the bot was not running at its time"),
+                )
             return
         spec = row.spec
         latest = latest_boundary(spec, now) or due
@@ -492,153 +545,41 @@ class Scheduler:
             skipped += 1
         state: State = "active" if nxt is not None else "done"
         if skipped > 0:
-            await self.store.record_missed(row.id, due, f"skipped {skipped}",
-                                           latest if runnable else nxt, state)  # fmt: skip
-            self._alert(row, "wallclock_skipped", due, skipped=str(skipped),
-                        reason=N_("the bot was not running at those times"))  # fmt: skip
+            await self.store.record_missed(
+                row.id, due, f"skipped {skipped}", latest if runnable else nxt, state
+            )
+            self.alert(
+                row,
+                "wallclock_skipped",
+                due,
+                skipped=str(skipped),
+                reason=N_("the bot was not running at those times"),
+            )
         if runnable:
             run_id = await self.store.begin_run(row.id, latest, nxt, state)
         moved = await self.store.get(row.id) or row
         self._arm(moved)
         if runnable:
-            await self._deliver(row, run_id, latest)
+            await Delivery(self, row, run_id, latest).run()
 
     def _may_run(self, row: Schedule, late: timedelta) -> bool:
         return late <= self.grace or (row.missed == "once" and late <= self.max_late)
 
-    async def _deliver(
-        self, row: Schedule, run_id: int, due: datetime, *, recovered: bool = False,
-        extra: bool = False,
-    ) -> None:  # fmt: skip
-        """Hand one run over, retrying with back-off until `max_late`; never twice (the mark).
-        An `extra` run (run now) leaves the row's state and its staged next run alone."""
-        key = f"s{row.id}r{run_id}"
-        task_key = _task_key(row.id, due.timestamp())
-        deadline = due + self.max_late
-        attempt = 1 if recovered else 0
-        tries = 0  # hand-overs attempted, for the run's record
-        waiting_said = False
-        server = self.servers.get(row.server)
-        # the staged request's content does not depend on the due
-        staged = None if extra else self._staged.pop(row.id, None)
-        one_shot = row.kind == "at" and not extra  # its run ends the row
-        while True:
-            if attempt > 0:
-                current = await self.store.get(row.id)
-                if current is not None and current.state == "cancelled":
-                    await self.store.finish_run(run_id, "cancelled")
-                    return
-            try:
-                if server is None:
-                    raise PackError(
-                        "no_server",
-                        lazy("The server {name} is not configured.", name=repr(row.server)),
-                    )
-                # handed over before: the mark says so, or the crash record (a rollback took
-                # the mark; the crash guard puts the task in again, under its key)
-                known = attempt > 0 and (
-                    await handover.has_mark(server.pack, key)
-                    or await server.pack.acknowledged(task_key)
-                )
-                if not known and not waiting_said and self.clock.now() > deadline:
-                    # never handed over (no mark) and now too late: e.g. the bot died mid
-                    # hand-over and came back after max_late
-                    await self._finished_badly(
-                        row, run_id, due, "missed", N_("it could not be handed over in time"),
-                        one_shot=one_shot, attempts=tries,
-                    )  # fmt: skip
-                    return
-                tries += 1
-                result = await handover.hand_over(
-                    server.pack, command=row.command, task_id=row.task_id, key=key,
-                    retry=row.retry, retry_delay=row.retry_delay, as_player=row.as_player,
-                    skip_submit=known, staged=staged if attempt == 0 else None,
-                    now=self.clock.now, task_key=task_key, cond=pack_cond(row.conditions),
-                )  # fmt: skip
-            except PackError as e:
-                if e.code in _TRANSIENT:
-                    # the server restarted between the request and its submit (no_input) or
-                    # its answer is lost (no_answer): tried again as a drop is, the mark and
-                    # the crash record keeping it from being sent twice
-                    if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said,
-                                                   one_shot=one_shot, attempts=tries):  # fmt: skip
-                        return
-                    attempt += 1
-                    continue
-                if e.code == "player_offline":
-                    if not waiting_said:
-                        waiting_said = True
-                        await self.store.finish_run(run_id, "sending", attempts=tries)
-                        reason = N_("the player is offline; it runs when they are back")
-                        self._alert(row, "wallclock_waiting", due, player=row.as_player or "",
-                                    reason=reason)  # fmt: skip
-                    attempt += 1
-                    await self._sleep(self.offline_retry)
-                    continue
-                await self._finished_badly(row, run_id, due, f"failed: {e.code}", e.text,
-                                           one_shot=one_shot, attempts=tries)  # fmt: skip
-                return
-            except BotError as e:  # unreachable, timeout, bad password: retry until max_late
-                # later attempts write the request anew: drop the staged one
-                if staged is not None and server is not None:
-                    self._spawn(self._drop_staged(server.pack, staged.key))
-                    staged = None
-                if not await self._wait_retry(row, run_id, due, e, attempt, waiting_said,
-                                                   one_shot=one_shot, attempts=tries):  # fmt: skip
-                    return
-                attempt += 1
-                continue
-            break
-        late = (result.handed_at - due).total_seconds()
-        outcome = {"ran": "ran", "queue": "queued", "offline": "waiting_player",
-                   "paused": "paused"}[result.where]  # fmt: skip
-        await self.store.finish_run(
-            run_id, outcome, handed_over=result.handed_at,
-            ran_in_game=result.ran_at if result.where == "ran" else None, lateness=late,
-            state="done" if one_shot else None, attempts=tries, serial=result.serial,
-        )  # fmt: skip
-        self.handed_over += 1
-        if timedelta(seconds=late) > self.grace:
-            self._alert(row, "wallclock_late", due, late=human(int(late)) or "0s")
-        if server is not None:
-            with contextlib.suppress(BotError):
-                await handover.forget_mark(server.pack, key)
-
-    async def _wait_retry(
-        self, row: Schedule, run_id: int, due: datetime, error: BotError, attempt: int,
-        waiting_said: bool, *, one_shot: bool, attempts: int,
-    ) -> bool:  # fmt: skip
-        """Sleep before the next hand-over attempt; False (the run is marked missed) once it
-        is later than max_late."""
-        now = self.clock.now()
-        if now >= due + self.max_late and not waiting_said:
-            await self._finished_badly(
-                row, run_id, due, "missed",
-                lazy("the server was unreachable: {error}", error=error.text),
-                one_shot=one_shot, attempts=attempts,
-            )  # fmt: skip
-            return False
-        delay = self.backoff[min(attempt, len(self.backoff) - 1)]
-        await self._sleep(min(delay, (due + self.max_late - now).total_seconds()))
-        return True
-
-    async def _finished_badly(
-        self, row: Schedule, run_id: int, due: datetime, outcome: str, reason: Text, *,
-        one_shot: bool, attempts: int,
-    ) -> None:  # fmt: skip
-        state: State | None = "missed" if one_shot else None
-        await self.store.finish_run(run_id, outcome, state=state, attempts=attempts)
-        kind = "wallclock_missed" if outcome == "missed" else "wallclock_failed"
-        self._alert(row, kind, due, reason=reason)
-
     # the alerts cog shows a detail's name and a fixed reason translated: marked here for it
-    _DETAIL_NAMES = (N_("schedule"), N_("due"), N_("late"), N_("skipped"), N_("player"),
-                     N_("reason"))  # fmt: skip
+    _DETAIL_NAMES = (
+        N_("schedule"),
+        N_("due"),
+        N_("late"),
+        N_("skipped"),
+        N_("player"),
+        N_("reason"),
+    )
 
-    def _alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
+    def alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
         fields = {"schedule": f"#{row.id}", "due": stamp(due), **details}
-        event = Event(row.server, next(self._event_seq), kind, row.task_id, -1,
-                      MappingProxyType(fields))  # fmt: skip
+        event = Event(
+            row.server, next(self._event_seq), kind, row.task_id, -1, MappingProxyType(fields)
+        )
         log.warning("%s %s on %s: %s", kind, row.task_id, row.server, details)
         self.feed(row.server).emit(event)
 

@@ -53,9 +53,13 @@ def _row_event(row: Schedule, now: datetime, start: datetime, uid: str) -> Event
     event.add("dtstamp", now.astimezone(UTC))
     event.add("dtstart", start)
     event.add("summary", _title(row))
-    description = _("Runs `{command}` on {server} ({repeat}); planned by {name}.",
-                    command=row.command, server=row.server, repeat=repeat_text(row.spec),
-                    name=row.created_by.name)  # fmt: skip
+    description = _(
+        "Runs `{command}` on {server} ({repeat}); planned by {name}.",
+        command=row.command,
+        server=row.server,
+        repeat=repeat_text(row.spec),
+        name=row.created_by.name,
+    )
     event.add("description", description.replace("`", ""))
     event.add("status", _status(row.state))
     return event
@@ -73,12 +77,16 @@ def _row_events(row: Schedule, now: datetime) -> list[Event]:
         event.add("rrule", vRecur.from_ical(repeat.rule))
         if repeat.exdates:  # in UTC: a time in a DST gap has no local name to exclude it by
             event.add("exdate", list(repeat.exdates))
-        extra = [_row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
-                 for when in repeat.extra]  # fmt: skip
+        extra = [
+            _row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
+            for when in repeat.extra
+        ]
         return [event, *extra]
     # written out: one event per run, each its own uid (a client keeps them apart)
-    return [_row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
-            for when in occurrences(row, now)]  # fmt: skip
+    return [
+        _row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
+        for when in occurrences(row, now)
+    ]
 
 
 def _discord_event(row: EventRow, now: datetime, start: datetime | None = None) -> Event:

@@ -145,14 +145,20 @@ def load(text: str) -> PlanDocument:
         raise errors.ValidationError(_("The plan file is not a YAML mapping with `version:`."))
     if data.get("version") != VERSION:
         raise errors.ValidationError(
-            _("The plan file has version {found}: this bot reads version {version}.",
-              found=repr(data.get("version")), version=VERSION)
-        )  # fmt: skip
+            _(
+                "The plan file has version {found}: this bot reads version {version}.",
+                found=repr(data.get("version")),
+                version=VERSION,
+            )
+        )
     try:
         return PlanDocument.model_validate(data)
     except PydanticError as exc:
         first = exc.errors()[0]
         raise errors.ValidationError(
-            _("The plan file's entry {where} is wrong: {why}", where=_where(first["loc"], data),
-              why=first["msg"])
-        ) from None  # fmt: skip
+            _(
+                "The plan file's entry {where} is wrong: {why}",
+                where=_where(first["loc"], data),
+                why=first["msg"],
+            )
+        ) from None

@@ -138,8 +138,12 @@ class StoragePoller:
                     "the event counter of %s went back from %d to %d (the server came back from "
                     "an older save); events from seq %d on are delivered, up to %d made since "
                     "its restart may be missed",
-                    self.server, last, newest, newest + 1, newest,
-                )  # fmt: skip
+                    self.server,
+                    last,
+                    newest,
+                    newest + 1,
+                    newest,
+                )
                 self._dedup.rewind(self.server, newest)
                 last = newest
                 self._last = last

@@ -11,7 +11,7 @@ repeating event and the alerts about failed tasks are :mod:`bot.guildevents.time
 
 from __future__ import annotations
 
-__all__ = ["GuildEvents", "discord_error", "event_permission_problem"]
+__all__ = ["GuildEvents", "discord_error"]
 
 import asyncio
 import logging
@@ -24,6 +24,7 @@ import discord
 from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.event_tasks import EventTasks, TaskStatus
+from bot.guildevents.readiness import event_permission_problem
 from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
 from bot.i18n.formats import stamp
 from bot.i18n.words import event_state
@@ -39,23 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MOVE_TOLERANCE = 1.0  # seconds: Discord keeps times to the millisecond, the tasks to the second
-
-
-def event_permission_problem(guild: discord.Guild | None) -> str | None:
-    """The sentence saying why the bot cannot make events in this guild, or None when it can."""
-    if guild is None:
-        return _("Events can only be made in a server (guild), not in direct messages.")
-    me = guild.me
-    if me is None:
-        return None  # the member cache is not filled (no intent): Discord will say so if it must
-    perms = me.guild_permissions
-    if perms.create_events or perms.manage_events:
-        return None
-    return _(
-        "The bot lacks the Create Events permission in {guild}: give its role Create Events "
-        "(or Manage Events) in Server Settings > Roles, then try again. Nothing was made.",
-        guild=guild.name,
-    )
 
 
 def discord_error(exc: discord.HTTPException) -> str:
@@ -172,12 +156,26 @@ class GuildEvents:
         with use_locale(self.guild_locale(guild)):  # shown on the event to every member
             location = self.location(server)
         new = NewEvent(
-            server.name, guild.id, draft.name, draft.description, location, draft.start,
-            draft.end, begin, finish, draft.announce, draft.reminders, draft.repeat,
-            anchor or (draft.start if draft.repeat else None), draft.timezone, by_id, by_name,
-            previous.occurrence + 1 if previous else 1, previous.id if previous else None,
+            server.name,
+            guild.id,
+            draft.name,
+            draft.description,
+            location,
+            draft.start,
+            draft.end,
+            begin,
+            finish,
+            draft.announce,
+            draft.reminders,
+            draft.repeat,
+            anchor or (draft.start if draft.repeat else None),
+            draft.timezone,
+            by_id,
+            by_name,
+            previous.occurrence + 1 if previous else 1,
+            previous.id if previous else None,
             conditions if conditions is not None else previous.conditions if previous else None,
-        )  # fmt: skip
+        )
         row = await self.store.insert(new, self.clock.now())
         async with self.lock(row.id):
             try:
@@ -194,9 +192,12 @@ class GuildEvents:
             except discord.HTTPException as exc:
                 await self.store.delete(row.id)
                 raise ValidationError(
-                    _("Discord refused to create the event {name}: {error}. Nothing was made.",
-                      name=repr(draft.name), error=discord_error(exc))
-                ) from None  # fmt: skip
+                    _(
+                        "Discord refused to create the event {name}: {error}. Nothing was made.",
+                        name=repr(draft.name),
+                        error=discord_error(exc),
+                    )
+                ) from None
             row = await self.store.update(row.id, discord_id=made.id)
             try:
                 start_task, end_task = await self._schedule_pair(row, draft.start, draft.end)
@@ -206,9 +207,13 @@ class GuildEvents:
                 reason = str(exc) if isinstance(exc, ValidationError) else _("an internal error")
                 log.warning("event %s: tasks not stored", row.id, exc_info=True)
                 raise ValidationError(
-                    _("The tasks of {name} could not be stored ({reason}), so its Discord event "
-                      "was removed again. Nothing was made.", name=repr(draft.name), reason=reason)
-                ) from None  # fmt: skip
+                    _(
+                        "The tasks of {name} could not be stored ({reason}), so its Discord event "
+                        "was removed again. Nothing was made.",
+                        name=repr(draft.name),
+                        reason=reason,
+                    )
+                ) from None
             try:
                 row = await self.store.update(
                     row.id, start_task=start_task, end_task=end_task, state="scheduled"
@@ -231,18 +236,27 @@ class GuildEvents:
     ) -> tuple[int, int]:
         """The start task (with its countdown) and the end task; both or neither."""
         offsets = row.announce if announce is None else announce
-        common: dict[str, Any] = {"server": row.server, "by_id": row.created_by_id,
-                                  "by_name": row.created_by_name}  # fmt: skip
+        common: dict[str, Any] = {
+            "server": row.server,
+            "by_id": row.created_by_id,
+            "by_name": row.created_by_name,
+        }
         start_task = await self.tasks.schedule(
-            task_id=plan.task_id(row.name, row.id, "start", revision), command=row.start_run,
-            due=start, announce=offsets, conditions=row.conditions, **common,
-        )  # fmt: skip
+            task_id=plan.task_id(row.name, row.id, "start", revision),
+            command=row.start_run,
+            due=start,
+            announce=offsets,
+            conditions=row.conditions,
+            **common,
+        )
         try:
             end_task = await self.tasks.schedule(
-                task_id=plan.task_id(row.name, row.id, "end", revision), command=row.end_run,
+                task_id=plan.task_id(row.name, row.id, "end", revision),
+                command=row.end_run,
                 due=end,
-                announce=(), **common,
-            )  # fmt: skip
+                announce=(),
+                **common,
+            )
         except BaseException:
             await self._cancel_tasks((start_task,))
             raise
@@ -266,16 +280,21 @@ class GuildEvents:
         if row.discord_id is None:
             return
         try:
-            await self.bot.http.delete_scheduled_event(row.guild_id, row.discord_id,
-                                                       reason=str(why))  # fmt: skip
+            await self.bot.http.delete_scheduled_event(
+                row.guild_id, row.discord_id, reason=str(why)
+            )
         except discord.NotFound:
             return
         except discord.HTTPException as exc:
             await self.alert(
                 row,
-                lazy("{why}, and removing its Discord event failed too ({error}): delete the "
-                     "event in Discord by hand.", why=why, error=discord_error(exc)),
-            )  # fmt: skip
+                lazy(
+                    "{why}, and removing its Discord event failed too ({error}): delete the "
+                    "event in Discord by hand.",
+                    why=why,
+                    error=discord_error(exc),
+                ),
+            )
 
     async def recover(self) -> int:
         """Undo every create the bot died in the middle of: its tasks (found by their ids) are
@@ -311,9 +330,12 @@ class GuildEvents:
             if current is None or current.state != "scheduled":
                 state = event_state(current.state if current else "gone")
                 raise ValidationError(
-                    _("{name} is {state}: only an event that has not started can be edited.",
-                      name=repr(row.name), state=state)
-                )  # fmt: skip
+                    _(
+                        "{name} is {state}: only an event that has not started can be edited.",
+                        name=repr(row.name),
+                        state=state,
+                    )
+                )
             row = current
             now = self.clock.now()
             tz = parse_timezone(row.timezone)
@@ -356,18 +378,26 @@ class GuildEvents:
                 if new_tasks is not None:
                     await self._cancel_tasks(new_tasks)
                 raise ValidationError(
-                    _("Discord refused the change to {name}: {error}. Nothing was changed.",
-                      name=repr(row.name), error=discord_error(exc))
-                ) from None  # fmt: skip
+                    _(
+                        "Discord refused the change to {name}: {error}. Nothing was changed.",
+                        name=repr(row.name),
+                        error=discord_error(exc),
+                    )
+                ) from None
             notes: list[Lazy] = []
             update: dict[str, Any] = {"name": title}
             if description is not None:
                 update["description"] = text
             if new_tasks is not None:
                 notes = await self._cancel_tasks((row.start_task, row.end_task))
-                update.update(start=begin, end=finish, start_task=new_tasks[0],
-                              end_task=new_tasks[1], reminders_sent=(),
-                              revision=row.revision + 1)  # fmt: skip
+                update.update(
+                    start=begin,
+                    end=finish,
+                    start_task=new_tasks[0],
+                    end_task=new_tasks[1],
+                    reminders_sent=(),
+                    revision=row.revision + 1,
+                )
             row = await self.store.update(row.id, **update)
         self.wake.set()
         return row, notes
@@ -393,14 +423,22 @@ class GuildEvents:
                     pass  # already gone in Discord: the tasks go too
                 except discord.HTTPException as exc:
                     raise ValidationError(
-                        _("Discord refused to delete {name}: {error}. Its tasks were kept, so "
-                          "the two still match.", name=repr(row.name), error=discord_error(exc))
-                    ) from None  # fmt: skip
+                        _(
+                            "Discord refused to delete {name}: {error}. Its tasks were kept, so "
+                            "the two still match.",
+                            name=repr(row.name),
+                            error=discord_error(exc),
+                        )
+                    ) from None
             failed = await self._cancel_tasks(row.tasks)
             row = await self.store.update(row.id, state="cancelled")
         if failed:
-            await self.alert(row, lazy("it was cancelled, but some tasks could not be: {tasks}",
-                                       tasks=_joined(failed)))  # fmt: skip
+            await self.alert(
+                row,
+                lazy(
+                    "it was cancelled, but some tasks could not be: {tasks}", tasks=_joined(failed)
+                ),
+            )
         self.wake.set()
         return row
 
@@ -424,9 +462,11 @@ class GuildEvents:
                 elif row.state == "scheduled":  # ended by hand before it started: nothing runs
                     await self._cancelled_in_discord(
                         row,
-                        lazy("it was ended before its start in Discord, so its in-game tasks "
-                             "were cancelled."),
-                    )  # fmt: skip
+                        lazy(
+                            "it was ended before its start in Discord, so its in-game tasks "
+                            "were cancelled."
+                        ),
+                    )
                 return
             await self._follow_move(row, event)
         self.wake.set()
@@ -489,34 +529,50 @@ class GuildEvents:
                 end_task = await self.tasks.schedule(
                     server=row.server,
                     task_id=plan.task_id(row.name, row.id, "end", row.revision + 1),
-                    command=row.end_run, due=finish, announce=(), by_id=row.created_by_id,
+                    command=row.end_run,
+                    due=finish,
+                    announce=(),
+                    by_id=row.created_by_id,
                     by_name=row.created_by_name,
-                )  # fmt: skip
+                )
                 start_task, old = row.start_task or 0, (row.end_task,)
         except Exception as exc:
             log.exception("event %s: moving the tasks failed", row.id)
             await self.alert(
                 row,
-                lazy("it was moved in Discord to {start}, but its tasks could not be moved "
-                     "({error}): they still run at the old times.",
-                     start=stamp(begin), error=exc),
-            )  # fmt: skip
+                lazy(
+                    "it was moved in Discord to {start}, but its tasks could not be moved "
+                    "({error}): they still run at the old times.",
+                    start=stamp(begin),
+                    error=exc,
+                ),
+            )
             return
         failed = await self._cancel_tasks(old)
         sent = tuple(o for o in row.reminders_sent if not moved_start)
         await self.store.update(
-            row.id, start=begin, end=finish, start_task=start_task or None, end_task=end_task,
-            name=event.name, reminders_sent=sent, revision=row.revision + 1,
-        )  # fmt: skip
+            row.id,
+            start=begin,
+            end=finish,
+            start_task=start_task or None,
+            end_task=end_task,
+            name=event.name,
+            reminders_sent=sent,
+            revision=row.revision + 1,
+        )
         said: list[Text] = [
-            lazy("it was moved in Discord: the tasks now run at {start} (start) and {end} (end).",
-                 start=stamp(begin), end=stamp(finish))
-        ]  # fmt: skip
+            lazy(
+                "it was moved in Discord: the tasks now run at {start} (start) and {end} (end).",
+                start=stamp(begin),
+                end=stamp(finish),
+            )
+        ]
         if len(announce) < len(row.announce):
             said.append(lazy("Countdowns longer than the time left were dropped."))
         if failed:
-            said.append(lazy("The old tasks could not all be cancelled: {tasks}",
-                             tasks=_joined(failed)))  # fmt: skip
+            said.append(
+                lazy("The old tasks could not all be cancelled: {tasks}", tasks=_joined(failed))
+            )
         await self.notice(row, said, problem=bool(failed))
 
     async def interested(
@@ -535,8 +591,9 @@ class GuildEvents:
                 self.bot.http.add_role if added else self.bot.http.remove_role
             )
             try:
-                await call(row.guild_id, user.id, role,
-                           reason=_("interested in {name}", name=row.name))  # fmt: skip
+                await call(
+                    row.guild_id, user.id, role, reason=_("interested in {name}", name=row.name)
+                )
             except discord.HTTPException as exc:
                 log.warning("event %s: role for %s not changed: %s", row.id, user.id, exc)
 
@@ -564,16 +621,22 @@ class GuildEvents:
         channel = self._channel(row)
         parts = text if isinstance(text, list) else [text]
         with use_locale(self.channel_locale(row, channel)):
-            body = _("Event **{name}** (#{id} on {server}): {text}", name=row.name, id=row.id,
-                     server=row.server, text=" ".join(str(p) for p in parts))  # fmt: skip
+            body = _(
+                "Event **{name}** (#{id} on {server}): {text}",
+                name=row.name,
+                id=row.id,
+                server=row.server,
+                text=" ".join(str(p) for p in parts),
+            )
             title = _("Event problem") if problem else _("Event changed")
         if problem:
             self.alerts.append(body)
         log.log(logging.WARNING if problem else logging.INFO, "%s", body)
         if channel is None:
             return
-        embed = discord.Embed(title=title, description=body[:4096],
-                              colour=0xED4245 if problem else 0x5865F2)  # fmt: skip
+        embed = discord.Embed(
+            title=title, description=body[:4096], colour=0xED4245 if problem else 0x5865F2
+        )
         await self.bot.post(channel, embed=embed)
 
 

@@ -80,9 +80,12 @@ def check_name(name: str) -> str:
         raise ValidationError(_("The event name is empty: give it 1 to 100 characters."))
     if len(text) > MAX_NAME:
         raise ValidationError(
-            _("The event name is {n} characters long; Discord allows at most {limit}.",
-              n=len(text), limit=MAX_NAME)
-        )  # fmt: skip
+            _(
+                "The event name is {n} characters long; Discord allows at most {limit}.",
+                n=len(text),
+                limit=MAX_NAME,
+            )
+        )
     return text
 
 
@@ -91,9 +94,12 @@ def check_description(description: str | None) -> str | None:
         return None
     if len(description) > MAX_DESCRIPTION:
         raise ValidationError(
-            _("The description is {n} characters long; Discord allows at most {limit}.",
-              n=len(description), limit=MAX_DESCRIPTION)
-        )  # fmt: skip
+            _(
+                "The description is {n} characters long; Discord allows at most {limit}.",
+                n=len(description),
+                limit=MAX_DESCRIPTION,
+            )
+        )
     return description
 
 
@@ -108,9 +114,13 @@ def read_end(text: str | None, start: datetime, now: datetime, tz_name: str) -> 
         end = parse_when(text, now, parse_timezone(tz_name))
     if end <= start:
         raise ValidationError(
-            _("The end ({end}) is not after the start ({start}): give a later end, or a length "
-              "such as 2h.", end=_show(end, tz_name), start=_show(start, tz_name))
-        )  # fmt: skip
+            _(
+                "The end ({end}) is not after the start ({start}): give a later end, or a length "
+                "such as 2h.",
+                end=_show(end, tz_name),
+                start=_show(start, tz_name),
+            )
+        )
     return end
 
 
@@ -120,13 +130,19 @@ def check_offsets(offsets: tuple[int, ...], what: str, start: datetime, now: dat
         if offset <= until:
             continue
         if what == "reminder":
-            text = _("The reminder offset {offset} is longer than the time until the start "
-                     "({left}): it could not be sent that early.", offset=human(offset),
-                     left=human(until))  # fmt: skip
+            text = _(
+                "The reminder offset {offset} is longer than the time until the start "
+                "({left}): it could not be sent that early.",
+                offset=human(offset),
+                left=human(until),
+            )
         else:
-            text = _("The announce offset {offset} is longer than the time until the start "
-                     "({left}): it could not be sent that early.", offset=human(offset),
-                     left=human(until))  # fmt: skip
+            text = _(
+                "The announce offset {offset} is longer than the time until the start "
+                "({left}): it could not be sent that early.",
+                offset=human(offset),
+                left=human(until),
+            )
         raise ValidationError(text)
 
 
@@ -201,10 +217,13 @@ def _repeat_rule(repeat: str | None, begin: datetime, finish: datetime) -> str |
     form = parse_repeat(rule)
     if form[0] == "every" and form[1] < (finish - begin).total_seconds():
         raise ValidationError(
-            _("The event lasts {length} but repeats every {every}: one occurrence would "
-              "start before the last one ended.",
-              length=human(int((finish - begin).total_seconds())), every=human(form[1]))
-        )  # fmt: skip
+            _(
+                "The event lasts {length} but repeats every {every}: one occurrence would "
+                "start before the last one ended.",
+                length=human(int((finish - begin).total_seconds())),
+                every=human(form[1]),
+            )
+        )
     return rule
 
 
@@ -212,9 +231,11 @@ def dropped_note(draft: Draft) -> str | None:
     """The sentence that says which default announcements were left out, if any."""
     if not draft.dropped:
         return None
-    return _("The default announcement {offsets} before the start was left out: the event "
-             "starts sooner than that.",
-             offsets=", ".join(human(o) for o in draft.dropped))  # fmt: skip
+    return _(
+        "The default announcement {offsets} before the start was left out: the event "
+        "starts sooner than that.",
+        offsets=", ".join(human(o) for o in draft.dropped),
+    )
 
 
 def next_start(repeat: str, anchor: datetime, timezone: str, after: datetime) -> datetime | None:

@@ -9,7 +9,13 @@ Administrator grants all).
 
 from __future__ import annotations
 
-__all__ = ["INTENT_MISSING", "check_guilds", "permission_sentence", "status_line"]
+__all__ = [
+    "INTENT_MISSING",
+    "check_guilds",
+    "event_permission_problem",
+    "permission_sentence",
+    "status_line",
+]
 
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -65,26 +71,61 @@ async def check_guilds(
     logged in as `me` (what ``static_login`` returned)."""
     ok = True
     # the intent is not privileged, so asking for it (bot.app does) is enough to get it
-    print("  " + _("Discord: logged in as {user}; the guild_scheduled_events intent is "
-                   "requested", user=me.get("username")), file=out)  # fmt: skip
+    print(
+        "  "
+        + _(
+            "Discord: logged in as {user}; the guild_scheduled_events intent is requested",
+            user=me.get("username"),
+        ),
+        file=out,
+    )
     if not guild_ids:
-        print("  " + _("Discord events: no DOOM_GUILD_IDS set, so no guild's permissions checked"),
-              file=out)  # fmt: skip
+        print(
+            "  " + _("Discord events: no DOOM_GUILD_IDS set, so no guild's permissions checked"),
+            file=out,
+        )
     for guild_id in guild_ids:
         try:
             member = await http.get_member(guild_id, int(me["id"]))
             roles = await http.get_roles(guild_id)
         except discord.HTTPException as exc:
             ok = False
-            print("  " + _("Discord events: guild {guild} NOT readable ({status}): is the bot "
-                           "in it?", guild=guild_id, status=exc.status), file=out)  # fmt: skip
+            print(
+                "  "
+                + _(
+                    "Discord events: guild {guild} NOT readable ({status}): is the bot in it?",
+                    guild=guild_id,
+                    status=exc.status,
+                ),
+                file=out,
+            )
             continue
         perms = discord.Permissions(_permissions(dict(member), [dict(r) for r in roles], guild_id))
         problem = permission_sentence(perms, _("guild {guild}", guild=guild_id))
         if problem is None:
-            print("  " + _("Discord events: guild {guild}: may create and manage events",
-                           guild=guild_id), file=out)  # fmt: skip
+            print(
+                "  "
+                + _("Discord events: guild {guild}: may create and manage events", guild=guild_id),
+                file=out,
+            )
         else:
             ok = False
             print("  " + _("Discord events: {problems}", problems=problem), file=out)
     return ok
+
+
+def event_permission_problem(guild: discord.Guild | None) -> str | None:
+    """The sentence saying why the bot cannot make events in this guild, or None when it can."""
+    if guild is None:
+        return _("Events can only be made in a server (guild), not in direct messages.")
+    me = guild.me
+    if me is None:
+        return None  # the member cache is not filled (no intent): Discord will say so if it must
+    perms = me.guild_permissions
+    if perms.create_events or perms.manage_events:
+        return None
+    return _(
+        "The bot lacks the Create Events permission in {guild}: give its role Create Events "
+        "(or Manage Events) in Server Settings > Roles, then try again. Nothing was made.",
+        guild=guild.name,
+    )

@@ -147,9 +147,12 @@ class EventTimers:
             return await self.events.gone_from_discord(row)
         except discord.HTTPException as exc:
             await self.events.alert(
-                row, lazy("its reminder could not read who is interested ({error}).",
-                          error=discord_error(exc))
-            )  # fmt: skip
+                row,
+                lazy(
+                    "its reminder could not read who is interested ({error}).",
+                    error=discord_error(exc),
+                ),
+            )
             users = []
         else:
             row = await self.events.store.update(row.id, interested=len(users))
@@ -162,18 +165,24 @@ class EventTimers:
     async def _post_reminder(
         self, row: EventRow, channel: int, users: list[discord.User]
     ) -> EventRow:
-        head = _("Reminder: **{name}** starts {relative} ({start}) at {location}.", name=row.name,
-                 relative=stamp(row.start, "R"), start=stamp(row.start),
-                 location=row.location)  # fmt: skip
+        head = _(
+            "Reminder: **{name}** starts {relative} ({start}) at {location}.",
+            name=row.name,
+            relative=stamp(row.start, "R"),
+            start=stamp(row.start),
+            location=row.location,
+        )
         role = self.bot.settings.discord_event_role_id
         allowed: discord.AllowedMentions
         if role is not None:
             for user in users:
                 try:
                     await self.bot.http.add_role(
-                        row.guild_id, user.id, role,
+                        row.guild_id,
+                        user.id,
+                        role,
                         reason=_("interested in {name}", name=row.name),
-                    )  # fmt: skip
+                    )
                 except discord.HTTPException as exc:
                     log.warning("event %s: role for %s not given: %s", row.id, user.id, exc)
             chunks = [f"{head} <@&{role}>"]
@@ -254,27 +263,43 @@ class EventTimers:
             return
         until = (start - now).total_seconds()
         draft = plan.Draft(
-            row.name, row.description, start, start + (row.end - row.start),
+            row.name,
+            row.description,
+            start,
+            start + (row.end - row.start),
             tuple(o for o in row.announce if o <= until),
-            tuple(o for o in row.reminders if o <= until), row.repeat, row.timezone,
-        )  # fmt: skip
+            tuple(o for o in row.reminders if o <= until),
+            row.repeat,
+            row.timezone,
+        )
         guild = self.bot.get_guild(row.guild_id)
         server = self.bot.services.servers.get(row.server)
         if guild is None or server is None:
-            await self.events.alert(row, _("its next occurrence could not be made: the guild or "
-                                           "the server is no longer known."))  # fmt: skip
+            await self.events.alert(
+                row,
+                _(
+                    "its next occurrence could not be made: the guild or "
+                    "the server is no longer known."
+                ),
+            )
             return
         try:
             made = await self.events.create(
-                guild, server, draft, start_run=row.start_run, end_run=row.end_run,
-                by_id=row.created_by_id, by_name=row.created_by_name, anchor=anchor, previous=row,
-            )  # fmt: skip
+                guild,
+                server,
+                draft,
+                start_run=row.start_run,
+                end_run=row.end_run,
+                by_id=row.created_by_id,
+                by_name=row.created_by_name,
+                anchor=anchor,
+                previous=row,
+            )
         except ValidationError as exc:
             await self.events.alert(
                 row, _("its next occurrence could not be made: {error}", error=exc)
             )
             return
         await self.events.notice(
-            made, _("occurrence {n} is planned for {start}.", n=made.occurrence,
-                    start=stamp(start))
-        )  # fmt: skip
+            made, _("occurrence {n} is planned for {start}.", n=made.occurrence, start=stamp(start))
+        )

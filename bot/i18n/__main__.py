@@ -57,8 +57,13 @@ def extract() -> Catalog:
     # no module imports, builds a bot to read its tree (the layers contract allows it by name)
     from bot.command_tree import tree_strings
 
-    template = Catalog(project="doom.schedule", copyright_holder="the doom.schedule authors",
-                       msgid_bugs_address="", fuzzy=False, charset="utf-8")  # fmt: skip
+    template = Catalog(
+        project="doom.schedule",
+        copyright_holder="the doom.schedule authors",
+        msgid_bugs_address="",
+        fuzzy=False,
+        charset="utf-8",
+    )
     with MAPPING.open(encoding="utf-8") as f:
         method_map, options_map = parse_mapping_cfg(f, str(MAPPING))
     for folder in SOURCES:
@@ -85,8 +90,9 @@ def extract() -> Catalog:
         if existing is not None:
             existing.auto_comments.append(f"slash command tree: {where}")
             continue
-        template.add(text, None, [], auto_comments=[f"slash command tree: {where}"],
-                     context=context)  # fmt: skip
+        template.add(
+            text, None, [], auto_comments=[f"slash command tree: {where}"], context=context
+        )
     return template
 
 
@@ -113,8 +119,11 @@ def update() -> None:
 def placeholders(text: str) -> set[str]:
     """The ``{name}`` fields of a text (format specs included, ``{{`` escapes excluded)."""
     try:
-        return {f"{name}{':' + spec if spec else ''}" for _, name, spec, _ in
-                string.Formatter().parse(text) if name is not None}  # fmt: skip
+        return {
+            f"{name}{':' + spec if spec else ''}"
+            for _, name, spec, _ in string.Formatter().parse(text)
+            if name is not None
+        }
     except ValueError:
         return {"<unbalanced braces>"}
 

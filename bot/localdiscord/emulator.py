@@ -109,8 +109,14 @@ class LocalDiscord:
         self.bot_permissions = discord.Permissions(
             view_channel=True, send_messages=True, create_events=True, manage_events=True
         )
-        self.bot_user = {"id": str(APPLICATION_ID), "username": "doom", "discriminator": "0",
-                         "global_name": "doom.schedule", "avatar": None, "bot": True}  # fmt: skip
+        self.bot_user = {
+            "id": str(APPLICATION_ID),
+            "username": "doom",
+            "discriminator": "0",
+            "global_name": "doom.schedule",
+            "avatar": None,
+            "bot": True,
+        }
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -161,32 +167,66 @@ class LocalDiscord:
             for i, (rid, name) in enumerate(self.roles.items())
         ]
         bot_role = self.guild_id + 1  # the bot's managed role, holding its permissions
-        roles.append({"id": str(bot_role), "name": "doom.schedule", "position": len(roles),
-                      "permissions": str(self.bot_permissions.value)})  # fmt: skip
+        roles.append(
+            {
+                "id": str(bot_role),
+                "name": "doom.schedule",
+                "position": len(roles),
+                "permissions": str(self.bot_permissions.value),
+            }
+        )
         for role in roles:
             role.update(color=0, hoist=False, managed=False, mentionable=False, flags=0)
         me = self.member_payload(APPLICATION_ID, [bot_role])
         me["user"] = self.bot_user
         return {
-            "id": str(self.guild_id), "name": "local", "owner_id": "1", "roles": roles,
-            "channels": [self.channel_payload()], "members": [me], "features": [], "emojis": [],
-            "stickers": [], "member_count": 1, "preferred_locale": self.guild_locale,
+            "id": str(self.guild_id),
+            "name": "local",
+            "owner_id": "1",
+            "roles": roles,
+            "channels": [self.channel_payload()],
+            "members": [me],
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "member_count": 1,
+            "preferred_locale": self.guild_locale,
             "guild_scheduled_events": self.scheduled.payloads(),
-        }  # fmt: skip
+        }
 
     def channel_payload(self) -> dict[str, Any]:
-        return {"id": str(self.channel_id), "type": 0, "guild_id": str(self.guild_id),
-                "name": "general", "position": 0, "permission_overwrites": [], "nsfw": False,
-                "parent_id": None, "topic": None, "rate_limit_per_user": 0}  # fmt: skip
+        return {
+            "id": str(self.channel_id),
+            "type": 0,
+            "guild_id": str(self.guild_id),
+            "name": "general",
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "rate_limit_per_user": 0,
+        }
 
     def member_payload(self, user_id: int, role_ids: Sequence[int]) -> dict[str, Any]:
         return {
-            "user": {"id": str(user_id), "username": f"user{user_id}", "discriminator": "0",
-                     "global_name": self.names.get(user_id), "avatar": None},
-            "roles": [str(r) for r in role_ids], "joined_at": "2024-01-01T00:00:00+00:00",
-            "deaf": False, "mute": False, "flags": 0, "pending": False, "nick": None,
-            "avatar": None, "permissions": str(discord.Permissions.general().value),
-        }  # fmt: skip
+            "user": {
+                "id": str(user_id),
+                "username": f"user{user_id}",
+                "discriminator": "0",
+                "global_name": self.names.get(user_id),
+                "avatar": None,
+            },
+            "roles": [str(r) for r in role_ids],
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+            "nick": None,
+            "avatar": None,
+            "permissions": str(discord.Permissions.general().value),
+        }
 
     def set_roles(self, user_id: int, role_ids: Sequence[int] | None) -> None:
         """Give a member these roles now (None: the user left the guild)."""
@@ -200,16 +240,25 @@ class LocalDiscord:
     ) -> dict[str, Any]:
         self.members[user_id] = list(role_ids)
         return {
-            "id": str(self.next_id()), "application_id": str(APPLICATION_ID), "type": type_,
-            "token": f"tok-{self.next_id()}", "version": 1, "guild_id": str(self.guild_id),
+            "id": str(self.next_id()),
+            "application_id": str(APPLICATION_ID),
+            "type": type_,
+            "token": f"tok-{self.next_id()}",
+            "version": 1,
+            "guild_id": str(self.guild_id),
             "guild": {"id": str(self.guild_id), "locale": self.guild_locale, "features": []},
-            "channel_id": str(self.channel_id), "channel": self.channel_payload(),
-            "member": self.member_payload(user_id, role_ids), "data": data,
-            "locale": self.locale, "guild_locale": self.guild_locale, "entitlements": [],
+            "channel_id": str(self.channel_id),
+            "channel": self.channel_payload(),
+            "member": self.member_payload(user_id, role_ids),
+            "data": data,
+            "locale": self.locale,
+            "guild_locale": self.guild_locale,
+            "entitlements": [],
             "app_permissions": str(discord.Permissions.text().value),
-            "authorizing_integration_owners": {"0": str(self.guild_id)}, "context": 0,
+            "authorizing_integration_owners": {"0": str(self.guild_id)},
+            "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024,
-        }  # fmt: skip
+        }
 
     def command(self, name: str) -> app_commands.Command[Any, ..., Any]:
         """`/name`, or a group's subcommand as `group sub`."""
@@ -267,9 +316,12 @@ class LocalDiscord:
         url = f"{CDN}{self.channel_id}/{aid}/{file.filename}"
         self._session.files[url] = file.data
         resolved.setdefault("attachments", {})[aid] = {
-            "id": aid, "filename": file.filename, "size": len(file.data), "url": url,
+            "id": aid,
+            "filename": file.filename,
+            "size": len(file.data),
+            "url": url,
             "proxy_url": url,
-        }  # fmt: skip
+        }
         return aid
 
     # -- driving the bot ---------------------------------------------------------------------------
@@ -288,9 +340,14 @@ class LocalDiscord:
         return self._begin(self.interaction_payload(2, data, user_id, role_ids))
 
     async def autocomplete(
-        self, name: str, focused: str, user_id: int, role_ids: Sequence[int] = (), /,
+        self,
+        name: str,
+        focused: str,
+        user_id: int,
+        role_ids: Sequence[int] = (),
+        /,
         **options: object,
-    ) -> list[dict[str, Any]]:  # fmt: skip
+    ) -> list[dict[str, Any]]:
         """The choices the bot offers while the user types ``focused``."""
         data = self.command_data(name, options, focused)
         exchange = await self._begin(self.interaction_payload(4, data, user_id, role_ids)).done()
@@ -326,9 +383,10 @@ class LocalDiscord:
         before = asyncio.all_tasks()
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
         spawned = [
-            t for t in asyncio.all_tasks() - before
+            t
+            for t in asyncio.all_tasks() - before
             if t.get_name().startswith(("CommandTree-invoker", "discord-ui-view-dispatch"))
-        ]  # fmt: skip
+        ]
         if spawned:
             exchange.task = spawned[0]
         return exchange
@@ -339,8 +397,9 @@ class LocalDiscord:
         excess = len(self.exchanges) - KEEP_EXCHANGES + 1
         if excess <= 0:
             return
-        finished = [token for token, ex in self.exchanges.items()
-                    if ex.task is None or ex.task.done()][:excess]  # fmt: skip
+        finished = [
+            token for token, ex in self.exchanges.items() if ex.task is None or ex.task.done()
+        ][:excess]
         for token in finished:
             del self.exchanges[token]
             self._born.pop(token, None)
@@ -364,12 +423,24 @@ class LocalDiscord:
         mid = mid or self.next_id()
         old = self.messages.get(mid, {})
         message: dict[str, Any] = {
-            "id": str(mid), "channel_id": str(channel_id), "guild_id": str(self.guild_id),
-            "author": self.bot_user, "content": "", "embeds": [], "components": [],
-            "attachments": [], "timestamp": datetime.now(UTC).isoformat(),
-            "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [],
-            "mention_roles": [], "pinned": False, "type": 0, "flags": 0,
-        }  # fmt: skip
+            "id": str(mid),
+            "channel_id": str(channel_id),
+            "guild_id": str(self.guild_id),
+            "author": self.bot_user,
+            "content": "",
+            "embeds": [],
+            "components": [],
+            "attachments": [],
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "pinned": False,
+            "type": 0,
+            "flags": 0,
+        }
         message.update(old)
         message.update({k: v for k, v in data.items() if k in message and v is not None})
         if old:
@@ -399,8 +470,9 @@ class LocalDiscord:
         answer = self._route(request)
         if isinstance(answer, limits.DiscordError):
             token = request.param("webhook_token")
-            refusal = Refusal(request.method, request.path, answer.status, answer.body,
-                              request.body, token)  # fmt: skip
+            refusal = Refusal(
+                request.method, request.path, answer.status, answer.body, request.body, token
+            )
             self.refused.append(refusal)
             if token in self.exchanges:
                 self.exchanges[token].refused.append(refusal)
@@ -431,8 +503,18 @@ class LocalDiscord:
             if error is not None:
                 return error
             message = self._message(channel_id or 0, body)
-            self._record(Sent("POST", request.path, "channel", body, None, int(message["id"]),
-                              channel_id, request.files))  # fmt: skip
+            self._record(
+                Sent(
+                    "POST",
+                    request.path,
+                    "channel",
+                    body,
+                    None,
+                    int(message["id"]),
+                    channel_id,
+                    request.files,
+                )
+            )
             return message
         if request.key == "PATCH /channels/{channel_id}/messages/{message_id}":
             error = limits.check_message(body, request.files, creating=False)
@@ -511,8 +593,9 @@ class LocalDiscord:
             error = limits.check_message(body, request.files, creating=kind == "followup")
             if error is not None:
                 return error
-        sent = Sent(request.method, request.path, kind, body, token, mid, self.channel_id,
-                    request.files)  # fmt: skip
+        sent = Sent(
+            request.method, request.path, kind, body, token, mid, self.channel_id, request.files
+        )
         if kind == "delete":
             self._record(sent)
             return None
@@ -535,11 +618,16 @@ class LocalDiscord:
             if error is not None:
                 return error
             self.synced[guild_id] = [
-                {**c, "id": str(self.next_id()), "application_id": str(APPLICATION_ID),
-                 "version": str(self.next_id()), "type": c.get("type", 1),
-                 **({"guild_id": str(guild_id)} if guild_id else {})}
+                {
+                    **c,
+                    "id": str(self.next_id()),
+                    "application_id": str(APPLICATION_ID),
+                    "version": str(self.next_id()),
+                    "type": c.get("type", 1),
+                    **({"guild_id": str(guild_id)} if guild_id else {}),
+                }
                 for c in commands
-            ]  # fmt: skip
+            ]
             self._record(Sent("PUT", request.path, "sync", {"commands": commands}))
         return self.synced.get(guild_id, [])
 

@@ -156,9 +156,16 @@ class Response:
         return None
 
 
-_REASONS = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
-            403: "Forbidden", 404: "Not Found", 413: "Payload Too Large",
-            429: "Too Many Requests"}  # fmt: skip
+_REASONS = {
+    200: "OK",
+    204: "No Content",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+}
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -202,8 +209,9 @@ class Session:
         return self.request("GET", url, **kwargs)
 
     def request(self, method: str, url: str, **kwargs: Any) -> _Call:
-        return _Call(self.handler, parse_request(method, url, kwargs.get("data"),
-                                                 kwargs.get("params")))  # fmt: skip
+        return _Call(
+            self.handler, parse_request(method, url, kwargs.get("data"), kwargs.get("params"))
+        )
 
     async def close(self) -> None:
         self.closed = True
@@ -302,6 +310,9 @@ class RateLimits:
         out.update({"Retry-After": str(math.ceil(retry_after)), "X-RateLimit-Scope": scope})
         if scope == "global":
             out["X-RateLimit-Global"] = "true"
-        body = {"message": "You are being rate limited.", "retry_after": retry_after,
-                "global": scope == "global"}  # fmt: skip
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": retry_after,
+            "global": scope == "global",
+        }
         return Response(429, body, out)

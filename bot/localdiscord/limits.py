@@ -77,11 +77,40 @@ LIMITS: dict[str, int] = {
 # developers/reference.mdx "Locales"
 LOCALES = frozenset(
     {
-        "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu",
-        "nl", "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg",
-        "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW", "ko",
+        "id",
+        "da",
+        "de",
+        "en-GB",
+        "en-US",
+        "es-ES",
+        "es-419",
+        "fr",
+        "hr",
+        "it",
+        "lt",
+        "hu",
+        "nl",
+        "no",
+        "pl",
+        "pt-BR",
+        "ro",
+        "fi",
+        "sv-SE",
+        "vi",
+        "tr",
+        "cs",
+        "el",
+        "bg",
+        "ru",
+        "uk",
+        "hi",
+        "th",
+        "zh-CN",
+        "ja",
+        "zh-TW",
+        "ko",
     }
-)  # fmt: skip
+)
 IS_COMPONENTS_V2 = 1 << 15
 _BUTTON, _ROW, _STRING_SELECT = 2, 1, 3
 

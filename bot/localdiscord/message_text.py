@@ -16,8 +16,12 @@ from bot.i18n.formats import moment
 
 def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The buttons of a message payload, across its action rows."""
-    return [c for row in message.get("components") or [] for c in row.get("components", [])
-            if c.get("type") == 2]  # fmt: skip
+    return [
+        c
+        for row in message.get("components") or []
+        for c in row.get("components", [])
+        if c.get("type") == 2
+    ]
 
 
 # One stamp, or two of the same instant side by side as the bot writes them ("<t:N:F>
@@ -52,8 +56,7 @@ def render(
         if embed.get("footer", {}).get("text"):
             lines.append(f"  -- {embed['footer']['text']}")
     off = _(" (disabled)")  # outside the f-string, where the extractor sees it
-    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}"
-              for b in buttons(data)]  # fmt: skip
+    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}" for b in buttons(data)]
     if labels:
         lines.append(" ".join(labels))
     lines += [

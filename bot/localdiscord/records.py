@@ -66,8 +66,12 @@ class VirtualClock:
 
 
 # what the Discord client shows when an interaction got no (timely) response
-_FAILURE = {2: "The application did not respond", 3: "This interaction failed",
-            4: "Loading options failed", 5: "Something went wrong. Try again."}  # fmt: skip
+_FAILURE = {
+    2: "The application did not respond",
+    3: "This interaction failed",
+    4: "Loading options failed",
+    5: "Something went wrong. Try again.",
+}
 
 
 @dataclass(slots=True)

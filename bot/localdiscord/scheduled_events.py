@@ -134,9 +134,14 @@ class LocalScheduledEvents:
     # -- test controls ----------------------------------------------------------------------------
 
     def fail_next(
-        self, method: str, path: str = _BASE, *, status: int = 403, code: int = 50013,
+        self,
+        method: str,
+        path: str = _BASE,
+        *,
+        status: int = 403,
+        code: int = 50013,
         message: str = "Missing Permissions",
-    ) -> None:  # fmt: skip
+    ) -> None:
         """The next `method` request on the route template `path` fails as Discord would."""
         self._failures.append(_Failure(method, path, status, code, message))
 
@@ -177,10 +182,14 @@ class LocalScheduledEvents:
             people.pop(user_id, None)
         self.events[event_id]["user_count"] = len(people)
         kind = "ADD" if added else "REMOVE"
-        await self.gateway(f"GUILD_SCHEDULED_EVENT_USER_{kind}", {
-            "guild_scheduled_event_id": str(event_id), "user_id": str(user_id),
-            "guild_id": str(self.local.guild_id),
-        })  # fmt: skip
+        await self.gateway(
+            f"GUILD_SCHEDULED_EVENT_USER_{kind}",
+            {
+                "guild_scheduled_event_id": str(event_id),
+                "user_id": str(user_id),
+                "guild_id": str(self.local.guild_id),
+            },
+        )
 
     async def gateway(self, name: str, data: dict[str, Any]) -> None:
         """Feed one gateway dispatch to discord.py's parser; wait for the bot's handlers."""
@@ -268,16 +277,24 @@ class LocalScheduledEvents:
             raise _error(400, 50035, "scheduled_end_time is required for external events")
         event_id = self.local.next_id()
         event: dict[str, Any] = {
-            "id": str(event_id), "guild_id": str(self.local.guild_id), "channel_id": None,
-            "creator_id": self.local.bot_user["id"], "creator": self.local.bot_user,
-            "name": body["name"], "description": body.get("description"),
+            "id": str(event_id),
+            "guild_id": str(self.local.guild_id),
+            "channel_id": None,
+            "creator_id": self.local.bot_user["id"],
+            "creator": self.local.bot_user,
+            "name": body["name"],
+            "description": body.get("description"),
             "scheduled_start_time": body["scheduled_start_time"],
             "scheduled_end_time": body.get("scheduled_end_time"),
-            "privacy_level": body.get("privacy_level", 2), "status": 1,
-            "entity_type": body["entity_type"], "entity_id": None,
-            "entity_metadata": body.get("entity_metadata"), "user_count": 0, "image": None,
+            "privacy_level": body.get("privacy_level", 2),
+            "status": 1,
+            "entity_type": body["entity_type"],
+            "entity_id": None,
+            "entity_metadata": body.get("entity_metadata"),
+            "user_count": 0,
+            "image": None,
             "recurrence_rule": None,
-        }  # fmt: skip
+        }
         self.events[event_id] = event
         self._echo("GUILD_SCHEDULED_EVENT_CREATE", dict(event))
         return dict(event)
@@ -287,8 +304,15 @@ class LocalScheduledEvents:
             old, new = int(event["status"]), int(body["status"])
             if new != old and new not in _TRANSITIONS.get(old, set()):
                 raise _error(400, 180000, "Cannot update event status: invalid transition")
-        for key in ("name", "description", "scheduled_start_time", "scheduled_end_time",
-                    "status", "entity_metadata", "privacy_level"):  # fmt: skip
+        for key in (
+            "name",
+            "description",
+            "scheduled_start_time",
+            "scheduled_end_time",
+            "status",
+            "entity_metadata",
+            "privacy_level",
+        ):
             if key in body:
                 event[key] = body[key]
         self._echo("GUILD_SCHEDULED_EVENT_UPDATE", dict(event))
@@ -301,5 +325,6 @@ class LocalScheduledEvents:
         elif params.get("after") is not None:
             people = [p for p in people if p[0] > int(params["after"])]
         limit = min(int(params.get("limit", 100)), 100)
-        return [{"guild_scheduled_event_id": str(event_id), "user": user}
-                for _, user in people[:limit]]  # fmt: skip
+        return [
+            {"guild_scheduled_event_id": str(event_id), "user": user} for _, user in people[:limit]
+        ]

@@ -122,8 +122,11 @@ def tree_for_version(version: str) -> tuple[str, Text | None]:
             return wanted, None
     reason = lazy(
         "no command tree for Minecraft {version} (known: {trees}); checking commands against "
-        "{newest}, the newest", version=repr(version), trees=", ".join(trees), newest=NEWEST_TREE,
-    )  # fmt: skip
+        "{newest}, the newest",
+        version=repr(version),
+        trees=", ".join(trees),
+        newest=NEWEST_TREE,
+    )
     return NEWEST_TREE, reason
 
 

@@ -19,9 +19,22 @@ from dataclasses import dataclass
 from typing import Final
 
 STAGE_WORDS: Final = frozenset(
-    {"align", "anchored", "as", "at", "facing", "if", "in", "on", "positioned", "rotated",
-     "store", "summon", "unless"}
-)  # fmt: skip
+    {
+        "align",
+        "anchored",
+        "as",
+        "at",
+        "facing",
+        "if",
+        "in",
+        "on",
+        "positioned",
+        "rotated",
+        "store",
+        "summon",
+        "unless",
+    }
+)
 _OPEN: Final = {"[": "]", "{": "}", "(": ")"}
 _TAKES_AS: Final = frozenset({"positioned", "rotated"})  # `positioned as @s`: one stage
 

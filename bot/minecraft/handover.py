@@ -168,9 +168,11 @@ async def hand_over(
     if not skip_submit and staged is not None:
         try:
             serial = await pack.submit_staged(
-                staged, as_player=as_player, mark=f"storage {MARKS} done.{_key(key)}",
+                staged,
+                as_player=as_player,
+                mark=f"storage {MARKS} done.{_key(key)}",
                 on_ack=lambda: acked.append(now()),
-            )  # fmt: skip
+            )
             skip_submit = True
         except PackError as e:
             # no_input: the server lost it (restarted from an older save); not_installed: a pack
@@ -181,11 +183,20 @@ async def hand_over(
             acked.clear()
     if not skip_submit:
         task = await pack.schedule(
-            command, 0, "tick", task_id, retry=retry, retry_delay=retry_delay,
-            as_player=as_player, then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
-            on_ack=lambda: acked.append(now()), key=task_key, executor=executor, place=place,
+            command,
+            0,
+            "tick",
+            task_id,
+            retry=retry,
+            retry_delay=retry_delay,
+            as_player=as_player,
+            then=f"data modify storage {MARKS} done.{_key(key)} set value 1b",
+            on_ack=lambda: acked.append(now()),
+            key=task_key,
+            executor=executor,
+            place=place,
             cond=cond,
-        )  # fmt: skip
+        )
         serial = task.n if task is not None else None
     if acked:
         handed = acked[0]
@@ -204,10 +215,17 @@ async def run_copy(
     place = await pack.place(task)
     try:
         return await hand_over(
-            pack, command=task.run, task_id=task.id, key=key, retry=task.retry,
-            retry_delay=task.retry_delay, executor=task.executor, place=place, now=now,
+            pack,
+            command=task.run,
+            task_id=task.id,
+            key=key,
+            retry=task.retry,
+            retry_delay=task.retry_delay,
+            executor=task.executor,
+            place=place,
+            now=now,
             task_key=key,
-        )  # fmt: skip
+        )
     finally:
         with contextlib.suppress(BotError):
             await forget_mark(pack, key)

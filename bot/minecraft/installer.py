@@ -79,8 +79,11 @@ class InstallReport:
 
     def summary(self) -> str:
         if not self.ok:
-            return _("The pack was copied to {path} but is not verified: {problem}",
-                     path=self.pack_dir, problem=self.problem)  # fmt: skip
+            return _(
+                "The pack was copied to {path} but is not verified: {problem}",
+                path=self.pack_dir,
+                problem=self.problem,
+            )
         was = (
             _(" (was {version})", version=self.previous_version)
             if self.action == "upgraded"
@@ -94,10 +97,13 @@ class InstallReport:
         }
         return _(
             "doom.schedule {version} {action}{was} on server {server}{enabled}; "
-            "the server lists it as enabled and reports that version.", version=self.version,
-            action=actions.get(self.action, self.action), was=was, server=repr(self.server),
+            "the server lists it as enabled and reports that version.",
+            version=self.version,
+            action=actions.get(self.action, self.action),
+            was=was,
+            server=repr(self.server),
             enabled=enabled,
-        )  # fmt: skip
+        )
 
 
 def bundled_datapack() -> Path:

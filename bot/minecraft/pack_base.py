@@ -204,9 +204,12 @@ class PackBase:
                     # the call that acts on the input was never sent; the next request's input
                     # overwrites this one
                     raise ServerUnavailable(
-                        lazy("The connection to server {name} dropped before the pack ran the "
-                             "request: nothing changed. Try again.", name=repr(self.server.name))
-                    ) from None  # fmt: skip
+                        lazy(
+                            "The connection to server {name} dropped before the pack ran the "
+                            "request: nothing changed. Try again.",
+                            name=repr(self.server.name),
+                        )
+                    ) from None
             try:
                 reply = await self.rcon.command(call)
             except ServerUnavailable as dropped:
@@ -248,17 +251,23 @@ class PackBase:
         try:
             out = await self.read_again("", "doom.schedule:out")
             if isinstance(out, dict) and out.get("req") in ours:
-                log.info("%s: the reply to %s was lost; the pack's record says it ran",
-                         self.server.name, function)  # fmt: skip
+                log.info(
+                    "%s: the reply to %s was lost; the pack's record says it ran",
+                    self.server.name,
+                    function,
+                )
                 return out
             waiting = await self.read_again("", "doom.schedule:in")
         except BotError:
             raise dropped from None
         if isinstance(waiting, dict) and req in _requests(waiting):
             raise ServerUnavailable(
-                lazy("The connection to server {name} dropped before the pack ran the request: "
-                     "nothing changed. Try again.", name=repr(self.server.name))
-            ) from None  # fmt: skip
+                lazy(
+                    "The connection to server {name} dropped before the pack ran the request: "
+                    "nothing changed. Try again.",
+                    name=repr(self.server.name),
+                )
+            ) from None
         raise dropped
 
     def _sample_out(self, out: Mapping[str, object]) -> None:

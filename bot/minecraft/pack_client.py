@@ -144,9 +144,14 @@ class PackClient(PackReads):
         req = self._next_req()
         command = task_input_command({"req": req, "run": text, **fields})
         out = await self._exchange(
-            command, "doom.schedule:submit", req, as_player=player, then=then, on_ack=on_ack,
+            command,
+            "doom.schedule:submit",
+            req,
+            as_player=player,
+            then=then,
+            on_ack=on_ack,
             context=context,
-        )  # fmt: skip
+        )
         self._raise_unless_ok(out)
         await self._record_schedule({"run": text, **fields, "as_player": player}, out)
         serial = out.get("n")
@@ -182,9 +187,16 @@ class PackClient(PackReads):
         return new_id
 
     async def stage(
-        self, run: str, id: str, *, key: str, retry: int = 0, retry_delay: int = 1,
-        task_key: str | None = None, cond: Mapping[str, str | int] | None = None,
-    ) -> Staged:  # fmt: skip
+        self,
+        run: str,
+        id: str,
+        *,
+        key: str,
+        retry: int = 0,
+        retry_delay: int = 1,
+        task_key: str | None = None,
+        cond: Mapping[str, str | int] | None = None,
+    ) -> Staged:
         """Write a request due now to `doom.schedule:in staged.<key>`, checked as `schedule`
         checks it, for `submit_staged` to queue with one command at its time (the wall-clock
         hand-over stages a run ahead of its due time). Queues nothing. `task_key`: the task's
@@ -192,8 +204,12 @@ class PackClient(PackReads):
         check_id(id)
         if not _KEY.match(key):
             raise ValueError(f"bad staging key {key!r}")
-        fields: dict[str, InputValue] = {"id": id, "unit": "tick", "time": 0,
-                                         "key": task_key or new_key()}  # fmt: skip
+        fields: dict[str, InputValue] = {
+            "id": id,
+            "unit": "tick",
+            "time": 0,
+            "key": task_key or new_key(),
+        }
         if cond:
             fields["cond"] = dict(cond)
         if retry:
@@ -230,9 +246,14 @@ class PackClient(PackReads):
         from a save older than the staging): nothing was queued then."""
         player = check_player(as_player) if as_player is not None else None
         out = await self._exchange(
-            None, "doom.schedule:submit_staged", staged.req, as_player=player,
-            store_success=mark, staged_key=staged.key, on_ack=on_ack,
-        )  # fmt: skip
+            None,
+            "doom.schedule:submit_staged",
+            staged.req,
+            as_player=player,
+            store_success=mark,
+            staged_key=staged.key,
+            on_ack=on_ack,
+        )
         self._raise_unless_ok(out)
         await self._record_schedule({**staged.request, "as_player": player}, out)
         serial = out.get("n")

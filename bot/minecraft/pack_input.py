@@ -74,23 +74,30 @@ class RunTooLong(CommandTooLong):
         super().__init__(size, limit)
         over = size - limit
         self.args = (
-            lazy("The command to schedule is too long: with it the request to the pack is {size} "
-                 "bytes of UTF-8, over RCON's limit of {limit} bytes per request. Shorten the "
-                 "command by at least {over} bytes (it is {run_bytes} bytes now), or put it in a "
-                 "function and schedule `function <name>`.", size=size, limit=limit, over=over,
-                 run_bytes=run_bytes),
-        )  # fmt: skip
+            lazy(
+                "The command to schedule is too long: with it the request to the pack is {size} "
+                "bytes of UTF-8, over RCON's limit of {limit} bytes per request. Shorten the "
+                "command by at least {over} bytes (it is {run_bytes} bytes now), or put it in a "
+                "function and schedule `function <name>`.",
+                size=size,
+                limit=limit,
+                over=over,
+                run_bytes=run_bytes,
+            ),
+        )
 
 
 def check_id(value: object, what: Text | None = None, limit: int = MAX_ID) -> str:
     """An id as the pack accepts it: 1-`limit` characters of `[A-Za-z0-9_.+-]`."""
     what = what if what is not None else lazy("task id")
     if not isinstance(value, str):
-        raise ValidationError(lazy("The {what} must be text, not {type}.", what=what,
-                                   type=type(value).__name__))  # fmt: skip
+        raise ValidationError(
+            lazy("The {what} must be text, not {type}.", what=what, type=type(value).__name__)
+        )
     if not value:
-        raise ValidationError(lazy("The {what} is empty; give 1 to {limit} characters.",
-                                   what=what, limit=limit))  # fmt: skip
+        raise ValidationError(
+            lazy("The {what} is empty; give 1 to {limit} characters.", what=what, limit=limit)
+        )
     if len(value) > limit:
         raise ValidationError(
             lazy(
@@ -143,8 +150,9 @@ def check_executor(value: object) -> str:
 def check_place(value: object) -> str:
     """A task's place (`in <dimension> positioned ... rotated ...`) as the pack keeps it."""
     if not isinstance(value, str) or not _PLACE.fullmatch(value):
-        raise ValidationError(lazy("{value} is not a place the pack keeps.",
-                                   value=repr(value)[:80]))  # fmt: skip
+        raise ValidationError(
+            lazy("{value} is not a place the pack keeps.", value=repr(value)[:80])
+        )
     return value
 
 
@@ -167,14 +175,22 @@ def check_ticks(
 ) -> int:
     """A whole number >= minimum whose value in ticks fits the pack's Int."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError(lazy("{what} must be a whole number, not {value}.", what=what,
-                                   value=_show(str(value))))  # fmt: skip
+        raise ValidationError(
+            lazy("{what} must be a whole number, not {value}.", what=what, value=_show(str(value)))
+        )
     if value < minimum:
         if minimum == 0:
-            raise ValidationError(lazy("{what} cannot be negative (got {value}).", what=what,
-                                       value=value))  # fmt: skip
-        raise ValidationError(lazy("{what} cannot be less than {minimum} (got {value}).",
-                                   what=what, minimum=minimum, value=value))  # fmt: skip
+            raise ValidationError(
+                lazy("{what} cannot be negative (got {value}).", what=what, value=value)
+            )
+        raise ValidationError(
+            lazy(
+                "{what} cannot be less than {minimum} (got {value}).",
+                what=what,
+                minimum=minimum,
+                value=value,
+            )
+        )
     largest = MAX_INT // unit_ticks
     if value > largest:
         raise ValidationError(
@@ -194,8 +210,9 @@ def check_ticks(
 def check_run_text(run: object) -> str:
     """The command as the pack will run it: one line, no control characters, no leading `/`."""
     if not isinstance(run, str):
-        raise ValidationError(lazy("The command must be text, not {type}.",
-                                   type=type(run).__name__))  # fmt: skip
+        raise ValidationError(
+            lazy("The command must be text, not {type}.", type=type(run).__name__)
+        )
     text = run[1:] if run.startswith("/") else run
     if not text.strip():
         raise ValidationError(lazy("The command is empty."))

@@ -82,8 +82,12 @@ class PackReads(PackBase):
         it and, when it succeeded, prints `doom.schedule:out` (2 round trips)."""
         req = self._next_req()
         fields: dict[str, str | int] = {
-            "req": req, "op": "page", "list": which, "from": start, "count": count,
-        }  # fmt: skip
+            "req": req,
+            "op": "page",
+            "list": which,
+            "from": start,
+            "count": count,
+        }
         command = "data modify storage doom.schedule:in op set value " + snbt_compound(fields)
         async with self._lock:
             await self.rcon.command(command)
@@ -243,8 +247,12 @@ class PackReads(PackBase):
     def _event(self, entry: object) -> Event | None:
         if not isinstance(entry, dict):
             return None
-        fields = {"event": entry.get("type"), "id": entry.get("id"), "seq": entry.get("seq"),
-                  "t": entry.get("t")}  # fmt: skip
+        fields = {
+            "event": entry.get("type"),
+            "id": entry.get("id"),
+            "seq": entry.get("seq"),
+            "t": entry.get("t"),
+        }
         fields.update({k: v for k, v in entry.items() if k not in ("type", "id", "seq", "t")})
         return event_from_fields(
             self.server.name, {k: str(v) for k, v in fields.items() if v is not None}

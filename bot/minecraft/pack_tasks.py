@@ -90,9 +90,14 @@ class PackRecorder(Protocol):
         retry_delay, as_player); `out` the pack's outcome record (id, n, due, time)."""
 
     async def operated(
-        self, op: str, id: str | None, affected: Sequence[Task], count: int, game_time: int,
+        self,
+        op: str,
+        id: str | None,
+        affected: Sequence[Task],
+        count: int,
+        game_time: int,
         serial: int,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """cancel_one/cancel_all/pause/resume/clear done: the tasks it acted on (read just
         before; empty for clear), how many the pack counted, the game time and the pack's
         task serial counter just after."""

@@ -22,8 +22,17 @@ _NUMBER: Final = re.compile(
 )
 _WORD: Final = re.compile(r"[A-Za-z0-9._+\-]+")
 _SPACE: Final = re.compile(r"\s*")
-_ESCAPES: Final = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r",
-                   "b": "\b", "f": "\f", "s": " "}  # fmt: skip
+_ESCAPES: Final = {
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "s": " ",
+}
 _HEX_ESCAPES: Final = {"x": 2, "u": 4, "U": 8}
 
 

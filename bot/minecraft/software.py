@@ -102,8 +102,7 @@ class ServerSoftware:
         name = f"{self.name} + Carpet" if self.carpet else self.name
         version = f" {self.version}" if self.version else ""
         build = f" ({self.build})" if self.build else ""
-        how = {"log": _("from latest.log"), "rcon": _("by RCON probes"),
-               "none": _("not detected")}  # fmt: skip
+        how = {"log": _("from latest.log"), "rcon": _("by RCON probes"), "none": _("not detected")}
         return f"{name}{version}{build}, {how[self.source]}"
 
 

@@ -46,10 +46,12 @@ def installable(ops: Operations, caller: Caller, req: ServerRef) -> ServerServic
     target = ops.server(req.server)
     if target.installer is None:
         raise errors.ValidationError(
-            _("{server} has no world_dir configured, so the pack cannot be installed from "
-              "here: copy it into the world's datapacks folder, then run /status.",
-              server=target.name)
-        )  # fmt: skip
+            _(
+                "{server} has no world_dir configured, so the pack cannot be installed from "
+                "here: copy it into the world's datapacks folder, then run /status.",
+                server=target.name,
+            )
+        )
     return target
 
 

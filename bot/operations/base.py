@@ -52,9 +52,14 @@ class StoreAuditor:
         outcome: str,
     ) -> None:
         await self.services.audit.record(
-            caller.user_id, caller.name, server.name if server is not None else "", action,
-            dict(request), outcome, face=caller.face,
-        )  # fmt: skip
+            caller.user_id,
+            caller.name,
+            server.name if server is not None else "",
+            action,
+            dict(request),
+            outcome,
+            face=caller.face,
+        )
 
 
 class Operations:
@@ -83,9 +88,12 @@ class Operations:
             except KeyError:
                 known = ", ".join(sorted(servers)) or _("none")
                 raise errors.ValidationError(
-                    _("There is no server called {name} (configured: {known}).", name=repr(name),
-                      known=known)
-                ) from None  # fmt: skip
+                    _(
+                        "There is no server called {name} (configured: {known}).",
+                        name=repr(name),
+                        known=known,
+                    )
+                ) from None
         if len(servers) == 1:
             return next(iter(servers.values()))
         if not servers:

@@ -64,34 +64,43 @@ async def calendar(ops: Operations, caller: Caller, req: CalendarRequest) -> Cal
     scope = ops.server(req.server).name if req.server else ALL
     if ops.web_url is None:
         raise errors.ValidationError(
-            _("The calendar feed is served by the web dashboard, which is not enabled: an "
-              "admin sets DOOM_WEB_PORT (and DOOM_WEB_URL for the public address) and restarts "
-              "the bot.")
-        )  # fmt: skip
+            _(
+                "The calendar feed is served by the web dashboard, which is not enabled: an "
+                "admin sets DOOM_WEB_PORT (and DOOM_WEB_URL for the public address) and restarts "
+                "the bot."
+            )
+        )
     store = FeedStore(ops.services.db)
     found = await store.get(scope)
     if found is not None and not req.renew:
         text = _(
             "The calendar feed of {scope} was made {when} by {name}; its address was shown "
             "then and is not kept. Use `renew` to make a new address: the old one stops "
-            "working.", scope=_scope_name(scope), when=stamp(found.created_at),
+            "working.",
+            scope=_scope_name(scope),
+            when=stamp(found.created_at),
             name=found.created_by_name,
-        )  # fmt: skip
+        )
         return CalendarLink(scope, found, text)
     secret = secrets.token_urlsafe(32)
     made = await store.put(scope, secret, caller.user_id, caller.name, ops.now())
     url = f"{ops.web_url}/calendar/{secret}.ics"
     if found is None:
-        said = _("The calendar feed of {scope}: subscribe to this address in your calendar "
-                 "(keep it secret: anyone with it sees the plan):\n{url}",
-                 scope=_scope_name(scope), url=url)  # fmt: skip
+        said = _(
+            "The calendar feed of {scope}: subscribe to this address in your calendar "
+            "(keep it secret: anyone with it sees the plan):\n{url}",
+            scope=_scope_name(scope),
+            url=url,
+        )
     else:
-        said = _("A new address for the calendar feed of {scope}; the old one no longer "
-                 "works:\n{url}", scope=_scope_name(scope), url=url)  # fmt: skip
+        said = _(
+            "A new address for the calendar feed of {scope}; the old one no longer works:\n{url}",
+            scope=_scope_name(scope),
+            url=url,
+        )
     outcome = _("Calendar feed of {scope}: address made.", scope=_scope_name(scope))
     target = ops.services.servers.get(scope)
-    await ops.audit(caller, target, "calendar", {"server": req.server, "renew": req.renew},
-                    outcome)  # fmt: skip
+    await ops.audit(caller, target, "calendar", {"server": req.server, "renew": req.renew}, outcome)
     return CalendarLink(scope, made, said, url)
 
 

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
 from bot.guildevents import plan
-from bot.guildevents.binding import event_permission_problem
+from bot.guildevents.readiness import event_permission_problem
 from bot.i18n import _
 from bot.i18n.formats import stamp
 from bot.operations.ranks import Rank
@@ -126,11 +126,17 @@ def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
     given = [c.strip() for c in (req.start_run, req.end_run) if c is not None and c.strip()]
     binding.check_commands(target, *given)
     return plan.draft(
-        name=req.name, start=req.start, end=req.end, description=req.description,
-        announce=req.announce, reminders=req.reminders, repeat=req.repeat,
-        timezone=req.timezone, default_timezone=binding.default_timezone,
+        name=req.name,
+        start=req.start,
+        end=req.end,
+        description=req.description,
+        announce=req.announce,
+        reminders=req.reminders,
+        repeat=req.repeat,
+        timezone=req.timezone,
+        default_timezone=binding.default_timezone,
         now=binding.clock.now(),
-    )  # fmt: skip
+    )
 
 
 async def create(ops: Operations, caller: Caller, req: EventRequest) -> EventChange:
@@ -138,22 +144,38 @@ async def create(ops: Operations, caller: Caller, req: EventRequest) -> EventCha
     binding = _binding(ops)
     target = ops.server(req.server)
     row = await binding.create(
-        _guild(binding, caller), target, draft, start_run=req.start_run, end_run=req.end_run,
-        by_id=caller.user_id, by_name=caller.name, conditions=req.condition_options() or None,
-    )  # fmt: skip
+        _guild(binding, caller),
+        target,
+        draft,
+        start_run=req.start_run,
+        end_run=req.end_run,
+        by_id=caller.user_id,
+        by_name=caller.name,
+        conditions=req.condition_options() or None,
+    )
     link = f"https://discord.com/events/{row.guild_id}/{row.discord_id}"
     text = _(
         "Event #{id} **{name}** made: Discord event {start} to {end} at {location}; its "
         "start and end tasks are planned on {server}. {link}",
-        id=row.id, name=row.name, start=stamp(row.start), end=stamp(row.end),
-        location=row.location, server=row.server, link=link,
-    )  # fmt: skip
+        id=row.id,
+        name=row.name,
+        start=stamp(row.start),
+        end=stamp(row.end),
+        location=row.location,
+        server=row.server,
+        link=link,
+    )
     if (note := plan.dropped_note(draft)) is not None:
         text = f"{text}\n{note}"
     request = {
-        "name": req.name, "start": req.start, "end": req.end, "server": target.name,
-        "start_run": req.start_run, "end_run": req.end_run, "repeat": req.repeat,
-    }  # fmt: skip
+        "name": req.name,
+        "start": req.start,
+        "end": req.end,
+        "server": target.name,
+        "start_run": req.start_run,
+        "end_run": req.end_run,
+        "repeat": req.repeat,
+    }
     await ops.audit(caller, target, "event create", request, text)
     return EventChange(row, text)
 
@@ -167,13 +189,20 @@ async def edit(ops: Operations, caller: Caller, req: EventEdit) -> EventChange:
     ops.require(caller, Rank.MODERATOR, "/event edit")
     binding = _binding(ops)
     row = await binding.find(req.event)
-    row, notes = await binding.edit(row, name=req.name, description=req.description,
-                                    start=req.start, end=req.end)  # fmt: skip
-    text = _("Event #{id} **{name}** now runs {start} to {end}.", id=row.id, name=row.name,
-             start=stamp(row.start), end=stamp(row.end))  # fmt: skip
+    row, notes = await binding.edit(
+        row, name=req.name, description=req.description, start=req.start, end=req.end
+    )
+    text = _(
+        "Event #{id} **{name}** now runs {start} to {end}.",
+        id=row.id,
+        name=row.name,
+        start=stamp(row.start),
+        end=stamp(row.end),
+    )
     if notes:
-        text += " " + _("Some old tasks could not be cancelled: {notes}",
-                        notes="; ".join(str(n) for n in notes))  # fmt: skip
+        text += " " + _(
+            "Some old tasks could not be cancelled: {notes}", notes="; ".join(str(n) for n in notes)
+        )
     request = {"event": req.event, "name": req.name, "start": req.start, "end": req.end}
     await ops.audit(caller, ops.services.servers.get(row.server), "event edit", request, text)
     return EventChange(row, text)
@@ -184,10 +213,14 @@ async def cancel(ops: Operations, caller: Caller, req: EventRef) -> EventChange:
     binding = _binding(ops)
     row = await binding.find(req.event)
     row = await binding.cancel(row, by_name=caller.name)
-    text = _("Event #{id} **{name}** cancelled: the Discord event and its tasks.", id=row.id,
-             name=row.name)  # fmt: skip
-    await ops.audit(caller, ops.services.servers.get(row.server), "event cancel",
-                    {"event": req.event}, text)  # fmt: skip
+    text = _(
+        "Event #{id} **{name}** cancelled: the Discord event and its tasks.",
+        id=row.id,
+        name=row.name,
+    )
+    await ops.audit(
+        caller, ops.services.servers.get(row.server), "event cancel", {"event": req.event}, text
+    )
     return EventChange(row, text)
 
 

@@ -127,8 +127,11 @@ def line(outcome: ServerOutcome[T], *, read: bool = False) -> str:
     """`- **main**: Cancelled `x`.`, or why it was not done (read: why it could not be read)."""
     if outcome.value is not None:
         return f"- **{outcome.server}**: {outcome.text}"
-    why = (_("unavailable: {error}", error=outcome.text) if read
-           else _("not done: {why}", why=outcome.text))  # fmt: skip
+    why = (
+        _("unavailable: {error}", error=outcome.text)
+        if read
+        else _("not done: {why}", why=outcome.text)
+    )
     return f"- **{outcome.server}**: {why}"
 
 
@@ -158,15 +161,22 @@ async def _each(
 
 
 async def _write(
-    ops: Operations, caller: Caller, req: R, rank: Rank, what: str, action: str,
-    one: Callable[[Operations, Caller, R], Awaitable[T]], said: Callable[[T], str],
+    ops: Operations,
+    caller: Caller,
+    req: R,
+    rank: Rank,
+    what: str,
+    action: str,
+    one: Callable[[Operations, Caller, R], Awaitable[T]],
+    said: Callable[[T], str],
     done: Callable[[T], bool] = lambda _value: True,
-) -> GroupOutcome[T]:  # fmt: skip
+) -> GroupOutcome[T]:
     """A change on each server of the group `req.server`, said and audited for the group."""
     group, found = await _each(ops, caller, req, rank, what, one, said, done)
     done_on = sum(o.ok for o in found)
-    head = _("{group}: done on {done} of {total} servers.", group=group, done=done_on,
-             total=len(found))  # fmt: skip
+    head = _(
+        "{group}: done on {done} of {total} servers.", group=group, done=done_on, total=len(found)
+    )
     made = GroupOutcome(group, found, head, _lines(found))
     request: Mapping[str, object] = {**req.model_dump(exclude={"server"}), "group": group}
     await ops.audit(caller, None, action, request, made.text)
@@ -174,13 +184,21 @@ async def _write(
 
 
 async def _read(
-    ops: Operations, caller: Caller, req: R, what: str,
-    one: Callable[[Operations, Caller, R], Awaitable[T]], said: Callable[[T], str],
-) -> GroupOutcome[T]:  # fmt: skip
+    ops: Operations,
+    caller: Caller,
+    req: R,
+    what: str,
+    one: Callable[[Operations, Caller, R], Awaitable[T]],
+    said: Callable[[T], str],
+) -> GroupOutcome[T]:
     """A read of each server of the group `req.server`: a section a server."""
     group, found = await _each(ops, caller, req, Rank.MODERATOR, what, one, said, _always)
-    head = _("{group}: read on {done} of {total} servers.", group=group,
-             done=sum(o.ok for o in found), total=len(found))  # fmt: skip
+    head = _(
+        "{group}: read on {done} of {total} servers.",
+        group=group,
+        done=sum(o.ok for o in found),
+        total=len(found),
+    )
     return GroupOutcome(group, found, head, _lines(found, read=True))
 
 
@@ -203,41 +221,63 @@ async def schedule(
     ops: Operations, caller: Caller, req: schedule_ops.ScheduleRequest
 ) -> GroupScheduled:
     """/schedule with `server` naming a group."""
-    return await _write(ops, caller, req, Rank.MODERATOR, "/schedule", "schedule",
-                        schedule_ops.schedule, _text)  # fmt: skip
+    return await _write(
+        ops, caller, req, Rank.MODERATOR, "/schedule", "schedule", schedule_ops.schedule, _text
+    )
 
 
 async def schedule_dynamic(
     ops: Operations, caller: Caller, req: schedule_ops.DynamicRequest
 ) -> GroupScheduled:
     """/schedule_dynamic on each server of a group: each makes up its own id."""
-    return await _write(ops, caller, req, Rank.MODERATOR, "/schedule_dynamic",
-                        "schedule_dynamic", schedule_ops.schedule_dynamic, _text)  # fmt: skip
+    return await _write(
+        ops,
+        caller,
+        req,
+        Rank.MODERATOR,
+        "/schedule_dynamic",
+        "schedule_dynamic",
+        schedule_ops.schedule_dynamic,
+        _text,
+    )
 
 
 async def cancel(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupChanged:
-    return await _write(ops, caller, req, Rank.MODERATOR, "/cancel", "cancel", queue.cancel,
-                        _text, _done)  # fmt: skip
+    return await _write(
+        ops, caller, req, Rank.MODERATOR, "/cancel", "cancel", queue.cancel, _text, _done
+    )
 
 
 async def pause(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupChanged:
-    return await _write(ops, caller, req, Rank.MODERATOR, "/pause", "pause", queue.pause,
-                        _text, _done)  # fmt: skip
+    return await _write(
+        ops, caller, req, Rank.MODERATOR, "/pause", "pause", queue.pause, _text, _done
+    )
 
 
 async def resume(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupChanged:
-    return await _write(ops, caller, req, Rank.MODERATOR, "/resume", "resume", queue.resume,
-                        _text, _done)  # fmt: skip
+    return await _write(
+        ops, caller, req, Rank.MODERATOR, "/resume", "resume", queue.resume, _text, _done
+    )
 
 
 async def run_now(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupOutcome[runs.RanNow]:
-    return await _write(ops, caller, req, Rank.MODERATOR, "/run_now", "run_now", runs.run_now,
-                        _text, _done)  # fmt: skip
+    return await _write(
+        ops, caller, req, Rank.MODERATOR, "/run_now", "run_now", runs.run_now, _text, _done
+    )
 
 
 async def cancel_all(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupChanged:
-    return await _write(ops, caller, req, Rank.MODERATOR, "/cancel_all", "cancel_all",
-                        queue.cancel_all, _text, _done)  # fmt: skip
+    return await _write(
+        ops,
+        caller,
+        req,
+        Rank.MODERATOR,
+        "/cancel_all",
+        "cancel_all",
+        queue.cancel_all,
+        _text,
+        _done,
+    )
 
 
 async def clear(ops: Operations, caller: Caller, req: queue.ServerRef) -> GroupChanged:
@@ -275,8 +315,12 @@ def size(ops: Operations, caller: Caller, req: queue.ServerRef) -> GroupOutcome[
 
 
 def _clock(value: reads.Clock) -> str:
-    return _("{n} ticks (day {day}), {tps} TPS", n=number(value.ticks), day=number(value.day),
-             tps=decimal(value.tps))  # fmt: skip
+    return _(
+        "{n} ticks (day {day}), {tps} TPS",
+        n=number(value.ticks),
+        day=number(value.day),
+        tps=decimal(value.tps),
+    )
 
 
 async def game_time(
@@ -286,8 +330,13 @@ async def game_time(
 
 
 def _listed(value: reads.Page) -> str:
-    return _("{n} in {list}, page {page} of {pages}", n=value.total, list=value.which,
-             page=value.page + 1, pages=value.pages)  # fmt: skip
+    return _(
+        "{n} in {list}, page {page} of {pages}",
+        n=value.total,
+        list=value.which,
+        page=value.page + 1,
+        pages=value.pages,
+    )
 
 
 async def page(ops: Operations, caller: Caller, req: reads.ListRequest) -> GroupOutcome[reads.Page]:
@@ -299,8 +348,9 @@ def _shown(value: reads.Shown, task_id: str) -> str:
     if value.planned is not None:
         return _("planned `{id}`: {run}", id=value.planned.task_id, run=value.planned.command)
     if value.task is not None:
-        return _("`{id}` in {list}: {run}", id=value.task.id, list=value.task.list,
-                 run=value.task.run)  # fmt: skip
+        return _(
+            "`{id}` in {list}: {run}", id=value.task.id, list=value.task.list, run=value.task.run
+        )
     return _("No task `{id}` on {server}.", id=task_id, server=value.server.name)
 
 

@@ -107,12 +107,22 @@ def planned_entry(row: Schedule) -> PlannedEntry:
     else:
         repeat = row.cron
     announce = ",".join(human(s) for s in row.announce) or None
-    conditions: dict[str, Any] = {k: v for k, v in (row.conditions or {}).items()
-                                  if k in CONDITION_KEYS}  # fmt: skip
-    return PlannedEntry(id=row.task_id, run=row.command, when=when, repeat=repeat,
-                        timezone=row.timezone, announce=announce, retry=row.retry,
-                        retry_delay=row.retry_delay, as_player=row.as_player,
-                        paused=row.state == "paused", **conditions)  # fmt: skip
+    conditions: dict[str, Any] = {
+        k: v for k, v in (row.conditions or {}).items() if k in CONDITION_KEYS
+    }
+    return PlannedEntry(
+        id=row.task_id,
+        run=row.command,
+        when=when,
+        repeat=repeat,
+        timezone=row.timezone,
+        announce=announce,
+        retry=row.retry,
+        retry_delay=row.retry_delay,
+        as_player=row.as_player,
+        paused=row.state == "paused",
+        **conditions,
+    )
 
 
 async def _every_task(target: ServerServices, which: str) -> list[Task]:
@@ -147,9 +157,17 @@ async def _tasks(target: ServerServices, now: int) -> list[TaskEntry]:
             paused = which == "paused"
             conditions: dict[str, Any] = options_of(t.cond)
             left = t.remaining if paused and t.remaining is not None else max(0, t.due - now)
-            entry = TaskEntry(id=t.id, run=t.run, time=left, every=t.interval, retry=t.retry,
-                              retry_delay=t.retry_delay, as_player=players.get(t.k),
-                              paused=paused, **conditions)  # fmt: skip
+            entry = TaskEntry(
+                id=t.id,
+                run=t.run,
+                time=left,
+                every=t.interval,
+                retry=t.retry,
+                retry_delay=t.retry_delay,
+                as_player=players.get(t.k),
+                paused=paused,
+                **conditions,
+            )
             found.append(entry)
     return found
 
@@ -168,17 +186,20 @@ async def _current(ops: Operations, target: ServerServices) -> _Have:
     rows: list[Schedule] = []
     scheduler = ops.services.scheduler
     if scheduler is not None:
-        rows = sorted(await scheduler.store.in_states(target.name, ("active", "paused")),
-                      key=lambda r: r.id)  # fmt: skip
+        rows = sorted(
+            await scheduler.store.in_states(target.name, ("active", "paused")), key=lambda r: r.id
+        )
     events = await plan_events.planned(ops, target.name)
     bound = {t for e in events for t in e.tasks}
     now = await target.pack.get_time()
     tasks = await _tasks(target, now)
     doc = PlanDocument(
-        version=1, server=target.name, tasks=tasks,
+        version=1,
+        server=target.name,
+        tasks=tasks,
         events=[plan_events.entry_of(e) for e in events],
         planned=[planned_entry(r) for r in rows if r.id not in bound],
-    )  # fmt: skip
+    )
     return _Have(doc, {r.task_id: r for r in rows}, bound, now)
 
 
@@ -218,14 +239,24 @@ def _check(ops: Operations, caller: Caller, req: schedule_ops.ScheduleRequest, l
         schedule_ops.check(ops, caller, req)
         if req.wallclock:
             scheduler = ops.scheduler()
-            build_spec(req.when, req.repeat, req.timezone, req.announce, now=scheduler.clock.now(),
-                       default_timezone=scheduler.default_timezone)  # fmt: skip
+            build_spec(
+                req.when,
+                req.repeat,
+                req.timezone,
+                req.announce,
+                now=scheduler.clock.now(),
+                default_timezone=scheduler.default_timezone,
+            )
 
 
 async def _check_all(
-    ops: Operations, caller: Caller, target: ServerServices, have: _Have,
-    planned: list[PlannedStep], tasks: list[TaskStep],
-) -> None:  # fmt: skip
+    ops: Operations,
+    caller: Caller,
+    target: ServerServices,
+    have: _Have,
+    planned: list[PlannedStep],
+    tasks: list[TaskStep],
+) -> None:
     """Every entry to add or change, as its write will check it, before anything is written."""
     for step in planned:
         if step.verdict == "leave":
@@ -235,28 +266,37 @@ async def _check_all(
         if row is not None and row.id in have.bound:  # an event's own row: the event has it
             with refused_as(step.label):
                 raise errors.ValidationError(
-                    _("A planned schedule `{id}` already exists on {server}: cancel it first "
-                      "or choose another id.", id=step.entry.id, server=target.name)
-                )  # fmt: skip
+                    _(
+                        "A planned schedule `{id}` already exists on {server}: cancel it first "
+                        "or choose another id.",
+                        id=step.entry.id,
+                        server=target.name,
+                    )
+                )
     players: set[str] | None = None
     for task in (s for s in tasks if s.verdict != "leave"):
         _check(ops, caller, plan_write.request(target, task.entry), task.label)
         if have.now + task.entry.time > LAST_TICK:
             with refused_as(task.label):
                 raise errors.ValidationError(
-                    _("It would be due after game time {last}, the last the pack counts to.",
-                      last=LAST_TICK)
-                )  # fmt: skip
+                    _(
+                        "It would be due after game time {last}, the last the pack counts to.",
+                        last=LAST_TICK,
+                    )
+                )
         player = task.entry.as_player
         if player is not None:
             players = await online_players(target.pack) if players is None else players
             if player.lower() not in players:
                 with refused_as(task.label):
                     raise errors.ValidationError(
-                        _("{player} is not online on {server}: a game-time task runs as a "
-                          "player who is there when it is made.", player=player,
-                          server=target.name)
-                    )  # fmt: skip
+                        _(
+                            "{player} is not online on {server}: a game-time task runs as a "
+                            "player who is there when it is made.",
+                            player=player,
+                            server=target.name,
+                        )
+                    )
 
 
 def _unique(doc: PlanDocument) -> None:
@@ -266,20 +306,26 @@ def _unique(doc: PlanDocument) -> None:
     for number, entry in enumerate(doc.planned, start=1):
         if entry.id in seen:
             raise errors.ValidationError(
-                _("The plan file's entry {entry} is refused: {first} has the same id. "
-                  "Nothing was changed.", entry=label("planned", number, entry.id),
-                  first=f"planned[{seen[entry.id]}]")
-            )  # fmt: skip
+                _(
+                    "The plan file's entry {entry} is refused: {first} has the same id. "
+                    "Nothing was changed.",
+                    entry=label("planned", number, entry.id),
+                    first=f"planned[{seen[entry.id]}]",
+                )
+            )
         seen[entry.id] = number
 
 
 def _no_events_here(ops: Operations, caller: Caller, doc: PlanDocument) -> None:
     if doc.events and (ops.guild_events is None or caller.guild_id is None):
         raise errors.ValidationError(
-            _("The plan file's entry events[1] ({name}) is refused: Discord events are "
-              "imported only where the bot is connected to Discord (/plan import, the "
-              "dashboard). Nothing was changed.", name=doc.events[0].name)
-        )  # fmt: skip
+            _(
+                "The plan file's entry events[1] ({name}) is refused: Discord events are "
+                "imported only where the bot is connected to Discord (/plan import, the "
+                "dashboard). Nothing was changed.",
+                name=doc.events[0].name,
+            )
+        )
 
 
 async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Imported:

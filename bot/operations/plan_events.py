@@ -39,15 +39,23 @@ def _offsets(values: tuple[int, ...]) -> str:
 
 
 def entry_of(row: EventRow) -> EventEntry:
-    conditions: dict[str, Any] = {k: v for k, v in (row.conditions or {}).items()
-                                  if k in CONDITION_KEYS}  # fmt: skip
+    conditions: dict[str, Any] = {
+        k: v for k, v in (row.conditions or {}).items() if k in CONDITION_KEYS
+    }
     return EventEntry(
-        name=row.name, start=_local(row.start, row.timezone), end=_local(row.end, row.timezone),
-        timezone=row.timezone, location=row.location, description=row.description,
-        start_run=row.start_run, end_run=row.end_run, repeat=row.repeat,
-        announce=_offsets(row.announce), reminders=_offsets(row.reminders) if row.reminders
-        else None, **conditions,
-    )  # fmt: skip
+        name=row.name,
+        start=_local(row.start, row.timezone),
+        end=_local(row.end, row.timezone),
+        timezone=row.timezone,
+        location=row.location,
+        description=row.description,
+        start_run=row.start_run,
+        end_run=row.end_run,
+        repeat=row.repeat,
+        announce=_offsets(row.announce),
+        reminders=_offsets(row.reminders) if row.reminders else None,
+        **conditions,
+    )
 
 
 async def planned(ops: Operations, server: str) -> list[EventRow]:
@@ -58,11 +66,19 @@ async def planned(ops: Operations, server: str) -> list[EventRow]:
 def request(target: ServerServices, entry: EventEntry) -> discord_events.EventRequest:
     conditions: dict[str, Any] = condition_options(entry)
     return discord_events.EventRequest(
-        name=entry.name, start=entry.start, end=entry.end, description=entry.description,
-        server=target.name, start_run=entry.start_run, end_run=entry.end_run,
-        announce=entry.announce, reminders=entry.reminders, repeat=entry.repeat,
-        timezone=entry.timezone, **conditions,
-    )  # fmt: skip
+        name=entry.name,
+        start=entry.start,
+        end=entry.end,
+        description=entry.description,
+        server=target.name,
+        start_run=entry.start_run,
+        end_run=entry.end_run,
+        announce=entry.announce,
+        reminders=entry.reminders,
+        repeat=entry.repeat,
+        timezone=entry.timezone,
+        **conditions,
+    )
 
 
 def _same(entry: EventEntry) -> EventEntry:

@@ -66,9 +66,13 @@ def grouped(
     for held, mine in numbers.items():
         old = have.get(held, ())
         new = sorted(_canonical(same(entries[n])) for n in mine)
-        verdict: Verdict = ("add" if not old else "leave"
-                            if new == sorted(_canonical(same(e)) for e, _o in old)
-                            else "change")  # fmt: skip
+        verdict: Verdict = (
+            "add"
+            if not old
+            else "leave"
+            if new == sorted(_canonical(same(e)) for e, _o in old)
+            else "change"
+        )
         for place, n in enumerate(mine):
             replaces = tuple(old) if verdict == "change" and place == 0 else ()
             steps[n] = Step(verdict, label(kind, n + 1, name(entries[n])), entries[n], replaces)
@@ -85,6 +89,9 @@ def refused_as(entry: str) -> Iterator[None]:
         raise
     except errors.BotError as exc:
         raise errors.ValidationError(
-            _("The plan file's entry {entry} is refused: {why} Nothing was changed.",
-              entry=entry, why=exc)
-        ) from None  # fmt: skip
+            _(
+                "The plan file's entry {entry} is refused: {why} Nothing was changed.",
+                entry=entry,
+                why=exc,
+            )
+        ) from None

@@ -44,15 +44,29 @@ def request(
     conditions: dict[str, Any] = condition_options(entry)
     if isinstance(entry, PlannedEntry):
         return schedule_ops.ScheduleRequest(
-            server=target.name, run=entry.run, id=entry.id, when=entry.when, repeat=entry.repeat,
-            timezone=entry.timezone, announce=entry.announce, retry=entry.retry,
-            retry_delay=entry.retry_delay, as_player=entry.as_player, **conditions,
-        )  # fmt: skip
+            server=target.name,
+            run=entry.run,
+            id=entry.id,
+            when=entry.when,
+            repeat=entry.repeat,
+            timezone=entry.timezone,
+            announce=entry.announce,
+            retry=entry.retry,
+            retry_delay=entry.retry_delay,
+            as_player=entry.as_player,
+            **conditions,
+        )
     return schedule_ops.ScheduleRequest(
-        server=target.name, run=entry.run, id=entry.id, time=entry.time, every=entry.every,
-        retry=entry.retry, retry_delay=entry.retry_delay, as_player=entry.as_player,
+        server=target.name,
+        run=entry.run,
+        id=entry.id,
+        time=entry.time,
+        every=entry.every,
+        retry=entry.retry,
+        retry_delay=entry.retry_delay,
+        as_player=entry.as_player,
         **conditions,
-    )  # fmt: skip
+    )
 
 
 class Writer:
@@ -87,8 +101,9 @@ class Writer:
                 await self._each(event, self._event)
         except Exception as exc:
             text = await self._undone(exc)
-            await self.ops.audit(self.caller, self.target, "plan import",
-                                 {"failed": self._at}, text)  # fmt: skip
+            await self.ops.audit(
+                self.caller, self.target, "plan import", {"failed": self._at}, text
+            )
             if isinstance(exc, errors.BotError):
                 raise errors.ImportFailed(text) from exc
             raise
@@ -165,19 +180,26 @@ class Writer:
             try:
                 await undo()
             except Exception as failed:  # the others are undone all the same
-                log.warning("plan import on %s: undoing %s failed", self.target.name, entry,
-                            exc_info=True)  # fmt: skip
+                log.warning(
+                    "plan import on %s: undoing %s failed", self.target.name, entry, exc_info=True
+                )
                 left.append(f"{entry}: {failed}")
         why = exc if isinstance(exc, errors.BotError) else _("an internal error")
-        head = _("The plan file's entry {entry} could not be written: {why}", entry=self._at,
-                 why=why)  # fmt: skip
+        head = _(
+            "The plan file's entry {entry} could not be written: {why}", entry=self._at, why=why
+        )
         if left:
-            tail = _("The import undid {n} of its {total} change(s); these could not be undone: "
-                     "{left}", n=len(self._undo) - len(left), total=len(self._undo),
-                     left="; ".join(left))  # fmt: skip
+            tail = _(
+                "The import undid {n} of its {total} change(s); these could not be undone: {left}",
+                n=len(self._undo) - len(left),
+                total=len(self._undo),
+                left="; ".join(left),
+            )
         elif self._undo:
-            tail = _("The import undid the {n} change(s) it had made before: nothing was "
-                     "changed.", n=len(self._undo))  # fmt: skip
+            tail = _(
+                "The import undid the {n} change(s) it had made before: nothing was changed.",
+                n=len(self._undo),
+            )
         else:
             tail = _("Nothing was changed.")
         return f"{head} {tail}"

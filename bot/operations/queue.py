@@ -79,9 +79,13 @@ PackChange = Callable[["ServerServices", str], Awaitable[tuple[bool, str]]]
 
 
 async def _by_id(
-    ops: Operations, caller: Caller, req: TaskRef, verb: str, planned: PlannedChange,
+    ops: Operations,
+    caller: Caller,
+    req: TaskRef,
+    verb: str,
+    planned: PlannedChange,
     queued: PackChange,
-) -> Changed:  # fmt: skip
+) -> Changed:
     """cancel, pause or resume: a planned wall-clock row of that id first, as every face has
     it, else the pack's first task with that id; audited either way."""
     ops.require(caller, Rank.MODERATOR, f"/{verb}")
@@ -97,8 +101,9 @@ async def _by_id(
 
 async def _cancel_planned(scheduler: Scheduler, row: Schedule) -> str:
     await scheduler.cancel(row.id)
-    return _("Cancelled the planned schedule `{id}` on {server}.", id=row.task_id,
-             server=row.server)  # fmt: skip
+    return _(
+        "Cancelled the planned schedule `{id}` on {server}.", id=row.task_id, server=row.server
+    )
 
 
 async def _cancel_queued(target: ServerServices, task_id: str) -> tuple[bool, str]:
@@ -122,8 +127,11 @@ async def _resume_planned(scheduler: Scheduler, row: Schedule) -> str:
     due = (await scheduler.resume(row.id)).next_due
     if due is None:
         return _("Resumed the planned schedule `{id}`.", id=row.task_id)
-    return _("Resumed the planned schedule `{id}`: next run {when}.", id=row.task_id,
-             when=stamp_with_distance(due))  # fmt: skip
+    return _(
+        "Resumed the planned schedule `{id}`: next run {when}.",
+        id=row.task_id,
+        when=stamp_with_distance(due),
+    )
 
 
 async def _resume_queued(target: ServerServices, task_id: str) -> tuple[bool, str]:
@@ -163,11 +171,14 @@ async def count(ops: Operations, caller: Caller, req: TaskRef) -> Counted:
     if n == 0 and not planned:
         text = _("No task `{id}` on {server}.", id=req.id, server=target.name)
     elif planned:
-        text = _("Cancel all {n} task(s) `{id}` and its planned schedule on {server}?", n=n,
-                 id=req.id, server=target.name)  # fmt: skip
+        text = _(
+            "Cancel all {n} task(s) `{id}` and its planned schedule on {server}?",
+            n=n,
+            id=req.id,
+            server=target.name,
+        )
     else:
-        text = _("Cancel all {n} task(s) `{id}` on {server}?", n=n, id=req.id,
-                 server=target.name)  # fmt: skip
+        text = _("Cancel all {n} task(s) `{id}` on {server}?", n=n, id=req.id, server=target.name)
     return Counted(target, n, planned, text)
 
 
@@ -178,11 +189,16 @@ async def cancel_all(ops: Operations, caller: Caller, req: TaskRef) -> Changed:
     row = await _planned(ops, target, req.id)
     if row is not None:
         await ops.scheduler().cancel(row.id)
-        text = _("Cancelled {n} task(s) `{id}` and its planned schedule on {server}.",
-                 n=removed, id=req.id, server=target.name)  # fmt: skip
+        text = _(
+            "Cancelled {n} task(s) `{id}` and its planned schedule on {server}.",
+            n=removed,
+            id=req.id,
+            server=target.name,
+        )
     else:
-        text = _("Cancelled {n} task(s) `{id}` on {server}.", n=removed, id=req.id,
-                 server=target.name)  # fmt: skip
+        text = _(
+            "Cancelled {n} task(s) `{id}` on {server}.", n=removed, id=req.id, server=target.name
+        )
     await ops.audit(caller, target, "cancel_all", {"id": req.id}, text)
     return Changed(target, text, removed > 0 or row is not None, removed)
 
@@ -191,8 +207,7 @@ def size(ops: Operations, caller: Caller, req: ServerRef) -> Counted:
     """The question before `clear`."""
     ops.require(caller, Rank.ADMIN, "/clear")
     target = ops.server(req.server)
-    text = _("Remove every scheduled task on {server}? This cannot be undone.",
-             server=target.name)  # fmt: skip
+    text = _("Remove every scheduled task on {server}? This cannot be undone.", server=target.name)
     return Counted(target, 0, False, text)
 
 
@@ -230,8 +245,9 @@ async def change_planned(ops: Operations, caller: Caller, req: PlanChange) -> Ch
     scheduler = ops.scheduler()
     row = await scheduler.get(req.number)
     if row is None or row.server != target.name:
-        raise errors.NotFound(_("There is no planned schedule #{id} on {server}.", id=req.number,
-                                server=target.name))  # fmt: skip
+        raise errors.NotFound(
+            _("There is no planned schedule #{id} on {server}.", id=req.number, server=target.name)
+        )
     changes = {"cancel": scheduler.cancel, "pause": scheduler.pause, "resume": scheduler.resume}
     changed = await changes[req.verb](row.id)  # the scheduler's sentence when it cannot
     text = _(_PLAN_SAID[req.verb], id=changed.task_id, server=target.name)

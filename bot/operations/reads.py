@@ -100,20 +100,24 @@ async def page(ops: Operations, caller: Caller, req: ListRequest) -> Page:
     target = ops.server(req.server)
     if req.which == "planned":
         scheduler = ops.scheduler()
-        rows, total = await scheduler.planned(target.name, offset=req.page * PAGE_SIZE,
-                                              limit=PAGE_SIZE)  # fmt: skip
+        rows, total = await scheduler.planned(
+            target.name, offset=req.page * PAGE_SIZE, limit=PAGE_SIZE
+        )
         at = min(req.page, _pages(total) - 1)
         if at != req.page:
-            rows, total = await scheduler.planned(target.name, offset=at * PAGE_SIZE,
-                                                  limit=PAGE_SIZE)  # fmt: skip
+            rows, total = await scheduler.planned(
+                target.name, offset=at * PAGE_SIZE, limit=PAGE_SIZE
+            )
         planned = [(r, scheduler.upcoming(r)) for r in rows]
         return Page(target, req.which, at, _pages(total), total, planned=planned)
-    tasks, total = await target.pack.list_tasks(req.which, offset=req.page * PAGE_SIZE,
-                                                limit=PAGE_SIZE)  # fmt: skip
+    tasks, total = await target.pack.list_tasks(
+        req.which, offset=req.page * PAGE_SIZE, limit=PAGE_SIZE
+    )
     at = min(req.page, _pages(total) - 1)
     if at != req.page:  # past the end: the last page instead
-        tasks, total = await target.pack.list_tasks(req.which, offset=at * PAGE_SIZE,
-                                                    limit=PAGE_SIZE)  # fmt: skip
+        tasks, total = await target.pack.list_tasks(
+            req.which, offset=at * PAGE_SIZE, limit=PAGE_SIZE
+        )
     return Page(target, req.which, at, _pages(total), total, tasks=tasks)
 
 
@@ -123,6 +127,10 @@ async def show(ops: Operations, caller: Caller, req: TaskRef) -> Shown:
     scheduler = ops.services.scheduler
     row = await scheduler.find(target.name, req.id) if scheduler is not None else None
     if row is not None and scheduler is not None:
-        return Shown(target, planned=row, upcoming=scheduler.upcoming(row),
-                     runs=await scheduler.runs(row.id, 5))  # fmt: skip
+        return Shown(
+            target,
+            planned=row,
+            upcoming=scheduler.upcoming(row),
+            runs=await scheduler.runs(row.id, 5),
+        )
     return Shown(target, task=await target.pack.show(req.id))

@@ -45,20 +45,35 @@ class RanNow:
 
 def _said(task_id: str, server: str, where: str) -> str:
     if where == "ran":
-        return _("Ran `{id}` on {server} now; its schedule is unchanged.", id=task_id,
-                 server=server)  # fmt: skip
+        return _(
+            "Ran `{id}` on {server} now; its schedule is unchanged.", id=task_id, server=server
+        )
     if where in ("queue", "queued"):
-        return _("Handed `{id}` over to {server} now: it waits in the queue (retrying, or past "
-                 "the pack's per-tick cap); its schedule is unchanged.", id=task_id,
-                 server=server)  # fmt: skip
+        return _(
+            "Handed `{id}` over to {server} now: it waits in the queue (retrying, or past "
+            "the pack's per-tick cap); its schedule is unchanged.",
+            id=task_id,
+            server=server,
+        )
     if where in ("offline", "waiting_player"):
-        return _("Handed `{id}` over to {server} now: it runs when its player is back online; "
-                 "its schedule is unchanged.", id=task_id, server=server)  # fmt: skip
+        return _(
+            "Handed `{id}` over to {server} now: it runs when its player is back online; "
+            "its schedule is unchanged.",
+            id=task_id,
+            server=server,
+        )
     if where == "sending":
-        return _("`{id}` is being handed over to {server}; /history {id} shows when it ran.",
-                 id=task_id, server=server)  # fmt: skip
-    return _("`{id}` could not be run on {server} now ({outcome}); its schedule is unchanged.",
-             id=task_id, server=server, outcome=where)  # fmt: skip
+        return _(
+            "`{id}` is being handed over to {server}; /history {id} shows when it ran.",
+            id=task_id,
+            server=server,
+        )
+    return _(
+        "`{id}` could not be run on {server} now ({outcome}); its schedule is unchanged.",
+        id=task_id,
+        server=server,
+        outcome=where,
+    )
 
 
 async def run_now(ops: Operations, caller: Caller, req: TaskRef) -> RanNow:
@@ -76,27 +91,37 @@ async def run_now(ops: Operations, caller: Caller, req: TaskRef) -> RanNow:
         return RanNow(target, text, run.outcome not in ("missed", "cancelled"), run.outcome, run)
     task = await target.pack.show(req.id)
     if task is None:
-        return RanNow(target, _("No task `{id}` on {server}.", id=req.id, server=target.name),
-                      False)  # fmt: skip
+        return RanNow(
+            target, _("No task `{id}` on {server}.", id=req.id, server=target.name), False
+        )
     target.checker.check(task.run)  # the copy is a new submit: the rules of today apply
     runs = ops.services.history
     asked = runs.clock.now()
     try:
-        done = await handover.run_copy(target.pack, task, key=f"now{caller.ref:x}",
-                                       now=runs.clock.now)  # fmt: skip
+        done = await handover.run_copy(
+            target.pack, task, key=f"now{caller.ref:x}", now=runs.clock.now
+        )
     except errors.PackError as exc:
         if exc.code != "player_offline":
             raise
         raise errors.ValidationError(
-            _("`{id}` runs as a player who is not online on {server}: it cannot run now.",
-              id=task.id, server=target.name)
-        ) from None  # fmt: skip
+            _(
+                "`{id}` runs as a player who is not online on {server}: it cannot run now.",
+                id=task.id,
+                server=target.name,
+            )
+        ) from None
     words = {"ran": "ran", "queue": "queued", "offline": "waiting_player"}  # as _deliver says
     outcome = words.get(done.where, done.where)
     await runs.record_copy(
-        target.name, task.id, due=asked, handed_over=done.handed_at,
-        ran=done.ran_at if done.where == "ran" else None, outcome=outcome, by=caller.name,
-    )  # fmt: skip
+        target.name,
+        task.id,
+        due=asked,
+        handed_over=done.handed_at,
+        ran=done.ran_at if done.where == "ran" else None,
+        outcome=outcome,
+        by=caller.name,
+    )
     text = _said(task.id, target.name, done.where)
     await ops.audit(caller, target, "run_now", {"id": req.id}, text)
     return RanNow(target, text, True, done.where)
@@ -139,13 +164,21 @@ async def history(ops: Operations, caller: Caller, req: HistoryRequest) -> Histo
     pages = max(1, -(-total // PAGE))
     if page > pages:  # past the end: the last page, as the lists do
         page = pages
-        entries, total = await found.page(target.name, req.id, offset=(page - 1) * PAGE,
-                                          limit=PAGE)  # fmt: skip
+        entries, total = await found.page(target.name, req.id, offset=(page - 1) * PAGE, limit=PAGE)
         pages = max(1, -(-total // PAGE))
     if total == 0:
-        text = _("No runs of `{id}` on {server} in the last {days} days.", id=req.id,
-                 server=target.name, days=f"{days:g}")  # fmt: skip
+        text = _(
+            "No runs of `{id}` on {server} in the last {days} days.",
+            id=req.id,
+            server=target.name,
+            days=f"{days:g}",
+        )
     else:
-        text = _("Runs of `{id}` on {server}: {n} in the last {days} days, newest first.",
-                 id=req.id, server=target.name, n=total, days=f"{days:g}")  # fmt: skip
+        text = _(
+            "Runs of `{id}` on {server}: {n} in the last {days} days, newest first.",
+            id=req.id,
+            server=target.name,
+            n=total,
+            days=f"{days:g}",
+        )
     return History(target, req.id, tuple(entries), page, pages, total, days, text)

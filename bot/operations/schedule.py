@@ -68,8 +68,12 @@ class ConditionFields(BaseModel):
 
     def condition_options(self) -> dict[str, str]:
         """The condition options given, by name (what a wall-clock row stores)."""
-        given = {"require": self.require, "if_not": self.if_not, "max_wait": self.max_wait,
-                 "after_wait": self.after_wait}  # fmt: skip
+        given = {
+            "require": self.require,
+            "if_not": self.if_not,
+            "max_wait": self.max_wait,
+            "after_wait": self.after_wait,
+        }
         return {k: v for k, v in given.items() if v is not None}
 
     def conditions(self) -> Conditions | None:
@@ -99,8 +103,12 @@ class ScheduleFields(ConditionFields):
     announce: str | None = Field(default=None, min_length=1, max_length=100)
 
     def wall(self) -> dict[str, str | None]:
-        return {"when": self.when, "repeat": self.repeat, "timezone": self.timezone,
-                "announce": self.announce}  # fmt: skip
+        return {
+            "when": self.when,
+            "repeat": self.repeat,
+            "timezone": self.timezone,
+            "announce": self.announce,
+        }
 
     @property
     def wallclock(self) -> bool:
@@ -155,16 +163,23 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
     ops.require(caller, Rank.MODERATOR, "/schedule")
     target = ops.server(req.server)
     if req.wallclock:
-        game = [n for n, v in (("time", req.time), ("every", req.every), ("at", req.at))
-                if v is not None]  # fmt: skip
+        game = [
+            n
+            for n, v in (("time", req.time), ("every", req.every), ("at", req.at))
+            if v is not None
+        ]
         if game or req.unit != "tick":
             mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
             given = ", ".join(f"`{n}`" for n, v in req.wall().items() if v is not None)
             raise errors.ValidationError(
-                _("{given} set a wall-clock time and {mixed} a game time: use one or the "
-                  "other, not both.", given=given, mixed=mixed),
+                _(
+                    "{given} set a wall-clock time and {mixed} a game time: use one or the "
+                    "other, not both.",
+                    given=given,
+                    mixed=mixed,
+                ),
                 field=next(n for n, v in req.wall().items() if v is not None),
-            )  # fmt: skip
+            )
         ops.scheduler()
     elif (req.time is None) == (req.at is None):
         raise errors.ValidationError(
@@ -186,16 +201,31 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
     target = check(ops, caller, req)
     if req.wallclock:
         return await _plan(ops, caller, target, req)
-    request = dict(run=req.run, time=req.time, unit=req.unit, id=req.id, retry=req.retry,
-                   retry_delay=req.retry_delay, every=req.every, at=req.at,
-                   as_player=req.as_player, **req.condition_options())  # fmt: skip
+    request = dict(
+        run=req.run,
+        time=req.time,
+        unit=req.unit,
+        id=req.id,
+        retry=req.retry,
+        retry_delay=req.retry_delay,
+        every=req.every,
+        at=req.at,
+        as_player=req.as_player,
+        **req.condition_options(),
+    )
     cond = req.conditions()
-    extras = (req.retry or req.every is not None or req.at is not None or req.as_player
-              or cond is not None)  # fmt: skip
+    extras = (
+        req.retry
+        or req.every is not None
+        or req.at is not None
+        or req.as_player
+        or cond is not None
+    )
     task: Task | None
     if req.id is None and not extras:
-        task_id = await target.pack.schedule_dynamic(req.run, req.time or 0, req.unit,
-                                                     PREFIXES[caller.face])  # fmt: skip
+        task_id = await target.pack.schedule_dynamic(
+            req.run, req.time or 0, req.unit, PREFIXES[caller.face]
+        )
         outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
         await ops.audit(caller, target, "schedule", request, outcome)
         try:
@@ -206,10 +236,17 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
         # the pack's plain schedule needs an id; a generated one keeps the request unambiguous
         task_id = req.id or generated_id(caller)
         task = await target.pack.schedule(
-            req.run, req.time or 0, req.unit, task_id, retry=req.retry,
-            retry_delay=req.retry_delay, interval=req.every, at_tick=req.at,
-            as_player=req.as_player, cond=cond.pack_fields() if cond else None,
-        )  # fmt: skip
+            req.run,
+            req.time or 0,
+            req.unit,
+            task_id,
+            retry=req.retry,
+            retry_delay=req.retry_delay,
+            interval=req.every,
+            at_tick=req.at,
+            as_player=req.as_player,
+            cond=cond.pack_fields() if cond else None,
+        )
         outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
         await ops.audit(caller, target, "schedule", request, outcome)
     note = await paused_note(target)
@@ -229,15 +266,25 @@ async def preview(
             field="when",
         )
     spec = await ops.scheduler().preview(
-        server=target.name, command=req.run, task_id=req.id or generated_id(caller),
-        when=req.when, repeat=req.repeat, timezone=req.timezone, announce=req.announce,
-        retry=req.retry, retry_delay=req.retry_delay, as_player=req.as_player,
+        server=target.name,
+        command=req.run,
+        task_id=req.id or generated_id(caller),
+        when=req.when,
+        repeat=req.repeat,
+        timezone=req.timezone,
+        announce=req.announce,
+        retry=req.retry,
+        retry_delay=req.retry_delay,
+        as_player=req.as_player,
         conditions=req.condition_options(),
-    )  # fmt: skip
+    )
     runs = tuple(next_runs(spec, count))
-    text = ngettext("Nothing is saved yet: the next run, in {zone}.",
-                    "Nothing is saved yet: the next {n} runs, in {zone}.", len(runs),
-                    zone=spec.timezone)  # fmt: skip
+    text = ngettext(
+        "Nothing is saved yet: the next run, in {zone}.",
+        "Nothing is saved yet: the next {n} runs, in {zone}.",
+        len(runs),
+        zone=spec.timezone,
+    )
     return Preview(target, spec.timezone, runs, text)
 
 
@@ -248,11 +295,19 @@ async def _plan(
     scheduler = ops.scheduler()
     task_id = req.id or generated_id(caller)
     row = await scheduler.create(
-        server=target.name, command=req.run, task_id=task_id, retry=req.retry,
-        retry_delay=req.retry_delay, as_player=req.as_player,
-        created_by=Creator(caller.user_id, caller.name), when=req.when, repeat=req.repeat,
-        timezone=req.timezone, announce=req.announce, conditions=req.condition_options(),
-    )  # fmt: skip
+        server=target.name,
+        command=req.run,
+        task_id=task_id,
+        retry=req.retry,
+        retry_delay=req.retry_delay,
+        as_player=req.as_player,
+        created_by=Creator(caller.user_id, caller.name),
+        when=req.when,
+        repeat=req.repeat,
+        timezone=req.timezone,
+        announce=req.announce,
+        conditions=req.condition_options(),
+    )
     assert row.next_due is not None
     outcome = _(
         "Planned `{id}` on {server} for {when} ({relative}).",
@@ -261,11 +316,17 @@ async def _plan(
         when=stamp(row.next_due),
         relative=stamp(row.next_due, "R"),
     )
-    request = {"run": req.run, "id": task_id, "retry": req.retry, "retry_delay": req.retry_delay,
-               "as_player": req.as_player, **req.wall(), **req.condition_options()}  # fmt: skip
+    request = {
+        "run": req.run,
+        "id": task_id,
+        "retry": req.retry,
+        "retry_delay": req.retry_delay,
+        "as_player": req.as_player,
+        **req.wall(),
+        **req.condition_options(),
+    }
     await ops.audit(caller, target, "schedule", request, outcome)
-    return Scheduled(target, task_id, outcome, planned=row,
-                     upcoming=tuple(scheduler.upcoming(row)))  # fmt: skip
+    return Scheduled(target, task_id, outcome, planned=row, upcoming=tuple(scheduler.upcoming(row)))
 
 
 async def schedule_dynamic(ops: Operations, caller: Caller, req: DynamicRequest) -> Scheduled:

@@ -194,8 +194,9 @@ async def task_id_autocomplete(
             ids += [i for i in found if i not in ids]
     cache = _id_caches.setdefault(interaction.client, _IdCache())
     # a group's servers are asked at once: the budget is for the whole answer
-    looked = await asyncio.gather(*(cache.lookup(s, current) for s in servers),
-                                  return_exceptions=True)  # fmt: skip
+    looked = await asyncio.gather(
+        *(cache.lookup(s, current) for s in servers), return_exceptions=True
+    )
     for found_ids in looked:
         if isinstance(found_ids, errors.BotError):
             continue  # an unreachable server offers only the planned ids; the command says why

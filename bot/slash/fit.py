@@ -49,11 +49,16 @@ def fit_embed(embed: discord.Embed, budget: int = LIMITS["embeds.total"]) -> dis
         value = clip(str(f.value or "").strip() or "-", LIMITS["embed.field.value"])
         embed.add_field(name=name, value=value, inline=bool(f.inline))
     if embed.footer.text:
-        embed.set_footer(text=clip(embed.footer.text, LIMITS["embed.footer.text"]),
-                         icon_url=embed.footer.icon_url)  # fmt: skip
+        embed.set_footer(
+            text=clip(embed.footer.text, LIMITS["embed.footer.text"]),
+            icon_url=embed.footer.icon_url,
+        )
     if embed.author.name:
-        embed.set_author(name=clip(embed.author.name, LIMITS["embed.author.name"]),
-                         url=embed.author.url, icon_url=embed.author.icon_url)  # fmt: skip
+        embed.set_author(
+            name=clip(embed.author.name, LIMITS["embed.author.name"]),
+            url=embed.author.url,
+            icon_url=embed.author.icon_url,
+        )
     excess = _size(embed) - budget
     while excess > 0:
         # the longest of the description and the field values gives up what is over

@@ -29,11 +29,19 @@ def history_line(entry: HistoryEntry) -> str:
 
 
 def history_embed(found: History) -> discord.Embed:
-    embed = discord.Embed(title=_("History of `{id}` on {server}", id=found.task_id,
-                                  server=found.server.name), colour=0x3498DB)  # fmt: skip
+    embed = discord.Embed(
+        title=_("History of `{id}` on {server}", id=found.task_id, server=found.server.name),
+        colour=0x3498DB,
+    )
     lines = [history_line(e) for e in found.entries]
     embed.description = "\n".join(lines)[:4096] if lines else found.text
-    embed.set_footer(text=_("page {page} of {pages}; {n} run(s) in the last {days} days",
-                            page=found.page, pages=found.pages, n=found.total,
-                            days=f"{found.days:g}"))  # fmt: skip
+    embed.set_footer(
+        text=_(
+            "page {page} of {pages}; {n} run(s) in the last {days} days",
+            page=found.page,
+            pages=found.pages,
+            n=found.total,
+            days=f"{found.days:g}",
+        )
+    )
     return embed

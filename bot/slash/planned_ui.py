@@ -50,8 +50,13 @@ def planned_line(row: Schedule, upcoming: Sequence[datetime] = ()) -> str:
         later = [t for t in upcoming if t > row.next_due][:2]
         if later:
             when += _(", then {times}", times=", ".join(stamp(t, "f") for t in later))
-    head = _("`{id}` {when}, {repeats}{late}", id=row.task_id, when=when,
-             repeats=repeat_text(row.spec), late=_late(row))  # fmt: skip
+    head = _(
+        "`{id}` {when}, {repeats}{late}",
+        id=row.task_id,
+        when=when,
+        repeats=repeat_text(row.spec),
+        late=_late(row),
+    )
     return f"{head}\n  `{run}`"
 
 
@@ -73,10 +78,12 @@ def planned_embed(
     if row.as_player:
         embed.add_field(name=_("as"), value=_("player `{player}`", player=row.as_player))
     if row.retry:
-        embed.add_field(name=_("retries"), value=_("{n} (every {delay} t)", n=row.retry,
-                                                   delay=row.retry_delay))  # fmt: skip
-    embed.add_field(name=_("if missed"),
-                    value=_("run once, late") if row.missed == "once" else _("skip"))  # fmt: skip
+        embed.add_field(
+            name=_("retries"), value=_("{n} (every {delay} t)", n=row.retry, delay=row.retry_delay)
+        )
+    embed.add_field(
+        name=_("if missed"), value=_("run once, late") if row.missed == "once" else _("skip")
+    )
     if runs:
         lines = []
         for run in runs[:5]:

@@ -46,8 +46,9 @@ class Feed:
 
 
 def _feed(row: tuple[object, ...]) -> Feed:
-    return Feed(str(row[0]), int(str(row[1])), str(row[2]),
-                datetime.fromtimestamp(float(str(row[3])), UTC))  # fmt: skip
+    return Feed(
+        str(row[0]), int(str(row[1])), str(row[2]), datetime.fromtimestamp(float(str(row[3])), UTC)
+    )
 
 
 class FeedStore:

@@ -180,13 +180,29 @@ class GuildEventStore:
                 " end, start_run, end_run, announce, reminders, repeat, anchor, timezone, state,"
                 " occurrence, previous_id, created_by_id, created_by_name, created_at, conditions)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?, ?, ?, ?, ?)",
-                (new.server, new.guild_id, new.name, new.description, new.location,
-                 new.start.timestamp(), new.end.timestamp(), new.start_run, new.end_run,
-                 _join(new.announce), _join(new.reminders), new.repeat,
-                 new.anchor.timestamp() if new.anchor else None, new.timezone, new.occurrence,
-                 new.previous_id, new.created_by_id, new.created_by_name, now.timestamp(),
-                 json.dumps(dict(new.conditions)) if new.conditions else None),
-            )  # fmt: skip
+                (
+                    new.server,
+                    new.guild_id,
+                    new.name,
+                    new.description,
+                    new.location,
+                    new.start.timestamp(),
+                    new.end.timestamp(),
+                    new.start_run,
+                    new.end_run,
+                    _join(new.announce),
+                    _join(new.reminders),
+                    new.repeat,
+                    new.anchor.timestamp() if new.anchor else None,
+                    new.timezone,
+                    new.occurrence,
+                    new.previous_id,
+                    new.created_by_id,
+                    new.created_by_name,
+                    now.timestamp(),
+                    json.dumps(dict(new.conditions)) if new.conditions else None,
+                ),
+            )
             return int(cast(int, cur.lastrowid))
 
         row_id = await self.db.run(work)

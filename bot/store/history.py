@@ -60,14 +60,30 @@ class HistoryEntry:
 
     @staticmethod
     def of_planned(run: Run) -> HistoryEntry:
-        return HistoryEntry("planned", run.due, run.handed_over, run.ran_in_game, run.lateness,
-                            run.outcome, run.attempts, run.triggered_by,
-                            run.schedule_id)  # fmt: skip
+        return HistoryEntry(
+            "planned",
+            run.due,
+            run.handed_over,
+            run.ran_in_game,
+            run.lateness,
+            run.outcome,
+            run.attempts,
+            run.triggered_by,
+            run.schedule_id,
+        )
 
     @staticmethod
     def of_game(run: TaskRun) -> HistoryEntry:
-        return HistoryEntry("game", run.due, run.handed_over, run.ran, run.lateness, run.outcome,
-                            run.attempts, run.triggered_by)  # fmt: skip
+        return HistoryEntry(
+            "game",
+            run.due,
+            run.handed_over,
+            run.ran,
+            run.lateness,
+            run.outcome,
+            run.attempts,
+            run.triggered_by,
+        )
 
 
 class RunHistory:
@@ -118,14 +134,27 @@ class RunHistory:
         return merged[offset : offset + limit], planned_total + game_total
 
     async def record_copy(
-        self, server: str, task_id: str, *, due: datetime, handed_over: datetime,
-        ran: datetime | None, outcome: str, by: str,
-    ) -> None:  # fmt: skip
+        self,
+        server: str,
+        task_id: str,
+        *,
+        due: datetime,
+        handed_over: datetime,
+        ran: datetime | None,
+        outcome: str,
+        by: str,
+    ) -> None:
         """A run-now copy of a game-time task the bot handed over."""
         await self.tasks.record(
-            server, task_id, due=due, handed_over=handed_over, ran=ran,
-            lateness=(handed_over - due).total_seconds(), outcome=outcome, triggered_by=by,
-        )  # fmt: skip
+            server,
+            task_id,
+            due=due,
+            handed_over=handed_over,
+            ran=ran,
+            lateness=(handed_over - due).total_seconds(),
+            outcome=outcome,
+            triggered_by=by,
+        )
         await self.prune_due()
 
     async def saw_event(self, event: Event, request: Mapping[str, object]) -> None:
@@ -146,9 +175,14 @@ class RunHistory:
             if amended:
                 return
         await self.tasks.record(
-            event.server, event.task_id, due=now - timedelta(seconds=lateness), ran=now,
-            lateness=lateness, outcome=event.type, attempts=max(1, attempts),
-        )  # fmt: skip
+            event.server,
+            event.task_id,
+            due=now - timedelta(seconds=lateness),
+            ran=now,
+            lateness=lateness,
+            outcome=event.type,
+            attempts=max(1, attempts),
+        )
         await self.prune_due()
 
 

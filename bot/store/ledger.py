@@ -27,13 +27,13 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.events.event import Event
 from bot.i18n import N_
 from bot.minecraft.pack_tasks import Task
 from bot.store.db import Database
+from bot.store.ledger_rows import COLUMNS, MIGRATIONS, Entry, Pending, entry_of
 
 __all__ = ["LIVE", "RETAIN_TICKS", "Entry", "Ledger", "Pending"]
 
@@ -41,108 +41,6 @@ log = logging.getLogger(__name__)
 
 RETAIN_TICKS: Final = 12_000  # two autosave intervals of game time
 LIVE: Final = ("queue", "offline", "paused")
-
-_MIGRATIONS = [
-    """
-CREATE TABLE ledger_tasks (
-    key INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    n INTEGER NOT NULL,           -- the pack's serial of this instance
-    run TEXT NOT NULL,
-    request TEXT NOT NULL,        -- JSON: what was sent ({} for tasks made in game)
-    acked_at INTEGER NOT NULL,    -- game time when the server acknowledged it
-    due INTEGER NOT NULL,         -- due tick (paused: when paused)
-    interval INTEGER,             -- ticks, repeating tasks only
-    as_player TEXT,
-    own INTEGER NOT NULL,         -- 1: the bot scheduled it; 0: made in game, changed by the bot
-    state TEXT NOT NULL,          -- queue | offline | paused | cancelled | done | replaced
-    last_op TEXT NOT NULL,        -- schedule | cancel_one | cancel_all | clear | pause | resume
-    remaining INTEGER,            -- paused: ticks left
-    changed_at INTEGER NOT NULL   -- game time of the last change
-);
-CREATE INDEX ledger_tasks_server ON ledger_tasks (server, state);
-CREATE TABLE ledger_ops (
-    key INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    op TEXT NOT NULL,
-    task_id TEXT,
-    game_time INTEGER NOT NULL,
-    count INTEGER NOT NULL,
-    serial INTEGER NOT NULL,      -- the pack's serial counter just after
-    settled INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX ledger_ops_server ON ledger_ops (server, key);
-CREATE TABLE ledger_servers (
-    server TEXT PRIMARY KEY,
-    last_time INTEGER NOT NULL,   -- the highest game time the bot saw
-    last_serial INTEGER NOT NULL, -- the highest task serial the bot saw
-    pending TEXT                  -- JSON: a restore that has not finished
-);
-""",
-    """
-ALTER TABLE ledger_tasks ADD COLUMN bkey TEXT;     -- the bot's key of the task (the pack's k)
-ALTER TABLE ledger_tasks ADD COLUMN ran_at INTEGER; -- game time of its last run the log said
-CREATE INDEX ledger_tasks_bkey ON ledger_tasks (server, bkey);
-CREATE TABLE ledger_early (       -- events of a key read before its acknowledgement was recorded
-    server TEXT NOT NULL,
-    bkey TEXT NOT NULL,
-    type TEXT NOT NULL,
-    game_time INTEGER NOT NULL
-);
-""",
-]
-
-_COLUMNS = (
-    "key, task_id, n, run, request, acked_at, due, interval, as_player, own, state, last_op,"
-    " remaining, changed_at, bkey, ran_at"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One ledger row."""
-
-    key: int
-    task_id: str
-    n: int
-    run: str
-    request: Mapping[str, Any]
-    acked_at: int
-    due: int
-    interval: int | None
-    as_player: str | None
-    own: bool
-    state: str
-    last_op: str
-    remaining: int | None
-    changed_at: int
-    bkey: str | None = None  # the bot's key: names the task in every timeline (own rows)
-    ran_at: int | None = None  # the game time of its last run, from the pack's `ran` event
-
-    def same_task(self, task: Task) -> bool:
-        if self.bkey is not None:
-            return task.k == self.bkey
-        return task.n == self.n and task.id == self.task_id and task.run == self.run
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """A restart being repaired: what the bot had seen before it."""
-
-    last_time: int
-    last_serial: int
-    reason: str
-    first_key: int  # rows with a greater key were made after the restart
-
-
-def _entry(row: Sequence[Any]) -> Entry:
-    return Entry(
-        key=row[0], task_id=row[1], n=row[2], run=row[3], request=json.loads(row[4]),
-        acked_at=row[5], due=row[6], interval=row[7], as_player=row[8], own=bool(row[9]),
-        state=row[10], last_op=row[11], remaining=row[12], changed_at=row[13], bkey=row[14],
-        ran_at=row[15],
-    )  # fmt: skip
 
 
 def _int(value: object, default: int = -1) -> int:
@@ -163,7 +61,7 @@ class Ledger:
 
     async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         if not self._migrated:
-            await self.db.migrate("ledger", _MIGRATIONS)
+            await self.db.migrate("ledger", MIGRATIONS)
             self._migrated = True
         return await self.db.run(work)
 
@@ -180,9 +78,11 @@ class Ledger:
         if row[2]:
             data = json.loads(row[2])
             pending = Pending(
-                int(data["last_time"]), int(data["last_serial"]), str(data["reason"]),
+                int(data["last_time"]),
+                int(data["last_serial"]),
+                str(data["reason"]),
                 int(data["first_key"]),
-            )  # fmt: skip
+            )
         return int(row[0]), int(row[1]), pending
 
     def _see(
@@ -212,10 +112,18 @@ class Ledger:
         return int(row[0] or 0)
 
     def _set_pending(self, db: sqlite3.Connection, pending: Pending | None) -> None:
-        text = None if pending is None else json.dumps(
-            {"last_time": pending.last_time, "last_serial": pending.last_serial,
-             "reason": pending.reason, "first_key": pending.first_key}
-        )  # fmt: skip
+        text = (
+            None
+            if pending is None
+            else json.dumps(
+                {
+                    "last_time": pending.last_time,
+                    "last_serial": pending.last_serial,
+                    "reason": pending.reason,
+                    "first_key": pending.first_key,
+                }
+            )
+        )
         db.execute(
             "INSERT INTO ledger_servers (server, last_time, last_serial, pending)"
             " VALUES (?, -1, 0, ?) ON CONFLICT(server) DO UPDATE SET pending = excluded.pending",
@@ -330,12 +238,22 @@ class Ledger:
                     self._replay_early(db, bkey)
                     return rolled  # the crash guard put this task in again, under its key
                 db.execute(
-                    f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
+                    f"INSERT INTO ledger_tasks (server, {COLUMNS.replace('key, ', '', 1)}) VALUES"
                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'queue', 'schedule', NULL, ?, ?, NULL)",
-                    (self.server, task_id, n, str(request.get("run", "")),
-                     json.dumps(dict(request)), acked, due, interval,
-                     player if isinstance(player, str) else None, acked, bkey),
-                )  # fmt: skip
+                    (
+                        self.server,
+                        task_id,
+                        n,
+                        str(request.get("run", "")),
+                        json.dumps(dict(request)),
+                        acked,
+                        due,
+                        interval,
+                        player if isinstance(player, str) else None,
+                        acked,
+                        bkey,
+                    ),
+                )
                 if bkey is not None:
                     self._replay_early(db, bkey)
                 self._prune(db)
@@ -354,11 +272,21 @@ class Ledger:
         return interval * check_unit(str(request.get("unit", "t")))
 
     async def operated(
-        self, op: str, id: str | None, affected: Sequence[Task], count: int, game_time: int,
+        self,
+        op: str,
+        id: str | None,
+        affected: Sequence[Task],
+        count: int,
+        game_time: int,
         serial: int,
-    ) -> None:  # fmt: skip
-        state = {"cancel_one": "cancelled", "cancel_all": "cancelled", "clear": "cancelled",
-                 "pause": "paused", "resume": "queue"}[op]  # fmt: skip
+    ) -> None:
+        state = {
+            "cancel_one": "cancelled",
+            "cancel_all": "cancelled",
+            "clear": "cancelled",
+            "pause": "paused",
+            "resume": "queue",
+        }[op]
 
         def work(db: sqlite3.Connection) -> bool:
             with db:
@@ -409,11 +337,22 @@ class Ledger:
             return
         # made in game: remembered so that this change can be redone after a crash too
         db.execute(
-            f"INSERT INTO ledger_tasks (server, {_COLUMNS.replace('key, ', '', 1)}) VALUES"
+            f"INSERT INTO ledger_tasks (server, {COLUMNS.replace('key, ', '', 1)}) VALUES"
             " (?, ?, ?, ?, '{}', ?, ?, ?, NULL, 0, ?, ?, ?, ?, NULL, NULL)",
-            (self.server, task.id, task.n, task.run, now, due if due is not None else task.due,
-             task.interval, state, op, remaining, now),
-        )  # fmt: skip
+            (
+                self.server,
+                task.id,
+                task.n,
+                task.run,
+                now,
+                due if due is not None else task.due,
+                task.interval,
+                state,
+                op,
+                remaining,
+                now,
+            ),
+        )
 
     # -- events -------------------------------------------------------------------------------
 
@@ -430,9 +369,14 @@ class Ledger:
                 lambda db: self._keyed_event(db, kind, event.game_time, key)
             )
             return keyed
-        changes = {"offline": ("queue", "offline"), "restored": ("offline", "queue"),
-                   "retry": ("queue", "queue"), "retry_exhausted": ("queue", "done"),
-                   "dropped": ("queue", "done"), "invalid": ("queue", "done")}  # fmt: skip
+        changes = {
+            "offline": ("queue", "offline"),
+            "restored": ("offline", "queue"),
+            "retry": ("queue", "queue"),
+            "retry_exhausted": ("queue", "done"),
+            "dropped": ("queue", "done"),
+            "invalid": ("queue", "done"),
+        }
         if event.type not in changes:
             return None
         before, after = changes[event.type]
@@ -441,13 +385,13 @@ class Ledger:
         def work(db: sqlite3.Connection) -> Entry | None:
             with db:
                 row = db.execute(
-                    f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND task_id = ? AND"
+                    f"SELECT {COLUMNS} FROM ledger_tasks WHERE server = ? AND task_id = ? AND"
                     " state = ? AND (state = 'offline' OR due <= ?) ORDER BY due, key LIMIT 1",
                     (self.server, event.task_id, before, t + 1),
                 ).fetchone()
                 if row is None:
                     return None
-                entry = _entry(row)
+                entry = entry_of(row)
                 due = entry.due
                 if event.type == "restored":
                     due = t + 1
@@ -478,7 +422,7 @@ class Ledger:
         self, db: sqlite3.Connection, kind: str, t: int, key: str, *, commit: bool = True
     ) -> Entry | None:
         row = db.execute(
-            f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
+            f"SELECT {COLUMNS} FROM ledger_tasks WHERE server = ? AND bkey = ?", (self.server, key)
         ).fetchone()
         if row is None:
             # a task run at once (a hand-over) may say so before its acknowledgement is
@@ -494,7 +438,7 @@ class Ledger:
                     (self.server,),
                 )
             return None
-        entry = _entry(row)
+        entry = entry_of(row)
         state, due, ran_at = entry.state, entry.due, entry.ran_at
         if kind in ("ran", "skipped"):  # a skipped run moves on as a run does, unrun
             ran_at = t if kind == "ran" else ran_at
@@ -547,12 +491,12 @@ class Ledger:
         wanted = tuple(states) if states is not None else None
 
         def work(db: sqlite3.Connection) -> list[Entry]:
-            sql = f"SELECT {_COLUMNS} FROM ledger_tasks WHERE server = ?"
+            sql = f"SELECT {COLUMNS} FROM ledger_tasks WHERE server = ?"
             args: list[object] = [self.server]
             if wanted is not None:
                 sql += f" AND state IN ({', '.join('?' * len(wanted))})"
                 args.extend(wanted)
-            return [_entry(r) for r in db.execute(sql + " ORDER BY key", args).fetchall()]
+            return [entry_of(r) for r in db.execute(sql + " ORDER BY key", args).fetchall()]
 
         result: list[Entry] = await self._run(work)
         return result

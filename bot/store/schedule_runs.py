@@ -36,13 +36,16 @@ class Run:
 
 def run_of(row: Sequence[object]) -> Run:
     return Run(
-        id=int(cast(int, row[0])), schedule_id=int(cast(int, row[1])),
+        id=int(cast(int, row[0])),
+        schedule_id=int(cast(int, row[1])),
         due=datetime.fromtimestamp(float(cast(float, row[2])), UTC),
         handed_over=_dt(cast("float | None", row[3])),
         ran_in_game=_dt(cast("float | None", row[4])),
-        lateness=cast("float | None", row[5]), outcome=str(row[6]),
-        triggered_by=cast("str | None", row[7]), attempts=int(cast(int, row[8] or 0)),
-    )  # fmt: skip
+        lateness=cast("float | None", row[5]),
+        outcome=str(row[6]),
+        triggered_by=cast("str | None", row[7]),
+        attempts=int(cast(int, row[8] or 0)),
+    )
 
 
 RUN_COLUMNS = (

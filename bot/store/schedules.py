@@ -136,27 +136,48 @@ class Schedule:
     def spec(self) -> Spec:
         """The time part, as bot.wallclock.when computes with it."""
         first = self.next_due or self.at or self.anchor or self.created_at
-        return Spec(self.kind, first, self.timezone, self.at, self.every, self.anchor,
-                    self.cron, self.announce, self.missed)  # fmt: skip
+        return Spec(
+            self.kind,
+            first,
+            self.timezone,
+            self.at,
+            self.every,
+            self.anchor,
+            self.cron,
+            self.announce,
+            self.missed,
+        )
 
 
 def _schedule(row: Sequence[object]) -> Schedule:
     r = list(row)
     announce = tuple(int(x) for x in str(r[14]).split(",") if x)
     return Schedule(
-        id=int(cast(int, r[0])), server=str(r[1]), command=str(r[2]), task_id=str(r[3]),
-        retry=int(cast(int, r[4])), retry_delay=int(cast(int, r[5])),
-        as_player=cast("str | None", r[6]), kind=cast(Kind, r[7]),
-        at=_dt(cast("float | None", r[8])), every=cast("int | None", r[9]),
-        anchor=_dt(cast("float | None", r[10])), cron=cast("str | None", r[11]),
-        timezone=str(r[12]), missed=cast(Missed, r[13]), announce=announce,
+        id=int(cast(int, r[0])),
+        server=str(r[1]),
+        command=str(r[2]),
+        task_id=str(r[3]),
+        retry=int(cast(int, r[4])),
+        retry_delay=int(cast(int, r[5])),
+        as_player=cast("str | None", r[6]),
+        kind=cast(Kind, r[7]),
+        at=_dt(cast("float | None", r[8])),
+        every=cast("int | None", r[9]),
+        anchor=_dt(cast("float | None", r[10])),
+        cron=cast("str | None", r[11]),
+        timezone=str(r[12]),
+        missed=cast(Missed, r[13]),
+        announce=announce,
         created_by=Creator(int(cast(int, r[15])), str(r[16])),
         created_at=datetime.fromtimestamp(float(cast(float, r[17])), UTC),
-        state=cast(State, r[18]), next_due=_dt(cast("float | None", r[19])),
-        last_due=_dt(cast("float | None", r[20])), last_outcome=cast("str | None", r[21]),
-        last_lateness=cast("float | None", r[22]), run_count=int(cast(int, r[23])),
+        state=cast(State, r[18]),
+        next_due=_dt(cast("float | None", r[19])),
+        last_due=_dt(cast("float | None", r[20])),
+        last_outcome=cast("str | None", r[21]),
+        last_lateness=cast("float | None", r[22]),
+        run_count=int(cast(int, r[23])),
         conditions=_conditions(r[24]),
-    )  # fmt: skip
+    )
 
 
 def _conditions(value: object) -> dict[str, str] | None:
@@ -203,12 +224,27 @@ class ScheduleStore(RunQueries):
     ) -> Schedule:
         await self.migrate()
         values = (
-            server, command, task_id, retry, retry_delay, as_player, spec.kind, _ts(spec.at),
-            spec.every, _ts(spec.anchor), spec.cron, spec.timezone, spec.missed,
-            ",".join(str(x) for x in spec.announce), created_by.id, created_by.name,
-            now.timestamp(), "active", spec.first_due.timestamp(),
+            server,
+            command,
+            task_id,
+            retry,
+            retry_delay,
+            as_player,
+            spec.kind,
+            _ts(spec.at),
+            spec.every,
+            _ts(spec.anchor),
+            spec.cron,
+            spec.timezone,
+            spec.missed,
+            ",".join(str(x) for x in spec.announce),
+            created_by.id,
+            created_by.name,
+            now.timestamp(),
+            "active",
+            spec.first_due.timestamp(),
             json.dumps(dict(conditions)) if conditions else None,
-        )  # fmt: skip
+        )
 
         def work(db: sqlite3.Connection) -> Schedule:
             cur = db.execute(

@@ -67,11 +67,17 @@ def _run(row: Sequence[object]) -> TaskRun:
     due = _dt(row[3])
     assert due is not None
     return TaskRun(
-        id=int(cast(int, row[0])), server=str(row[1]), task_id=str(row[2]), due=due,
-        handed_over=_dt(row[4]), ran=_dt(row[5]), lateness=cast("float | None", row[6]),
-        outcome=str(row[7]), attempts=int(cast(int, row[8])),
+        id=int(cast(int, row[0])),
+        server=str(row[1]),
+        task_id=str(row[2]),
+        due=due,
+        handed_over=_dt(row[4]),
+        ran=_dt(row[5]),
+        lateness=cast("float | None", row[6]),
+        outcome=str(row[7]),
+        attempts=int(cast(int, row[8])),
         triggered_by=cast("str | None", row[9]),
-    )  # fmt: skip
+    )
 
 
 class TaskRunStore:
@@ -108,8 +114,17 @@ class TaskRunStore:
         triggered_by: str | None = None,
     ) -> int:
         await self.migrate()
-        values = (server, task_id, due.timestamp(), _ts(handed_over), _ts(ran), lateness, outcome,
-                  attempts, triggered_by)  # fmt: skip
+        values = (
+            server,
+            task_id,
+            due.timestamp(),
+            _ts(handed_over),
+            _ts(ran),
+            lateness,
+            outcome,
+            attempts,
+            triggered_by,
+        )
 
         def work(db: sqlite3.Connection) -> int:
             cur = db.execute(

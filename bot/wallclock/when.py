@@ -55,18 +55,48 @@ Kind = Literal["at", "every", "cron"]
 Missed = Literal["skip", "once"]
 
 _UNITS = {
-    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
-    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
-    "d": 86400, "day": 86400, "days": 86400,
-    "w": 604800, "week": 604800, "weeks": 604800,
-}  # fmt: skip
+    "s": 1,
+    "sec": 1,
+    "secs": 1,
+    "second": 1,
+    "seconds": 1,
+    "m": 60,
+    "min": 60,
+    "mins": 60,
+    "minute": 60,
+    "minutes": 60,
+    "h": 3600,
+    "hr": 3600,
+    "hrs": 3600,
+    "hour": 3600,
+    "hours": 3600,
+    "d": 86400,
+    "day": 86400,
+    "days": 86400,
+    "w": 604800,
+    "week": 604800,
+    "weeks": 604800,
+}
 _PART = re.compile(r"(\d+)\s*([a-z]+)")
 _DAYS = {
-    "mon": 0, "monday": 0, "tue": 1, "tues": 1, "tuesday": 1, "wed": 2, "wednesday": 2,
-    "thu": 3, "thur": 3, "thurs": 3, "thursday": 3, "fri": 4, "friday": 4,
-    "sat": 5, "saturday": 5, "sun": 6, "sunday": 6,
-}  # fmt: skip
+    "mon": 0,
+    "monday": 0,
+    "tue": 1,
+    "tues": 1,
+    "tuesday": 1,
+    "wed": 2,
+    "wednesday": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "thursday": 3,
+    "fri": 4,
+    "friday": 4,
+    "sat": 5,
+    "saturday": 5,
+    "sun": 6,
+    "sunday": 6,
+}
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))?$")
 _DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _DISCORD = re.compile(r"^<t:(-?\d{1,12})(?::[tTdDfFR])?>$")
@@ -98,9 +128,12 @@ def parse_timezone(name: str | None, default: str = DEFAULT_TIMEZONE) -> ZoneInf
         return ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         raise ValidationError(
-            lazy("{text} is not a time zone I know: give an IANA name such as Europe/Berlin, "
-                 "America/New_York or UTC.", text=repr(text))
-        ) from None  # fmt: skip
+            lazy(
+                "{text} is not a time zone I know: give an IANA name such as Europe/Berlin, "
+                "America/New_York or UTC.",
+                text=repr(text),
+            )
+        ) from None
 
 
 _DURATION = lazy("The duration")  # a Lazy is read only at str(): one default is safe
@@ -120,26 +153,45 @@ def parse_duration(text: str, what: Text = _DURATION) -> int:
         unit = _UNITS.get(m.group(2))
         if unit is None:
             raise ValidationError(
-                lazy("{what} {text} has an unknown unit {unit}: use s, m, h, d or w.", what=what,
-                     text=repr(text.strip()), unit=repr(m.group(2)))
-            )  # fmt: skip
+                lazy(
+                    "{what} {text} has an unknown unit {unit}: use s, m, h, d or w.",
+                    what=what,
+                    text=repr(text.strip()),
+                    unit=repr(m.group(2)),
+                )
+            )
         if unit in seen:
-            raise ValidationError(lazy("{what} {text} gives the unit {unit} twice.", what=what,
-                                       text=repr(text.strip()), unit=repr(m.group(2))))  # fmt: skip
+            raise ValidationError(
+                lazy(
+                    "{what} {text} gives the unit {unit} twice.",
+                    what=what,
+                    text=repr(text.strip()),
+                    unit=repr(m.group(2)),
+                )
+            )
         seen.add(unit)
         total += int(m.group(1)) * unit
         pos = m.end()
     if pos == 0 or cleaned[pos:].strip():
         raise ValidationError(
-            lazy("{what} {text} is not a duration: write it like 90m, 2h 30m or 1d.", what=what,
-                 text=repr(text.strip()))
-        )  # fmt: skip
+            lazy(
+                "{what} {text} is not a duration: write it like 90m, 2h 30m or 1d.",
+                what=what,
+                text=repr(text.strip()),
+            )
+        )
     if total < 1:
-        raise ValidationError(lazy("{what} {text} is zero: it must be at least 1 second.",
-                                   what=what, text=repr(text.strip())))  # fmt: skip
+        raise ValidationError(
+            lazy(
+                "{what} {text} is zero: it must be at least 1 second.",
+                what=what,
+                text=repr(text.strip()),
+            )
+        )
     if total > MAX_DELAY.total_seconds():
-        raise ValidationError(lazy("{what} {text} is longer than 10 years.", what=what,
-                                   text=repr(text.strip())))  # fmt: skip
+        raise ValidationError(
+            lazy("{what} {text} is longer than 10 years.", what=what, text=repr(text.strip()))
+        )
     return total
 
 
@@ -153,21 +205,26 @@ def local_valid(naive: datetime, tz: ZoneInfo) -> datetime:
         if aware.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == probe:
             return aware.astimezone(UTC)
         probe = (probe + timedelta(minutes=1)).replace(second=0, microsecond=0)
-    raise ValidationError(lazy("{time} does not exist in {zone}.",
-                               time=f"{naive:%Y-%m-%d %H:%M}", zone=tz.key))  # fmt: skip
+    raise ValidationError(
+        lazy("{time} does not exist in {zone}.", time=f"{naive:%Y-%m-%d %H:%M}", zone=tz.key)
+    )
 
 
 def _clock(text: str, whole: str) -> time:
     m = _CLOCK.match(text)
     if not m:
         raise ValidationError(
-            lazy("{text} is not a time I can read: write 20:00, 2026-12-05 20:00, fri 20:00, "
-                 "tomorrow 18:30, in 90m or paste a Discord timestamp.", text=repr(whole))
-        )  # fmt: skip
+            lazy(
+                "{text} is not a time I can read: write 20:00, 2026-12-05 20:00, fri 20:00, "
+                "tomorrow 18:30, in 90m or paste a Discord timestamp.",
+                text=repr(whole),
+            )
+        )
     hour, minute, second = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
     if hour > 23 or minute > 59 or second > 59:
-        raise ValidationError(lazy("{text} is not a time of day (hours 0-23, minutes 0-59).",
-                                   text=repr(text)))  # fmt: skip
+        raise ValidationError(
+            lazy("{text} is not a time of day (hours 0-23, minutes 0-59).", text=repr(text))
+        )
     return time(hour, minute, second)
 
 
@@ -184,8 +241,9 @@ def parse_when(text: str, now: datetime, tz: ZoneInfo) -> datetime:
     elif (m := _DISCORD.match(whole)) is not None:
         seconds = int(m.group(1))
         if not 0 <= seconds <= _EPOCH_MAX:
-            raise ValidationError(lazy("The Discord timestamp {text} is out of range.",
-                                       text=repr(whole)))  # fmt: skip
+            raise ValidationError(
+                lazy("The Discord timestamp {text} is out of range.", text=repr(whole))
+            )
         due = datetime.fromtimestamp(seconds, UTC)
     else:
         words = low.replace("t", " ", 1).split() if _iso_t(low) else low.split()
@@ -215,22 +273,30 @@ def parse_when(text: str, now: datetime, tz: ZoneInfo) -> datetime:
                     ) from None
             else:
                 raise ValidationError(
-                    lazy("{word} in {text} is not a day: use today, tomorrow, a weekday "
-                         "(mon ... sun) or a date YYYY-MM-DD.", word=repr(words[0]),
-                         text=repr(whole))
-                )  # fmt: skip
+                    lazy(
+                        "{word} in {text} is not a day: use today, tomorrow, a weekday "
+                        "(mon ... sun) or a date YYYY-MM-DD.",
+                        word=repr(words[0]),
+                        text=repr(whole),
+                    )
+                )
             due = local_valid(datetime.combine(day, clock), tz)
         else:
             _clock("", whole)  # raises the sentence listing the forms
             raise AssertionError
     if due <= now:
         raise ValidationError(
-            lazy("{text} is in the past ({time} {zone}): give a time from now on.",
-                 text=repr(whole), time=f"{due.astimezone(tz):%Y-%m-%d %H:%M:%S}", zone=tz.key)
-        )  # fmt: skip
+            lazy(
+                "{text} is in the past ({time} {zone}): give a time from now on.",
+                text=repr(whole),
+                time=f"{due.astimezone(tz):%Y-%m-%d %H:%M:%S}",
+                zone=tz.key,
+            )
+        )
     if due - now > MAX_DELAY:
-        raise ValidationError(lazy("{text} is more than 10 years away: that is too long to wait.",
-                                   text=repr(whole)))  # fmt: skip
+        raise ValidationError(
+            lazy("{text} is more than 10 years away: that is too long to wait.", text=repr(whole))
+        )
     return due
 
 
@@ -250,25 +316,34 @@ def parse_repeat(text: str) -> tuple[Literal["every"], int] | tuple[Literal["cro
             # cronsim also reads a sixth, seconds field (`* * * * * *`: every second); ours
             # is cron's five, so anything else is refused rather than guessed at
             raise ValidationError(
-                lazy("`repeat` {text} has {count} fields: a cron expression has five, minute "
-                     "hour day-of-month month day-of-week (no seconds), e.g. `0 20 * * fri`.",
-                     text=repr(cleaned), count=len(fields))
-            )  # fmt: skip
+                lazy(
+                    "`repeat` {text} has {count} fields: a cron expression has five, minute "
+                    "hour day-of-month month day-of-week (no seconds), e.g. `0 20 * * fri`.",
+                    text=repr(cleaned),
+                    count=len(fields),
+                )
+            )
         expr = cleaned.lower()
         try:
             CronSim(expr, datetime(2026, 1, 1, tzinfo=UTC))
         except CronSimError as e:
             raise ValidationError(
-                lazy("`repeat` {text} is not a valid cron expression ({error}): five fields, "
-                     "minute hour day-of-month month day-of-week, e.g. `0 20 * * fri`.",
-                     text=repr(cleaned), error=e)
-            ) from None  # fmt: skip
+                lazy(
+                    "`repeat` {text} is not a valid cron expression ({error}): five fields, "
+                    "minute hour day-of-month month day-of-week, e.g. `0 20 * * fri`.",
+                    text=repr(cleaned),
+                    error=e,
+                )
+            ) from None
         return "cron", expr
     if cleaned.startswith("@"):
         raise ValidationError(
-            lazy("`repeat` {text}: write the five fields instead of a @ nickname "
-                 "(`0 0 * * *` for @daily).", text=repr(cleaned))
-        )  # fmt: skip
+            lazy(
+                "`repeat` {text}: write the five fields instead of a @ nickname "
+                "(`0 0 * * *` for @daily).",
+                text=repr(cleaned),
+            )
+        )
     return "every", parse_duration(cleaned, lazy("The interval `repeat`"))
 
 
@@ -280,12 +355,14 @@ def parse_announce(text: str | None) -> tuple[int, ...]:
     if not any(parts):
         raise ValidationError(lazy("`announce` is empty: write it like 5m,1m,10s."))
     if any(not p for p in parts):
-        raise ValidationError(lazy("`announce` {text} has an empty item between commas.",
-                                   text=repr(text)))  # fmt: skip
+        raise ValidationError(
+            lazy("`announce` {text} has an empty item between commas.", text=repr(text))
+        )
     offsets = [parse_duration(p, lazy("The announce offset")) for p in parts]
     if len(set(offsets)) != len(offsets):
-        raise ValidationError(lazy("`announce` {text} gives the same offset twice.",
-                                   text=repr(text)))  # fmt: skip
+        raise ValidationError(
+            lazy("`announce` {text} gives the same offset twice.", text=repr(text))
+        )
     if len(offsets) > MAX_ANNOUNCE:
         raise ValidationError(lazy("`announce` takes at most {n} offsets.", n=MAX_ANNOUNCE))
     return tuple(sorted(offsets, reverse=True))
@@ -402,8 +479,17 @@ def build_spec(
         spec = _repeating(repeat, start, tz, now, missed)
     with naming("announce"):
         _check_offsets(offsets, spec, now)
-    return Spec(spec.kind, spec.first_due, spec.timezone, spec.at, spec.every, spec.anchor,
-                spec.cron, offsets, spec.missed)  # fmt: skip
+    return Spec(
+        spec.kind,
+        spec.first_due,
+        spec.timezone,
+        spec.at,
+        spec.every,
+        spec.anchor,
+        spec.cron,
+        offsets,
+        spec.missed,
+    )
 
 
 def _repeating(
@@ -419,17 +505,20 @@ def _repeating(
         if form[0] == "every":
             every = form[1]
             anchor = start if start is not None else now + timedelta(seconds=every)
-            spec = Spec("every", anchor, tz.key, every=every, anchor=anchor,
-                        missed=missed or "skip")  # fmt: skip
+            spec = Spec(
+                "every", anchor, tz.key, every=every, anchor=anchor, missed=missed or "skip"
+            )
         else:
             probe = Spec("cron", now, tz.key, cron=form[1])
             after = start - timedelta(microseconds=1) if start is not None else now
             first = next_boundary(probe, after)
             if first is None or first - now > MAX_DELAY:
                 raise ValidationError(
-                    lazy("The cron expression {text} never fires in the next 10 years.",
-                         text=repr(form[1]))
-                )  # fmt: skip
+                    lazy(
+                        "The cron expression {text} never fires in the next 10 years.",
+                        text=repr(form[1]),
+                    )
+                )
             spec = Spec("cron", first, tz.key, cron=form[1], missed=missed or "skip")
     return spec
 
@@ -439,15 +528,21 @@ def _check_offsets(offsets: tuple[int, ...], spec: Spec, now: datetime) -> None:
     for offset in offsets:
         if offset > delay:
             raise ValidationError(
-                lazy("The announce offset {offset} is longer than the delay to the first "
-                     "run ({delay}): nothing could be announced that early.",
-                     offset=_human(offset), delay=_human(int(delay)))
-            )  # fmt: skip
+                lazy(
+                    "The announce offset {offset} is longer than the delay to the first "
+                    "run ({delay}): nothing could be announced that early.",
+                    offset=_human(offset),
+                    delay=_human(int(delay)),
+                )
+            )
         if spec.every is not None and offset >= spec.every:
             raise ValidationError(
-                lazy("The announce offset {offset} is not shorter than the interval ({every}).",
-                     offset=_human(offset), every=_human(spec.every))
-            )  # fmt: skip
+                lazy(
+                    "The announce offset {offset} is not shorter than the interval ({every}).",
+                    offset=_human(offset),
+                    every=_human(spec.every),
+                )
+            )
 
 
 def repeat_text(spec: Spec) -> str:

@@ -142,8 +142,9 @@ def summon(call: Call, cmd: AstCommand) -> int:
 # -- tp / teleport ---------------------------------------------------------------------------
 
 
-def _teleport(entity: Entity, pos: tuple[float, ...], dimension: str,
-              rot: tuple[float, float] | None) -> None:  # fmt: skip
+def _teleport(
+    entity: Entity, pos: tuple[float, ...], dimension: str, rot: tuple[float, float] | None
+) -> None:
     _check_valid(pos, "Invalid position for teleport")
     entity.pos = (pos[0], pos[1], pos[2])
     entity.dimension = dimension

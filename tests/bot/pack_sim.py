@@ -91,8 +91,14 @@ def running_sim(world: Path, *, realtime: bool = False) -> Iterator[PackSim]:
 
 def bulk_task(i: int, *, serial: int, due: int) -> Compound:
     """The i-th task of a bulk queue: a quoted, escaped, non-ASCII command, 0-2 retries."""
-    return task_record(f"bulk-{i:05d}", f'say "task" {i} \\ é', serial=serial, due=due,
-                       retry=i % 3, retry_delay=1 + i % 5)  # fmt: skip
+    return task_record(
+        f"bulk-{i:05d}",
+        f'say "task" {i} \\ é',
+        serial=serial,
+        due=due,
+        retry=i % 3,
+        retry_delay=1 + i % 5,
+    )
 
 
 def bulk_queue(world: Path, count: int, *, due_from: int = 1_000_000) -> None:

@@ -107,9 +107,11 @@ def test_check_says_which_version_and_level_commands_are_checked_against(
         "broadcast-rcon-to-ops=false\nfunction-permission-level=3\n"
     )
     reported = server_entry(
-        live, name="vanilla", world_dir=str(folder / "world"),
+        live,
+        name="vanilla",
+        world_dir=str(folder / "world"),
         log_path=str(folder / "logs" / "latest.log"),
-    )  # fmt: skip
+    )
     blind = server_entry(live, name="blind", log_path=None, world_dir=None, event_source="rcon")
     proc = bot(tmp_path, "check", env=env_for(tmp_path, [reported, blind]))
     vanilla, _, unknown = proc.stdout.partition("server 'blind'")
@@ -145,8 +147,12 @@ def test_install_datapack_into_a_configured_world(tmp_path: Path) -> None:
     server = Server(world, rcon_port=0, rcon_password=PASSWORD)
     server.start(realtime=True)  # writes level.dat, as vanilla does at start-up
     try:
-        entry = {"name": "bare", "rcon_port": server.rcon_port, "rcon_password": PASSWORD,
-                 "world_dir": str(world)}  # fmt: skip
+        entry = {
+            "name": "bare",
+            "rcon_port": server.rcon_port,
+            "rcon_password": PASSWORD,
+            "world_dir": str(world),
+        }
         proc = bot(tmp_path, "install-datapack", env=env_for(tmp_path, [entry]))
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert f"doom.schedule {VERSION} installed on server 'bare'" in proc.stdout
@@ -194,10 +200,15 @@ async def test_events_prints_events_as_they_come_and_stops_on_ctrl_c(
     tmp_path: Path, live: PackSim
 ) -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "events",
-        cwd=tmp_path, env=env_for(tmp_path, [server_entry(live)]),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        "events",
+        cwd=tmp_path,
+        env=env_for(tmp_path, [server_entry(live)]),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert proc.stdout is not None
     try:
         first = await asyncio.wait_for(proc.stdout.readline(), 60)
@@ -256,10 +267,15 @@ async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
         return [i for which in ("queue", "paused") for i in live.ids(which) if "selftest" in i]
 
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "selftest",
-        cwd=tmp_path, env=env_for(tmp_path, [server_entry(live)]),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        "selftest",
+        cwd=tmp_path,
+        env=env_for(tmp_path, [server_entry(live)]),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         async with asyncio.timeout(60):
             while not selftest_tasks():  # its marker is queued: it is in the middle

@@ -37,8 +37,13 @@ def test_check_and_install_on_other_software(
     server = Server(world, rcon_port=0, rcon_password=PASSWORD, flavour=flavour)
     server.start(realtime=True)
     try:
-        entry = {"name": "mc", "rcon_port": server.rcon_port, "rcon_password": PASSWORD,
-                 "world_dir": str(world), "log_path": str(server.log_path)}  # fmt: skip
+        entry = {
+            "name": "mc",
+            "rcon_port": server.rcon_port,
+            "rcon_password": PASSWORD,
+            "world_dir": str(world),
+            "log_path": str(server.log_path),
+        }
         env = env_for(tmp_path, [entry])
         installed = bot(tmp_path, "install-datapack", env=env)
         assert installed.returncode == 0, installed.stdout + installed.stderr

@@ -97,8 +97,22 @@ def test_typos_are_refused_with_the_column(command: str, column: int) -> None:
     assert caret[-1] == " " * (column - 1) + "^"
 
 
-DENIED = ["op", "deop", "stop", "ban", "ban-ip", "pardon", "pardon-ip", "whitelist", "kick",
-          "save-off", "reload", "datapack", "debug", "perf"]  # fmt: skip
+DENIED = [
+    "op",
+    "deop",
+    "stop",
+    "ban",
+    "ban-ip",
+    "pardon",
+    "pardon-ip",
+    "whitelist",
+    "kick",
+    "save-off",
+    "reload",
+    "datapack",
+    "debug",
+    "perf",
+]
 _DENIED_FORMS = {
     "op": "op Steve",
     "deop": "deop Steve",
@@ -136,9 +150,17 @@ def test_deny_list_applies_to_every_command_in_the_chain(root: str) -> None:
 
 @pytest.mark.parametrize(
     ("command", "level"),
-    [("save-all", 4), ("save-on", 4), ("jfr start", 4), ("op Steve", 3), ("banlist", 3),
-     ("setidletimeout 5", 3), ("transfer example.org", 3), ("execute run save-all flush", 4)],
-)  # fmt: skip
+    [
+        ("save-all", 4),
+        ("save-on", 4),
+        ("jfr start", 4),
+        ("op Steve", 3),
+        ("banlist", 3),
+        ("setidletimeout 5", 3),
+        ("transfer example.org", 3),
+        ("execute run save-all flush", 4),
+    ],
+)
 def test_commands_above_the_function_level_are_refused(command: str, level: int) -> None:
     lenient = CommandChecker(deny=[])  # nothing denied: the level alone refuses
     with pytest.raises(CommandRefused) as info:
@@ -202,16 +224,48 @@ def test_version_trees_and_fallback(caplog: pytest.LogCaptureFixture) -> None:
 # (root, level) read from the 1.21.11 decompile's requires(...) (server/command/*Command.java,
 # server/dedicated/command/*Command.java); no requires() is 0, GAMEMASTERS_CHECK 2
 VANILLA_LEVELS = [
-    ("help", 0), ("list", 0), ("me", 0), ("msg", 0), ("tell", 0), ("w", 0), ("teammsg", 0),
-    ("tm", 0), ("trigger", 0), ("random", 0),
-    ("say", 2), ("tp", 2), ("teleport", 2), ("function", 2), ("schedule", 2), ("execute", 2),
-    ("data", 2), ("scoreboard", 2), ("reload", 2), ("gamerule", 2), ("tellraw", 2),
-    ("tick", 3), ("debug", 3), ("kick", 3), ("ban", 3), ("ban-ip", 3), ("banlist", 3),
-    ("deop", 3), ("op", 3), ("pardon", 3), ("pardon-ip", 3), ("setidletimeout", 3),
-    ("transfer", 3), ("whitelist", 3),
-    ("stop", 4), ("save-all", 4), ("save-off", 4), ("save-on", 4), ("perf", 4), ("jfr", 4),
+    ("help", 0),
+    ("list", 0),
+    ("me", 0),
+    ("msg", 0),
+    ("tell", 0),
+    ("w", 0),
+    ("teammsg", 0),
+    ("tm", 0),
+    ("trigger", 0),
+    ("random", 0),
+    ("say", 2),
+    ("tp", 2),
+    ("teleport", 2),
+    ("function", 2),
+    ("schedule", 2),
+    ("execute", 2),
+    ("data", 2),
+    ("scoreboard", 2),
+    ("reload", 2),
+    ("gamerule", 2),
+    ("tellraw", 2),
+    ("tick", 3),
+    ("debug", 3),
+    ("kick", 3),
+    ("ban", 3),
+    ("ban-ip", 3),
+    ("banlist", 3),
+    ("deop", 3),
+    ("op", 3),
+    ("pardon", 3),
+    ("pardon-ip", 3),
+    ("setidletimeout", 3),
+    ("transfer", 3),
+    ("whitelist", 3),
+    ("stop", 4),
+    ("save-all", 4),
+    ("save-off", 4),
+    ("save-on", 4),
+    ("perf", 4),
+    ("jfr", 4),
     ("publish", 4),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("root", "level"), VANILLA_LEVELS)
@@ -233,13 +287,18 @@ def test_levels_table_matches_mcsims() -> None:
 
 @pytest.mark.parametrize(
     ("command", "level", "refused"),
-    [("tick freeze", 2, "`tick` needs permission level 3"),
-     ("execute as @a run tick rate 20", 2, "`tick` needs permission level 3"),
-     ("random reset *", 1, "`random reset` needs permission level 2"),
-     ("random value 1..6 minecraft:dice", 1,
-      "`random value <range> <sequence>` needs permission level 2"),
-     ("execute run random roll 1..6 minecraft:dice", 1, "`execute` needs permission level 2")],
-)  # fmt: skip
+    [
+        ("tick freeze", 2, "`tick` needs permission level 3"),
+        ("execute as @a run tick rate 20", 2, "`tick` needs permission level 3"),
+        ("random reset *", 1, "`random reset` needs permission level 2"),
+        (
+            "random value 1..6 minecraft:dice",
+            1,
+            "`random value <range> <sequence>` needs permission level 2",
+        ),
+        ("execute run random roll 1..6 minecraft:dice", 1, "`execute` needs permission level 2"),
+    ],
+)
 def test_gated_commands_pass_from_their_level(command: str, level: int, refused: str) -> None:
     with pytest.raises(CommandRefused) as info:
         CommandChecker(deny=[], function_permission_level=level).check(command)

@@ -44,8 +44,9 @@ def test_a_bad_chain_is_refused_as_a_parse_of_the_whole_command_refuses_it(comma
     with pytest.raises(CommandParseError) as info:
         CommandChecker(deny=DEFAULT_DENY).check(command)
     assert (info.value.column, str(info.value.message)) == (
-        reference.column, str(reference.message),
-    ), command  # fmt: skip
+        reference.column,
+        str(reference.message),
+    ), command
 
 
 @pytest.mark.parametrize("command", GOOD)

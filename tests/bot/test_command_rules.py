@@ -194,11 +194,23 @@ def test_a_relaxed_deny_list_still_keeps_the_pack_enabled() -> None:
 
 
 _STAGES = st.sampled_from(
-    ["as @a", "at @s", "as @p at @s", "positioned ~ ~1 ~", "if entity @s",
-     "unless entity @e[type=cow]", "in minecraft:overworld", "rotated ~ 0", "anchored eyes",
-     "align xyz", "facing 0 64 0",
-     "store result score @s mine", "on vehicle", "summon marker"]
-)  # fmt: skip
+    [
+        "as @a",
+        "at @s",
+        "as @p at @s",
+        "positioned ~ ~1 ~",
+        "if entity @s",
+        "unless entity @e[type=cow]",
+        "in minecraft:overworld",
+        "rotated ~ 0",
+        "anchored eyes",
+        "align xyz",
+        "facing 0 64 0",
+        "store result score @s mine",
+        "on vehicle",
+        "summon marker",
+    ]
+)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

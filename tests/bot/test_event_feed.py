@@ -87,9 +87,11 @@ async def test_pack_events_the_guards_and_the_schedulers_alerts_share_one_stream
         await take(1)
         assert planned.unsent == 0
     assert sorted(got) == [
-        (1, "retry"), (2, "restored_after_crash"), (100, "wallclock_missed"),
+        (1, "retry"),
+        (2, "restored_after_crash"),
+        (100, "wallclock_missed"),
         (101, "wallclock_missed"),
-    ]  # fmt: skip
+    ]
     assert guard.seen == [1]  # the record follows the pack's events, not the bot's own alerts
     planned.emit(ev(102))  # the stream closed: the alert waits for the next one
     assert planned.unsent == 1

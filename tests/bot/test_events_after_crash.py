@@ -68,8 +68,11 @@ async def test_the_log_tailer_delivers_the_events_a_crash_numbers_again(tmp_path
             invalid(server, "lost4")
             before = await reading
             assert [(e.seq, e.task_id) for e in before] == [
-                (1, "saved1"), (2, "saved2"), (3, "lost3"), (4, "lost4"),
-            ]  # fmt: skip
+                (1, "saved1"),
+                (2, "saved2"),
+                (3, "lost3"),
+                (4, "lost4"),
+            ]
             server = crash_and_restart(sim)
             invalid(server, "after3")  # seq 3 again: a new event
             invalid(server, "after4")

@@ -23,9 +23,16 @@ from mcsim.server import Server
 from tests.wallclock.wallclock_sim import MOD, PASSWORD, START, PackSim, server_services, start_sim
 
 INTERVAL = 10.0  # seconds between checks
-LIMITS = Limits(interval=INTERVAL, tps_below=15, tps_minutes=1, unreachable_minutes=1,
-                pack_check_minutes=5, stuck_minutes=2, silent_minutes=1,
-                quiet_minutes=1)  # fmt: skip
+LIMITS = Limits(
+    interval=INTERVAL,
+    tps_below=15,
+    tps_minutes=1,
+    unreachable_minutes=1,
+    pack_check_minutes=5,
+    stuck_minutes=2,
+    silent_minutes=1,
+    quiet_minutes=1,
+)
 
 
 @pytest.fixture
@@ -169,10 +176,12 @@ async def test_a_planned_run_handed_over_and_not_run_is_stuck_until_it_leaves(
         # fails each time it runs; 5 retries a tick apart: on a server that does not tick it
         # stays in the queue after its hand-over
         fails = "execute if entity @e[type=pig]"
-        row = await scheduler.create(server="sim", command=fails, task_id="nopig",
-                                     created_by=MOD, when="in 1m", retry=5)  # fmt: skip
-        ok = await scheduler.create(server="sim", command="say hi", task_id="fine",
-                                    created_by=MOD, when="in 1m")  # fmt: skip
+        row = await scheduler.create(
+            server="sim", command=fails, task_id="nopig", created_by=MOD, when="in 1m", retry=5
+        )
+        ok = await scheduler.create(
+            server="sim", command="say hi", task_id="fine", created_by=MOD, when="in 1m"
+        )
         clock.advance(60)
         await scheduler.settled()
         assert [r.outcome for r in await scheduler.runs(row.id)] == ["queued"]
@@ -198,8 +207,10 @@ async def test_events_made_but_not_received_are_a_silent_source(
     server.events = Counted()  # type: ignore[assignment]
     await watch.monitor.check()  # its first look at the pack's event counter
     # a task that fails makes an event (seq 1) that nothing here receives
-    sim.server.run('data modify storage doom.schedule:in task set value {id:"x",time:1,'
-                   'run:"execute if entity @e[type=pig]"}')  # fmt: skip
+    sim.server.run(
+        'data modify storage doom.schedule:in task set value {id:"x",time:1,'
+        'run:"execute if entity @e[type=pig]"}'
+    )
     sim.server.run("function doom.schedule:submit")
     assert await watch.run(6, ticks=200) == []
     assert await watch.every(200) == ["health_silent"]
@@ -223,9 +234,13 @@ async def test_a_planned_run_waiting_for_its_conditions_is_not_stuck(
     try:
         sim.server.join("Ann")
         row = await scheduler.create(
-            server="sim", command="say restart", task_id="restart", created_by=MOD,
-            when="in 1m", conditions={"require": "empty", "if_not": "wait", "max_wait": "1h"},
-        )  # fmt: skip
+            server="sim",
+            command="say restart",
+            task_id="restart",
+            created_by=MOD,
+            when="in 1m",
+            conditions={"require": "empty", "if_not": "wait", "max_wait": "1h"},
+        )
         clock.advance(60)
         await scheduler.settled()
         assert [r.outcome for r in await scheduler.runs(row.id)] == ["queued"]

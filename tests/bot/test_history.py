@@ -67,8 +67,9 @@ async def test_a_rows_runs_and_its_run_now_are_its_history_newest_first(
     assert newest.due == START + timedelta(seconds=3 * 3600 + 60)
     assert [e.triggered_by for e in found.entries[1:]] == [None, None, None]
     assert [e.due for e in found.entries[1:]] == [START + timedelta(hours=h) for h in (3, 2, 1)]
-    assert all(e.kind == "planned" and e.attempts == 1 and e.lateness == 0.0
-               for e in found.entries[1:])  # fmt: skip
+    assert all(
+        e.kind == "planned" and e.attempts == 1 and e.lateness == 0.0 for e in found.entries[1:]
+    )
     assert all(e.handed_over is not None and e.ran is not None for e in found.entries)
 
 

@@ -77,11 +77,21 @@ def test_placeholders_are_read_as_str_format_reads_them() -> None:
 @pytest.mark.parametrize(
     ("tag", "locale"),
     [
-        ("zh-CN", "zh_CN"), ("zh_CN.UTF-8", "zh_CN"), ("zh", "zh_CN"), ("zh-SG", "zh_CN"),
-        ("zh-TW", None), ("zh_HK.UTF-8", None), ("en-US", "en"), ("en-GB", "en"), ("fr", None),
-        ("C", None), ("", None), (None, None), ("xx-YY", None),
+        ("zh-CN", "zh_CN"),
+        ("zh_CN.UTF-8", "zh_CN"),
+        ("zh", "zh_CN"),
+        ("zh-SG", "zh_CN"),
+        ("zh-TW", None),
+        ("zh_HK.UTF-8", None),
+        ("en-US", "en"),
+        ("en-GB", "en"),
+        ("fr", None),
+        ("C", None),
+        ("", None),
+        (None, None),
+        ("xx-YY", None),
     ],
-)  # fmt: skip
+)
 def test_negotiate_maps_discord_and_system_tags_to_a_catalog(
     tag: str | None, locale: str | None
 ) -> None:

@@ -329,8 +329,11 @@ async def test_the_packs_events_move_the_record(rig: Rig) -> None:
     events = await rig.pack.events_after(-1)
     # a task the bot made has a key: the pack says each run just before its command
     assert [(e.type, e.task_id) for e in events] == [
-        ("ran", "boom"), ("retry", "boom"), ("ran", "bad"), ("invalid", "bad"),
-    ]  # fmt: skip
+        ("ran", "boom"),
+        ("retry", "boom"),
+        ("ran", "bad"),
+        ("invalid", "bad"),
+    ]
     for event in events:
         await rig.ledger.apply_event(event)
     rows = {e.task_id: e for e in await rig.ledger.entries()}

@@ -108,9 +108,11 @@ async def test_the_copy_runs_as_the_task_s_player_and_at_the_task_s_place(
     assert "[Alex] hello" in server.chat("Alex")
     # queued from the nether at 8 70 8 by nobody: the copy runs there, not at RCON's place
     server.run("scoreboard objectives add t dummy")
-    server.run('data modify storage doom.schedule:in task set value {id:"here",time:9000,'
-               'run:"execute if dimension minecraft:the_nether if entity @p[distance=..3] run '
-               'scoreboard players add #n t 1"}')  # fmt: skip
+    server.run(
+        'data modify storage doom.schedule:in task set value {id:"here",time:9000,'
+        'run:"execute if dimension minecraft:the_nether if entity @p[distance=..3] run '
+        'scoreboard players add #n t 1"}'
+    )
     server.join("Steve", pos=(8, 70, 8), dimension="minecraft:the_nether")
     server.run(
         "execute in minecraft:the_nether positioned 8 70 8 run function doom.schedule:submit"

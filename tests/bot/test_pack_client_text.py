@@ -122,8 +122,15 @@ def test_printed_snbt_reads_back(value: object) -> None:
 def test_printed_snbt_forms() -> None:
     text = "{a: 1b, b: [I; 1, -2], 'c d': \"x\\\\y\", e: 2.5f, f: -3L, g: [], h: {}, i: 1.0E10d}"
     assert parse_printed_snbt(text) == {
-        "a": 1, "b": [1, -2], "c d": "x\\y", "e": 2.5, "f": -3, "g": [], "h": {}, "i": 1e10,
-    }  # fmt: skip
+        "a": 1,
+        "b": [1, -2],
+        "c d": "x\\y",
+        "e": 2.5,
+        "f": -3,
+        "g": [],
+        "h": {},
+        "i": 1e10,
+    }
     assert parse_printed_snbt("'it\\'s \"q\"'") == 'it\'s "q"'
     assert parse_printed_snbt('"tab\\tnew\\nline \\u00e9 \\x41"') == "tab\tnew\nline é A"
     for bad in ("{a: 1", "[1 2]", '"open', "{a 1}", "1 2", '"\\q"'):

@@ -39,15 +39,31 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
         shutil.copytree(REPO / name, src / name, ignore=JUNK)
     dist = tmp_path / "dist"
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
-         "--no-index", "-q", "-w", str(dist)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(src),
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(dist),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert build.returncode == 0, build.stdout + build.stderr
     [wheel] = dist.glob("doom_schedule-*.whl")
     with zipfile.ZipFile(wheel) as zf:
-        shipped = {n.removeprefix("bot/_datapack/") for n in zf.namelist()
-                   if n.startswith("bot/_datapack/")}  # fmt: skip
+        shipped = {
+            n.removeprefix("bot/_datapack/")
+            for n in zf.namelist()
+            if n.startswith("bot/_datapack/")
+        }
         # every face travels with it: the cogs, the console, the dashboard
         assert {"cogs/admin.py", "console/session.py", "web/app.py"} <= set(zf.namelist())
         # the dashboard's templates and static files travel with it
@@ -62,10 +78,18 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(site)  # before the checkout's editable install on sys.path
     found = subprocess.run(
-        [sys.executable, "-c", "import bot.minecraft.installer as i; print(i.__file__); "
-         "p = i.bundled_datapack(); print(p); print(i.pack_version_of(p))"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import bot.minecraft.installer as i; print(i.__file__); "
+            "p = i.bundled_datapack(); print(p); print(i.pack_version_of(p))",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert found.returncode == 0, found.stderr
     module, pack, version = found.stdout.split()
     assert Path(module).is_relative_to(site)
@@ -75,10 +99,18 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
     # the catalogs ship too, and the installed bot speaks Chinese from them
     assert "bot/_locale/zh_CN/LC_MESSAGES/messages.po" in zf.namelist()
     spoken = subprocess.run(
-        [sys.executable, "-c", "from bot import i18n; print(i18n.catalog_dir()); "
-         "i18n.set_locale('zh-CN'); print(i18n._('No Minecraft server is configured.'))"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "from bot import i18n; print(i18n.catalog_dir()); "
+            "i18n.set_locale('zh-CN'); print(i18n._('No Minecraft server is configured.'))",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert spoken.returncode == 0, spoken.stderr
     where, said = spoken.stdout.splitlines()
     assert Path(where) == site / "bot" / "_locale"

@@ -78,17 +78,26 @@ def _env(tmp_path: Path, name: str, server: Server) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOOM_")}
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["DOOM_DATA_DIR"] = str(tmp_path / f"data-{name}")
-    entry = {"name": "main", "rcon_port": server.rcon_port, "rcon_password": PASSWORD,
-             "world_dir": str(server.world), "log_path": str(server.log_path)}  # fmt: skip
+    entry = {
+        "name": "main",
+        "rcon_port": server.rcon_port,
+        "rcon_password": PASSWORD,
+        "world_dir": str(server.world),
+        "log_path": str(server.log_path),
+    }
     env["DOOM_SERVERS"] = json.dumps([entry])
     return env
 
 
 def _bot(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=tmp_path, env=env, capture_output=True,
-        text=True, timeout=120,
-    )  # fmt: skip
+        [sys.executable, "-m", "bot", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -144,9 +153,11 @@ def test_a_wrong_entry_changes_nothing_and_is_named(
         "typo": ("planned[2] (halt).whenn", "Extra inputs"),
     }
     for case, (where, why) in cases.items():
-        bad = {"stop": "- id: halt\n  run: stop\n  when: 2030-01-01 10:00\n",
-               "past": "- id: halt\n  run: say late\n  when: 2020-01-01 10:00\n",
-               "typo": "- id: halt\n  run: say x\n  whenn: 2030-01-01 10:00\n"}[case]  # fmt: skip
+        bad = {
+            "stop": "- id: halt\n  run: stop\n  when: 2030-01-01 10:00\n",
+            "past": "- id: halt\n  run: say late\n  when: 2020-01-01 10:00\n",
+            "typo": "- id: halt\n  run: say x\n  whenn: 2030-01-01 10:00\n",
+        }[case]
         (tmp_path / f"{case}.yaml").write_text(f"version: 1\nserver: main\nplanned:\n{good}{bad}")
         refused = _bot(tmp_path, first, "import", f"{case}.yaml")
         assert refused.returncode == 1, (case, refused.stdout, refused.stderr)

@@ -74,8 +74,13 @@ async def behind_proxy(
     assert server.rcon_port is not None
     proxy = TcpProxy(server.rcon_port)
     await proxy.start()
-    config = ServerConfig(name="main", rcon_port=proxy.port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-                          world_dir=server.world, log_path=server.log_path)  # fmt: skip
+    config = ServerConfig(
+        name="main",
+        rcon_port=proxy.port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=server.world,
+        log_path=server.log_path,
+    )
     services = await build_services(make_settings(tmp_path, [config], rcon_timeout=2.0))
     recorder = Recorder()
     try:
@@ -100,14 +105,18 @@ async def test_every_entry_is_checked_before_anything_is_written(
     server.step(40)  # the game time is past 0: a delay of the pack's last tick is too late
     good = "tasks:\n- id: fine\n  run: say fine\n  time: 100\n"
     cases = {
-        "- id: away\n  run: say hi\n  time: 5\n  as_player: Alex\n": ("tasks[2] (away)",
-                                                                      "Alex is not online"),
+        "- id: away\n  run: say hi\n  time: 5\n  as_player: Alex\n": (
+            "tasks[2] (away)",
+            "Alex is not online",
+        ),
         "- id: late\n  run: say late\n  time: 2147483647\n": ("tasks[2] (late)", "2147483647"),
         "- id: bad id\n  run: say x\n  time: 5\n": ("tasks[2] (bad id)", "task id"),
         "- id: wait\n  run: say x\n  time: 5\n  require: empty\n  if_not: wait\n": (
-            "tasks[2] (wait)", "max_wait"),
+            "tasks[2] (wait)",
+            "max_wait",
+        ),
         "- id: half\n  run: say x\n  time: 5\n  max_wait: 10m\n": ("tasks[2] (half)", "require"),
-    }  # fmt: skip
+    }
     for bad, (where, why) in cases.items():
         text = f"version: 1\nserver: main\n{good}{bad}"
         for dry_run in (True, False):
@@ -176,8 +185,10 @@ async def test_only_the_tasks_the_bot_made_are_written(
     ours = "tasks:\n- id: ours\n  run: say ours\n  time: 900\n  as_player: Steve\n"
     await _import(ops, f"version: 1\nserver: main\n{ours}")
     # made in game: by a player (the file cannot name who runs it) and by the console
-    server.run('execute as Steve at @s run function doom.schedule:schedule {run:"say mine",'
-               'time:900,unit:"t",id:"mine"}')  # fmt: skip
+    server.run(
+        'execute as Steve at @s run function doom.schedule:schedule {run:"say mine",'
+        'time:900,unit:"t",id:"mine"}'
+    )
     server.run('function doom.schedule:schedule {run:"say cb",time:900,unit:"t",id:"cb"}')
     assert sorted(queued(server)) == ["cb", "mine", "ours"]
     assert await _exported(ops) == f"version: 1\nserver: main\n{ours}"
@@ -189,8 +200,10 @@ async def test_tasks_of_one_id_are_changed_together_a_paused_one_too(
     ops, _recorder, server, _proxy = behind_proxy
     head = "version: 1\nserver: main\ntasks:\n"
     await _import(ops, f"{head}- id: bell\n  run: say old\n  time: 100\n")
-    two = (f"{head}- id: bell\n  run: say now\n  time: 200\n"
-           "- id: bell\n  run: say later\n  time: 300\n  paused: true\n")  # fmt: skip
+    two = (
+        f"{head}- id: bell\n  run: say now\n  time: 200\n"
+        "- id: bell\n  run: say later\n  time: 300\n  paused: true\n"
+    )
     shown = await _import(ops, two, dry_run=True)
     assert shown.steps == [("change", "tasks[1] (bell)"), ("change", "tasks[2] (bell)")]
     await _import(ops, two)

@@ -59,8 +59,12 @@ def test_version_from_the_newest_rotated_log_after_a_daily_roll(tmp_path: Path) 
     _, latest = server_tree(tmp_path)
     latest.write_text(OTHER)  # rolled at midnight: no start line in latest.log
     logs = latest.parent
-    for name, version in [("2024-05-01-1", "1.21.1"), ("2024-05-02-1", "1.21.4"),
-                          ("2024-05-02-2", "1.21.11"), ("2024-04-30-9", "1.20.6")]:  # fmt: skip
+    for name, version in [
+        ("2024-05-01-1", "1.21.1"),
+        ("2024-05-02-1", "1.21.4"),
+        ("2024-05-02-2", "1.21.11"),
+        ("2024-04-30-9", "1.20.6"),
+    ]:
         with gzip.open(logs / f"{name}.log.gz", "wt") as f:
             f.write(OTHER + START.format(version) + OTHER)
     with gzip.open(logs / "2024-05-03-1.log.gz", "wt") as f:
@@ -94,9 +98,14 @@ def test_server_properties_is_beside_the_world(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("line", "level"),
-    [("", 2), ("function-permission-level=4", 4), ("function-permission-level=9", 4),
-     ("function-permission-level=0", 1), ("function-permission-level=x", 2)],
-)  # fmt: skip
+    [
+        ("", 2),
+        ("function-permission-level=4", 4),
+        ("function-permission-level=9", 4),
+        ("function-permission-level=0", 1),
+        ("function-permission-level=x", 2),
+    ],
+)
 def test_function_permission_level_as_vanilla_reads_it(
     tmp_path: Path, line: str, level: int
 ) -> None:

@@ -67,10 +67,11 @@ class KillOutcome:
     def lost(self) -> list[str]:
         """Acknowledged, never run, and (a row) not marked missed and alerted."""
         return sorted(
-            t for t in self.acknowledged
+            t
+            for t in self.acknowledged
             if self.runs[t] == 0
             and not (t.startswith("w") and "missed" in self.wall_outcomes[t] and t in self.alerted)
-        )  # fmt: skip
+        )
 
     @property
     def twice(self) -> list[str]:
@@ -102,19 +103,32 @@ async def _console(tmp: Path, port: int, world: Path, max_late: float) -> BotPro
 
 
 def _commands(trial: KillTrial) -> list[tuple[str, str]]:
-    game = [(f"g{i}", f"/schedule run:say run-g{i} time:{trial.due_from + i * trial.due_step} "
-                      f"unit:tick id:g{i}") for i in range(trial.game)]  # fmt: skip
+    game = [
+        (
+            f"g{i}",
+            f"/schedule run:say run-g{i} time:{trial.due_from + i * trial.due_step} "
+            f"unit:tick id:g{i}",
+        )
+        for i in range(trial.game)
+    ]
     span = trial.wall_to - trial.wall_from
-    wall = [(f"w{i}", f"/schedule run:say run-w{i} "
-                      f"when:in {trial.wall_from + round(i * span / max(trial.wall - 1, 1))}s "
-                      f"id:w{i}") for i in range(trial.wall)]  # fmt: skip
+    wall = [
+        (
+            f"w{i}",
+            f"/schedule run:say run-w{i} "
+            f"when:in {trial.wall_from + round(i * span / max(trial.wall - 1, 1))}s "
+            f"id:w{i}",
+        )
+        for i in range(trial.wall)
+    ]
     mixed = [c for pair in zip(game, wall, strict=False) for c in pair]
     longer = game if len(game) > len(wall) else wall
     return mixed + longer[len(mixed) // 2 :]
 
 
-async def _type_all(bot: BotProcess, todo: list[tuple[str, str]], acked: set[str],
-                    typed: list[str]) -> None:  # fmt: skip
+async def _type_all(
+    bot: BotProcess, todo: list[tuple[str, str]], acked: set[str], typed: list[str]
+) -> None:
     """Type each command and wait for its answer, until the bot dies."""
     for name, line in todo:
         if not bot.alive:
@@ -209,5 +223,15 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
     for name in names:
         outcomes.setdefault(name, [])
     notes = [f"{w}: {', '.join(o)}" for w, o in outcomes.items() if w[0] == "w" and o != ["ran"]]
-    return KillOutcome(runs, acked, in_flight, outcomes, alerted, killed_after, printed, sending,
-                       time.monotonic() - began, notes)  # fmt: skip
+    return KillOutcome(
+        runs,
+        acked,
+        in_flight,
+        outcomes,
+        alerted,
+        killed_after,
+        printed,
+        sending,
+        time.monotonic() - began,
+        notes,
+    )

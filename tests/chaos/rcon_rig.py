@@ -140,11 +140,16 @@ async def run_cut_trial(tmp: Path, trial: CutTrial) -> CutOutcome:
     proxy = TcpProxy(mcsim.port)
     await proxy.start()
     config = ServerConfig(
-        name="main", rcon_port=proxy.port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-        world_dir=world, log_path=world / "logs" / "latest.log", event_source="log",
-    )  # fmt: skip
-    settings = make_settings(tmp, [config], rcon_timeout=5, audit_channel_id=None,
-                             log_poll_interval=0.02, max_late=60.0)  # fmt: skip
+        name="main",
+        rcon_port=proxy.port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=world,
+        log_path=world / "logs" / "latest.log",
+        event_source="log",
+    )
+    settings = make_settings(
+        tmp, [config], rcon_timeout=5, audit_channel_id=None, log_poll_interval=0.02, max_late=60.0
+    )
     services = await build_services(settings)
     services.servers["main"].rcon.backoff_initial = 0.02
     services.servers["main"].rcon.backoff_max = 0.2
@@ -161,14 +166,24 @@ async def run_cut_trial(tmp: Path, trial: CutTrial) -> CutOutcome:
         for i in range(max(trial.game, trial.wall)):  # interleaved, as moderators would
             if i < trial.game:
                 name = f"g{i}"
-                await _schedule(harness, replies.setdefault(name, []), run=f"say run-{name}",
-                                time=trial.due_from + i * trial.due_step, unit="tick",
-                                id=name)  # fmt: skip
+                await _schedule(
+                    harness,
+                    replies.setdefault(name, []),
+                    run=f"say run-{name}",
+                    time=trial.due_from + i * trial.due_step,
+                    unit="tick",
+                    id=name,
+                )
             if i < trial.wall:
                 name = f"w{i}"
                 delay = max(1, round(trial.wall_from + i * trial.wall_step))
-                await _schedule(harness, replies.setdefault(name, []), run=f"say run-{name}",
-                                when=f"in {delay}s", id=name)  # fmt: skip
+                await _schedule(
+                    harness,
+                    replies.setdefault(name, []),
+                    run=f"say run-{name}",
+                    when=f"in {delay}s",
+                    id=name,
+                )
                 row = await scheduler.find("main", name)
                 if row is not None:
                     wall_ids[name] = row.id
@@ -198,6 +213,9 @@ async def run_cut_trial(tmp: Path, trial: CutTrial) -> CutOutcome:
     for name in names:
         wall_outcomes.setdefault(name, [])
         replies.setdefault(name, [])
-    notes = [f"{w}: {', '.join(o)}" for w, o in wall_outcomes.items()
-             if w.startswith("w") and o != ["ran"]]  # fmt: skip
+    notes = [
+        f"{w}: {', '.join(o)}"
+        for w, o in wall_outcomes.items()
+        if w.startswith("w") and o != ["ran"]
+    ]
     return CutOutcome(runs, replies, wall_outcomes, cutter.cuts, time.monotonic() - began, notes)

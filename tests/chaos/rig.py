@@ -85,9 +85,10 @@ class Outcome:
         """Game-time tasks the rollback broke: in the save and run before the kill (would run
         again), or made after the save and not run before it (lost)."""
         return sorted(
-            t for t in self.runs
+            t
+            for t in self.runs
             if t.startswith("g") and (t in self.saved) == (self.ran_before_kill[t] > 0)
-        )  # fmt: skip
+        )
 
 
 def count_runs(world: Path, names: list[str]) -> dict[str, int]:
@@ -130,10 +131,13 @@ class Rig:
     async def running(self) -> AsyncIterator[Services]:
         await self.proc.start()
         config = ServerConfig(
-            name="main", rcon_port=self.proc.port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-            world_dir=self.world, log_path=self.world / "logs" / "latest.log",
+            name="main",
+            rcon_port=self.proc.port,
+            rcon_password=PASSWORD,  # type: ignore[arg-type]
+            world_dir=self.world,
+            log_path=self.world / "logs" / "latest.log",
             event_source="log",
-        )  # fmt: skip
+        )
         settings = make_settings(self.data, [config], log_poll_interval=0.02, max_late=60.0)
         services = self.services = await build_services(settings)
         # a restart on a busy machine can take seconds: ask again at least every second, so
@@ -227,15 +231,19 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
             base = await rig.game_time() + trial.rate // 2
         await rig.admin.command(f"tick rate {trial.rate}")
         for i in range(trial.game):
-            await pack.schedule(f"say run-g{i}", 0, "t", f"g{i}",
-                                at_tick=base + trial.due_from + i * trial.due_step)  # fmt: skip
+            await pack.schedule(
+                f"say run-g{i}", 0, "t", f"g{i}", at_tick=base + trial.due_from + i * trial.due_step
+            )
         wall_rows: dict[str, int] = {}
         for i in range(trial.wall):
             delay = trial.wall_from + i * trial.wall_step
             row = await services.scheduler.create(
-                server="main", command=f"say run-w{i}", task_id=f"w{i}", created_by=CREATOR,
+                server="main",
+                command=f"say run-w{i}",
+                task_id=f"w{i}",
+                created_by=CREATOR,
                 when=f"in {max(1, round(delay))}s",
-            )  # fmt: skip
+            )
             wall_rows[f"w{i}"] = row.id
         made_at = await rig.game_time()
         if trial.save != "none" and made_at < base + trial.save_at < base + trial.kill_at:
@@ -248,9 +256,10 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
                 saved_at = await rig.game_time()
                 await rig.admin.command("tick unfreeze")
             saved = {  # a task runs in the tick that takes game time to its due tick
-                f"g{i}" for i in range(trial.game)
+                f"g{i}"
+                for i in range(trial.game)
                 if base + trial.due_from + i * trial.due_step > saved_at
-            }  # fmt: skip
+            }
         await rig.until_time(base + trial.kill_at)
         await rig.proc.kill()
         before = count_runs(world, names)

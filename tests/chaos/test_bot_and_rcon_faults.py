@@ -22,23 +22,26 @@ pytestmark = pytest.mark.slow
 def check_kill(outcome: KillOutcome) -> None:
     assert outcome.lost == [], f"never ran: {outcome.lost} (rows: {outcome.notes})"
     assert outcome.twice == [], f"ran twice: {outcome.twice}"
-    unasked = [t for t, n in outcome.runs.items()
-               if n and t not in outcome.acknowledged | outcome.in_flight]  # fmt: skip
+    unasked = [
+        t
+        for t, n in outcome.runs.items()
+        if n and t not in outcome.acknowledged | outcome.in_flight
+    ]
     assert unasked == [], f"ran without a /schedule: {unasked}"
     missed = {w for w, o in outcome.wall_outcomes.items() if "missed" in o}
     assert missed <= outcome.alerted, missed - outcome.alerted  # never silently
 
 
-@pytest.mark.parametrize(("down", "max_late"), [(0.3, 60.0), (6.0, 3.0)],
-                         ids=["back-at-once", "back-after-max-late"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("down", "max_late"), [(0.3, 60.0), (6.0, 3.0)], ids=["back-at-once", "back-after-max-late"]
+)
 async def test_a_bot_killed_right_after_a_hand_over_reached_the_server_runs_it_once(
     tmp_path: Path, down: float, max_late: float
 ) -> None:
     # SIGKILL once the server ran a hand-over's submit, its answer held back: the bot's record
     # still says "sending"; the restarted bot finds the server's mark and does not send it
     # again, even when it is back after max_late (the run was handed over in time)
-    outcome = await run_kill_trial(tmp_path, KillTrial(kill_at=None, down=down,
-                                                       max_late=max_late))  # fmt: skip
+    outcome = await run_kill_trial(tmp_path, KillTrial(kill_at=None, down=down, max_late=max_late))
     check_kill(outcome)
     assert outcome.sending_at_kill, "the kill did not fall inside a hand-over"
     for row in outcome.sending_at_kill:
@@ -46,8 +49,7 @@ async def test_a_bot_killed_right_after_a_hand_over_reached_the_server_runs_it_o
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
-@given(kill_at=st.floats(0.5, 8.0), down=st.floats(0.0, 4.0),
-       max_late=st.sampled_from([3.0, 60.0]))  # fmt: skip
+@given(kill_at=st.floats(0.5, 8.0), down=st.floats(0.0, 4.0), max_late=st.sampled_from([3.0, 60.0]))
 async def test_a_bot_killed_at_any_moment_loses_nothing_and_runs_nothing_twice(
     tmp_path_factory: pytest.TempPathFactory, kill_at: float, down: float, max_late: float
 ) -> None:

@@ -49,8 +49,9 @@ async def test_never_saved_tasks_are_all_put_back_while_wall_clock_rows_hand_ove
 ) -> None:
     # due 9-18.5 s (game time, sped up) after they were made, SIGKILL at 5 s, back 0.3 s later;
     # wall-clock rows hand over around the restart and take the restored pack's serials
-    trial = Trial(save="none", due_from=180, kill_at=100, down=0.3, wall=20, wall_from=1.0,
-                  wall_step=0.1)  # fmt: skip
+    trial = Trial(
+        save="none", due_from=180, kill_at=100, down=0.3, wall=20, wall_from=1.0, wall_step=0.1
+    )
     outcome = await run_trial(tmp_path, trial)
     assert sum(outcome.ran_before_kill.values()) == 0
     check(outcome)
@@ -66,11 +67,23 @@ async def test_never_saved_tasks_are_all_put_back_while_wall_clock_rows_hand_ove
     wall=st.sampled_from([0, 6]),
 )
 async def test_any_kill_point_loses_nothing_and_runs_nothing_twice(
-    tmp_path_factory: pytest.TempPathFactory, save: str, save_at: int, kill_at: int,
-    down: float, wall: int,
-) -> None:  # fmt: skip
-    trial = Trial(game=12, save=save, save_at=save_at, kill_at=kill_at, down=down,  # type: ignore[arg-type]
-                  wall=wall, wall_from=0.5, wall_step=0.3)  # fmt: skip
+    tmp_path_factory: pytest.TempPathFactory,
+    save: str,
+    save_at: int,
+    kill_at: int,
+    down: float,
+    wall: int,
+) -> None:
+    trial = Trial(
+        game=12,
+        save=save,
+        save_at=save_at,
+        kill_at=kill_at,
+        down=down,  # type: ignore[arg-type]
+        wall=wall,
+        wall_from=0.5,
+        wall_step=0.3,
+    )
     check(await run_trial(tmp_path_factory.mktemp("trial"), trial))
 
 

@@ -38,17 +38,25 @@ class MemoryTasks:
     calls: int = 0
 
     async def schedule(
-        self, *, server: str, task_id: str, command: str, due: datetime,
-        announce: tuple[int, ...], by_id: int, by_name: str,
+        self,
+        *,
+        server: str,
+        task_id: str,
+        command: str,
+        due: datetime,
+        announce: tuple[int, ...],
+        by_id: int,
+        by_name: str,
         conditions: Mapping[str, str] | None = None,
-    ) -> int:  # fmt: skip
+    ) -> int:
         self.calls += 1
         if self.calls in self.fail_schedules:
             raise ValidationError("the schedule table is locked (test)")
         if due <= self.clock.now():
             raise ValidationError("due in the past")
-        row = Planned(len(self.rows) + 1, server, task_id, command, due, announce,
-                      conditions=conditions)  # fmt: skip
+        row = Planned(
+            len(self.rows) + 1, server, task_id, command, due, announce, conditions=conditions
+        )
         self.rows[row.id] = row
         return row.id
 

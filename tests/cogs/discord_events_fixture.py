@@ -41,8 +41,13 @@ class EventHarness(Harness):
 async def event_harness(
     tmp_path: Path, *, server_locale: str = "en", guild_locale: str = "en-US", **settings: Any
 ) -> AsyncIterator[EventHarness]:
-    config = ServerConfig(name="main", rcon_port=1, rcon_password="x",  # type: ignore[arg-type]
-                          public_address="mc.example.org", locale=server_locale)  # fmt: skip
+    config = ServerConfig(
+        name="main",
+        rcon_port=1,
+        rcon_password="x",  # type: ignore[arg-type]
+        public_address="mc.example.org",
+        locale=server_locale,
+    )
     values = make_settings(tmp_path, [config], **settings)
     audit = AuditStore(tmp_path / "bot.sqlite3")
     server = build_server(values, config, audit)

@@ -83,8 +83,12 @@ class Harness:
         # a test that reads the audit channel waits with bot.audit_posted(); the rest need not
         # wait at shutdown for posts Discord paces at 5 per 5 s (10 s a test otherwise)
         self.bot.audit_drain = 1.0
-        roles = {ADMIN_ROLE: "admin", MOD_ROLE: "moderator", OTHER_ROLE: "player",
-                 MENTION_ROLE: "on-call"}  # fmt: skip
+        roles = {
+            ADMIN_ROLE: "admin",
+            MOD_ROLE: "moderator",
+            OTHER_ROLE: "player",
+            MENTION_ROLE: "on-call",
+        }
         self.discord = LocalDiscord(self.bot, roles=roles)
 
     async def start(self) -> Harness:

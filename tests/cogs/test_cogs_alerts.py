@@ -44,9 +44,13 @@ async def tailed(tmp_path: Path) -> AsyncIterator[Harness]:
     """Two servers whose events come from their latest.log; beta has its own alert channel."""
     configs = [
         ServerConfig(name="alpha", rcon_password="x", log_path=tmp_path / "a" / "latest.log"),  # type: ignore[arg-type]
-        ServerConfig(name="beta", rcon_password="x", log_path=tmp_path / "b" / "latest.log",  # type: ignore[arg-type]
-                     alert_channel_id=OWN_CHANNEL),
-    ]  # fmt: skip
+        ServerConfig(
+            name="beta",
+            rcon_password="x",
+            log_path=tmp_path / "b" / "latest.log",  # type: ignore[arg-type]
+            alert_channel_id=OWN_CHANNEL,
+        ),
+    ]
     settings = make_settings(tmp_path, configs)
     store = AuditStore(tmp_path / "audit.sqlite3")
     servers = {}

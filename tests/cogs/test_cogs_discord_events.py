@@ -94,8 +94,10 @@ BAD = [
     ({"end": "in 1h"}, "is not after the start"),
     ({"name": "x" * 101}, "The event name is 101 characters long; Discord allows at most 100."),
     ({"name": "   "}, "The event name is empty"),
-    ({"description": "d" * 1001},
-     "The description is 1001 characters long; Discord allows at most 1000."),
+    (
+        {"description": "d" * 1001},
+        "The description is 1001 characters long; Discord allows at most 1000.",
+    ),
     ({"server": "nether"}, "There is no server called 'nether'"),
     ({"announce": "3h"}, "The announce offset 3h is longer than the time until the start (2h)"),
     ({"announce": "10m,,1m"}, "`announce` '10m,,1m' has an empty item"),
@@ -106,7 +108,7 @@ BAD = [
     ({"timezone": "Mars/Olympus"}, "'Mars/Olympus' is not a time zone I know"),
     ({"start_run": "op Steve"}, "Refused"),
     ({"end_run": "sya hi"}, "does not parse"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("options", "sentence"), BAD, ids=[str(i) for i in range(len(BAD))])
@@ -141,8 +143,10 @@ async def test_missing_create_events_permission_is_a_sentence(ev: EventHarness) 
 async def test_discord_refusing_the_create_leaves_no_tasks(ev: EventHarness) -> None:
     ev.discord.scheduled.fail_next("POST", status=403, code=50013, message="Missing Permissions")
     reply = await ev.run("event create", MOD, name="Build Battle", start="in 2h")
-    assert "Discord refused to create the event 'Build Battle': Missing Permissions (HTTP 403)" \
-        in reply.text  # fmt: skip
+    assert (
+        "Discord refused to create the event 'Build Battle': Missing Permissions (HTTP 403)"
+        in reply.text
+    )
     assert "Nothing was made." in reply.text
     _nothing_made(ev)
     assert not await _rows(ev)
@@ -164,9 +168,13 @@ async def test_tasks_failing_after_the_discord_event_remove_it(
 
 async def test_failing_undo_is_an_alert_naming_the_event(ev: EventHarness) -> None:
     ev.tasks.fail_schedules.append(1)
-    ev.discord.scheduled.fail_next("DELETE", "/guilds/{guild_id}/scheduled-events/"
-                                   "{guild_scheduled_event_id}", status=403, code=50013,
-                                   message="Missing Permissions")  # fmt: skip
+    ev.discord.scheduled.fail_next(
+        "DELETE",
+        "/guilds/{guild_id}/scheduled-events/{guild_scheduled_event_id}",
+        status=403,
+        code=50013,
+        message="Missing Permissions",
+    )
     await ev.run("event create", MOD, name="Build Battle", start="in 2h")
     alert = ev.posts(ALERT_CHANNEL)[-1].payload["embeds"][0]["description"]
     assert "Event **Build Battle**" in alert and "delete the event in Discord by hand" in alert
@@ -187,19 +195,27 @@ async def test_edit_moves_discord_and_the_tasks(ev: EventHarness) -> None:
     }
     await ev.discord.scheduled.settle()  # the gateway echo of the bot's own edit moves nothing
     assert [(t.due, t.state) for t in ev.tasks.rows.values()] == [
-        (NOW + timedelta(hours=2), "cancelled"), (NOW + timedelta(hours=3), "cancelled"),
-        (start, "active"), (start + timedelta(hours=1), "active"),
-    ]  # fmt: skip
+        (NOW + timedelta(hours=2), "cancelled"),
+        (NOW + timedelta(hours=3), "cancelled"),
+        (start, "active"),
+        (start + timedelta(hours=1), "active"),
+    ]
 
 
 async def test_discord_refusing_an_edit_keeps_the_old_tasks(ev: EventHarness) -> None:
     await _create(ev)
-    ev.discord.scheduled.fail_next("PATCH", "/guilds/{guild_id}/scheduled-events/"
-                                   "{guild_scheduled_event_id}", status=400, code=50035,
-                                   message="Invalid Form Body")  # fmt: skip
+    ev.discord.scheduled.fail_next(
+        "PATCH",
+        "/guilds/{guild_id}/scheduled-events/{guild_scheduled_event_id}",
+        status=400,
+        code=50035,
+        message="Invalid Form Body",
+    )
     reply = await ev.run("event edit", MOD, event="Build Battle", start="in 3h")
-    assert "Discord refused the change to 'Build Battle': Invalid Form Body (HTTP 400). " \
-        "Nothing was changed." in reply.text  # fmt: skip
+    assert (
+        "Discord refused the change to 'Build Battle': Invalid Form Body (HTTP 400). "
+        "Nothing was changed." in reply.text
+    )
     assert [t.due for t in ev.tasks.active()] == [
         NOW + timedelta(hours=2),
         NOW + timedelta(hours=3),
@@ -220,8 +236,9 @@ async def test_cancel_deletes_the_discord_event_and_the_tasks(ev: EventHarness) 
 
 async def test_discord_refusing_the_cancel_keeps_the_tasks(ev: EventHarness) -> None:
     await _create(ev)
-    ev.discord.scheduled.fail_next("DELETE", "/guilds/{guild_id}/scheduled-events/"
-                                   "{guild_scheduled_event_id}")  # fmt: skip
+    ev.discord.scheduled.fail_next(
+        "DELETE", "/guilds/{guild_id}/scheduled-events/{guild_scheduled_event_id}"
+    )
     reply = await ev.run("event cancel", MOD, event="1")
     assert "Discord refused to delete 'Build Battle'" in reply.text
     assert len(ev.tasks.active()) == 2 and len(ev.discord.scheduled.live()) == 1
@@ -232,10 +249,11 @@ async def test_a_move_in_discord_moves_every_bound_task(ev: EventHarness) -> Non
     start = NOW + timedelta(minutes=5)
     await ev.discord.scheduled.move(event_id, start, start + timedelta(minutes=30))
     active = ev.tasks.active()
+    # the 10 min countdown no longer fits before the new start
     assert [(t.due, t.announce) for t in active] == [
         (start, (60,)),
         (start + timedelta(minutes=30), ()),
-    ]  # fmt: skip  (the 10 min countdown no longer fits before the new start)
+    ]
     notice = ev.posts(ALERT_CHANNEL)[-1].payload["embeds"][0]["description"]
     assert "it was moved in Discord" in notice and "Countdowns longer" in notice
 
@@ -351,18 +369,47 @@ async def test_a_create_cut_short_by_a_crash_is_undone_on_start(ev: EventHarness
 
     events, store = ev.cog.events, ev.cog.events.store
     start, end = NOW + timedelta(hours=2), NOW + timedelta(hours=3)
-    row = await store.insert(NewEvent("main", ev.discord.guild_id, "Build Battle", None, "here",
-                                      start, end, "say x", "say y", (), (), None, None, "UTC",
-                                      1, "x"), NOW)  # fmt: skip
+    row = await store.insert(
+        NewEvent(
+            "main",
+            ev.discord.guild_id,
+            "Build Battle",
+            None,
+            "here",
+            start,
+            end,
+            "say x",
+            "say y",
+            (),
+            (),
+            None,
+            None,
+            "UTC",
+            1,
+            "x",
+        ),
+        NOW,
+    )
     guild = ev.discord.bot.get_guild(ev.discord.guild_id)
     assert guild is not None
     made = await guild.create_scheduled_event(
-        name="Build Battle", start_time=start, end_time=end, location="here",
-        entity_type=discord.EntityType.external, privacy_level=discord.PrivacyLevel.guild_only,
-    )  # fmt: skip
+        name="Build Battle",
+        start_time=start,
+        end_time=end,
+        location="here",
+        entity_type=discord.EntityType.external,
+        privacy_level=discord.PrivacyLevel.guild_only,
+    )
     await store.update(row.id, discord_id=made.id)
-    task = await ev.tasks.schedule(server="main", task_id="Build_Battle.e1", command="say x",
-                                   due=start, announce=(), by_id=1, by_name="x")  # fmt: skip
+    task = await ev.tasks.schedule(
+        server="main",
+        task_id="Build_Battle.e1",
+        command="say x",
+        due=start,
+        announce=(),
+        by_id=1,
+        by_name="x",
+    )
     assert await events.recover() == 1
     assert ev.tasks.rows[task].state == "cancelled"
     assert made.id in ev.discord.scheduled.deleted
@@ -489,8 +536,9 @@ async def test_the_local_discord_keeps_its_events_across_a_restart(tmp_path: Pat
         guild = again.bot.get_guild(again.discord.guild_id)
         assert guild is not None and guild.get_scheduled_event(event_id) is not None
         await again.advance(2 * 3600 - 300)
-        reminders = [p for p in again.posts(ALERT_CHANNEL)
-                     if "Reminder" in (p.payload.get("content") or "")]  # fmt: skip
+        reminders = [
+            p for p in again.posts(ALERT_CHANNEL) if "Reminder" in (p.payload.get("content") or "")
+        ]
         assert len(reminders) == 1 and reminders[0].payload["content"].endswith("<@8001>")
         row = await again.cog.events.store.get(1)
         assert row is not None and row.state == "scheduled"

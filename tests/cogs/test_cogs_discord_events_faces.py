@@ -28,8 +28,10 @@ async def ev(tmp_path: Path) -> AsyncIterator[EventHarness]:
 
 async def test_the_console_parses_a_group_subcommand(ev: EventHarness) -> None:
     name, options = parse_line("/event create name:Build Battle start:in 10m end:2h", ev.bot)
-    assert (name, options) == ("event create", {"name": "Build Battle", "start": "in 10m",
-                                                "end": "2h"})  # fmt: skip
+    assert (name, options) == (
+        "event create",
+        {"name": "Build Battle", "start": "in 10m", "end": "2h"},
+    )
     with pytest.raises(ValueError, match="/event needs one of: create, edit, cancel, list, show"):
         parse_line("/event frobnicate name:x", ev.bot)
     with pytest.raises(ValueError, match="/event create needs start"):
@@ -57,8 +59,10 @@ async def test_status_says_when_the_event_permission_is_missing(ev: EventHarness
     ev.discord.bot_permissions = discord.Permissions(send_messages=True)
     ev.discord.bot._connection._add_guild_from_data(ev.discord.guild_payload())  # type: ignore[arg-type]
     reply = await ev.run("status", ADMIN)
-    assert "The bot lacks the Create Events permission in local: give its role Create Events" \
-        in reply.text  # fmt: skip
+    assert (
+        "The bot lacks the Create Events permission in local: give its role Create Events"
+        in reply.text
+    )
     assert "Traceback" not in reply.text
 
 
@@ -74,8 +78,10 @@ def _discord_http(permissions: int, *, member_status: int = 200) -> discord.http
             if member_status != 200:
                 from types import SimpleNamespace
 
-                raise discord.NotFound(SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
-                                       {"code": 10004, "message": "Unknown Guild"})  # fmt: skip
+                raise discord.NotFound(
+                    SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
+                    {"code": 10004, "message": "Unknown Guild"},
+                )
             return {"user": {"id": "42"}, "roles": ["77"]}
         if route.path == "/guilds/{guild_id}/roles":
             return [
@@ -91,14 +97,22 @@ def _discord_http(permissions: int, *, member_status: int = 200) -> discord.http
 @pytest.mark.parametrize(
     ("permissions", "member_status", "ok", "line"),
     [
-        (discord.Permissions(create_events=True).value, 200, True,
-         "guild 1100000000000000002: may create and manage events"),
-        (discord.Permissions(send_messages=True).value, 200, False,
-         "The bot lacks the Create Events permission in guild 1100000000000000002"),
+        (
+            discord.Permissions(create_events=True).value,
+            200,
+            True,
+            "guild 1100000000000000002: may create and manage events",
+        ),
+        (
+            discord.Permissions(send_messages=True).value,
+            200,
+            False,
+            "The bot lacks the Create Events permission in guild 1100000000000000002",
+        ),
         (discord.Permissions(administrator=True).value, 200, True, "may create and manage events"),
         (0, 404, False, "guild 1100000000000000002 NOT readable (404): is the bot in it?"),
     ],
-)  # fmt: skip
+)
 async def test_check_reads_the_event_permission_over_http(
     ev: EventHarness, permissions: int, member_status: int, ok: bool, line: str
 ) -> None:

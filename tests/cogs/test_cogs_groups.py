@@ -44,13 +44,18 @@ async def grouped(
 ) -> AsyncIterator[tuple[Harness, dict[str, Server]]]:
     sims = {n: mcsim(password=PASSWORD, name=n) for n in NAMES}
     configs = [server_config(s, PASSWORD, name=n) for n, s in sims.items()]
-    settings = make_settings(tmp_path, configs, server_groups={"build": ["main", "creative"]},
-                             rcon_timeout=2.0)  # fmt: skip
+    settings = make_settings(
+        tmp_path, configs, server_groups={"build": ["main", "creative"]}, rcon_timeout=2.0
+    )
     services = await build_services(settings)
     # wall-clock rows on a manual clock: a run is due when the test moves it
-    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers,
-                                   clock=ManualClock(START), max_late=60,
-                                   backoff=(1.0,))  # fmt: skip
+    services.scheduler = Scheduler(
+        ScheduleStore(services.db),
+        services.servers,
+        clock=ManualClock(START),
+        max_late=60,
+        backoff=(1.0,),
+    )
     harness = await Harness(settings, services).start()
     try:
         yield harness, sims
@@ -68,7 +73,10 @@ async def test_a_group_gets_one_task_per_server_and_a_line_each(
     assert "**main**: Scheduled `b1` on main." in reply.text, reply.text
     assert "**creative**: Scheduled `b1` on creative." in reply.text, reply.text
     assert (_queue(sims["main"]), _queue(sims["creative"]), _queue(sims["lobby"])) == (
-        ["b1"], ["b1"], [])  # fmt: skip
+        ["b1"],
+        ["b1"],
+        [],
+    )
     every = await harness.run("schedule", MOD, run="say all", time=900, id="a1", server="all")
     assert "all: done on 3 of 3 servers." in every.text, every.text
     assert all("a1" in _queue(s) for s in sims.values())
@@ -76,8 +84,10 @@ async def test_a_group_gets_one_task_per_server_and_a_line_each(
     assert "done on 0 of 3 servers" in refused.text and "deny-list" in refused.text, refused.text
     nobody = await harness.run("schedule", NOBODY, run="say no", time=5, id="n", server="all")
     assert "moderator" in nobody.text and all("n" not in _queue(s) for s in sims.values())
-    names = {c["value"] for c in await harness.autocomplete("schedule", "server", MOD,
-                                                            run="say x", server="")}  # fmt: skip
+    names = {
+        c["value"]
+        for c in await harness.autocomplete("schedule", "server", MOD, run="say x", server="")
+    }
     assert {"main", "creative", "lobby", "build", "all"} <= names, names
 
 
@@ -91,18 +101,21 @@ async def test_a_server_that_is_down_stops_none_of_the_others(
     assert "all: done on 2 of 3 servers." in reply.text, reply.text
     assert "**creative**: not done:" in reply.text, reply.text
     assert _queue(sims["main"]) == ["u1"] and _queue(sims["lobby"]) == ["u1"]
-    planned = await harness.run("schedule", MOD, run="say later", id="p1", server="build",
-                                when="in 2h")  # fmt: skip
+    planned = await harness.run(
+        "schedule", MOD, run="say later", id="p1", server="build", when="in 2h"
+    )
     # a planned row waits in the bot's database: a server that is down gets it too
     assert "build: done on 2 of 2 servers." in planned.text, planned.text
 
 
 def test_a_group_names_configured_servers_only(tmp_path: Path) -> None:
     configs = [{"name": "main", "rcon_password": "x", "world_dir": str(tmp_path)}]
-    for groups, said in (({"build": ["main", "nope"]}, "unknown: nope"),
-                         ({"all": ["main"]}, "name is taken"),
-                         ({"main": ["main"]}, "name is taken"),
-                         ({"empty": []}, "it is empty")):  # fmt: skip
+    for groups, said in (
+        ({"build": ["main", "nope"]}, "unknown: nope"),
+        ({"all": ["main"]}, "name is taken"),
+        ({"main": ["main"]}, "name is taken"),
+        ({"empty": []}, "it is empty"),
+    ):
         with pytest.raises(pydantic.ValidationError, match=said):
             Settings(_env_file=None, servers=configs, server_groups=groups)  # type: ignore[call-arg]
     ok = Settings(_env_file=None, servers=configs, server_groups={"b": ["main"]})  # type: ignore[call-arg]
@@ -151,8 +164,9 @@ async def test_a_group_cancel_pause_and_resume_act_on_each_server(
     [entry] = await harness.services.audit.mutations(action="cancel", server="", limit=1)
     assert entry.request == {"id": "p", "group": "build"}, entry.request
     assert "**main**: Cancelled the planned schedule `p` on main." in entry.outcome, entry.outcome
-    offered = {c["value"] for c in await harness.autocomplete("pause", "server", MOD, id="t",
-                                                              server="")}  # fmt: skip
+    offered = {
+        c["value"] for c in await harness.autocomplete("pause", "server", MOD, id="t", server="")
+    }
     assert {"build", "all", "main"} <= offered, offered
     nobody = await harness.run("pause", NOBODY, id="t", server="all")
     assert "moderator" in nobody.text and "done on" not in nobody.text, nobody.text
@@ -197,7 +211,9 @@ async def test_with_one_server_stopped_the_others_act_and_it_is_named(
     assert "**creative**: unavailable: " in time.text, time.text
     listed = await harness.run("list", MOD, server="all")
     assert [e["title"] for e in listed.embeds] == [
-        "queue on main: 1 task(s)", "queue on lobby: 1 task(s)"]  # fmt: skip
+        "queue on main: 1 task(s)",
+        "queue on lobby: 1 task(s)",
+    ]
     shown = await harness.run("show", MOD, id="a", server="all")
     assert "**main**: No task `a` on main." in shown.text, shown.text
     status = await harness.run("status", ADMIN, server="all")
@@ -225,8 +241,9 @@ async def test_a_group_schedule_runs_once_on_each_server_and_the_stopped_one_is_
     assert [said_in_logs(s.world, "run-h") for s in sims.values()] == [1, 0, 1]
     # a wall-clock row on each: the two that are up run it, the stopped one misses it, and
     # the group's history says so server by server
-    planned = await harness.run("schedule", MOD, run="say run-w", id="w", when="in 1h",
-                                server="all")  # fmt: skip
+    planned = await harness.run(
+        "schedule", MOD, run="say run-w", id="w", when="in 1h", server="all"
+    )
     assert "all: done on 3 of 3 servers." in planned.text, planned.text
     scheduler = harness.services.scheduler
     assert scheduler is not None

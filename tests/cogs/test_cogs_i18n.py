@@ -143,8 +143,9 @@ async def test_the_console_takes_the_names_in_its_language(bare: Harness) -> Non
     with use_locale("zh_CN"):
         line = "/定时 命令:say 你好 时长:5 单位:分钟 编号:greet"
         assert parse_line(line, bare.bot) == (
-            "schedule", {"run": "say 你好", "time": 5, "unit": "minute", "id": "greet"}
-        )  # fmt: skip
+            "schedule",
+            {"run": "say 你好", "time": 5, "unit": "minute", "id": "greet"},
+        )
         mixed = parse_line("/schedule run:say hi 时长:2 unit:游戏日", bare.bot)
         assert mixed == ("schedule", {"run": "say hi", "time": 2, "unit": "game_day"})
         with pytest.raises(ValueError, match="/schedule 缺少 run"):

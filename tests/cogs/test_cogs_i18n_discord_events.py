@@ -96,8 +96,9 @@ async def test_reminders_speak_the_guilds_language_and_players_the_servers(
     ev_zh: EventHarness,
 ) -> None:
     # an English moderator makes it: the members and the players still read Chinese
-    reply = await ev_zh.run_in("en-US", "event create", MOD, name="Build Battle", start="in 2h",
-                               reminders="1h")  # fmt: skip
+    reply = await ev_zh.run_in(
+        "en-US", "event create", MOD, name="Build Battle", start="in 2h", reminders="1h"
+    )
     assert reply.text.startswith("Event #1 **Build Battle** made"), reply.text
     start_task, end_task = ev_zh.tasks.active()
     assert json.loads(start_task.command.removeprefix("tellraw @a ")) == [

@@ -13,13 +13,28 @@ from bot.store.audit import AuditStore
 from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness, make_settings
 
 EXPECTED = {
-    "schedule", "schedule_dynamic", "cancel", "cancel_all", "clear", "pause", "resume", "run_now",
+    "schedule",
+    "schedule_dynamic",
+    "cancel",
+    "cancel_all",
+    "clear",
+    "pause",
+    "resume",
+    "run_now",
     "history",
-    "time", "list", "show", "help", "setup", "status", "reload",
+    "time",
+    "list",
+    "show",
+    "help",
+    "setup",
+    "status",
+    "reload",
     "selftest",
-    "dashboard", "calendar", "plan",
+    "dashboard",
+    "calendar",
+    "plan",
     "event",
-}  # fmt: skip
+}
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
 # (cogs/ -> bot/slash/cog_helpers.py): refactoring must not change a name, option or description
 GOLDEN = Path(__file__).with_name("command_tree.json")
@@ -73,9 +88,13 @@ async def test_schedule_offers_every_unit(bare: Harness) -> None:
     assert schedule is not None
     unit = next(o for o in schedule.to_dict(bare.bot.tree)["options"] if o["name"] == "unit")
     assert [(c["name"], c["value"]) for c in unit["choices"]] == [
-        ("tick", "tick"), ("second", "second"), ("minute", "minute"), ("hour", "hour"),
-        ("day", "day"), ("game_day", "game_day"),
-    ]  # fmt: skip
+        ("tick", "tick"),
+        ("second", "second"),
+        ("minute", "minute"),
+        ("hour", "hour"),
+        ("day", "day"),
+        ("game_day", "game_day"),
+    ]
 
 
 async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:

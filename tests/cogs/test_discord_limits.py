@@ -37,82 +37,109 @@ def rows(count: int, per_row: int = 1) -> list[Body]:
 MESSAGES: dict[str, tuple[Body, Body, int, str]] = {
     "content 2000": ({"content": "x" * 2000}, {"content": "x" * 2001}, 50035, "In content"),
     "content counts code points": (
-        {"content": "😀" * 2000}, {"content": "中" * 2001}, 50035, "In content",
+        {"content": "😀" * 2000},
+        {"content": "中" * 2001},
+        50035,
+        "In content",
     ),
     "10 embeds": (
-        {"embeds": [embed(title="t")] * 10}, {"embeds": [embed(title="t")] * 11}, 50035,
+        {"embeds": [embed(title="t")] * 10},
+        {"embeds": [embed(title="t")] * 11},
+        50035,
         "In embeds: Must be 10 or fewer",
     ),
     "title 256": (
-        {"embeds": [embed(title="t" * 256)]}, {"embeds": [embed(title="t" * 257)]}, 50035,
+        {"embeds": [embed(title="t" * 256)]},
+        {"embeds": [embed(title="t" * 257)]},
+        50035,
         "In embeds.0.title",
     ),
     "description 4096": (
-        {"embeds": [embed(description="d" * 4096)]}, {"embeds": [embed(description="d" * 4097)]},
-        50035, "In embeds.0.description",
+        {"embeds": [embed(description="d" * 4096)]},
+        {"embeds": [embed(description="d" * 4097)]},
+        50035,
+        "In embeds.0.description",
     ),
     "25 fields": (
         {"embeds": [embed(fields=[{"name": "n", "value": "v"}] * 25)]},
-        {"embeds": [embed(fields=[{"name": "n", "value": "v"}] * 26)]}, 50035,
+        {"embeds": [embed(fields=[{"name": "n", "value": "v"}] * 26)]},
+        50035,
         "In embeds.0.fields: Must be 25 or fewer",
     ),
     "field name 256": (
         {"embeds": [embed(fields=[{"name": "n" * 256, "value": "v"}])]},
-        {"embeds": [embed(fields=[{"name": "n" * 257, "value": "v"}])]}, 50035,
+        {"embeds": [embed(fields=[{"name": "n" * 257, "value": "v"}])]},
+        50035,
         "In embeds.0.fields.0.name",
     ),
     "field value 1024": (
         {"embeds": [embed(fields=[{"name": "n", "value": "v" * 1024}])]},
-        {"embeds": [embed(fields=[{"name": "n", "value": "v" * 1025}])]}, 50035,
+        {"embeds": [embed(fields=[{"name": "n", "value": "v" * 1025}])]},
+        50035,
         "In embeds.0.fields.0.value",
     ),
     "field value required": (
         {"embeds": [embed(fields=[{"name": "n", "value": "v"}])]},
-        {"embeds": [embed(fields=[{"name": "n", "value": "   "}])]}, 50035,
+        {"embeds": [embed(fields=[{"name": "n", "value": "   "}])]},
+        50035,
         "In embeds.0.fields.0.value: This field is required",
     ),
     "footer 2048": (
         {"embeds": [embed(footer={"text": "f" * 2048})]},
-        {"embeds": [embed(footer={"text": "f" * 2049})]}, 50035, "In embeds.0.footer.text",
+        {"embeds": [embed(footer={"text": "f" * 2049})]},
+        50035,
+        "In embeds.0.footer.text",
     ),
     "author 256": (
         {"embeds": [embed(author={"name": "a" * 256})]},
-        {"embeds": [embed(author={"name": "a" * 257})]}, 50035, "In embeds.0.author.name",
+        {"embeds": [embed(author={"name": "a" * 257})]},
+        50035,
+        "In embeds.0.author.name",
     ),
     "6000 across embeds": (
         {"embeds": [embed(description="d" * 3000), embed(description="e" * 2990, title="t" * 10)]},
         {"embeds": [embed(description="d" * 3000), embed(description="e" * 2990, title="t" * 11)]},
-        50035, "In embeds: Embed size exceeds maximum size of 6000",
+        50035,
+        "In embeds: Embed size exceeds maximum size of 6000",
     ),
     "whitespace is trimmed": (
         {"embeds": [embed(title=" " * 10 + "t" * 256 + " " * 10)]},
-        {"embeds": [embed(title=" " + "t" * 257)]}, 50035, "In embeds.0.title",
+        {"embeds": [embed(title=" " + "t" * 257)]},
+        50035,
+        "In embeds.0.title",
     ),
     "5 action rows": (
-        {"content": "c", "components": rows(5)}, {"content": "c", "components": rows(6)},
-        50035, "In components: Must be 5 or fewer",
+        {"content": "c", "components": rows(5)},
+        {"content": "c", "components": rows(6)},
+        50035,
+        "In components: Must be 5 or fewer",
     ),
     "5 buttons a row": (
-        {"content": "c", "components": rows(1, 5)}, {"content": "c", "components": rows(1, 6)},
-        50035, "In components.0.components: Must be 5 or fewer",
+        {"content": "c", "components": rows(1, 5)},
+        {"content": "c", "components": rows(1, 6)},
+        50035,
+        "In components.0.components: Must be 5 or fewer",
     ),
     "custom_id 100": (
         {"content": "c", "components": [{"type": 1, "components": [button("i" * 100)]}]},
         {"content": "c", "components": [{"type": 1, "components": [button("i" * 101)]}]},
-        50035, "In components.0.components.0.custom_id",
+        50035,
+        "In components.0.components.0.custom_id",
     ),
     "label 80": (
         {"content": "c", "components": [{"type": 1, "components": [button(label="l" * 80)]}]},
         {"content": "c", "components": [{"type": 1, "components": [button(label="l" * 81)]}]},
-        50035, "In components.0.components.0.label",
+        50035,
+        "In components.0.components.0.label",
     ),
     "custom_id unique": (
         {"content": "c", "components": [{"type": 1, "components": [button("a"), button("b")]}]},
         {"content": "c", "components": [{"type": 1, "components": [button("a"), button("a")]}]},
-        50035, "In components.0.components.1.custom_id",
+        50035,
+        "In components.0.components.1.custom_id",
     ),
     "not empty": ({"content": "."}, {"content": "   "}, 50006, "Cannot send an empty message"),
-}  # fmt: skip
+}
 
 
 async def refusal(call: Awaitable[Any]) -> tuple[int, int, str]:
@@ -254,52 +281,104 @@ def sized(total: int) -> Body:
 
 TREES: dict[str, tuple[list[Body], list[Body], int, str]] = {
     "name 32": ([command("n" * 32)], [command("n" * 33)], 50035, "In 0.name"),
-    "name lowercase": ([command("日程-ok_'")], [command("Hello")], 50035,
-                       "In 0.name: Command name is invalid"),
+    "name lowercase": (
+        [command("日程-ok_'")],
+        [command("Hello")],
+        50035,
+        "In 0.name: Command name is invalid",
+    ),
     "name characters": ([command("तारीख")], [command("two words")], 50035, "In 0.name"),
-    "description 100": ([command(description="d" * 100)], [command(description="d" * 101)],
-                        50035, "In 0.description"),
-    "description required": ([command(description="d")], [command(description="")], 50035,
-                             "In 0.description"),
-    "25 options": ([command(options=[option(f"o{i}") for i in range(25)])],
-                   [command(options=[option(f"o{i}") for i in range(26)])], 50035,
-                   "In 0.options: Must be 25 or fewer"),
-    "option name": ([command(options=[option("o" * 32)])], [command(options=[option("O")])],
-                    50035, "In 0.options.0.name"),
-    "option description": ([command(options=[option(description="d" * 100)])],
-                           [command(options=[option(description="d" * 101)])], 50035,
-                           "In 0.options.0.description"),
-    "25 choices": ([command(options=[option(choices=[{"name": f"{i}", "value": f"{i}"}
-                                                     for i in range(25)])])],
-                   [command(options=[option(choices=[{"name": f"{i}", "value": f"{i}"}
-                                                     for i in range(26)])])], 50035,
-                   "In 0.options.0.choices: Must be 25 or fewer"),
-    "choice name 100": ([command(options=[option(choices=[{"name": "c" * 100, "value": "v"}])])],
-                        [command(options=[option(choices=[{"name": "c" * 101, "value": "v"}])])],
-                        50035, "In 0.options.0.choices.0.name"),
-    "required first": ([command(options=[option("a", required=True), option("b")])],
-                       [command(options=[option("a"), option("b", required=True)])], 50035,
-                       "In 0.options.1.required"),
-    "locale keys": ([command(name_localizations={"zh-CN": "日程"})],
-                    [command(name_localizations={"zh": "日程"})], 50035,
-                    "In 0.name_localizations.zh"),
-    "localized description": ([command(description_localizations={"de": "d" * 100})],
-                              [command(description_localizations={"de": "d" * 101})], 50035,
-                              "In 0.description_localizations.de"),
-    "localized name rules": ([command(name_localizations={"fr": "planifier"})],
-                             [command(name_localizations={"fr": "Planifier"})], 50035,
-                             "In 0.name_localizations.fr"),
-    "8000 a command": ([sized(8000)], [sized(8001)], 50035,
-                       "In 0: Command exceeds maximum size (8000)"),
+    "description 100": (
+        [command(description="d" * 100)],
+        [command(description="d" * 101)],
+        50035,
+        "In 0.description",
+    ),
+    "description required": (
+        [command(description="d")],
+        [command(description="")],
+        50035,
+        "In 0.description",
+    ),
+    "25 options": (
+        [command(options=[option(f"o{i}") for i in range(25)])],
+        [command(options=[option(f"o{i}") for i in range(26)])],
+        50035,
+        "In 0.options: Must be 25 or fewer",
+    ),
+    "option name": (
+        [command(options=[option("o" * 32)])],
+        [command(options=[option("O")])],
+        50035,
+        "In 0.options.0.name",
+    ),
+    "option description": (
+        [command(options=[option(description="d" * 100)])],
+        [command(options=[option(description="d" * 101)])],
+        50035,
+        "In 0.options.0.description",
+    ),
+    "25 choices": (
+        [command(options=[option(choices=[{"name": f"{i}", "value": f"{i}"} for i in range(25)])])],
+        [command(options=[option(choices=[{"name": f"{i}", "value": f"{i}"} for i in range(26)])])],
+        50035,
+        "In 0.options.0.choices: Must be 25 or fewer",
+    ),
+    "choice name 100": (
+        [command(options=[option(choices=[{"name": "c" * 100, "value": "v"}])])],
+        [command(options=[option(choices=[{"name": "c" * 101, "value": "v"}])])],
+        50035,
+        "In 0.options.0.choices.0.name",
+    ),
+    "required first": (
+        [command(options=[option("a", required=True), option("b")])],
+        [command(options=[option("a"), option("b", required=True)])],
+        50035,
+        "In 0.options.1.required",
+    ),
+    "locale keys": (
+        [command(name_localizations={"zh-CN": "日程"})],
+        [command(name_localizations={"zh": "日程"})],
+        50035,
+        "In 0.name_localizations.zh",
+    ),
+    "localized description": (
+        [command(description_localizations={"de": "d" * 100})],
+        [command(description_localizations={"de": "d" * 101})],
+        50035,
+        "In 0.description_localizations.de",
+    ),
+    "localized name rules": (
+        [command(name_localizations={"fr": "planifier"})],
+        [command(name_localizations={"fr": "Planifier"})],
+        50035,
+        "In 0.name_localizations.fr",
+    ),
+    "8000 a command": (
+        [sized(8000)],
+        [sized(8001)],
+        50035,
+        "In 0: Command exceeds maximum size (8000)",
+    ),
     "longest localization counts": (
-        [sized(7999)], [{**sized(7999), "name_localizations": {"de": "bigxy"}}], 50035,
-        "In 0: Command exceeds maximum size (8000)"),
-    "100 commands": ([command(f"c{i}") for i in range(100)],
-                     [command(f"c{i}") for i in range(101)], 30032,
-                     "Maximum number of application commands reached (100)"),
-    "unique names": ([command("a"), command("b")], [command("a"), command("a")], 50035,
-                     "In 1.name"),
-}  # fmt: skip
+        [sized(7999)],
+        [{**sized(7999), "name_localizations": {"de": "bigxy"}}],
+        50035,
+        "In 0: Command exceeds maximum size (8000)",
+    ),
+    "100 commands": (
+        [command(f"c{i}") for i in range(100)],
+        [command(f"c{i}") for i in range(101)],
+        30032,
+        "Maximum number of application commands reached (100)",
+    ),
+    "unique names": (
+        [command("a"), command("b")],
+        [command("a"), command("a")],
+        50035,
+        "In 1.name",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", list(TREES))
@@ -307,8 +386,10 @@ async def test_command_tree_limits(bare: Harness, case: str) -> None:
     at_limit, over, code, where = TREES[case]
     http = bare.bot.http
     assert await refusal(http.bulk_upsert_global_commands(APPLICATION_ID, at_limit)) == (
-        200, 0, "",
-    )  # fmt: skip
+        200,
+        0,
+        "",
+    )
     assert [c["name"] for c in bare.discord.synced[None]] == [c["name"] for c in at_limit]
     status, got, text = await refusal(http.bulk_upsert_global_commands(APPLICATION_ID, over))
     assert (status, got) == (400, code)

@@ -121,24 +121,34 @@ async def test_an_alert_flood_arrives_complete_and_in_order(
             for embed in post.payload["embeds"]:
                 fields = {f["name"]: f["value"] for f in embed.get("fields", [])}
                 if "events" in fields:  # a summary: the events' lines, all fields of that name
-                    out += [line for f in embed["fields"] if f["name"] == "events"
-                            for line in f["value"].split("\n")]  # fmt: skip
+                    out += [
+                        line
+                        for f in embed["fields"]
+                        if f["name"] == "events"
+                        for line in f["value"].split("\n")
+                    ]
                 else:  # a batch small enough for an embed each: its line made from its fields
                     kind = titles[embed["title"]]
-                    out.append(f"{fields['task']} {shown.get(kind, kind)} on {fields['server']}"
-                               f" at {fields['game time']}")  # fmt: skip
+                    out.append(
+                        f"{fields['task']} {shown.get(kind, kind)} on {fields['server']}"
+                        f" at {fields['game time']}"
+                    )
         return out
 
     await flooded.discord.wait_for(lambda: len(lines()) >= 500, limit=60)
     log.close()
-    expected = [f"`flood-{seq:03d}-任务` {shown.get(kinds[seq % 5], kinds[seq % 5])} on alpha"
-                f" at {1000 + seq}"
-                for seq in range(1, 501)]  # fmt: skip
+    expected = [
+        f"`flood-{seq:03d}-任务` {shown.get(kinds[seq % 5], kinds[seq % 5])} on alpha"
+        f" at {1000 + seq}"
+        for seq in range(1, 501)
+    ]
     assert lines() == expected  # every event, once, in order
     assert len(limits.limited) >= 1  # under the 429s
     assert len(flooded.posts(ALERT_CHANNEL)) >= 3
-    assert all(p.payload["content"] is None or "<@&" in p.payload["content"]
-               for p in flooded.posts(ALERT_CHANNEL))  # fmt: skip
+    assert all(
+        p.payload["content"] is None or "<@&" in p.payload["content"]
+        for p in flooded.posts(ALERT_CHANNEL)
+    )
     await asyncio.sleep(0)
 
 

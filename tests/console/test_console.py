@@ -28,8 +28,10 @@ async def test_an_attachment_option_is_a_file_path_in_the_console(
     plan.write_text("version: 1\nserver: main\n")
     name, options = parse_line(f"/plan import file:{plan} server:main", bare.bot)
     assert name == "plan import"
-    assert options == {"file": LocalFile("plan.yaml", b"version: 1\nserver: main\n"),
-                       "server": "main"}  # fmt: skip
+    assert options == {
+        "file": LocalFile("plan.yaml", b"version: 1\nserver: main\n"),
+        "server": "main",
+    }
     with pytest.raises(ValueError, match="file: cannot read"):
         parse_line(f"/plan import file:{tmp_path / 'gone.yaml'}", bare.bot)
 
@@ -58,7 +60,9 @@ async def test_parse_line_explains_mistakes(bare: Harness, line: str, message: s
 async def test_words_and_colons_far_from_an_option_stay_in_the_value(bare: Harness) -> None:
     line = '/schedule run:give @p minecraft:stone note: {"text":"tme"} time:5'
     assert parse_line(line, bare.bot)[1] == {
-        "run": 'give @p minecraft:stone note: {"text":"tme"}', "time": 5}  # fmt: skip
+        "run": 'give @p minecraft:stone note: {"text":"tme"}',
+        "time": 5,
+    }
     # a two-letter option (at, id) has too many words near it to guess
     assert parse_line("/schedule run:say ok: hi time:5", bare.bot)[1]["run"] == "say ok: hi"
 
@@ -67,13 +71,30 @@ def test_render_shows_embeds_buttons_and_timestamps() -> None:
     text = render(
         {
             "content": "hello",
-            "embeds": [{"title": "T", "description": "due <t:0:R>", "fields": [
-                {"name": "id", "value": "`a`"}]}],
-            "components": [{"type": 1, "components": [
-                {"type": 2, "label": "Confirm", "custom_id": "c", "style": 4},
-                {"type": 2, "label": "Cancel", "custom_id": "x", "style": 2, "disabled": True}]}],
+            "embeds": [
+                {
+                    "title": "T",
+                    "description": "due <t:0:R>",
+                    "fields": [{"name": "id", "value": "`a`"}],
+                }
+            ],
+            "components": [
+                {
+                    "type": 1,
+                    "components": [
+                        {"type": 2, "label": "Confirm", "custom_id": "c", "style": 4},
+                        {
+                            "type": 2,
+                            "label": "Cancel",
+                            "custom_id": "x",
+                            "style": 2,
+                            "disabled": True,
+                        },
+                    ],
+                }
+            ],
         }
-    )  # fmt: skip
+    )
     assert text.splitlines()[0] == "hello"
     assert "== T ==" in text and "  id: `a`" in text
     assert "<t:" not in text and "ago)" in text

@@ -16,18 +16,25 @@ NOW = datetime(2026, 12, 4, 18, 59, 31, tzinfo=UTC)
 DUE = int(datetime(2026, 12, 4, 19, 0, 0, tzinfo=UTC).timestamp())
 PLANNED = {
     "content": f"Planned `raid` on **main** for <t:{DUE}:F> (<t:{DUE}:R>).\n"
-               "Use **/cancel** to stop.",
-    "embeds": [{
-        "title": "Planned `raid`", "color": 0x57F287, "description": "`raid` soon\n  `say hi`",
-        "fields": [
-            {"name": "runs", "value": "```\nsay hi\n```"},
-            {"name": "next runs", "value": f"<t:{DUE}:F> (<t:{DUE}:R>)\n<t:{DUE + 604800}:F> "
-                                           f"(<t:{DUE + 604800}:R>)"},
-            {"name": "state", "value": "scheduled"},
-        ],
-        "footer": {"text": "planned #1 by mod"},
-    }],
-}  # fmt: skip
+    "Use **/cancel** to stop.",
+    "embeds": [
+        {
+            "title": "Planned `raid`",
+            "color": 0x57F287,
+            "description": "`raid` soon\n  `say hi`",
+            "fields": [
+                {"name": "runs", "value": "```\nsay hi\n```"},
+                {
+                    "name": "next runs",
+                    "value": f"<t:{DUE}:F> (<t:{DUE}:R>)\n<t:{DUE + 604800}:F> "
+                    f"(<t:{DUE + 604800}:R>)",
+                },
+                {"name": "state", "value": "scheduled"},
+            ],
+            "footer": {"text": "planned #1 by mod"},
+        }
+    ],
+}
 
 
 def shown(terminal: bool) -> str:

@@ -91,13 +91,13 @@ def test_a_keyed_task_keeps_its_key_and_says_each_run(world: Path) -> None:
         assert [t["k"] for t in queue] == ["bot-key_1"]
         server.step(10)
         said = [line.split("[doom.schedule] ", 1)[1] for line in _log(server).splitlines()
-                if "[doom.schedule] event=" in line]  # fmt: skip
+                if "[doom.schedule] event=" in line]
         kinds = [(s.split()[0], s.rsplit(" ", 1)[1]) for s in said]
         assert kinds == [("event=ran", "k=bot-key_1"), ("event=retry", "k=bot-key_1"),
                          ("event=ran", "k=bot-key_1"),
-                         ("event=retry_exhausted", "k=bot-key_1")]  # fmt: skip
+                         ("event=retry_exhausted", "k=bot-key_1")]
         server.run('data modify storage doom.schedule:in task set value {run:"say x",id:"bad",'
-                   'time:2,key:"no spaces"}')  # fmt: skip
+                   'time:2,key:"no spaces"}')
         assert not server.run("function doom.schedule:submit").success
         assert server.storage("doom.schedule:out")["code"] == "bad_key"
     finally:

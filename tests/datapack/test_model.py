@@ -254,7 +254,7 @@ class PackMachine(RuleBasedStateMachine):
         model.schedule(
             Task(label, task_id, due, executor, req.fails, req.invalid, interval,
                  retry=req.retry or 0, retry_delay=req.retry_delay or 1)
-        )  # fmt: skip
+        )
 
     @rule(op=OPS, task_id=IDS, storage=st.booleans())
     def call_op(self, op: str, task_id: str, storage: bool) -> None:

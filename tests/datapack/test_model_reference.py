@@ -14,7 +14,7 @@ UNITS = {
     "m": 1200, "minute": 1200, "minutes": 1200, "h": 72000, "hour": 72000, "hours": 72000,
     "d": 1728000, "day": 1728000, "days": 1728000,
     "gd": 24000, "game_day": 24000, "game_days": 24000,
-}  # fmt: skip
+}
 
 # None: no executor (console/RCON); a player name; or ("marker", generation) for a marker entity.
 Executor = str | tuple[str, int] | None
@@ -244,7 +244,7 @@ def test_model_retry_counts_and_exhaustion() -> None:
     assert model.runs == [("r", 1), ("r", 4), ("r", 7)]  # retry 2: at most 3 runs
     assert [(e.type, e.retry, e.t) for e in model.events] == [
         ("retry", 1, 0), ("retry", 0, 3), ("retry_exhausted", 0, 6),
-    ]  # fmt: skip
+    ]
 
 
 def test_model_parks_and_restores_player_tasks() -> None:

@@ -108,7 +108,7 @@ def test_the_pack_has_its_public_functions() -> None:
         "schedule", "schedule_with_retry", "schedule_every", "schedule_at", "submit", "call",
         "cancel_one", "cancel_all", "count", "clear", "pause", "resume", "get_time", "__help__",
         "api/schedule_dynamic", "page", "submit_staged", "release",
-    }  # fmt: skip
+    }
     assert public <= names
     for name in public:
         tag = PACK / "data" / "doom.schedule" / "tags" / "function" / f"{name}.json"

@@ -14,7 +14,7 @@ FUNCTIONS = PACK_DIR / "data" / "doom.schedule" / "function"
 PUBLIC = {
     "schedule", "schedule_with_retry", "schedule_every", "schedule_at", "api/schedule_dynamic",
     "cancel_one", "cancel_all", "count", "clear", "pause", "resume", "get_time", "page", "__help__",
-}  # fmt: skip
+}
 OUTCOME = re.compile(r'code:"([a-z_]+)",message:"([^"]*)"')
 
 

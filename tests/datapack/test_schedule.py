@@ -14,7 +14,7 @@ UNITS = {
     "t": 1, "tick": 1, "ticks": 1, "s": 20, "second": 20, "seconds": 20, "m": 1200, "minute": 1200,
     "minutes": 1200, "h": 72000, "hour": 72000, "hours": 72000, "d": 1_728_000, "day": 1_728_000,
     "days": 1_728_000, "gd": 24000, "game_day": 24000, "game_days": 24000,
-}  # fmt: skip
+}
 
 
 def test_a_5_tick_task_runs_after_exactly_5_ticks(pack: Pack) -> None:
@@ -182,13 +182,13 @@ def test_mixed_time_and_tick_submissions_queue_by_due_then_scheduling_order(pack
         ("a", {"time": 30}), ("b", {"tick": 10}), ("c", {"time": 5}), ("d", {"tick": 32}),
         ("e", {"tick": 7}), ("f", {"time": 0}), ("g", {"tick": 1}), ("h", {"time": 8}),
         ("i", {"tick": 12, "unit": "s"}), ("j", {"time": 1, "unit": "s"}), ("k", {"tick": 22}),
-    ]  # fmt: skip
+    ]
     for task_id, when in requests:
         out = pack.submit(run=mark(task_id), id=task_id, **when)
         assert out["ok"] == 1, out
     assert pack.call("schedule_at", {"run": mark("m"), "tick": 7, "id": "m"}).success
     expected = [("g", 1), ("f", 2), ("c", 7), ("e", 7), ("m", 7), ("b", 10), ("h", 10),
-                ("i", 12), ("j", 22), ("k", 22), ("a", 32), ("d", 32)]  # fmt: skip
+                ("i", 12), ("j", 22), ("k", 22), ("a", 32), ("d", 32)]
     assert [(t["id"], t["due"]) for t in pack.queue()] == expected
     pack.step(30)
     assert [(r.id, r.tick) for r in pack.runs()] == [(i, max(d, 3)) for i, d in expected]

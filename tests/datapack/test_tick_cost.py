@@ -15,7 +15,7 @@ def parked(count: int, executor: str) -> list[dict[str, object]]:
          "rot": [0.0, 0.0], "retry": 0, "retry_left": 0, "retry_delay": 1, "interval": 0,
          "late": 0}
         for i in range(count)
-    ]  # fmt: skip
+    ]
 
 
 def idle_costs(pack: Pack, ticks: int) -> list[int]:

@@ -74,10 +74,14 @@ class BotProcess:
 
     async def start(self, *argv: str) -> BotProcess:
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, *argv, env=self.env, cwd=self.cwd,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            *argv,
+            env=self.env,
+            cwd=self.cwd,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        )
         assert self.proc.stdout is not None and self.proc.stderr is not None
         self._readers = [
             asyncio.create_task(self._collect(self.proc.stdout, "out")),
@@ -138,11 +142,25 @@ class BotProcess:
             reader.cancel()
 
 
-USER = {"id": "1100000000000000001", "username": "doom", "discriminator": "0", "avatar": None,
-        "bot": True, "global_name": None}  # fmt: skip
-APP = {"id": USER["id"], "name": "doom", "description": "", "icon": None, "bot_public": False,
-       "bot_require_code_grant": False, "owner": USER, "verify_key": "0" * 64,
-       "flags": 0}  # fmt: skip
+USER = {
+    "id": "1100000000000000001",
+    "username": "doom",
+    "discriminator": "0",
+    "avatar": None,
+    "bot": True,
+    "global_name": None,
+}
+APP = {
+    "id": USER["id"],
+    "name": "doom",
+    "description": "",
+    "icon": None,
+    "bot_public": False,
+    "bot_require_code_grant": False,
+    "owner": USER,
+    "verify_key": "0" * 64,
+    "flags": 0,
+}
 
 
 @asynccontextmanager

@@ -56,14 +56,24 @@ async def wall(mc: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, Manua
     """The `live` bot with a wall-clock scheduler on a manual clock at WALL_START, its default
     zone Europe/Berlin, following ``mc``'s log, and a `wc` objective on ``mc``."""
     assert mc.rcon_port is not None
-    config = ServerConfig(name="main", rcon_port=mc.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-                          world_dir=mc.world, log_path=mc.log_path, event_source="log")  # fmt: skip
+    config = ServerConfig(
+        name="main",
+        rcon_port=mc.rcon_port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=mc.world,
+        log_path=mc.log_path,
+        event_source="log",
+    )
     settings = make_settings(tmp_path, [config], log_poll_interval=0.02, timezone="Europe/Berlin")
     services = await build_services(settings)
     clock = ManualClock(WALL_START)
-    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=clock,
-                                   max_late=settings.max_late,
-                                   default_timezone=settings.timezone)  # fmt: skip
+    services.scheduler = Scheduler(
+        ScheduleStore(services.db),
+        services.servers,
+        clock=clock,
+        max_late=settings.max_late,
+        default_timezone=settings.timezone,
+    )
     harness = await Harness(settings, services).start()
     alerts = harness.bot.get_cog("Alerts")
     assert alerts is not None

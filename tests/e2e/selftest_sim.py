@@ -32,11 +32,25 @@ DEFAULTS = {"broadcast-rcon-to-ops": "false", "pause-when-empty-seconds": "0"}
 LINE = re.compile(r"^(PASS|FAIL|WARN) ([a-zA-Z_/ -]+?)(?:: (.+))?$")
 # every check the issue asks for, by the name the selftest prints
 CHECKS = (
-    "server software", "rcon", "pack enabled", "pack version", "function tags", "pack state",
-    "command budget", "cancel_all counts", "game time", "pause when empty", "pause/resume",
-    "hostile run text", "marker task", "event source", "retry counts", "measured TPS",
-    "broadcast-rcon-to-ops", "cleanup",
-)  # fmt: skip
+    "server software",
+    "rcon",
+    "pack enabled",
+    "pack version",
+    "function tags",
+    "pack state",
+    "command budget",
+    "cancel_all counts",
+    "game time",
+    "pause when empty",
+    "pause/resume",
+    "hostile run text",
+    "marker task",
+    "event source",
+    "retry counts",
+    "measured TPS",
+    "broadcast-rcon-to-ops",
+    "cleanup",
+)
 
 
 @dataclass

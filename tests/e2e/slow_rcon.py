@@ -37,8 +37,10 @@ class SlowRcon:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        for pump in (self._pump(reader, up_writer, slow=False),
-                     self._pump(up_reader, writer, slow=True)):  # fmt: skip
+        for pump in (
+            self._pump(reader, up_writer, slow=False),
+            self._pump(up_reader, writer, slow=True),
+        ):
             task = asyncio.create_task(pump)
             self._pumps.add(task)
             task.add_done_callback(self._pumps.discard)

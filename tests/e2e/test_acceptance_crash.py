@@ -42,10 +42,19 @@ class McsimProcess:
     async def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "mcsim", "--world", str(self.world),
-            "--rcon-port", str(self.port), "--rcon-password", PASSWORD,
-            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
+            sys.executable,
+            "-m",
+            "mcsim",
+            "--world",
+            str(self.world),
+            "--rcon-port",
+            str(self.port),
+            "--rcon-password",
+            PASSWORD,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         assert self.proc.stdout is not None
         async with asyncio.timeout(WAIT):
             while True:
@@ -112,9 +121,13 @@ async def test_sigkill_after_the_last_save_loses_nothing_and_runs_nothing_twice(
 ) -> None:
     world = mcsim_world.world
     config = ServerConfig(
-        name="main", rcon_port=mcsim_world.port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-        world_dir=world, log_path=world / "logs" / "latest.log", event_source="log",
-    )  # fmt: skip
+        name="main",
+        rcon_port=mcsim_world.port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=world,
+        log_path=world / "logs" / "latest.log",
+        event_source="log",
+    )
     # no audit channel: Discord's 5-posts-in-5-s channel bucket
     # (bot.localdiscord.http_session) would hold the sixth /schedule's reply for seconds, while
     # the tasks' game-time due ticks run on

@@ -62,9 +62,13 @@ def drive(mc: Server, data: Path, steps: Steps) -> None:
 
     async def session() -> None:
         config = ServerConfig(
-            name="main", rcon_port=mc.rcon_port or 0, rcon_password=PASSWORD,  # type: ignore[arg-type]
-            world_dir=mc.world, log_path=mc.log_path, event_source="log",
-        )  # fmt: skip
+            name="main",
+            rcon_port=mc.rcon_port or 0,
+            rcon_password=PASSWORD,  # type: ignore[arg-type]
+            world_dir=mc.world,
+            log_path=mc.log_path,
+            event_source="log",
+        )
         settings_ = make_settings(data, [config], rcon_timeout=30)
         harness = Harness(settings_, await build_services(settings_))
         await harness.start()
@@ -138,8 +142,11 @@ def queue_10000(world: Path) -> None:
     queue = NbtList()
     for i in range(COUNT):
         run = "say " + ("长" * 1396 if i % 50 == 0 else f"task {i} `x` é")
-        queue.append(task_record(long_id(i), run, serial=i + 1, due=1_000_000 + i,
-                                 retry=i % 3, retry_delay=1 + i % 5))  # fmt: skip
+        queue.append(
+            task_record(
+                long_id(i), run, serial=i + 1, due=1_000_000 + i, retry=i % 3, retry_delay=1 + i % 5
+            )
+        )
     data["queue"] = queue
     data["serial"] = Int(COUNT)
     write_nbt_file(path, root)

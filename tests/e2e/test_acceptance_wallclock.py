@@ -52,11 +52,18 @@ async def test_when_in_5s_runs_on_time_while_a_game_time_task_waits(
     try:
         scheduler = harness.services.scheduler
         assert scheduler is not None and scheduler.running
-        game = await harness.run("schedule", MOD, run="scoreboard players add #game wc 1",
-                                 time=5, unit="second", id="game")  # fmt: skip
+        game = await harness.run(
+            "schedule",
+            MOD,
+            run="scoreboard players add #game wc 1",
+            time=5,
+            unit="second",
+            id="game",
+        )
         assert "pauses when empty" in game.text  # the reply says why it will not run
-        wall = await harness.run("schedule", MOD, run="scoreboard players add #wall wc 1",
-                                 when="in 5s", id="wall")  # fmt: skip
+        wall = await harness.run(
+            "schedule", MOD, run="scoreboard players add #wall wc 1", when="in 5s", id="wall"
+        )
         assert "Planned `wall`" in wall.text
         row = await scheduler.find("main", "wall")
         assert row is not None and row.next_due is not None

@@ -16,9 +16,14 @@ def alert_titles(harness: Harness) -> list[str]:
 
 async def test_failing_task_with_retry_ends_in_an_alert(live: Harness, mc: Server) -> None:
     reply = await live.run(
-        "schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1,
-        retry=2, retry_delay=1, id="nopig",
-    )  # fmt: skip
+        "schedule",
+        MOD,
+        run="execute if entity @e[type=minecraft:pig]",
+        time=1,
+        retry=2,
+        retry_delay=1,
+        id="nopig",
+    )
     assert "Scheduled `nopig` on main." in reply.text and reply.ephemeral
     await asyncio.to_thread(mc.step, 10)
     assert "event=retry_exhausted id=nopig" in mc.log_path.read_text()

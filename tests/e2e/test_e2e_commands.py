@@ -238,8 +238,14 @@ async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
     rows = await live.services.audit.mutations(server="main")
     actions = [r.action for r in reversed(rows)]
     assert actions == [
-        "schedule", "schedule_dynamic", "pause", "resume", "cancel", "schedule", "cancel_all",
-    ]  # fmt: skip
+        "schedule",
+        "schedule_dynamic",
+        "pause",
+        "resume",
+        "cancel",
+        "schedule",
+        "cancel_all",
+    ]
     # the channel takes 5 messages per window: the replies above did not wait for the last posts
     assert len(live.posts(AUDIT_CHANNEL)) < len(actions)
     await live.bot.audit_posted()

@@ -33,9 +33,15 @@ def console(
     env.pop("LC_MESSAGES", None)
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "bot", "console", *args], input=lines, env=env, cwd=tmp_path,
-        capture_output=True, text=True, encoding="utf-8", timeout=180,
-    )  # fmt: skip
+        [sys.executable, "-m", "bot", "console", *args],
+        input=lines,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=180,
+    )
 
 
 @pytest.mark.slow

@@ -34,9 +34,14 @@ class Terminal:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
         self.proc = subprocess.Popen(
-            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=cwd,
             start_new_session=True,  # its own session: the pty becomes its controlling terminal
-        )  # fmt: skip
+        )
         os.close(slave)
         self.master = master
         self.screen = ""
@@ -237,8 +242,12 @@ def test_at_an_xterm_prints_go_above_the_prompt_and_typing_shows_once(
     term.pause(1.0)  # the selftest still running: no prompt up
     assert not termios.tcgetattr(term.master)[3] & termios.ECHO  # the terminal does not echo
     term.press("hello")
-    rows = term.settle(lambda rows: "selftest of 'embedded' passed" in "\n".join(rows)
-                       and prompt_is("hello")(rows), limit=90)  # fmt: skip
+    rows = term.settle(
+        lambda rows: (
+            "selftest of 'embedded' passed" in "\n".join(rows) and prompt_is("hello")(rows)
+        ),
+        limit=90,
+    )
     assert shown(rows, "hello") == 1, rows
     term.press("\x15")  # Ctrl-U: the line emptied
     term.settle(prompt_is(""))
@@ -247,8 +256,10 @@ def test_at_an_xterm_prints_go_above_the_prompt_and_typing_shows_once(
     term.expect("Planned soon on embedded", after=mark)
     term.settle(prompt_is(""))
     term.press("list")
-    rows = term.settle(lambda rows: any("Planned task waiting" in r for r in rows)
-                       and prompt_is("list")(rows), limit=60)  # fmt: skip
+    rows = term.settle(
+        lambda rows: any("Planned task waiting" in r for r in rows) and prompt_is("list")(rows),
+        limit=60,
+    )
     alert = max(i for i, row in enumerate(rows) if "Planned task waiting" in row)
     assert alert < len(upto_prompt(rows)) - 1, rows
     assert shown(rows, "list") == 1, rows

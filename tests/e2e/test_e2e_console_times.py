@@ -23,8 +23,15 @@ async def test_a_berlin_time_shows_in_the_readers_zone_named(
     )
     out = io.StringIO()
     now = clock.now()  # Fri 2026-12-11 14:40 UTC
-    await run_console(live.discord, stdin, out, MOD.id, MOD.roles,
-                      zone=ZoneInfo("America/New_York"), clock=lambda: now)  # fmt: skip
+    await run_console(
+        live.discord,
+        stdin,
+        out,
+        MOD.id,
+        MOD.roles,
+        zone=ZoneInfo("America/New_York"),
+        clock=lambda: now,
+    )
     text = out.getvalue()
     # 20:00 in Berlin is 14:00 in New York, and the console says which zone it shows
     assert "Planned raid on main for Fri, Dec 11, 2026 14:00 EST (in 4 hours)." in text, text

@@ -35,9 +35,15 @@ def ticking(mcsim: Callable[..., Server]) -> Server:
 
 def _config(server: Server) -> ServerConfig:
     assert server.rcon_port is not None
-    return ServerConfig(name="main", rcon_port=server.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-                        world_dir=server.world, log_path=server.log_path, event_source="log",
-                        public_address="play.example.org")  # fmt: skip
+    return ServerConfig(
+        name="main",
+        rcon_port=server.rcon_port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=server.world,
+        log_path=server.log_path,
+        event_source="log",
+        public_address="play.example.org",
+    )
 
 
 async def _seen(server: Server, text: str, limit: float) -> float | None:
@@ -59,12 +65,25 @@ async def test_start_and_end_run_at_their_times_and_a_discord_delete_leaves_noth
     try:
         scheduler = harness.services.scheduler
         assert scheduler is not None and scheduler.running
-        made = await harness.run("event create", MOD, name="Race", start="in 4s", end="3s",
-                                 start_run="say race-start", end_run="say race-end",
-                                 announce="2s")  # fmt: skip
+        made = await harness.run(
+            "event create",
+            MOD,
+            name="Race",
+            start="in 4s",
+            end="3s",
+            start_run="say race-start",
+            end_run="say race-end",
+            announce="2s",
+        )
         assert "Event #1 **Race** made" in made.text, made.text
-        dropped = await harness.run("event create", MOD, name="Quiz", start="in 4s",
-                                    start_run="say quiz-start", announce="none")  # fmt: skip
+        dropped = await harness.run(
+            "event create",
+            MOD,
+            name="Quiz",
+            start="in 4s",
+            start_run="say quiz-start",
+            announce="none",
+        )
         assert "Event #2 **Quiz** made" in dropped.text, dropped.text
         events = harness.discord.scheduled
         race, quiz = (int(e["id"]) for e in events.live())
@@ -104,8 +123,14 @@ async def test_a_move_in_discord_moves_the_scheduled_rows(mc: Server, tmp_path: 
     harness = await Harness(settings, services).start()
     try:
         await following(harness, mc)
-        made = await harness.run("event create", MOD, name="Build", start="in 10m",
-                                 start_run="say build-start", announce="1m")  # fmt: skip
+        made = await harness.run(
+            "event create",
+            MOD,
+            name="Build",
+            start="in 10m",
+            start_run="say build-start",
+            announce="1m",
+        )
         assert "made" in made.text, made.text
         events = harness.discord.scheduled
         (event,) = events.live()

@@ -23,9 +23,14 @@ async def test_the_server_away_is_one_alert_and_back_is_one_all_clear(tmp_path: 
     mc = start_mcsim(tmp_path / "world", password=PASSWORD)
     port = mc.rcon_port
     harness = await start_bot(
-        mc, tmp_path, PASSWORD, health_interval=1, alert_unreachable_minutes=0,
-        alert_quiet_minutes=0, rcon_timeout=0.5,
-    )  # fmt: skip
+        mc,
+        tmp_path,
+        PASSWORD,
+        health_interval=1,
+        alert_unreachable_minutes=0,
+        alert_quiet_minutes=0,
+        rcon_timeout=0.5,
+    )
     alerts = harness.bot.get_cog("Alerts")
     alerts.batch_window = 0.1  # type: ignore[union-attr]
     try:
@@ -33,8 +38,7 @@ async def test_the_server_away_is_one_alert_and_back_is_one_all_clear(tmp_path: 
         await harness.discord.wait_for(
             lambda: "Server unreachable over RCON" in titles(harness), limit=30
         )
-        [post] = [p for p in harness.posts(ALERT_CHANNEL)
-                  if "unreachable" in str(p.payload)]  # fmt: skip
+        [post] = [p for p in harness.posts(ALERT_CHANNEL) if "unreachable" in str(p.payload)]
         fields = {f["name"]: f["value"] for f in post.payload["embeds"][0]["fields"]}
         assert fields["server"] == "main" and "task" not in fields and "error" in fields
         mc = Server(mc.world, rcon_port=port, rcon_password=PASSWORD)

@@ -78,9 +78,13 @@ async def test_a_timed_out_prompt_says_so_in_the_invokers_language(live: Harness
 
 async def test_the_role_boundary_refusals_in_chinese(live: Harness, mc: Server) -> None:
     reply = await live.run_in(
-        ZH, "schedule", MOD, run="execute as @a run data remove storage doom.schedule:data queue",
-        time=5, id="wipe",
-    )  # fmt: skip
+        ZH,
+        "schedule",
+        MOD,
+        run="execute as @a run data remove storage doom.schedule:data queue",
+        time=5,
+        id="wipe",
+    )
     assert reply.text == (
         "已拒绝：此命令涉及数据包自己的存储 doom.schedule:data：只有机器人自己的命令可以修改它。"
     )

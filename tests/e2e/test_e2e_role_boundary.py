@@ -131,9 +131,13 @@ async def allow_listed(mc: Server, tmp_path: object) -> AsyncIterator[Harness]:
     """The bot on ``mc`` with DOOM_ALLOWED_COMMANDS=say,give,function:myevents."""
     assert mc.rcon_port is not None
     config = ServerConfig(
-        name="main", rcon_port=mc.rcon_port, rcon_password=PASSWORD,  # type: ignore[arg-type]
-        world_dir=mc.world, log_path=mc.log_path, event_source="log",
-    )  # fmt: skip
+        name="main",
+        rcon_port=mc.rcon_port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
+        world_dir=mc.world,
+        log_path=mc.log_path,
+        event_source="log",
+    )
     settings = make_settings(
         tmp_path,  # type: ignore[arg-type]
         [config],

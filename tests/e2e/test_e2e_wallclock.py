@@ -32,14 +32,21 @@ async def test_plan_list_show_pause_resume_cancel(
     live, clock = wall
     scheduler = live.services.scheduler
     assert scheduler is not None
-    reply = await live.run("schedule", MOD, run="scoreboard players add #runs wc 1", id="raid",
-                           when="fri 20:00", announce="5m")  # fmt: skip
+    reply = await live.run(
+        "schedule",
+        MOD,
+        run="scoreboard players add #runs wc 1",
+        id="raid",
+        when="fri 20:00",
+        announce="5m",
+    )
     assert reply.ephemeral and "Planned `raid` on main for" in reply.text
     due = 1_797_015_600  # Friday 2026-12-11 20:00 in Berlin (the bot's DOOM_TIMEZONE)
     assert f"<t:{due}:F>" in raw(reply) and f"<t:{due}:R>" in raw(reply)
     assert stored(tmp_path) == [("raid", "active")]
-    await live.run("schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *",
-                   timezone="UTC")  # fmt: skip
+    await live.run(
+        "schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *", timezone="UTC"
+    )
     listed = await live.run("list", MOD, which="planned")
     body = raw(listed)
     assert "planned on main: 2 schedule(s)" in body
@@ -131,8 +138,9 @@ async def test_a_missed_run_is_posted_to_the_alert_channel(
     live, clock = wall
     scheduler = live.services.scheduler
     assert scheduler is not None
-    await live.run("schedule", MOD, run="scoreboard players add #runs wc 1", id="late",
-                   when="in 1m")  # fmt: skip
+    await live.run(
+        "schedule", MOD, run="scoreboard players add #runs wc 1", id="late", when="in 1m"
+    )
     await scheduler.stop()  # the bot is down over its time, and longer than max_late
     clock.advance(60 + 601)
     await scheduler.start()
@@ -155,8 +163,9 @@ async def test_a_chinese_moderator_plans_lists_and_is_refused_in_chinese(
 ) -> None:
     live, _ = wall
     zh = "zh-CN"
-    refused = await live.run_in(zh, "schedule", MOD, run="say hi", id="nope", when="in 5m",
-                                timezone="Moon/Base")  # fmt: skip
+    refused = await live.run_in(
+        zh, "schedule", MOD, run="say hi", id="nope", when="in 5m", timezone="Moon/Base"
+    )
     assert refused.ephemeral and "'Moon/Base' 不是已知的时区" in refused.text, refused.text
     mixed = await live.run_in(zh, "schedule", MOD, run="say hi", id="nope", time=5, when="in 5m")
     assert "`when` 设定的是现实时间，`time` 设定的是游戏时间" in mixed.text, mixed.text  # noqa: RUF001
@@ -188,14 +197,16 @@ async def test_a_berlin_time_is_a_discord_timestamp_and_reads_with_its_zone(
     wall: tuple[Harness, ManualClock], mc: Server
 ) -> None:
     live, _clock = wall  # Fri 2026-12-11 14:40 UTC
-    reply = await live.run("schedule", MOD, run="say raid", id="raid", when="fri 20:00",
-                           timezone="Europe/Berlin")  # fmt: skip
+    reply = await live.run(
+        "schedule", MOD, run="say raid", id="raid", when="fri 20:00", timezone="Europe/Berlin"
+    )
     due = 1_797_015_600  # 20:00 in Berlin is 19:00 UTC
     content = reply.messages[0].data["content"]
     assert f"for <t:{due}:F> (<t:{due}:R>)." in content, content
     # the harness reads it as a person in UTC would: the instant in the one console format
     assert "Planned `raid` on main for Fri, Dec 11, 2026 19:00 UTC (" in reply.text, reply.text
     assert "PM" not in reply.text and "<t:" not in reply.text
-    next_runs = next(f["value"] for e in reply.embeds for f in e["fields"]
-                     if f["name"] == "next runs")  # fmt: skip
+    next_runs = next(
+        f["value"] for e in reply.embeds for f in e["fields"] if f["name"] == "next runs"
+    )
     assert next_runs.startswith(f"<t:{due}:F>"), next_runs

@@ -32,13 +32,15 @@ async def mcsim(tmp_path: Path) -> AsyncIterator[McsimProcess]:
 async def console(tmp_path: Path, *mcs: McsimProcess, rcon_timeout: float) -> BotProcess:
     bot = BotProcess(tmp_path, mcs[0].port, rcon_timeout=rcon_timeout)
     for i, mc in enumerate(mcs[1:], start=1):
-        bot.env.update({
-            f"DOOM_SERVERS__{i}__NAME": f"other{i}",
-            f"DOOM_SERVERS__{i}__RCON_HOST": "127.0.0.1",
-            f"DOOM_SERVERS__{i}__RCON_PORT": str(mc.port),
-            f"DOOM_SERVERS__{i}__RCON_PASSWORD": bot.env["DOOM_SERVERS__0__RCON_PASSWORD"],
-            f"DOOM_SERVERS__{i}__EVENT_SOURCE": "rcon",
-        })  # fmt: skip
+        bot.env.update(
+            {
+                f"DOOM_SERVERS__{i}__NAME": f"other{i}",
+                f"DOOM_SERVERS__{i}__RCON_HOST": "127.0.0.1",
+                f"DOOM_SERVERS__{i}__RCON_PORT": str(mc.port),
+                f"DOOM_SERVERS__{i}__RCON_PASSWORD": bot.env["DOOM_SERVERS__0__RCON_PASSWORD"],
+                f"DOOM_SERVERS__{i}__EVENT_SOURCE": "rcon",
+            }
+        )
     await bot.start("-m", "bot", "console")
     await bot.expect("type /help, or quit")
     mark = await bot.type("/time server:main")

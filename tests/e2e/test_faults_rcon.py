@@ -31,9 +31,11 @@ async def dropping(mc: Server, tmp_path: Path) -> AsyncIterator[tuple[Harness, T
     proxy = TcpProxy(mc.rcon_port)
     await proxy.start()
     config = ServerConfig(
-        name="main", rcon_port=proxy.port, rcon_password=PASSWORD,  # type: ignore[arg-type]
+        name="main",
+        rcon_port=proxy.port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
         event_source="rcon",
-    )  # fmt: skip
+    )
     settings = make_settings(tmp_path, [config], rcon_timeout=5, audit_channel_id=None)
     services = await build_services(settings)
     harness = await Harness(settings, services).start()
@@ -88,9 +90,11 @@ async def test_a_server_that_never_answers_is_not_answering_in_both_languages(
     listener = await asyncio.start_server(frozen, "127.0.0.1", 0)
     port = listener.sockets[0].getsockname()[1]
     config = ServerConfig(
-        name="main", rcon_port=port, rcon_password=PASSWORD,  # type: ignore[arg-type]
+        name="main",
+        rcon_port=port,
+        rcon_password=PASSWORD,  # type: ignore[arg-type]
         event_source="rcon",
-    )  # fmt: skip
+    )
     settings = make_settings(tmp_path, [config], rcon_timeout=1, audit_channel_id=None)
     harness = await Harness(settings, await build_services(settings)).start()
     try:

@@ -189,20 +189,30 @@ async def test_fault_pack_not_enabled(live: Live) -> None:
 @pytest.mark.parametrize(
     ("damage", "problem"),
     [
-        ("scoreboard objectives remove doom.schedule",
-         "the scoreboard objective doom.schedule is missing"),
+        (
+            "scoreboard objectives remove doom.schedule",
+            "the scoreboard objective doom.schedule is missing",
+        ),
         ("data remove storage doom.schedule:data queue", "doom.schedule:data queue is missing"),
-        ('data modify storage doom.schedule:data uuids set value "x"',
-         "doom.schedule:data uuids is there but is not a list; /setup keeps it, so an admin must "
-         "reset it in the server console: `data modify storage doom.schedule:data uuids set "
-         "value []`"),
-        ("scoreboard players set #256 doom.schedule 7",
-         "the constant #256 on doom.schedule is not 256"),
-        ("data remove storage doom.schedule:data cfg",
-         "; ".join(f"doom.schedule:data cfg.{k} is missing"
-                   for k in ("cap", "log", "admins", "events_max"))),
+        (
+            'data modify storage doom.schedule:data uuids set value "x"',
+            "doom.schedule:data uuids is there but is not a list; /setup keeps it, so an admin "
+            "must reset it in the server console: `data modify storage doom.schedule:data uuids "
+            "set value []`",
+        ),
+        (
+            "scoreboard players set #256 doom.schedule 7",
+            "the constant #256 on doom.schedule is not 256",
+        ),
+        (
+            "data remove storage doom.schedule:data cfg",
+            "; ".join(
+                f"doom.schedule:data cfg.{k} is missing"
+                for k in ("cap", "log", "admins", "events_max")
+            ),
+        ),
     ],
-)  # fmt: skip
+)
 async def test_fault_pack_state_damaged(live: Live, damage: str, problem: str) -> None:
     live.server.run(damage)
     try:
@@ -335,9 +345,12 @@ async def test_command_budget_too_small_for_the_cap_warns_and_far_too_small_fail
 
 # what the selftest must call each flavour (bot/minecraft/software.py's names, from the log)
 SOFTWARE = {
-    "paper": "Paper 1.21.11", "paper-1.21.6": "Paper 1.21.6", "spigot": "Spigot 1.21.11",
-    "fabric": "Fabric 1.21.11", "fabric-carpet": "Fabric + Carpet 1.21.11",
-}  # fmt: skip
+    "paper": "Paper 1.21.11",
+    "paper-1.21.6": "Paper 1.21.6",
+    "spigot": "Spigot 1.21.11",
+    "fabric": "Fabric 1.21.11",
+    "fabric-carpet": "Fabric + Carpet 1.21.11",
+}
 
 
 @pytest.mark.parametrize("flavour", sorted(set(FLAVOURS) - {"vanilla"}))

@@ -117,10 +117,12 @@ def test_tellraw_score_selector_and_translate_components(sim: SimState, run: Run
     sim.scoreboard.add_objective("pts")
     sim.scoreboard.set("Steve", "pts", 7)
     sim.scoreboard.set("#total", "pts", 12)
-    run('tellraw @a [{"score":{"name":"*","objective":"pts"}},"|",'
+    run(
+        'tellraw @a [{"score":{"name":"*","objective":"pts"}},"|",'
         '{"score":{"name":"#total","objective":"pts"}},"|",{"selector":"@a","separator":"+"},'
         '"|",{"translate":"multiplayer.player.joined","with":["Bob"]},"|",'
-        '{"translate":"no.such.key","fallback":"fb %s","with":[1]}]')  # fmt: skip
+        '{"translate":"no.such.key","fallback":"fb %s","with":[1]}]'
+    )
     # `*` is the receiving player; Alex has no score, so it renders empty.
     assert sim.chat["Steve"][-1] == "7|12|Steve+Alex|Bob joined the game|fb 1"
     assert sim.chat["Alex"][-1] == "|12|Steve+Alex|Bob joined the game|fb 1"

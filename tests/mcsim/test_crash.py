@@ -73,10 +73,22 @@ def test_sigkill_of_the_process_loses_what_came_after_the_last_save(tmp_path: Pa
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcsim", "--world", str(world), "--rcon-port", str(port),
-         "--rcon-password", "pw"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcsim",
+            "--world",
+            str(world),
+            "--rcon-port",
+            str(port),
+            "--rcon-password",
+            "pw",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         import asyncio
 

@@ -67,8 +67,9 @@ def test_player_nbt_has_dimension_uuid_array_pos_and_tags() -> None:
 
 def test_non_player_nbt_has_no_dimension_and_keeps_custom_name() -> None:
     nbt = Compound({"Tags": NbtList([String("t")]), "CustomName": String("Bob"), "foo": Int(3)})
-    m = Entity.from_summon("minecraft:marker", random_uuid(random.Random(1)), (1, 2, 3),
-                           "minecraft:the_end", nbt)  # fmt: skip
+    m = Entity.from_summon(
+        "minecraft:marker", random_uuid(random.Random(1)), (1, 2, 3), "minecraft:the_end", nbt
+    )
     out = m.to_nbt()
     assert "Dimension" not in out
     assert m.name == "Bob"
@@ -79,8 +80,9 @@ def test_non_player_nbt_has_no_dimension_and_keeps_custom_name() -> None:
 
 
 def test_summon_without_name_uses_the_type_display_name() -> None:
-    z = Entity.from_summon("minecraft:zombie", random_uuid(random.Random(2)), (0, 0, 0),
-                           "minecraft:overworld")  # fmt: skip
+    z = Entity.from_summon(
+        "minecraft:zombie", random_uuid(random.Random(2)), (0, 0, 0), "minecraft:overworld"
+    )
     assert z.name == "Zombie"
     assert "Tags" not in z.to_nbt()  # vanilla omits an empty Tags list
 
@@ -88,14 +90,16 @@ def test_summon_without_name_uses_the_type_display_name() -> None:
 def test_summon_nbt_uuid_is_used() -> None:
     wanted = "00000001-0000-0002-0000-000300000004"
     nbt = Compound({"UUID": uuid_to_int_array(wanted)})
-    m = Entity.from_summon("minecraft:marker", random_uuid(random.Random(3)), (0, 0, 0),
-                           "minecraft:overworld", nbt)  # fmt: skip
+    m = Entity.from_summon(
+        "minecraft:marker", random_uuid(random.Random(3)), (0, 0, 0), "minecraft:overworld", nbt
+    )
     assert m.uuid == wanted
 
 
 def test_apply_nbt_round_trips_fields_and_free_data() -> None:
-    m = Entity.from_summon("minecraft:marker", random_uuid(random.Random(4)), (0, 0, 0),
-                           "minecraft:overworld")  # fmt: skip
+    m = Entity.from_summon(
+        "minecraft:marker", random_uuid(random.Random(4)), (0, 0, 0), "minecraft:overworld"
+    )
     nbt = m.to_nbt()
     nbt["Tags"] = NbtList([String("x")])
     nbt["data"] = Compound({"k": Int(1)})
@@ -107,8 +111,9 @@ def test_apply_nbt_round_trips_fields_and_free_data() -> None:
 def test_entities_keep_load_order_and_find_players_case_insensitively() -> None:
     ents = Entities()
     a, b = _player("Alex"), _player("Steve")
-    m = Entity.from_summon("minecraft:marker", random_uuid(random.Random(5)), (0, 0, 0),
-                           "minecraft:overworld")  # fmt: skip
+    m = Entity.from_summon(
+        "minecraft:marker", random_uuid(random.Random(5)), (0, 0, 0), "minecraft:overworld"
+    )
     for e in (a, m, b):
         ents.add(e)
     assert ents.all() == [a, m, b]

@@ -21,9 +21,13 @@ from mcsim.state import SimState
 class World:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.sim = SimState(entities=Entities(), scoreboard=Scoreboard(),
-                            log=ServerLog(root / "logs"), properties={"max-players": "20"},
-                            rng=random.Random(1))  # fmt: skip
+        self.sim = SimState(
+            entities=Entities(),
+            scoreboard=Scoreboard(),
+            log=ServerLog(root / "logs"),
+            properties={"max-players": "20"},
+            rng=random.Random(1),
+        )
         self.sim.world = root
         self.executor = Executor(self.sim)
 
@@ -45,8 +49,7 @@ def test_list_names_and_uuids(w: World) -> None:
     assert w.run("list") == (True, 0, ["There are 0 of a max of 20 players online: "])
     w.join("Steve")
     w.join("Alex")
-    assert w.run("list") == (
-        True, 2, ["There are 2 of a max of 20 players online: Steve, Alex"])  # fmt: skip
+    assert w.run("list") == (True, 2, ["There are 2 of a max of 20 players online: Steve, Alex"])
     steve = w.sim.entities.player("Steve")
     assert steve is not None
     assert f"Steve ({steve.uuid})" in w.run("list uuids")[2][0]
@@ -54,7 +57,10 @@ def test_list_names_and_uuids(w: World) -> None:
 
 def test_summon_marker_and_zombie_with_nbt(w: World) -> None:
     assert w.run('summon minecraft:marker 1 2 3 {Tags:["a","b"]}') == (
-        True, 1, ["Summoned new Marker"])  # fmt: skip
+        True,
+        1,
+        ["Summoned new Marker"],
+    )
     assert w.run('summon zombie ~ ~ ~ {CustomName:"Bob"}')[2] == ["Summoned new Bob"]
     marker, zombie = w.sim.entities.all()
     assert marker.pos == (1.5, 2.0, 3.5)  # integer x/z are block-centred, as Vec3 args are
@@ -92,7 +98,10 @@ def test_tp_to_position_entity_and_dimension(w: World) -> None:
     w.join("Steve")
     w.join("Alex", pos=(5.0, 70.0, 5.0), dimension="minecraft:the_nether")
     assert w.run("tp Steve 10 64 -3") == (
-        True, 1, ["Teleported Steve to 10.500000, 64.000000, -2.500000"])  # fmt: skip
+        True,
+        1,
+        ["Teleported Steve to 10.500000, 64.000000, -2.500000"],
+    )
     steve = w.sim.entities.player("Steve")
     assert steve is not None
     assert w.run("tp Steve Alex") == (True, 1, ["Teleported Steve to Alex"])

@@ -34,10 +34,12 @@ def test_mcmeta_accepted_and_compatible(pack: dict[str, object]) -> None:
     [
         ({"pack_format": 48}, ((48, 0), (48, 0))),
         ({"pack_format": 71, "supported_formats": [48, 80]}, ((48, 0), (80, 0))),
-        ({"pack_format": 61, "supported_formats": {"min_inclusive": 57, "max_inclusive": 61}},
-         ((57, 0), (61, 0))),
+        (
+            {"pack_format": 61, "supported_formats": {"min_inclusive": 57, "max_inclusive": 61}},
+            ((57, 0), (61, 0)),
+        ),
     ],
-)  # fmt: skip
+)
 def test_older_formats_parse_to_their_own_range(
     pack: dict[str, object], span: tuple[tuple[int, int], tuple[int, int]]
 ) -> None:

@@ -28,8 +28,13 @@ from mcsim.state import SimState
 
 
 def make_sim(root: Path) -> SimState:
-    sim = SimState(entities=Entities(), scoreboard=Scoreboard(), log=ServerLog(root / "logs"),
-                   properties={}, rng=random.Random(3))  # fmt: skip
+    sim = SimState(
+        entities=Entities(),
+        scoreboard=Scoreboard(),
+        log=ServerLog(root / "logs"),
+        properties={},
+        rng=random.Random(3),
+    )
     sim.world = root
     sim.scoreboard.add_objective("left", LEAVE_GAME)
     return sim
@@ -131,7 +136,9 @@ def test_carpet_spawn_defaults_to_the_source_and_refuses_duplicates(sim: SimStat
     assert bot is not None and bot.pos == (1.0, 65.0, 2.0) and bot.dimension == "minecraft:the_end"
     assert player_cmd(sim, "player Bot spawn") == (0, ["Player Bot is already logged on"])
     assert player_cmd(sim, "player Abcdefghijklmnopq spawn") == (
-        0, ["Player name: Abcdefghijklmnopq is too long"])  # fmt: skip
+        0,
+        ["Player name: Abcdefghijklmnopq is too long"],
+    )
 
 
 def test_carpet_kill_disconnects_the_fake_player(sim: SimState, tmp_path: Path) -> None:

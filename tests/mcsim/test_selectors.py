@@ -155,8 +155,9 @@ def test_names_and_uuids_as_targets(world: tuple[Entities, dict]) -> None:
     assert names("Nobody", ents) == []
     assert names(named["far_m"].uuid, ents) == ["Far"]
     with pytest.raises(CommandError, match=PLAYER_NOT_FOUND):
-        select_players(parse_selector_text(named["far_m"].uuid), server_source(), ents,
-                       random.Random(0))  # fmt: skip
+        select_players(
+            parse_selector_text(named["far_m"].uuid), server_source(), ents, random.Random(0)
+        )
 
 
 def test_single_target_errors(world: tuple[Entities, dict]) -> None:

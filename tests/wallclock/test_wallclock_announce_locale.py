@@ -55,8 +55,14 @@ async def test_the_countdown_is_in_the_servers_language(
         scheduler = make_scheduler(tmp_path / "bot.sqlite3", server, clock)
         await scheduler.start()
         await scheduler.settled()
-        await scheduler.create(server="sim", command=ADD, task_id="event", created_by=MOD,
-                               when="in 2m", announce="90s,30s")  # fmt: skip
+        await scheduler.create(
+            server="sim",
+            command=ADD,
+            task_id="event",
+            created_by=MOD,
+            when="in 2m",
+            announce="90s,30s",
+        )
     try:
         clock.advance(30)
         await scheduler.settled()

@@ -101,8 +101,9 @@ async def test_one_shot_runs_once_at_its_time(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="one", created_by=MOD,
-                                 when="in 90m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="one", created_by=MOD, when="in 90m"
+    )
     clock.advance(89 * 60 + 59)
     await scheduler.settled()
     assert count_runs(sim) == 0
@@ -127,8 +128,9 @@ async def test_every_rearms_on_the_anchored_boundary(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="tick", created_by=MOD,
-                                 repeat="30m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="tick", created_by=MOD, repeat="30m"
+    )
     assert row.next_due == START + timedelta(minutes=30)
     for n in range(1, 4):
         clock.advance(30 * 60)
@@ -154,13 +156,17 @@ async def test_every_rearms_on_the_anchored_boundary(
     ("start", "expected"),
     [
         # spring forward: 2026-03-29 02:00 -> 03:00; 02:30 runs once, at 03:00 CEST
-        (datetime(2026, 3, 28, 12, 0, tzinfo=BERLIN),
-         [datetime(2026, 3, 29, 1, 0, tzinfo=UTC), datetime(2026, 3, 30, 0, 30, tzinfo=UTC)]),
+        (
+            datetime(2026, 3, 28, 12, 0, tzinfo=BERLIN),
+            [datetime(2026, 3, 29, 1, 0, tzinfo=UTC), datetime(2026, 3, 30, 0, 30, tzinfo=UTC)],
+        ),
         # fall back: 2026-10-25 03:00 -> 02:00; 02:30 happens twice and runs once
-        (datetime(2026, 10, 24, 12, 0, tzinfo=BERLIN),
-         [datetime(2026, 10, 25, 0, 30, tzinfo=UTC), datetime(2026, 10, 26, 1, 30, tzinfo=UTC)]),
+        (
+            datetime(2026, 10, 24, 12, 0, tzinfo=BERLIN),
+            [datetime(2026, 10, 25, 0, 30, tzinfo=UTC), datetime(2026, 10, 26, 1, 30, tzinfo=UTC)],
+        ),
     ],
-)  # fmt: skip
+)
 async def test_cron_across_berlin_dst(
     sim: PackSim, server: ServerServices, start: datetime, expected: list[datetime], wall: Wall
 ) -> None:
@@ -168,10 +174,15 @@ async def test_cron_across_berlin_dst(
     clock = wall.clock
     # the clock moves a minute at a time through two whole days: a 90 s grace keeps each run
     # on time, and every minute of both 02:00-03:00 hours is passed through
-    scheduler = await wall.start(server,
-                              grace=timedelta(seconds=90))  # fmt: skip
-    row = await scheduler.create(server="sim", command=ADD, task_id="night", created_by=MOD,
-                                 repeat="30 2 * * *", timezone="Europe/Berlin")  # fmt: skip
+    scheduler = await wall.start(server, grace=timedelta(seconds=90))
+    row = await scheduler.create(
+        server="sim",
+        command=ADD,
+        task_id="night",
+        created_by=MOD,
+        repeat="30 2 * * *",
+        timezone="Europe/Berlin",
+    )
     for _ in range(48 * 60):
         clock.advance(60)
         await scheduler.settled()
@@ -186,8 +197,9 @@ async def test_bot_down_missed_boundaries_are_skipped(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="hourly", created_by=MOD,
-                                 repeat="1h")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="hourly", created_by=MOD, repeat="1h"
+    )
     clock.advance(3600)
     await scheduler.settled()
     assert count_runs(sim) == 1
@@ -209,10 +221,16 @@ async def test_bot_down_one_shot_runs_late_once_or_is_missed(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server, max_late=15 * 60)
-    early = await scheduler.create(server="sim", command=ADD, task_id="early", created_by=MOD,
-                                   when="in 10m")  # fmt: skip
-    later = await scheduler.create(server="sim", command="scoreboard players add #later wc 1",
-                                   task_id="later", created_by=MOD, when="in 20m")  # fmt: skip
+    early = await scheduler.create(
+        server="sim", command=ADD, task_id="early", created_by=MOD, when="in 10m"
+    )
+    later = await scheduler.create(
+        server="sim",
+        command="scoreboard players add #later wc 1",
+        task_id="later",
+        created_by=MOD,
+        when="in 20m",
+    )
     await scheduler.stop()
     clock.advance(31 * 60)  # early is 21 min late (> max_late 15), later 11 min (< 15)
     scheduler = await wall.start(server, max_late=15 * 60)
@@ -232,8 +250,9 @@ async def test_server_unreachable_then_back(sim: PackSim, wall: Wall, proxy: Tcp
     server = server_services(sim, port=proxy.port, timeout=0.5)
     clock = wall.clock
     scheduler = await wall.start(server, max_late=10.0)
-    back = await scheduler.create(server="sim", command=ADD, task_id="back", created_by=MOD,
-                                  when="in 1m")  # fmt: skip
+    back = await scheduler.create(
+        server="sim", command=ADD, task_id="back", created_by=MOD, when="in 1m"
+    )
     proxy.down()
     clock.advance(60)
     await scheduler.settled()
@@ -244,8 +263,9 @@ async def test_server_unreachable_then_back(sim: PackSim, wall: Wall, proxy: Tcp
     assert count_runs(sim) == 1
     runs = await scheduler.runs(back.id, 5)
     assert [r.outcome for r in runs] == ["ran"] and runs[0].lateness == 1.0
-    gone = await scheduler.create(server="sim", command=ADD, task_id="gone", created_by=MOD,
-                                  when="in 1m")  # fmt: skip
+    gone = await scheduler.create(
+        server="sim", command=ADD, task_id="gone", created_by=MOD, when="in 1m"
+    )
     proxy.down()
     clock.advance(60)
     for _ in range(6):  # attempts 1, 2, 4 s apart, then past max_late (10 s)
@@ -286,8 +306,9 @@ async def test_never_twice_under_rcon_drops(
     server = server_services(sim, port=proxy.port, timeout=2.0)
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="once", created_by=MOD,
-                                 when="in 1m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="once", created_by=MOD, when="in 1m"
+    )
     serial_before = sim.server.score("#serial", "doom.schedule") or 0
     if staged:  # the request is on the server before the due time: one call then
         clock.advance(60 - STAGE_LEAD)
@@ -316,8 +337,9 @@ async def test_a_bot_that_dies_mid_hand_over_does_not_send_it_again(
     server = server_services(sim, port=proxy.port, timeout=2.0)
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="crash", created_by=MOD,
-                                 when="in 1m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="crash", created_by=MOD, when="in 1m"
+    )
     proxy.plan = [(SUBMIT, True)]
     clock.advance(60)
     await scheduler.settled()  # the submit ran on the server; the bot saw the drop
@@ -340,8 +362,9 @@ async def test_announcements_and_an_offline_player(
     clock = wall.clock
     scheduler = await wall.start(server)
     sim.server.join("Alex")
-    await scheduler.create(server="sim", command=ADD, task_id="event", created_by=MOD,
-                           when="in 1m", announce="30s,10s")  # fmt: skip
+    await scheduler.create(
+        server="sim", command=ADD, task_id="event", created_by=MOD, when="in 1m", announce="30s,10s"
+    )
     clock.advance(30)
     await scheduler.settled()
     assert any("event starts in 30 seconds." in line for line in sim.server.chat("Alex"))
@@ -353,9 +376,14 @@ async def test_announcements_and_an_offline_player(
     assert count_runs(sim) == 1
     # as_player while the player is offline: it waits, and runs as them once they are back
     sim.server.leave("Alex")
-    row = await scheduler.create(server="sim", command="scoreboard players add @s wc 1",
-                                 task_id="mine", created_by=MOD, when="in 1m",
-                                 as_player="Alex")  # fmt: skip
+    row = await scheduler.create(
+        server="sim",
+        command="scoreboard players add @s wc 1",
+        task_id="mine",
+        created_by=MOD,
+        when="in 1m",
+        as_player="Alex",
+    )
     clock.advance(60)
     await scheduler.settled()
     assert sim.server.score("Alex", "wc") is None
@@ -377,8 +405,9 @@ async def test_a_hand_over_that_never_arrived_is_missed_after_max_late(
     server = server_services(sim, port=proxy.port, timeout=2.0)
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="lost", created_by=MOD,
-                                 when="in 1m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="lost", created_by=MOD, when="in 1m"
+    )
     proxy.plan = [(SUBMIT, False)]  # the submit never reaches the server
     clock.advance(60)
     await scheduler.settled()
@@ -398,9 +427,14 @@ async def test_a_run_waiting_for_its_player_can_be_cancelled(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command="scoreboard players add @s wc 1",
-                                 task_id="mine", created_by=MOD, when="in 1m",
-                                 as_player="Steve")  # fmt: skip
+    row = await scheduler.create(
+        server="sim",
+        command="scoreboard players add @s wc 1",
+        task_id="mine",
+        created_by=MOD,
+        when="in 1m",
+        as_player="Steve",
+    )
     clock.advance(60)
     await scheduler.settled()
     waiting = await scheduler.get(row.id)
@@ -424,8 +458,15 @@ async def test_a_run_is_staged_ahead_and_queued_by_one_call_at_its_time(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="staged", created_by=MOD,
-                                 when="in 10m", retry=2, retry_delay=5)  # fmt: skip
+    row = await scheduler.create(
+        server="sim",
+        command=ADD,
+        task_id="staged",
+        created_by=MOD,
+        when="in 10m",
+        retry=2,
+        retry_delay=5,
+    )
     clock.advance(600 - STAGE_LEAD - 0.5)
     await scheduler.settled()
     assert staged_requests(sim) == {}  # not yet
@@ -434,8 +475,11 @@ async def test_a_run_is_staged_ahead_and_queued_by_one_call_at_its_time(
     [request] = staged_requests(sim).values()
     assert isinstance(request, dict)
     assert (request["run"], request["id"], request["retry"], request["time"]) == (
-        ADD, "staged", 2, 0,
-    )  # fmt: skip
+        ADD,
+        "staged",
+        2,
+        0,
+    )
     assert count_runs(sim) == 0 and sim.server.storage("doom.schedule:data")["queue"] == []
     mark = len(sim.server.rcon_commands)
     clock.advance(STAGE_LEAD)
@@ -455,8 +499,9 @@ async def test_a_staged_request_the_server_lost_is_written_again_at_its_time(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="lost", created_by=MOD,
-                                 when="in 1m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="lost", created_by=MOD, when="in 1m"
+    )
     clock.advance(60 - STAGE_LEAD)
     await scheduler.settled()
     assert staged_requests(sim) != {}
@@ -476,8 +521,9 @@ async def test_cancelling_or_pausing_a_staged_row_takes_its_request_back(
 ) -> None:
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="gone", created_by=MOD,
-                                 when="in 1m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="gone", created_by=MOD, when="in 1m"
+    )
     clock.advance(60 - STAGE_LEAD)
     await scheduler.settled()
     assert staged_requests(sim) != {}
@@ -501,8 +547,9 @@ async def test_a_pack_without_submit_staged_still_gets_its_run(
     assert "Unknown function" in old.feedback[0]
     clock = wall.clock
     scheduler = await wall.start(server)
-    row = await scheduler.create(server="sim", command=ADD, task_id="old", created_by=MOD,
-                                 when="in 1m")  # fmt: skip
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="old", created_by=MOD, when="in 1m"
+    )
     clock.advance(60 - STAGE_LEAD)
     await scheduler.settled()
     clock.advance(STAGE_LEAD)

@@ -211,8 +211,9 @@ async def test_bad_input_is_refused_with_its_sentence(
     scheduler: Scheduler, tmp_path: Path, options: dict[str, str], sentence: str
 ) -> None:
     with pytest.raises(ValidationError) as refused:
-        await scheduler.create(server="sim", command="say hi", task_id="t", created_by=MOD,
-                               **options)  # type: ignore[arg-type]  # fmt: skip
+        await scheduler.create(
+            server="sim", command="say hi", task_id="t", created_by=MOD, **options
+        )  # type: ignore[arg-type]
     assert sentence in str(refused.value)
     assert _stored(tmp_path / "bot.sqlite3") == 0
     assert await scheduler.planned("sim") == ([], 0)
@@ -221,21 +222,30 @@ async def test_bad_input_is_refused_with_its_sentence(
 async def test_a_good_input_is_stored_and_a_duplicate_id_refused(
     scheduler: Scheduler, tmp_path: Path
 ) -> None:
-    row = await scheduler.create(server="sim", command="say hi", task_id="t", created_by=MOD,
-                                 when="fri 20:00", timezone="Europe/Berlin",
-                                 announce="5m,10s")  # fmt: skip
+    row = await scheduler.create(
+        server="sim",
+        command="say hi",
+        task_id="t",
+        created_by=MOD,
+        when="fri 20:00",
+        timezone="Europe/Berlin",
+        announce="5m,10s",
+    )
     assert row.next_due == berlin(2026, 12, 4, 20, 0)
     assert row.announce == (300, 10) and row.state == "active" and row.kind == "at"
     assert row.created_by == MOD and row.missed == "once"
     with pytest.raises(ValidationError, match="already exists"):
-        await scheduler.create(server="sim", command="say hi", task_id="t", created_by=MOD,
-                               when="in 5m")  # fmt: skip
+        await scheduler.create(
+            server="sim", command="say hi", task_id="t", created_by=MOD, when="in 5m"
+        )
     with pytest.raises(ValidationError, match="There is no server called 'nope'"):
-        await scheduler.create(server="nope", command="say hi", task_id="u", created_by=MOD,
-                               when="in 5m")  # fmt: skip
+        await scheduler.create(
+            server="nope", command="say hi", task_id="u", created_by=MOD, when="in 5m"
+        )
     with pytest.raises(ValidationError):  # the command checker runs too: `stop` is denied
-        await scheduler.create(server="sim", command="stop", task_id="u", created_by=MOD,
-                               when="in 5m")  # fmt: skip
+        await scheduler.create(
+            server="sim", command="stop", task_id="u", created_by=MOD, when="in 5m"
+        )
     assert _stored(tmp_path / "bot.sqlite3") == 1
 
 
@@ -255,15 +265,21 @@ async def test_a_preview_makes_the_checks_of_create_names_the_field_and_stores_n
     scheduler: Scheduler, tmp_path: Path, options: dict[str, object], field: str
 ) -> None:
     with pytest.raises(ValidationError) as refused:
-        await scheduler.preview(server="sim", command="say hi", task_id="t",
-                                **options)  # type: ignore[arg-type]  # fmt: skip
+        await scheduler.preview(server="sim", command="say hi", task_id="t", **options)  # type: ignore[arg-type]
     assert refused.value.field == field, str(refused.value)
-    spec = await scheduler.preview(server="sim", command="say hi", task_id="t", when="in 5m",
-                                   repeat="1h", timezone="Europe/Berlin")  # fmt: skip
+    spec = await scheduler.preview(
+        server="sim",
+        command="say hi",
+        task_id="t",
+        when="in 5m",
+        repeat="1h",
+        timezone="Europe/Berlin",
+    )
     assert next_runs(spec, 2) == [NOW + timedelta(minutes=5), NOW + timedelta(minutes=65)]
     assert _stored(tmp_path / "bot.sqlite3") == 0
-    await scheduler.create(server="sim", command="say hi", task_id="t", created_by=MOD,
-                           when="in 5m")  # fmt: skip
+    await scheduler.create(
+        server="sim", command="say hi", task_id="t", created_by=MOD, when="in 5m"
+    )
     with pytest.raises(ValidationError, match="already exists") as taken:
         await scheduler.preview(server="sim", command="say hi", task_id="t", when="in 9m")
     assert taken.value.field == "id"

@@ -146,8 +146,15 @@ def server_services(
     sim: PackSim, *, port: int | None = None, timeout: float = 5.0
 ) -> ServerServices:
     """The bot's services of the sim's server (RCON to `port`, default the sim's own)."""
-    rcon = RconClient("127.0.0.1", port or sim.server.rcon_port or 0, PASSWORD, timeout=timeout,
-                      name="sim", backoff_initial=0.01, backoff_max=0.05)  # fmt: skip
+    rcon = RconClient(
+        "127.0.0.1",
+        port or sim.server.rcon_port or 0,
+        PASSWORD,
+        timeout=timeout,
+        name="sim",
+        backoff_initial=0.01,
+        backoff_max=0.05,
+    )
     config: ServerConfig = sim.config
     checker = CommandChecker(deny=DEFAULT_DENY)
     return ServerServices(config, rcon, PackClient(rcon, config, checker), checker, None)
@@ -160,8 +167,7 @@ def make_scheduler(
     **options: object,
 ) -> Scheduler:
     store = ScheduleStore(Database(db_path))
-    return Scheduler(store, {server.name: server}, clock=clock, backoff=(1.0, 2.0, 4.0),
-                     **options)  # type: ignore[arg-type]  # fmt: skip
+    return Scheduler(store, {server.name: server}, clock=clock, backoff=(1.0, 2.0, 4.0), **options)  # type: ignore[arg-type]
 
 
 def count_runs(sim: PackSim, holder: str = "#runs") -> int:

@@ -44,16 +44,23 @@ def dash_locale() -> str | None:
 @pytest.fixture
 async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIterator[Dash]:
     settings = make_settings(
-        tmp_path, [server_config(mc, PASSWORD)], log_poll_interval=0.02, discord_token=BOT_TOKEN,
-        web_port=0, locale=dash_locale,
-    )  # fmt: skip
+        tmp_path,
+        [server_config(mc, PASSWORD)],
+        log_poll_interval=0.02,
+        discord_token=BOT_TOKEN,
+        web_port=0,
+        locale=dash_locale,
+    )
     services = await build_services(settings)
     # wall-clock schedules on a manual clock: nothing here waits for real time to pass
     wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
     services.scheduler = Scheduler(
-        ScheduleStore(services.db), services.servers, clock=wall, max_late=settings.max_late,
+        ScheduleStore(services.db),
+        services.servers,
+        clock=wall,
+        max_late=settings.max_late,
         default_timezone=settings.timezone,
-    )  # fmt: skip
+    )
     harness = await Harness(settings, services).start()
     alerts: Any = harness.bot.get_cog("Alerts")
     alerts.batch_window = 0.1

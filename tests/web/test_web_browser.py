@@ -63,9 +63,10 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
     me = await (await page.request.get(dash.url + "/api/me")).json()
     assert me["rank"] == "moderator"
     refused = await page.request.post(
-        dash.url + "/api/servers/main/clear", data={"confirm": True},
+        dash.url + "/api/servers/main/clear",
+        data={"confirm": True},
         headers={"X-CSRF-Token": me["csrf_token"]},
-    )  # fmt: skip
+    )
     assert refused.status == 403
     assert "admin role" in (await refused.json())["error"]
     assert queue_ids(dash) == ["greet"]
@@ -98,9 +99,14 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
     await page.goto(dash.url + "/events")
     await page.get_by_text("Live: new events appear at the top.").wait_for()
     done = await dash.harness.run(
-        "schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1, retry=1,
-        retry_delay=1, id="nopig",
-    )  # fmt: skip
+        "schedule",
+        MOD,
+        run="execute if entity @e[type=minecraft:pig]",
+        time=1,
+        retry=1,
+        retry_delay=1,
+        id="nopig",
+    )
     assert "Scheduled `nopig`" in done.text
     await asyncio.to_thread(dash.mc.step, 10)
     fresh = (

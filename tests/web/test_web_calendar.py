@@ -107,15 +107,16 @@ async def test_a_cron_in_the_march_gap_runs_in_the_feed_as_cron_runs_it(dash: Da
     master, extra = sorted(_events(cal, "night"), key=lambda e: "rrule" not in e)
     assert dict(master["rrule"])["BYHOUR"] == [2] and "rrule" not in extra
     exdates = master["exdate"] if isinstance(master["exdate"], list) else [master["exdate"]]
-    assert [d.dt for x in exdates for d in x.dts] == [
-        datetime(2027, 3, 28, 1, 30, tzinfo=UTC)]  # fmt: skip
+    assert [d.dt for x in exdates for d in x.dts] == [datetime(2027, 3, 28, 1, 30, tzinfo=UTC)]
     assert extra["dtstart"].dt.strftime("%d %H:%M %Z") == "28 03:00 CEST"
     week = (datetime(2027, 3, 25, tzinfo=UTC), datetime(2027, 3, 31, tzinfo=UTC))
     assert _between(cal, *week, "night") == [
-        datetime(2027, 3, 26, 1, 30, tzinfo=UTC), datetime(2027, 3, 27, 1, 30, tzinfo=UTC),
+        datetime(2027, 3, 26, 1, 30, tzinfo=UTC),
+        datetime(2027, 3, 27, 1, 30, tzinfo=UTC),
         datetime(2027, 3, 28, 1, 0, tzinfo=UTC),  # 03:00 CEST, right after the jump
-        datetime(2027, 3, 29, 0, 30, tzinfo=UTC), datetime(2027, 3, 30, 0, 30, tzinfo=UTC),
-    ]  # fmt: skip
+        datetime(2027, 3, 29, 0, 30, tzinfo=UTC),
+        datetime(2027, 3, 30, 0, 30, tzinfo=UTC),
+    ]
     [daily] = _events(cal, "daily")
     assert dict(daily["rrule"]) == {"FREQ": ["DAILY"]}
     assert daily["dtstart"].dt == datetime(2027, 3, 26, 19, 0, tzinfo=UTC)
@@ -129,8 +130,12 @@ async def test_a_cron_in_the_march_gap_runs_in_the_feed_as_cron_runs_it(dash: Da
     april = (datetime(2027, 3, 31, tzinfo=UTC), datetime(2027, 4, 17, tzinfo=UTC))
     starts = sorted(e["dtstart"].dt for e in either)
     shown = [d.strftime("%a %d %H:%M %Z") for d in starts if april[0] <= d <= april[1]]
-    assert shown == ["Thu 01 20:00 CEST", "Fri 02 20:00 CEST", "Fri 09 20:00 CEST",
-                     "Fri 16 20:00 CEST"]  # fmt: skip
+    assert shown == [
+        "Thu 01 20:00 CEST",
+        "Fri 02 20:00 CEST",
+        "Fri 09 20:00 CEST",
+        "Fri 16 20:00 CEST",
+    ]
     assert len(_between(cal, *april, "either")) == 4
 
 
@@ -140,8 +145,13 @@ async def test_paused_cancelled_and_discord_events_in_the_feed_of_every_server(d
     await _plan(dash, "dropped", repeat="0 12 * * *", timezone="UTC")
     assert "Paused" in (await dash.harness.run("pause", MOD, id="held")).text
     assert "ancel" in (await dash.harness.run("cancel", MOD, id="dropped")).text
-    event = {"name": "Build Battle", "start": "2026-10-24 19:00", "end": "2h",
-             "timezone": "Europe/Berlin", "start_run": "say go"}  # fmt: skip
+    event = {
+        "name": "Build Battle",
+        "start": "2026-10-24 19:00",
+        "end": "2h",
+        "timezone": "Europe/Berlin",
+        "start_run": "say go",
+    }
     made = await dash.harness.run("event create", MOD, **event)
     assert "made" in made.text, made.text
     cal = await _feed(await _address(dash))  # no server: every server's feed
@@ -159,8 +169,11 @@ async def test_paused_cancelled_and_discord_events_in_the_feed_of_every_server(d
     assert len(list(cal.walk("VEVENT"))) == 3
     cancelled = await dash.harness.run("event cancel", MOD, event="1")
     assert "cancelled" in cancelled.text, cancelled.text
-    [battle] = [e for e in (await _feed(await _address(dash, renew=True))).walk("VEVENT")
-                if str(e["summary"]) == "Build Battle"]  # fmt: skip
+    [battle] = [
+        e
+        for e in (await _feed(await _address(dash, renew=True))).walk("VEVENT")
+        if str(e["summary"]) == "Build Battle"
+    ]
     assert battle["status"] == "CANCELLED"
 
 
@@ -224,18 +237,27 @@ async def test_the_dashboard_page_gives_the_address(dash: Dash, browser: Any, sh
 
 async def test_a_repeating_event_shows_its_next_occurrences_as_tentative(dash: Dash) -> None:
     dash.wall.set(datetime(2026, 10, 20, 12, 0, tzinfo=UTC))
-    event = {"name": "Weekly", "start": "2026-10-22 19:00", "end": "1h", "repeat": "7d",
-             "timezone": "Europe/Berlin"}  # fmt: skip
+    event = {
+        "name": "Weekly",
+        "start": "2026-10-22 19:00",
+        "end": "1h",
+        "repeat": "7d",
+        "timezone": "Europe/Berlin",
+    }
     made = await dash.harness.run("event create", MOD, **event)
     assert "made" in made.text, made.text
     cal = await _feed(await _address(dash))
-    weekly = sorted((e for e in cal.walk("VEVENT") if str(e["summary"]) == "Weekly"),
-                    key=lambda e: e["dtstart"].dt)  # fmt: skip
+    weekly = sorted(
+        (e for e in cal.walk("VEVENT") if str(e["summary"]) == "Weekly"),
+        key=lambda e: e["dtstart"].dt,
+    )
     assert [str(e["status"]) for e in weekly] == ["CONFIRMED"] + ["TENTATIVE"] * 8
     starts = [e["dtstart"].dt.astimezone(UTC) for e in weekly[:3]]
     # 7 days apart as a grid of seconds: 19:00 CEST, then 18:00 CET after the change
-    assert starts == [datetime(2026, 10, 22, 17, 0, tzinfo=UTC),
-                      datetime(2026, 10, 29, 17, 0, tzinfo=UTC),
-                      datetime(2026, 11, 5, 17, 0, tzinfo=UTC)]  # fmt: skip
+    assert starts == [
+        datetime(2026, 10, 22, 17, 0, tzinfo=UTC),
+        datetime(2026, 10, 29, 17, 0, tzinfo=UTC),
+        datetime(2026, 11, 5, 17, 0, tzinfo=UTC),
+    ]
     assert all(e["dtend"].dt - e["dtstart"].dt == timedelta(hours=1) for e in weekly)
     assert len({str(e["uid"]) for e in weekly}) == 9

@@ -57,9 +57,13 @@ def log_in(link: str) -> urllib.request.OpenerDirector:
 
 def test_console_mode_serves_the_embedded_world(tmp_path: Path) -> None:
     settings = make_settings(
-        tmp_path, admin_role_ids=[], moderator_role_ids=[], admin_user_ids=[],
-        audit_channel_id=None, web_port=0,
-    )  # fmt: skip
+        tmp_path,
+        admin_role_ids=[],
+        moderator_role_ids=[],
+        admin_user_ids=[],
+        audit_channel_id=None,
+        web_port=0,
+    )
     keys, out = Keyboard(), io.StringIO()
     result: list[int] = []
     runner = threading.Thread(target=lambda: result.append(main(settings, stdin=keys, stdout=out)))

@@ -112,13 +112,21 @@ async def test_make_change_and_cancel_an_event_in_chromium(
         ({"colour": "red"}, "colour", "Unknown field <code>colour</code>"),
         ({"server": "nowhere"}, None, "There is no server called &#39;nowhere&#39;"),
     ],
-)  # fmt: skip
+)
 async def test_a_refused_event_names_its_field_and_makes_nothing(
     dash: Dash, mod: Client, changes: dict[str, str], field: str | None, said: str
 ) -> None:
-    form = {"csrf_token": await mod.csrf(), "name": "Raid", "start": "in 2h", "end": "",
-            "timezone": "UTC", "server": "main", "if_not": "skip", "after_wait": "skip",
-            **changes}  # fmt: skip
+    form = {
+        "csrf_token": await mod.csrf(),
+        "name": "Raid",
+        "start": "in 2h",
+        "end": "",
+        "timezone": "UTC",
+        "server": "main",
+        "if_not": "skip",
+        "after_wait": "skip",
+        **changes,
+    }
     status, html = await mod.post("/discord-events", data=form)
     assert status == 400, html[:400]
     error = html.split('id="event-error"', 1)[1].split("</div>", 1)[0]

@@ -52,12 +52,16 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
     got = families(text)
     tasks = {(s[0]["server"], s[0]["list"]): s[1] for s in got["doom_tasks"]}
     assert tasks == {
-        ("main", "queue"): 2, ("main", "offline"): 0, ("main", "paused"): 1, ("main", "planned"): 0
-    }  # fmt: skip
+        ("main", "queue"): 2,
+        ("main", "offline"): 0,
+        ("main", "paused"): 1,
+        ("main", "planned"): 0,
+    }
     events = {s[0]["type"]: s[1] for s in got["doom_events"] if s[2] == "doom_events_total"}
     assert events["retry_exhausted"] == 1
-    refusals = {s[0]["kind"]: s[1] for s in got["doom_command_check_refusals"]
-                if s[2].endswith("_total")}  # fmt: skip
+    refusals = {
+        s[0]["kind"]: s[1] for s in got["doom_command_check_refusals"] if s[2].endswith("_total")
+    }
     assert refusals == {"parse": 1, "refused": 1}
     rtt = {s[2]: s[1] for s in got["doom_rcon_round_trip_seconds"] if s[0].get("server") == "main"}
     assert rtt["doom_rcon_round_trip_seconds_count"] > 10
@@ -199,8 +203,13 @@ async def test_setup_and_selftest_from_the_api_are_for_admins(dash: Dash, admin:
 
 async def test_discord_events_from_the_api_as_from_event(dash: Dash, admin: Client) -> None:
     csrf = {"X-CSRF-Token": await admin.csrf()}
-    body = {"name": "Build Battle", "start": "in 2h", "end": "1h", "start_run": "say go",
-            "announce": "none"}  # fmt: skip
+    body = {
+        "name": "Build Battle",
+        "start": "in 2h",
+        "end": "1h",
+        "start_run": "say go",
+        "announce": "none",
+    }
     status, answer = await admin.post("/api/discord-events", json=body, headers=csrf)
     assert status == 201, answer
     made = json.loads(answer)

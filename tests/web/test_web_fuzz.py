@@ -30,9 +30,13 @@ pytestmark = pytest.mark.slow
 
 EXAMPLES = 10  # per operation, mode and parameter choice: under the 60 writes a session may do
 FUZZ = settings(
-    max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-    phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck),
-)  # fmt: skip
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 # the values the routes know, so that generated input reaches past "no such server"
 KNOWN = {"name": "main", "which": "queue", "verb": "pause", "task_id": "keep", "plan_id": "1"}
 
@@ -66,8 +70,10 @@ def drive(operation: Any, url: str, token: str, fixed: dict[str, str], examples:
             )
             calls += 1
             assert response.status_code < 500, (
-                case.as_curl_command(), response.status_code, response.text[:500]
-            )  # fmt: skip
+                case.as_curl_command(),
+                response.status_code,
+                response.text[:500],
+            )
 
         call()
     return calls
@@ -117,32 +123,101 @@ TEXT = st.text(st.characters(codec="utf-8"), max_size=40)
 NUMBERS = st.one_of(
     st.integers(-(2**70), 2**70).map(str), st.sampled_from(["", " ", "1e9", "0x10", "٣", "-0"])
 )
-FIELDS = ["t", "page", "id", "user", "server", "action", "before", "run", "time", "unit",
-          "retry", "confirm", "list", "extension", "csrf_token", "when", "repeat", "timezone",
-          "announce", "at", "every", "prefix", "target", "preview", "name", "start",
-          "end"]  # fmt: skip
-QUERY = st.dictionaries(st.one_of(st.sampled_from(FIELDS), TEXT), st.one_of(NUMBERS, TEXT),
-                        max_size=5)  # fmt: skip
+FIELDS = [
+    "t",
+    "page",
+    "id",
+    "user",
+    "server",
+    "action",
+    "before",
+    "run",
+    "time",
+    "unit",
+    "retry",
+    "confirm",
+    "list",
+    "extension",
+    "csrf_token",
+    "when",
+    "repeat",
+    "timezone",
+    "announce",
+    "at",
+    "every",
+    "prefix",
+    "target",
+    "preview",
+    "name",
+    "start",
+    "end",
+]
+QUERY = st.dictionaries(
+    st.one_of(st.sampled_from(FIELDS), TEXT), st.one_of(NUMBERS, TEXT), max_size=5
+)
 SEGMENT = st.one_of(st.sampled_from(["main", "queue", "keep", "1", "pause", "nowhere"]), TEXT)
 # the routes with the names they know (most tries), and with any names
-READS = ["/", "/servers", "/servers/main/queue", "/servers/main/offline", "/servers/main/paused",
-         "/servers/main/planned", "/servers/main/tasks/keep", "/servers/main/clear", "/events",
-         "/audit", "/extensions", "/login", "/metrics", "/healthz", "/x/commands/",
-         "/servers/{a}/{b}", "/servers/{a}/tasks/{b}", "/servers/{a}/clear",
-         "/x/{a}/{b}", "/discord-events", "/discord-events/{a}", "/servers/{a}/admin",
-         "/servers/{a}/tasks/{b}/cancel_all", "/servers/{a}/plan/download"]  # fmt: skip
-WRITES = ["/servers/main/schedule", "/servers/main/tasks/keep/pause",
-          "/servers/main/tasks/keep/resume", "/servers/main/planned/1/pause", "/servers/main/clear",
-          "/extensions/reload", "/logout", "/login", "/servers/{a}/schedule",
-          "/servers/{a}/tasks/{b}/{c}", "/servers/{a}/planned/{b}/{c}", "/servers/main/queue",
-          "/discord-events", "/discord-events/{a}/edit", "/discord-events/{a}/cancel"]  # fmt: skip
+READS = [
+    "/",
+    "/servers",
+    "/servers/main/queue",
+    "/servers/main/offline",
+    "/servers/main/paused",
+    "/servers/main/planned",
+    "/servers/main/tasks/keep",
+    "/servers/main/clear",
+    "/events",
+    "/audit",
+    "/extensions",
+    "/login",
+    "/metrics",
+    "/healthz",
+    "/x/commands/",
+    "/servers/{a}/{b}",
+    "/servers/{a}/tasks/{b}",
+    "/servers/{a}/clear",
+    "/x/{a}/{b}",
+    "/discord-events",
+    "/discord-events/{a}",
+    "/servers/{a}/admin",
+    "/servers/{a}/tasks/{b}/cancel_all",
+    "/servers/{a}/plan/download",
+]
+WRITES = [
+    "/servers/main/schedule",
+    "/servers/main/tasks/keep/pause",
+    "/servers/main/tasks/keep/resume",
+    "/servers/main/planned/1/pause",
+    "/servers/main/clear",
+    "/extensions/reload",
+    "/logout",
+    "/login",
+    "/servers/{a}/schedule",
+    "/servers/{a}/tasks/{b}/{c}",
+    "/servers/{a}/planned/{b}/{c}",
+    "/servers/main/queue",
+    "/discord-events",
+    "/discord-events/{a}/edit",
+    "/discord-events/{a}/cancel",
+]
 BODY = st.one_of(
-    st.tuples(st.just("form"), st.dictionaries(st.sampled_from(FIELDS), st.one_of(NUMBERS, TEXT),
-                                               max_size=6)),
-    st.tuples(st.sampled_from(["application/json", "text/plain", "multipart/form-data",
-                               "application/x-www-form-urlencoded", "application/octet-stream"]),
-              st.binary(max_size=300)),
-)  # fmt: skip
+    st.tuples(
+        st.just("form"),
+        st.dictionaries(st.sampled_from(FIELDS), st.one_of(NUMBERS, TEXT), max_size=6),
+    ),
+    st.tuples(
+        st.sampled_from(
+            [
+                "application/json",
+                "text/plain",
+                "multipart/form-data",
+                "application/x-www-form-urlencoded",
+                "application/octet-stream",
+            ]
+        ),
+        st.binary(max_size=300),
+    ),
+)
 
 
 def path_of(template: str, parts: list[str]) -> str:
@@ -163,16 +238,23 @@ async def test_pages_and_forms_answer_generated_input_without_a_5xx(kept: Dash) 
         assert "Traceback" not in body and "Unexpected error" not in body, (method, path)
 
     @settings(FUZZ, max_examples=80)
-    @given(template=st.sampled_from(READS), parts=st.lists(SEGMENT, min_size=3, max_size=3),
-           query=QUERY)  # fmt: skip
+    @given(
+        template=st.sampled_from(READS),
+        parts=st.lists(SEGMENT, min_size=3, max_size=3),
+        query=QUERY,
+    )
     def reads(template: str, parts: list[str], query: dict[str, str]) -> None:
         path = path_of(template, parts) + "?" + urlencode(query)
         status, body = run(client.get(path))
         check("GET", path, status, body)
 
     @settings(FUZZ, max_examples=80)
-    @given(template=st.sampled_from(WRITES), parts=st.lists(SEGMENT, min_size=3, max_size=3),
-           body=BODY, with_csrf=st.booleans())  # fmt: skip
+    @given(
+        template=st.sampled_from(WRITES),
+        parts=st.lists(SEGMENT, min_size=3, max_size=3),
+        body=BODY,
+        with_csrf=st.booleans(),
+    )
     def writes(template: str, parts: list[str], body: tuple[str, Any], with_csrf: bool) -> None:
         if template == "/logout":
             with_csrf = False  # a logout with the right token would end the session under test

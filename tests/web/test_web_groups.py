@@ -33,8 +33,9 @@ def _queue(server: Server) -> list[str]:
 async def pair(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[tuple[Dash, Server]]:
     main, other = mcsim(password=PASSWORD, name="main"), mcsim(password=PASSWORD, name="other")
     configs = [server_config(main, PASSWORD), server_config(other, PASSWORD, name="other")]
-    settings = make_settings(tmp_path, configs, discord_token=BOT_TOKEN, web_port=0,
-                             rcon_timeout=2.0)  # fmt: skip
+    settings = make_settings(
+        tmp_path, configs, discord_token=BOT_TOKEN, web_port=0, rcon_timeout=2.0
+    )
     services = await build_services(settings)
     wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
     services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
@@ -75,8 +76,9 @@ async def test_schedule_on_a_group_from_the_api(pair: tuple[Dash, Server]) -> No
         assert main["ok"] is True and main["outcome"].startswith("Scheduled `g1` on main."), found
         assert found["outcome"].startswith("all: done on 2 of 2 servers."), found
         assert queue_ids(dash) == ["g1"]
-        status, found = await _post(client, "/api/groups/all/tasks",
-                                    {"run": "stop", "time": 5, "id": "g2"})  # fmt: skip
+        status, found = await _post(
+            client, "/api/groups/all/tasks", {"run": "stop", "time": 5, "id": "g2"}
+        )
         assert status == 200 and not any(o["ok"] for o in found["outcomes"]), found
         assert queue_ids(dash) == ["g1"]
         status, found = await _post(client, "/api/groups/nope/tasks", body)
@@ -104,8 +106,9 @@ async def test_every_group_route_answers_per_server_and_names_one_that_is_down(
         assert [[t["id"] for t in o["tasks"]] for o in found["outcomes"]] == [["t"], ["t"]]
         status, found = await _get(mod, "/api/groups/all/time")
         assert status == 200 and all("game_time" in o for o in found["outcomes"]), found
-        status, found = await _post(mod, "/api/groups/all/tasks/dynamic",
-                                    {"run": "say d", "time": 900, "prefix": "api-"})  # fmt: skip
+        status, found = await _post(
+            mod, "/api/groups/all/tasks/dynamic", {"run": "say d", "time": 900, "prefix": "api-"}
+        )
         assert [o["id"].startswith("api-") for o in found["outcomes"]] == [True, True], found
         status, found = await _get(mod, "/api/groups/all/history/t")
         assert status == 200 and [o["total"] for o in found["outcomes"]] == [0, 0], found

@@ -46,8 +46,9 @@ async def minutely(dash: Dash, runs: int, late: float = 0.0) -> None:
 
 
 def samples(text: str) -> list[tuple[str, dict[str, str], float]]:
-    return [(s.name, s.labels, s.value) for f in text_string_to_metric_families(text)
-            for s in f.samples]  # fmt: skip
+    return [
+        (s.name, s.labels, s.value) for f in text_string_to_metric_families(text) for s in f.samples
+    ]
 
 
 @pytest.mark.slow
@@ -82,13 +83,16 @@ async def test_history_in_discord_the_api_and_metrics(dash: Dash, mod: Client) -
     assert status == 400
     status, body = await mod.get("/api/servers/main/history/" + "x" * 65)  # too long for an id
     assert status == 400, body
-    assert json.loads(body) == {"error": "A task id is 1 to 64 characters long.",
-                                "field": "task_id"}  # fmt: skip
+    assert json.loads(body) == {
+        "error": "A task id is 1 to 64 characters long.",
+        "field": "task_id",
+    }
     status, html = await mod.get("/servers/main/history/" + "x" * 65)
     assert status == 400 and "A task id is 1 to 64 characters long." in html
     csrf = await mod.csrf()
-    status, body = await mod.post("/api/servers/main/tasks/" + "x" * 65 + "/run_now",
-                                  headers={"X-CSRF-Token": csrf})  # fmt: skip
+    status, body = await mod.post(
+        "/api/servers/main/tasks/" + "x" * 65 + "/run_now", headers={"X-CSRF-Token": csrf}
+    )
     assert status == 400 and json.loads(body)["field"] == "task_id", body
     status, body = await mod.get("/api/openapi.json")
     route = json.loads(body)["paths"]["/api/servers/{name}/history/{task_id}"]["get"]
@@ -107,8 +111,9 @@ async def test_history_in_discord_the_api_and_metrics(dash: Dash, mod: Client) -
     # a restarted dashboard counts from its start, not the stored history again
     fresh = Metrics(h.services)
     await fresh.refresh()
-    restarted = [v for n, _, v in samples(fresh.text().decode())
-                 if n == "doom_run_lateness_seconds_count"]  # fmt: skip
+    restarted = [
+        v for n, _, v in samples(fresh.text().decode()) if n == "doom_run_lateness_seconds_count"
+    ]
     assert restarted == []
 
 

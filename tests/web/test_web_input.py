@@ -51,22 +51,25 @@ async def test_a_json_body_over_the_limit_is_413_and_changes_nothing(
             yield text[start : start + 8192]
 
     status, body = await mod.post(
-        "/api/servers/main/tasks", data=chunks(),
+        "/api/servers/main/tasks",
+        data=chunks(),
         headers={**headers, "Content-Type": "application/json"},
-    )  # fmt: skip
+    )
     assert status == 413, body
     # any other body too: a text/plain one on a write that reads no form is not let through
     status, body = await mod.post(
-        "/api/servers/main/tasks/keep/cancel", data="x" * (limit + 1),
+        "/api/servers/main/tasks/keep/cancel",
+        data="x" * (limit + 1),
         headers={**headers, "Content-Type": "text/plain"},
-    )  # fmt: skip
+    )
     assert status == 413, body
     assert queue_ids(kept) == ["keep"]
     # just under the limit is read as usual
     status, body = await mod.post(
-        "/api/servers/main/tasks", json={"run": "say " + "y" * 1300, "time": 5, "id": "ok"},
+        "/api/servers/main/tasks",
+        json={"run": "say " + "y" * 1300, "time": 5, "id": "ok"},
         headers=headers,
-    )  # fmt: skip
+    )
     assert status == 201, body
     assert kept.web.settings.web_max_body == limit
 
@@ -119,23 +122,26 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
         assert found["field"] == field and said in found["error"], (payload, found)
     for payload in ([1, 2], "say x", None):
         status, body = await mod.post(
-            "/api/servers/main/tasks", data=json.dumps(payload),
+            "/api/servers/main/tasks",
+            data=json.dumps(payload),
             headers={**headers, "Content-Type": "application/json"},
-        )  # fmt: skip
+        )
         assert status == 400 and "JSON object" in refusal(body)["error"], (payload, body)
     for raw in (b"{not json", b'{"run": "say \xa5", "time": 5}'):  # not JSON; not UTF-8
         status, body = await mod.post(
-            "/api/servers/main/tasks", data=raw,
+            "/api/servers/main/tasks",
+            data=raw,
             headers={**headers, "Content-Type": "application/json"},
-        )  # fmt: skip
+        )
         assert status == 400, (raw, body)
         assert refusal(body)["error"], body
     admin = await Client(kept).login(ADMIN)
     try:
         status, body = await admin.post(
-            "/api/servers/main/clear", json={"confirm": True, "everything": True},
+            "/api/servers/main/clear",
+            json={"confirm": True, "everything": True},
             headers={"X-CSRF-Token": await admin.csrf()},
-        )  # fmt: skip
+        )
         assert status == 400 and refusal(body)["field"] == "everything"
     finally:
         await admin.close()

@@ -32,12 +32,24 @@ MARKUP = (
     + "\n```"
 )
 PAGES = (
-    "/servers", "/servers/main/queue", "/servers/main/offline", "/servers/main/paused",
-    "/servers/main/planned", "/servers/main/tasks/long", "/servers/main/clear", "/events",
-    "/audit", "/extensions", "/timezone", "/x/commands/", "/servers/nope/queue",
-    "/discord-events", "/discord-events/1", "/servers/main/admin",
+    "/servers",
+    "/servers/main/queue",
+    "/servers/main/offline",
+    "/servers/main/paused",
+    "/servers/main/planned",
+    "/servers/main/tasks/long",
+    "/servers/main/clear",
+    "/events",
+    "/audit",
+    "/extensions",
+    "/timezone",
+    "/x/commands/",
+    "/servers/nope/queue",
+    "/discord-events",
+    "/discord-events/1",
+    "/servers/main/admin",
     "/servers/main/tasks/long/cancel_all",
-)  # fmt: skip
+)
 
 # what a page shows, read in the browser: its width, buttons off screen, its text nodes
 READ_PAGE = """() => {
@@ -101,8 +113,14 @@ async def prepare(dash: Dash) -> None:
     entries with Discord's markup, a pack event and a missed planned run in the feed, a
     Discord event with a long name and command."""
     h = dash.harness
-    made = await h.run("event create", MOD, name="The " + "long-" * 17 + "contest",
-                       start="in 2h", start_run=LONG_RUN, repeat="7d")  # fmt: skip
+    made = await h.run(
+        "event create",
+        MOD,
+        name="The " + "long-" * 17 + "contest",
+        start="in 2h",
+        start_run=LONG_RUN,
+        repeat="7d",
+    )
     assert "Event #1" in made.text, made.text
     await h.run("schedule", MOD, run=LONG_RUN, time=900, id="long")
     await h.run("schedule", MOD, run="say nap", time=900, id="nap")
@@ -117,9 +135,14 @@ async def prepare(dash: Dash) -> None:
     await scheduler.start()
     await scheduler.settled()
     await h.run(
-        "schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1, retry=1,
-        retry_delay=1, id="nopig",
-    )  # fmt: skip
+        "schedule",
+        MOD,
+        run="execute if entity @e[type=minecraft:pig]",
+        time=1,
+        retry=1,
+        retry_delay=1,
+        id="nopig",
+    )
     await asyncio.to_thread(dash.mc.step, 10)
     await h.services.audit.record(
         ADMIN.id, "user7001", "main", "event create", {}, MARKUP, face="discord"

@@ -88,27 +88,29 @@ async def test_plan_file_through_the_api(dash: Dash, mod: Client) -> None:
     ), shown
     status, answer = await mod.get("/api/servers/main/plan")
     assert status == 200 and yaml.safe_load(answer) == {"version": 1, "server": "main"}, answer
-    status, answer = await mod.post("/api/servers/main/plan", json={"document": WRONG},
-                                    headers=csrf)  # fmt: skip
+    status, answer = await mod.post(
+        "/api/servers/main/plan", json={"document": WRONG}, headers=csrf
+    )
     refused = json.loads(answer)
     assert status == 400 and refused["field"] == "document", answer
     assert "tasks[2] (halt)" in refused["error"] and "Nothing was changed" in refused["error"]
     assert queue_ids(dash) == []
     # a planned row's id is unique on a server (the pack keeps several tasks of one id)
     twice = PLAN.replace("tasks:\n", "- id: raid\n  run: say raid again\n  repeat: 1h\ntasks:\n")
-    status, answer = await mod.post("/api/servers/main/plan", json={"document": twice},
-                                    headers=csrf)  # fmt: skip
+    status, answer = await mod.post(
+        "/api/servers/main/plan", json={"document": twice}, headers=csrf
+    )
     refused = json.loads(answer)
     assert status == 400 and "planned[3] (raid)" in refused["error"], answer
     assert "planned[1] has the same id" in refused["error"], answer
     assert queue_ids(dash) == []
-    status, answer = await mod.post("/api/servers/main/plan", json={"document": PLAN},
-                                    headers=csrf)  # fmt: skip
+    status, answer = await mod.post("/api/servers/main/plan", json={"document": PLAN}, headers=csrf)
     assert status == 200 and json.loads(answer)["done"] is True, answer
     status, answer = await mod.get("/api/servers/main/plan")
     assert status == 200 and yaml.safe_load(answer) == yaml.safe_load(PLAN), answer
-    status, answer = await mod.post("/api/servers/main/plan", json={"document": PLAN, "x": 1},
-                                    headers=csrf)  # fmt: skip
+    status, answer = await mod.post(
+        "/api/servers/main/plan", json={"document": PLAN, "x": 1}, headers=csrf
+    )
     assert status == 400 and "x" in json.loads(answer)["field"], answer
 
 
@@ -150,10 +152,20 @@ async def test_the_dashboard_uploads_shows_the_dry_run_and_confirms(
 
 
 async def test_discord_events_go_out_and_back_in_through_discord(dash: Dash) -> None:
-    made = await dash.harness.run("event create", MOD, name="Build Battle", start="in 3h",
-                                  end="2h", timezone="Europe/Berlin", start_run="say go",
-                                  announce="5m", reminders="1h", require="players>=2",
-                                  if_not="wait", max_wait="15m")  # fmt: skip
+    made = await dash.harness.run(
+        "event create",
+        MOD,
+        name="Build Battle",
+        start="in 3h",
+        end="2h",
+        timezone="Europe/Berlin",
+        start_run="say go",
+        announce="5m",
+        reminders="1h",
+        require="players>=2",
+        if_not="wait",
+        max_wait="15m",
+    )
     assert "made" in made.text, made.text
     first = await _exported(dash)
     [event] = first["events"]
@@ -184,8 +196,10 @@ async def test_discord_events_go_out_and_back_in_through_discord(dash: Dash) -> 
 
 
 async def test_an_event_discord_refuses_part_way_undoes_the_whole_import(dash: Dash) -> None:
-    events = ("events:\n- name: Opening\n  start: 2027-06-01 19:00\n  end: 2027-06-01 21:00\n"
-              "- name: Closing\n  start: 2027-06-08 19:00\n  end: 2027-06-08 21:00\n")  # fmt: skip
+    events = (
+        "events:\n- name: Opening\n  start: 2027-06-01 19:00\n  end: 2027-06-01 21:00\n"
+        "- name: Closing\n  start: 2027-06-08 19:00\n  end: 2027-06-08 21:00\n"
+    )
     text = (PLAN + events).encode()
     scheduled = dash.harness.discord.scheduled
     posts: list[Any] = []

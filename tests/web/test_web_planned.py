@@ -108,8 +108,13 @@ async def test_lateness_of_planned_runs_is_on_metrics(dash: Dash, mod: Client) -
 async def test_the_api_plans_a_wall_clock_row_that_runs_once(dash: Dash, mod: Client) -> None:
     dash.mc.run("scoreboard objectives add api dummy")
     headers = {"X-CSRF-Token": await mod.csrf()}
-    body = {"run": "scoreboard players add #n api 1", "when": "in 5m", "id": "api-once",
-            "timezone": "Europe/Berlin", "announce": "1m"}  # fmt: skip
+    body = {
+        "run": "scoreboard players add #n api 1",
+        "when": "in 5m",
+        "id": "api-once",
+        "timezone": "Europe/Berlin",
+        "announce": "1m",
+    }
     status, answer = await mod.post("/api/servers/main/tasks", json=body, headers=headers)
     assert status == 201, answer
     made = json.loads(answer)

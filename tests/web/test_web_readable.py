@@ -97,8 +97,11 @@ async def test_audit_says_where_each_change_came_from(kept: Dash, mod: Client) -
     h.discord.refused.clear()  # the lookup of user 1's name, refused as Discord would
     # the When column is one short time and how long ago, not a paragraph
     when = cells(html, "Paused")[0]
-    assert re.fullmatch(r'<time datetime="[^"]+">\d+/\d+/\d+, \d+:\d+ [AP]M UTC</time><br>'
-                        r'<span class="muted">[^<]+</span>', when), when  # fmt: skip
+    assert re.fullmatch(
+        r'<time datetime="[^"]+">\d+/\d+/\d+, \d+:\d+ [AP]M UTC</time><br>'
+        r'<span class="muted">[^<]+</span>',
+        when,
+    ), when
 
 
 async def test_members_are_named_as_discord_names_them(kept: Dash) -> None:

@@ -42,11 +42,13 @@ async def test_run_now_from_discord_the_page_and_the_api(dash: Dash, mod: Client
     status, html = await mod.get("/servers/main/queue")
     assert 'aria-label="Run now later"' in html
     csrf = await mod.csrf()
-    status, _ = await mod.post("/servers/main/tasks/later/run_now",
-                               data={"csrf_token": csrf, "list": "queue"})  # fmt: skip
+    status, _ = await mod.post(
+        "/servers/main/tasks/later/run_now", data={"csrf_token": csrf, "list": "queue"}
+    )
     assert status == 303 and dash.mc.score("#n", "now") == 2
-    status, body = await mod.post("/api/servers/main/tasks/later/run_now",
-                                  headers={"X-CSRF-Token": csrf})  # fmt: skip
+    status, body = await mod.post(
+        "/api/servers/main/tasks/later/run_now", headers={"X-CSRF-Token": csrf}
+    )
     assert status == 200, body
     assert json.loads(body) == {"outcome": "Ran `later` on main now; its schedule is unchanged."}
     assert dash.mc.score("#n", "now") == 3 and queued(dash) == before
@@ -58,8 +60,9 @@ async def test_run_now_from_discord_the_page_and_the_api(dash: Dash, mod: Client
     assert row is not None
     status, html = await mod.get("/servers/main/planned")
     assert 'aria-label="Run now nightly"' in html
-    status, _ = await mod.post("/servers/main/tasks/nightly/run_now",
-                               data={"csrf_token": csrf, "list": "planned"})  # fmt: skip
+    status, _ = await mod.post(
+        "/servers/main/tasks/nightly/run_now", data={"csrf_token": csrf, "list": "planned"}
+    )
     assert status == 303 and dash.mc.score("#n", "now") == 4
     [run] = await scheduler.runs(row.id)
     assert (await scheduler.get(row.id)).next_due == row.next_due  # type: ignore[union-attr]

@@ -44,10 +44,21 @@ def preview_times(html: str) -> list[tuple[str, str]]:
 async def test_the_preview_shows_the_next_runs_in_the_zone_and_saves_nothing(
     kept: Dash, mod: Client
 ) -> None:
-    form = {"csrf_token": await mod.csrf(), "run": "say daily", "id": "daily",
-            "when": "2026-12-12 09:00", "repeat": "1d", "timezone": "Europe/Berlin",
-            "unit": "tick", "retry": "0", "retry_delay": "1", "target": "main",
-            "if_not": "skip", "after_wait": "skip", "preview": "1"}  # fmt: skip
+    form = {
+        "csrf_token": await mod.csrf(),
+        "run": "say daily",
+        "id": "daily",
+        "when": "2026-12-12 09:00",
+        "repeat": "1d",
+        "timezone": "Europe/Berlin",
+        "unit": "tick",
+        "retry": "0",
+        "retry_delay": "1",
+        "target": "main",
+        "if_not": "skip",
+        "after_wait": "skip",
+        "preview": "1",
+    }
     status, html = await mod.post("/servers/main/queue", data=form)
     assert status == 200, html[:500]
     assert "Nothing is saved yet: the next 5 runs, in Europe/Berlin." in html
@@ -64,16 +75,21 @@ async def test_the_preview_shows_the_next_runs_in_the_zone_and_saves_nothing(
         "schedule"  # the fixture's `keep`, from Discord
     ]
     # the API says the same
-    body = {"run": "say daily", "when": "2026-12-12 09:00", "repeat": "1d",
-            "timezone": "Europe/Berlin"}  # fmt: skip
+    body = {
+        "run": "say daily",
+        "when": "2026-12-12 09:00",
+        "repeat": "1d",
+        "timezone": "Europe/Berlin",
+    }
     status, answer = await mod.post(
         "/api/servers/main/tasks/preview", json=body, headers={"X-CSRF-Token": form["csrf_token"]}
     )
     assert status == 200, answer
     found = json.loads(answer)
     assert found["timezone"] == "Europe/Berlin" and found["runs"][:2] == [
-        "2026-12-12T08:00:00+00:00", "2026-12-13T08:00:00+00:00"
-    ], found  # fmt: skip
+        "2026-12-12T08:00:00+00:00",
+        "2026-12-13T08:00:00+00:00",
+    ], found
     # a one-shot has one run; a game-time task has none to preview (said, naming `when`)
     status, html = await mod.post("/servers/main/queue", data={**form, "repeat": ""})
     assert "the next run, in Europe/Berlin" in html and len(preview_times(html)) == 1
@@ -97,8 +113,11 @@ async def test_the_readers_zone_is_the_one_chosen_at_first(kept: Dash, mod: Clie
 @pytest.mark.parametrize(
     ("changes", "field", "said"),
     [
-        ({"when": "in 5m", "timezone": "Mars/Olympus"}, "timezone",
-         "&#39;Mars/Olympus&#39; is not a time zone I know"),
+        (
+            {"when": "in 5m", "timezone": "Mars/Olympus"},
+            "timezone",
+            "&#39;Mars/Olympus&#39; is not a time zone I know",
+        ),
         ({"when": "someday"}, "when", "&#39;someday&#39; is not a time I can read"),
         ({"repeat": "* * *"}, "repeat", "has 3 fields: a cron expression has five"),
         ({"when": "in 1m", "announce": "5m"}, "announce", "longer than the delay"),
@@ -112,14 +131,23 @@ async def test_the_readers_zone_is_the_one_chosen_at_first(kept: Dash, mod: Clie
         ({"time": "20", "target": "nope"}, "target", "&#39;nope&#39; is not a server group"),
         ({"time": "20", "run": "sya x"}, "run", "but got literal &#39;sya&#39;"),
     ],
-)  # fmt: skip
+)
 @pytest.mark.parametrize("preview", ["", "1"])
 async def test_a_refused_form_names_its_field_and_changes_nothing(
     kept: Dash, mod: Client, changes: dict[str, str], field: str, said: str, preview: str
 ) -> None:
-    form = {"csrf_token": await mod.csrf(), "run": "say x", "unit": "tick", "retry": "0",
-            "retry_delay": "1", "timezone": "UTC", "target": "main", "if_not": "skip",
-            "after_wait": "skip", **changes}  # fmt: skip
+    form = {
+        "csrf_token": await mod.csrf(),
+        "run": "say x",
+        "unit": "tick",
+        "retry": "0",
+        "retry_delay": "1",
+        "timezone": "UTC",
+        "target": "main",
+        "if_not": "skip",
+        "after_wait": "skip",
+        **changes,
+    }
     if preview:
         form["preview"] = preview
     status, html = await mod.post("/servers/main/queue", data=form)
@@ -144,9 +172,17 @@ async def test_without_the_csrf_token_the_form_does_nothing(kept: Dash, mod: Cli
 
 async def test_a_new_unique_id_and_a_group_from_the_form(kept: Dash, mod: Client) -> None:
     csrf = await mod.csrf()
-    base = {"csrf_token": csrf, "run": "say x", "time": "900", "unit": "tick", "retry": "0",
-            "retry_delay": "1", "timezone": "UTC", "if_not": "skip",
-            "after_wait": "skip"}  # fmt: skip
+    base = {
+        "csrf_token": csrf,
+        "run": "say x",
+        "time": "900",
+        "unit": "tick",
+        "retry": "0",
+        "retry_delay": "1",
+        "timezone": "UTC",
+        "if_not": "skip",
+        "after_wait": "skip",
+    }
     status, _ = await mod.post("/servers/main/queue", data={**base, "prefix": "raid-"})
     assert status == 303
     made = [i for i in queue_ids(kept) if i != "keep"]
@@ -265,8 +301,11 @@ async def test_a_game_time_task_with_as_player_and_retry_delay_in_chromium(
     await page.get_by_text("Scheduled steve on main.").wait_for()
     [task] = [t for t in dash.mc.storage("doom.schedule:data")["queue"] if t["id"] == "steve"]  # type: ignore[union-attr, index]
     assert (task["retry"], task["retry_delay"], task["player"], task["executor"]) == (
-        2, 40, 1, steve
-    ), task  # fmt: skip
+        2,
+        40,
+        1,
+        steve,
+    ), task
     # the task's page, and its history from there
     await page.get_by_role("link", name="steve").click()
     await page.get_by_role("heading", name="Task steve on main").wait_for()

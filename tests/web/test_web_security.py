@@ -16,12 +16,27 @@ from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash, queue_ids
 from web.app import create_app
 
 READS = [
-    "/servers", "/servers/main/queue", "/servers/main/paused", "/servers/main/tasks/keep",
-    "/servers/main/clear", "/events", "/events/stream", "/audit", "/extensions", "/x/commands/",
-    "/api/me", "/api/token", "/api/servers", "/api/servers/main/lists/queue",
-    "/api/servers/main/tasks/keep", "/api/audit", "/api/events", "/discord-events",
-    "/servers/main/admin", "/servers/main/tasks/keep/cancel_all",
-]  # fmt: skip
+    "/servers",
+    "/servers/main/queue",
+    "/servers/main/paused",
+    "/servers/main/tasks/keep",
+    "/servers/main/clear",
+    "/events",
+    "/events/stream",
+    "/audit",
+    "/extensions",
+    "/x/commands/",
+    "/api/me",
+    "/api/token",
+    "/api/servers",
+    "/api/servers/main/lists/queue",
+    "/api/servers/main/tasks/keep",
+    "/api/audit",
+    "/api/events",
+    "/discord-events",
+    "/servers/main/admin",
+    "/servers/main/tasks/keep/cancel_all",
+]
 WRITES = [
     ("/servers/main/schedule", {"run": "say x", "time": "5"}),
     ("/servers/main/tasks/keep/cancel", {}),
@@ -85,9 +100,10 @@ async def test_a_write_without_the_csrf_token_is_refused(kept: Dash, mod: Client
     status, body = await mod.post("/api/servers/main/tasks/keep/cancel", json={})
     assert status == 403 and "security token" in body
     status, _ = await mod.post(
-        "/api/servers/main/tasks", json={"run": "say x", "time": 5},
+        "/api/servers/main/tasks",
+        json={"run": "say x", "time": 5},
         headers={"X-CSRF-Token": "forged"},
-    )  # fmt: skip
+    )
     assert status == 403
     assert queue_ids(kept) == ["keep"]
     # another session's token is no good either
@@ -139,9 +155,10 @@ async def test_bearer_token_for_scripts_and_logout_ends_it(kept: Dash, mod: Clie
     try:
         headers = {"Authorization": f"Bearer {token}"}
         status, body = await bearer.post(
-            "/api/servers/main/tasks", json={"run": "say api", "time": 50, "id": "api"},
+            "/api/servers/main/tasks",
+            json={"run": "say api", "time": 50, "id": "api"},
             headers=headers,
-        )  # fmt: skip
+        )
         assert status == 201, body
         assert "Scheduled `api`" in body
         assert sorted(queue_ids(kept)) == ["api", "keep"]
@@ -186,9 +203,9 @@ async def test_no_secret_in_any_page_answer_metric_or_log(
                 assert status == (403 if admin_only else 200), (path, status, body[:300])
                 seen.append(body)
         status, body = await admin.post(
-            "/servers/main/schedule", data={"csrf_token": await admin.csrf(), "run": "sya x",
-                                            "time": "1"},
-        )  # fmt: skip
+            "/servers/main/schedule",
+            data={"csrf_token": await admin.csrf(), "run": "sya x", "time": "1"},
+        )
         seen.append(body)
     finally:
         await admin.close()
@@ -246,8 +263,11 @@ async def test_a_moderator_cannot_reach_the_packs_state_through_the_api_or_the_p
         await bearer.close()
     status, body = await mod.post(
         "/servers/main/schedule",
-        data={"run": "execute as @a run scoreboard objectives remove doom.schedule", "time": "5",
-              "csrf_token": await mod.csrf()},
-    )  # fmt: skip
+        data={
+            "run": "execute as @a run scoreboard objectives remove doom.schedule",
+            "time": "5",
+            "csrf_token": await mod.csrf(),
+        },
+    )
     assert "touches the pack&#39;s scoreboard objective doom.schedule" in body, body
     assert queue_ids(kept) == ["keep"]

@@ -16,9 +16,10 @@ class Client:
         self.dash = dash
         # unsafe: keep cookies for an IP address host (127.0.0.1)
         self.http = aiohttp.ClientSession(
-            dash.url, cookie_jar=aiohttp.CookieJar(unsafe=True),
+            dash.url,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),
             timeout=aiohttp.ClientTimeout(total=30),
-        )  # fmt: skip
+        )
 
     async def close(self) -> None:
         await self.http.close()

@@ -22,9 +22,14 @@ PASSWORD = "web-rcon-Secret-4711"
 BOT_TOKEN = "MTAx.web-test-bot-token.Zm9vYmFy"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 LINK = re.compile(r"(http://\S+/login\?t=[\w.\-]+)")
 

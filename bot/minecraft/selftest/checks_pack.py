@@ -36,8 +36,9 @@ class PackChecks(Base):
         listed = facts.strip_codes(await rcon.command("datapack list enabled"))
         enabled = is_pack_enabled(listed)
         if enabled:
-            self._add("PASS", "pack enabled",
-                      lazy("{pack} is in `datapack list enabled`", pack=PACK_ID))  # fmt: skip
+            self._add(
+                "PASS", "pack enabled", lazy("{pack} is in `datapack list enabled`", pack=PACK_ID)
+            )
         elif is_pack_enabled(facts.strip_codes(await rcon.command("datapack list available"))):
             self._add(
                 "FAIL",
@@ -135,11 +136,13 @@ class PackChecks(Base):
                 ),
             )
         elif odd:
-            self._add("WARN", "function tags",
-                      lazy("unexpected answers: {answers}", answers="; ".join(odd)))  # fmt: skip
+            self._add(
+                "WARN",
+                "function tags",
+                lazy("unexpected answers: {answers}", answers="; ".join(odd)),
+            )
         else:
-            self._add("PASS", "function tags",
-                      lazy("all {n} public tags present", n=len(names)))  # fmt: skip
+            self._add("PASS", "function tags", lazy("all {n} public tags present", n=len(names)))
 
     async def _check_budget(self) -> bool:
         """False when the budget is too small for the pack to run at all."""
@@ -147,8 +150,7 @@ class PackChecks(Base):
         cap = await facts.storage_int(self.rcon, "doom.schedule:data", "cfg.cap") or 100
         need = cap * PER_DUE_TASK + 100
         if rule is None:
-            self._add("WARN", "command budget",
-                      lazy("the server answered neither gamerule name"))  # fmt: skip
+            self._add("WARN", "command budget", lazy("the server answered neither gamerule name"))
             return True
         name, value = rule
         if value < MIN_BUDGET:
@@ -189,8 +191,7 @@ class PackChecks(Base):
         removed = await self.pack.cancel_all(task_id)
         after = await self.pack.count(task_id)
         if (counted, removed, after) == (MANY, MANY, 0):
-            self._add("PASS", "cancel_all counts",
-                      lazy("{n} counted, {n} removed, 0 left", n=MANY))  # fmt: skip
+            self._add("PASS", "cancel_all counts", lazy("{n} counted, {n} removed, 0 left", n=MANY))
         else:
             self._add(
                 "FAIL",
@@ -262,9 +263,11 @@ class PackChecks(Base):
             )
         else:
             if lines is None:
-                why = lazy("false in {path} (the log was not readable during the run)",
-                           path=props.path)  # fmt: skip
+                why = lazy(
+                    "false in {path} (the log was not readable during the run)", path=props.path
+                )
             else:
-                why = lazy("false in {path} (nothing reached the log during the run)",
-                           path=props.path)  # fmt: skip
+                why = lazy(
+                    "false in {path} (nothing reached the log during the run)", path=props.path
+                )
             self._add("PASS", name, why)

@@ -42,8 +42,15 @@ class TimedChecks(Base):
         self.ticking = ticks > 0
         pause, path = facts.pause_when_empty_seconds(self.server.config)
         if self.ticking:
-            self._add("PASS", "game time", lazy("advancing ({ticks} ticks in {seconds} s)",
-                                                ticks=ticks, seconds=f"{seconds:.1f}"))  # fmt: skip
+            self._add(
+                "PASS",
+                "game time",
+                lazy(
+                    "advancing ({ticks} ticks in {seconds} s)",
+                    ticks=ticks,
+                    seconds=f"{seconds:.1f}",
+                ),
+            )
         elif await facts.is_frozen(self.rcon):
             self._add(
                 "FAIL",
@@ -96,15 +103,19 @@ class TimedChecks(Base):
                 ),
             )
         else:
-            self._add("PASS", "pause when empty",
-                      lazy("off (pause-when-empty-seconds={pause})", pause=pause))  # fmt: skip
+            self._add(
+                "PASS",
+                "pause when empty",
+                lazy("off (pause-when-empty-seconds={pause})", pause=pause),
+            )
 
     async def _check_resume(self, due: int, before: int, after: int, kept: int | None) -> None:
         name = "pause/resume"
         task_id = self.ids["pause"]
         if kept is None or due < 0:
-            self._add("FAIL", name,
-                      lazy("pausing a queued task left no paused task with its delay"))  # fmt: skip
+            self._add(
+                "FAIL", name, lazy("pausing a queued task left no paused task with its delay")
+            )
             return
         if not due - after <= kept <= due - before:
             self._add(
@@ -175,8 +186,11 @@ class TimedChecks(Base):
         name = "hostile run text"
         queued = self._hostile_queued
         if queued is not None and queued != run:
-            self._add("FAIL", name, lazy("the queued command differs from the one sent: {run}",
-                                         run=repr(queued)))  # fmt: skip
+            self._add(
+                "FAIL",
+                name,
+                lazy("the queued command differs from the one sent: {run}", run=repr(queued)),
+            )
             return
         deadline = time.monotonic() + 3.0
         got = await self._read(STORAGE, "got")
@@ -258,13 +272,22 @@ class TimedChecks(Base):
         late = first.details.get("late")
         if first.game_time != times[0] or late:
             detail = (
-                lazy("due {delay} ticks after queueing (t={due}), it ran at t={ran}, {late} "
-                     "ticks late", delay=MARKER_DELAY, due=times[0], ran=first.game_time,
-                     late=late)
+                lazy(
+                    "due {delay} ticks after queueing (t={due}), it ran at t={ran}, {late} "
+                    "ticks late",
+                    delay=MARKER_DELAY,
+                    due=times[0],
+                    ran=first.game_time,
+                    late=late,
+                )
                 if late
-                else lazy("due {delay} ticks after queueing (t={due}), it ran at t={ran}",
-                          delay=MARKER_DELAY, due=times[0], ran=first.game_time)
-            )  # fmt: skip
+                else lazy(
+                    "due {delay} ticks after queueing (t={due}), it ran at t={ran}",
+                    delay=MARKER_DELAY,
+                    due=times[0],
+                    ran=first.game_time,
+                )
+            )
             self._add("FAIL", "marker task", detail)
         else:
             self._add(
@@ -314,11 +337,14 @@ class TimedChecks(Base):
             )
         else:
             hint = (
-                lazy("check that log_path ({path}) is the server's logs/latest.log and that the "
-                     "pack's cfg.log is 1b", path=self.server.config.log_path)
+                lazy(
+                    "check that log_path ({path}) is the server's logs/latest.log and that the "
+                    "pack's cfg.log is 1b",
+                    path=self.server.config.log_path,
+                )
                 if self.probe.reads_log
                 else lazy("check that the bot can poll the ring buffer over RCON")
-            )  # fmt: skip
+            )
             self._add(
                 "FAIL",
                 "event source",
@@ -380,8 +406,11 @@ class TimedChecks(Base):
     async def _check_tps(self) -> None:
         rate = await self.pack.tps()
         if not self.ticking:
-            self._add("WARN", "measured TPS", lazy("{tps} (the game time does not advance)",
-                                                   tps=f"{rate:.1f}"))  # fmt: skip
+            self._add(
+                "WARN",
+                "measured TPS",
+                lazy("{tps} (the game time does not advance)", tps=f"{rate:.1f}"),
+            )
         elif rate >= _TPS_OK:
             self._add("PASS", "measured TPS", f"{rate:.1f}")
         else:

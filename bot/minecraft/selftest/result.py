@@ -109,17 +109,29 @@ class SelftestResult:
         if self.ok and not warned:
             return _("selftest of {server} passed in {s} s", server=server, s=seconds)
         if self.ok:
-            return ngettext("selftest of {server} passed, {n} warning in {s} s",
-                            "selftest of {server} passed, {n} warnings in {s} s", warned,
-                            server=server, s=seconds)  # fmt: skip
+            return ngettext(
+                "selftest of {server} passed, {n} warning in {s} s",
+                "selftest of {server} passed, {n} warnings in {s} s",
+                warned,
+                server=server,
+                s=seconds,
+            )
         failed = len(self.failed)
         if not warned:
-            return ngettext("selftest of {server} FAILED ({n} check) in {s} s",
-                            "selftest of {server} FAILED ({n} checks) in {s} s", failed,
-                            server=server, s=seconds)  # fmt: skip
-        return _("selftest of {server} FAILED ({failed}), {warned} in {s} s", server=server,
-                 failed=ngettext("{n} check", "{n} checks", failed),
-                 warned=ngettext("{n} warning", "{n} warnings", warned), s=seconds)  # fmt: skip
+            return ngettext(
+                "selftest of {server} FAILED ({n} check) in {s} s",
+                "selftest of {server} FAILED ({n} checks) in {s} s",
+                failed,
+                server=server,
+                s=seconds,
+            )
+        return _(
+            "selftest of {server} FAILED ({failed}), {warned} in {s} s",
+            server=server,
+            failed=ngettext("{n} check", "{n} checks", failed),
+            warned=ngettext("{n} warning", "{n} warnings", warned),
+            s=seconds,
+        )
 
     def lines(self) -> list[str]:
         return [c.line() for c in self.checks] + [self.verdict()]

@@ -107,8 +107,11 @@ class Selftest(PackChecks, TimedChecks):
                 ),
             )
             return
-        self._add("PASS", "rcon", lazy("{host}:{port} answers", host=config.rcon_host,
-                                       port=config.rcon_port))  # fmt: skip
+        self._add(
+            "PASS",
+            "rcon",
+            lazy("{host}:{port} answers", host=config.rcon_host, port=config.rcon_port),
+        )
         self.stage = "server software"
         software = await self.server.ensure_software()
         known = software.family != "unknown"
@@ -214,9 +217,13 @@ class Selftest(PackChecks, TimedChecks):
             self._add(
                 "FAIL",
                 "cleanup",
-                lazy("{problems}; the next selftest removes what is left (tasks {tasks}, "
-                     "objective {objective})", problems=Joined(problems, "; "),
-                     tasks=f"{SELFTEST_PREFIX}{self.token}.*", objective=OBJECTIVE),
-            )  # fmt: skip
+                lazy(
+                    "{problems}; the next selftest removes what is left (tasks {tasks}, "
+                    "objective {objective})",
+                    problems=Joined(problems, "; "),
+                    tasks=f"{SELFTEST_PREFIX}{self.token}.*",
+                    objective=OBJECTIVE,
+                ),
+            )
         else:
             self._add("PASS", "cleanup", lazy("its tasks, objective and storage are removed"))

@@ -1,0 +1,177 @@
+"""One run of a wall-clock row handed over to its server (bot.minecraft.handover), for the
+scheduler (bot.background.scheduler): tried with back-off until `max_late`, never twice (the
+hand-over mark, and the crash record after a rollback), its outcome recorded in the run's row
+and each late, missed, failed or waiting run alerted on the server's feed."""
+
+from __future__ import annotations
+
+__all__ = ["TRANSIENT", "Delivery", "drop_staged", "task_key"]
+
+import contextlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from bot.errors import BotError, PackError
+from bot.i18n import N_, Text, lazy
+from bot.minecraft import handover
+from bot.minecraft.conditions import pack_cond
+from bot.minecraft.pack_client import PackClient, Staged
+from bot.store.schedules import Schedule, State
+from bot.wallclock.when import human
+
+if TYPE_CHECKING:
+    from bot.background.scheduler import Scheduler
+
+# the server restarted between the request and its submit (no_input), or the answer was lost
+# (no_answer, bad_reply): tried again as a drop is, the mark and the crash record keeping it
+# from being sent twice
+TRANSIENT = ("no_input", "no_answer", "bad_reply")
+_OUTCOMES = {"ran": "ran", "queue": "queued", "offline": "waiting_player", "paused": "paused"}
+
+
+def task_key(schedule_id: int, due: float) -> str:
+    """The bot key of a run's task: the same for its staging and every hand-over attempt."""
+    return f"w{schedule_id}d{int(due * 1000)}"
+
+
+async def drop_staged(pack: PackClient, key: str) -> None:
+    with contextlib.suppress(BotError):  # a leftover is overwritten by the row's next staging
+        await pack.unstage(key)
+
+
+@dataclass
+class Delivery:
+    """One run's hand-over, with what its attempts so far have done and said."""
+
+    owner: Scheduler
+    row: Schedule
+    run_id: int
+    due: datetime
+    recovered: bool = False  # resumed after a restart of the bot: it may have been handed over
+    extra: bool = False  # run now: leaves the row's state and its staged next run alone
+    tries: int = 0  # hand-overs attempted, for the run's record
+    waiting_said: bool = False  # the "player offline" alert was posted
+
+    @property
+    def one_shot(self) -> bool:
+        return self.row.kind == "at" and not self.extra  # its run ends the row
+
+    async def run(self) -> None:
+        row, owner = self.row, self.owner
+        key = f"s{row.id}r{self.run_id}"
+        tkey = task_key(row.id, self.due.timestamp())
+        deadline = self.due + owner.max_late
+        attempt = 1 if self.recovered else 0
+        server = owner.servers.get(row.server)
+        # the staged request's content does not depend on the due
+        staged: Staged | None = None if self.extra else owner.take_staged(row.id)
+        while True:
+            if attempt > 0:
+                current = await owner.store.get(row.id)
+                if current is not None and current.state == "cancelled":
+                    await owner.store.finish_run(self.run_id, "cancelled")
+                    return
+            try:
+                if server is None:
+                    raise PackError(
+                        "no_server",
+                        lazy("The server {name} is not configured.", name=repr(row.server)),
+                    )
+                # handed over before: the mark says so, or the crash record (a rollback took
+                # the mark; the crash guard puts the task in again, under its key)
+                known = attempt > 0 and (
+                    await handover.has_mark(server.pack, key)
+                    or await server.pack.acknowledged(tkey)
+                )
+                if not known and not self.waiting_said and owner.clock.now() > deadline:
+                    # never handed over (no mark) and now too late: e.g. the bot died mid
+                    # hand-over and came back after max_late
+                    await self._finished_badly("missed", N_("it could not be handed over in time"))
+                    return
+                self.tries += 1
+                result = await handover.hand_over(
+                    server.pack,
+                    command=row.command,
+                    task_id=row.task_id,
+                    key=key,
+                    retry=row.retry,
+                    retry_delay=row.retry_delay,
+                    as_player=row.as_player,
+                    skip_submit=known,
+                    staged=staged if attempt == 0 else None,
+                    now=owner.clock.now,
+                    task_key=tkey,
+                    cond=pack_cond(row.conditions),
+                )
+            except PackError as e:
+                if e.code in TRANSIENT:
+                    if not await self._wait_retry(e, attempt):
+                        return
+                    attempt += 1
+                    continue
+                if e.code == "player_offline":
+                    if not self.waiting_said:
+                        self.waiting_said = True
+                        await owner.store.finish_run(self.run_id, "sending", attempts=self.tries)
+                        reason = N_("the player is offline; it runs when they are back")
+                        owner.alert(
+                            row,
+                            "wallclock_waiting",
+                            self.due,
+                            player=row.as_player or "",
+                            reason=reason,
+                        )
+                    attempt += 1
+                    await owner.sleep(owner.offline_retry)
+                    continue
+                await self._finished_badly(f"failed: {e.code}", e.text)
+                return
+            except BotError as e:  # unreachable, timeout, bad password: retry until max_late
+                # later attempts write the request anew: drop the staged one
+                if staged is not None and server is not None:
+                    owner.spawn(drop_staged(server.pack, staged.key))
+                    staged = None
+                if not await self._wait_retry(e, attempt):
+                    return
+                attempt += 1
+                continue
+            break
+        late = (result.handed_at - self.due).total_seconds()
+        await owner.store.finish_run(
+            self.run_id,
+            _OUTCOMES[result.where],
+            handed_over=result.handed_at,
+            ran_in_game=result.ran_at if result.where == "ran" else None,
+            lateness=late,
+            state="done" if self.one_shot else None,
+            attempts=self.tries,
+            serial=result.serial,
+        )
+        owner.handed_over += 1
+        if timedelta(seconds=late) > owner.grace:
+            owner.alert(row, "wallclock_late", self.due, late=human(int(late)) or "0s")
+        if server is not None:
+            with contextlib.suppress(BotError):
+                await handover.forget_mark(server.pack, key)
+
+    async def _wait_retry(self, error: BotError, attempt: int) -> bool:
+        """Sleep before the next hand-over attempt; False (the run is marked missed) once it
+        is later than max_late."""
+        owner = self.owner
+        now = owner.clock.now()
+        end = self.due + owner.max_late
+        if now >= end and not self.waiting_said:
+            await self._finished_badly(
+                "missed", lazy("the server was unreachable: {error}", error=error.text)
+            )
+            return False
+        delay = owner.backoff[min(attempt, len(owner.backoff) - 1)]
+        await owner.sleep(min(delay, (end - now).total_seconds()))
+        return True
+
+    async def _finished_badly(self, outcome: str, reason: Text) -> None:
+        state: State | None = "missed" if self.one_shot else None
+        await self.owner.store.finish_run(self.run_id, outcome, state=state, attempts=self.tries)
+        kind = "wallclock_missed" if outcome == "missed" else "wallclock_failed"
+        self.owner.alert(self.row, kind, self.due, reason=reason)
