@@ -49,10 +49,12 @@ from web import (
     discord_events,
     events,
     extensions,
+    groups,
     history,
     i18n,
     inputs,
     metrics,
+    picker,
     plan,
     preferences,
     servers,
@@ -163,6 +165,7 @@ def _install_handlers(app: Quart) -> None:
         return await _error_page(500, _("Unexpected error; quote {ref} to the admins.", ref=ref))
 
     app.jinja_env.filters["ticks"] = ticks
+    app.jinja_env.globals["server_choices"] = picker.choices  # the pages' server picker
     # the outcomes flashed are the sentences Discord gets: bold, code, <t:…> times
     app.jinja_env.filters["discord"] = discord_html
 
@@ -300,8 +303,8 @@ def create_app(
     )  # fmt: skip
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
     RateLimiter(app)
-    pages = (auth, servers, tasks, history, plan, admin, events, discord_events, audit, calendar,
-             extensions, preferences)  # fmt: skip
+    pages = (auth, servers, tasks, groups, history, plan, admin, events, discord_events, audit,
+             calendar, extensions, preferences, picker)  # fmt: skip
     for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)
 

@@ -120,7 +120,7 @@ NUMBERS = st.one_of(
 FIELDS = ["t", "page", "id", "user", "server", "action", "before", "run", "time", "unit",
           "retry", "confirm", "list", "extension", "csrf_token", "when", "repeat", "timezone",
           "announce", "at", "every", "prefix", "target", "preview", "name", "start",
-          "end"]  # fmt: skip
+          "end", "view"]  # fmt: skip
 QUERY = st.dictionaries(st.one_of(st.sampled_from(FIELDS), TEXT), st.one_of(NUMBERS, TEXT),
                         max_size=5)  # fmt: skip
 SEGMENT = st.one_of(st.sampled_from(["main", "queue", "keep", "1", "pause", "nowhere"]), TEXT)
@@ -130,12 +130,17 @@ READS = ["/", "/servers", "/servers/main/queue", "/servers/main/offline", "/serv
          "/audit", "/extensions", "/login", "/metrics", "/healthz", "/x/commands/",
          "/servers/{a}/{b}", "/servers/{a}/tasks/{b}", "/servers/{a}/clear",
          "/x/{a}/{b}", "/discord-events", "/discord-events/{a}", "/servers/{a}/admin",
-         "/servers/{a}/tasks/{b}/cancel_all", "/servers/{a}/plan/download"]  # fmt: skip
+         "/servers/{a}/tasks/{b}/cancel_all", "/servers/{a}/plan/download", "/groups/all",
+         "/groups/all/queue", "/groups/all/tasks/keep", "/groups/{a}", "/groups/{a}/{b}",
+         "/groups/{a}/tasks/{b}", "/groups/{a}/history/{b}", "/groups/{a}/clear",
+         "/groups/{a}/tasks/{b}/cancel_all", "/pick"]  # fmt: skip
 WRITES = ["/servers/main/schedule", "/servers/main/tasks/keep/pause",
           "/servers/main/tasks/keep/resume", "/servers/main/planned/1/pause", "/servers/main/clear",
           "/extensions/reload", "/logout", "/login", "/servers/{a}/schedule",
           "/servers/{a}/tasks/{b}/{c}", "/servers/{a}/planned/{b}/{c}", "/servers/main/queue",
-          "/discord-events", "/discord-events/{a}/edit", "/discord-events/{a}/cancel"]  # fmt: skip
+          "/discord-events", "/discord-events/{a}/edit", "/discord-events/{a}/cancel",
+          "/groups/all/queue", "/groups/all/tasks/keep/pause", "/groups/{a}/queue",
+          "/groups/{a}/tasks/{b}/{c}", "/groups/{a}/clear"]  # fmt: skip
 BODY = st.one_of(
     st.tuples(st.just("form"), st.dictionaries(st.sampled_from(FIELDS), st.one_of(NUMBERS, TEXT),
                                                max_size=6)),
