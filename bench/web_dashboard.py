@@ -13,6 +13,9 @@ one-time link. Prints p50/p95 per page and API call, sequential requests.
 Measured 2026-12-01 (2 cores shared, load average 3-4): every page and API call p95 under
 80 ms (queue page 32 ms, search by id 78 ms, one task 74 ms, /metrics 34 ms); at load 8,
 /servers 155 ms, search 269 ms and one task 216 ms p95 (mcsim scanning 10,000 compounds).
+With the group pages (load average 2-3, 30 requests a path): /groups/all/queue 66 ms, its last
+page 28 ms, one task of the group 146 ms p95; /groups/all and /servers alike p50 ~32 ms but
+p95 ~1 s, the one request in 30 that waits for a new TPS sample.
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ PAGES = [
     "/servers/main/tasks/bulk-09999",
     "/events",
     "/audit",
+    "/groups/all",
+    "/groups/all/queue",
+    "/groups/all/queue?page=1000",
+    "/groups/all/tasks/bulk-09999",
 ]
 API = [
     "/api/servers",

@@ -21,6 +21,7 @@ __all__ = [
     "run_now",
     "schedule",
     "schedule_dynamic",
+    "schedule_dynamic_group",
     "schedule_group",
     "selftest",
     "server_named",
@@ -163,6 +164,16 @@ async def schedule_dynamic(
 ) -> schedule_ops.Scheduled:
     request = schedule_ops.DynamicRequest(server=server.name, **req.model_dump(exclude={"server"}))
     return await schedule_ops.schedule_dynamic(operations(), caller(user), request)
+
+
+async def schedule_dynamic_group(
+    user: WebUser, group: str, req: DynamicFields
+) -> groups.GroupScheduled:
+    """/schedule_dynamic on a group: each server makes up its own id; an unknown group is a 404."""
+    if operations().group(group) is None:
+        raise WebError(404, _("{name} is not a server group.", name=repr(group)))
+    request = schedule_ops.DynamicRequest(server=group, **req.model_dump(exclude={"server"}))
+    return await groups.schedule_dynamic(operations(), caller(user), request)
 
 
 async def game_time(user: WebUser, server: ServerServices) -> reads.Clock:

@@ -49,10 +49,12 @@ from web import (
     discord_events,
     events,
     extensions,
+    groups,
     history,
     i18n,
     inputs,
     metrics,
+    picker,
     plan,
     preferences,
     servers,
@@ -176,6 +178,7 @@ def _install_handlers(app: Quart) -> None:
         return await _error_page(500, _("Unexpected error; quote {ref} to the admins.", ref=ref))
 
     app.jinja_env.filters["ticks"] = ticks
+    app.jinja_env.globals["server_choices"] = picker.choices  # the pages' server picker
     # the outcomes flashed are the sentences Discord gets: bold, code, <t:…> times
     app.jinja_env.filters["discord"] = discord_html
 
@@ -331,6 +334,7 @@ def create_app(
         auth,
         servers,
         tasks,
+        groups,
         history,
         plan,
         admin,
@@ -340,6 +344,7 @@ def create_app(
         calendar,
         extensions,
         preferences,
+        picker,
     )
     for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)

@@ -1,6 +1,7 @@
-"""The schedule form of a server's queue page, read into the request it stands for: /schedule of
-either kind (after game time, or at a wall-clock time), /schedule_dynamic (a new unique id with
-`prefix`) or /schedule on a group (`target`). A field the form does not have is refused, named.
+"""The schedule form of a server's or a group's queue page, read into the request it stands for:
+/schedule of either kind (after game time, or at a wall-clock time) or /schedule_dynamic (a new
+unique id with `prefix`), on the page's server or on a group (`target`, or the group's page). A
+field the form does not have is refused, named.
 
 The form's selects always send their choice, so a choice only counts with the field it goes
 with: `unit` with a delay, `timezone` with `when` or `repeat`, the condition choices with a
@@ -12,11 +13,12 @@ from __future__ import annotations
 __all__ = [
     "FIELDS",
     "ScheduleForm",
+    "Sent",
     "condition_fields",
     "form_context",
-    "groups",
     "preview_rows",
     "read_form",
+    "submit",
 ]
 
 from collections.abc import Mapping
@@ -25,15 +27,17 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot import errors
-from bot.config import ALL_SERVERS
 from bot.i18n import _
+from web import actions
 from web.actions import DynamicFields, ScheduleRequest
-from web.context import state
+from web.context import operations
+from web.picker import Choice, choices
 from web.zones import known_zones, reader_zone, time_text
 
 if TYPE_CHECKING:
     from bot.operations.schedule import Preview
     from bot.services import ServerServices
+    from web.context import WebUser
 
 NUMBERS = ("time", "at", "every", "retry", "retry_delay")
 TEXTS = ("id", "as_player", "when", "repeat", "announce")
@@ -131,9 +135,12 @@ def _fields(form: Mapping[str, str]) -> dict[str, object]:
     return {**data, **condition_fields(form)}
 
 
-def read_form(form: Mapping[str, str], server: str) -> ScheduleForm:
-    """The form's request on `server` (the page's); errors.ValidationError naming the field
-    at fault, nothing sent."""
+def read_form(
+    form: Mapping[str, str], server: str | None, group: str | None = None
+) -> ScheduleForm:
+    """The form's request on the page's `server`, or on the page's `group` (a group's page), or
+    on the group `target` names; errors.ValidationError naming the field at fault, nothing
+    sent."""
     unknown = [key for key in form if key not in FIELDS]
     if unknown:
         raise errors.ValidationError(
@@ -147,45 +154,106 @@ def read_form(form: Mapping[str, str], server: str) -> ScheduleForm:
     data = _fields(form)
     request = ScheduleRequest.checked(data)
     prefix = (form.get("prefix") or "").strip()
-    target = (form.get("target") or "").strip()
-    group = target if target and target != server else None
+    target = (form.get("target") or "").strip() or server or group
+    on_group = target if target != server else None
+    preview = bool(form.get("preview"))
     if prefix:
         given = next((key for key, default in PLAIN if data.get(key, default) != default), None)
-        if given is not None or group is not None:
-            field = given or "target"
+        if given is not None:
             raise errors.ValidationError(
                 _(
                     "An id prefix makes a new unique id for a plain delayed command: leave "
                     "`{field}` out, or the prefix.",
-                    field=field,
+                    field=given,
                 ),
-                field=field,
+                field=given,
             )
         dynamic = DynamicFields.checked(
             {"run": request.run, "time": request.time, "unit": request.unit, "prefix": prefix}
         )
-        return ScheduleForm(request, dynamic=dynamic, preview=bool(form.get("preview")))
-    return ScheduleForm(request, group=group, preview=bool(form.get("preview")))
+        return ScheduleForm(request, dynamic=dynamic, group=on_group, preview=preview)
+    return ScheduleForm(request, group=on_group, preview=preview)
 
 
-def groups() -> list[str]:
-    """The groups a form may name as its target: `all`, then DOOM_SERVER_GROUPS'."""
-    return [ALL_SERVERS, *sorted(state().services.settings.server_groups)]
+def check_target(asked: ScheduleForm) -> None:
+    """A `target` that is neither the page's server nor a group is refused, named."""
+    if asked.group is not None and operations().group(asked.group) is None:
+        raise errors.ValidationError(
+            _("{name} is not a server group.", name=repr(asked.group)), field="target"
+        )
 
 
-async def form_context(server: ServerServices) -> dict[str, Any]:
-    """What the form shows besides its fields: the zones to choose from (the reader's
-    preselected), the groups, and the server's game tick now, for `at` (None when it cannot be
-    read; the tick alone, as the lists read the pack: /time's TPS may wait a second)."""
+async def preview(user: WebUser, asked: ScheduleForm, server: ServerServices | None) -> Preview:
+    """The next runs of the form's wall-clock request: on the page's server, or on a group's
+    page on its first server (each server of a group would have the same times)."""
+    check_target(asked)
+    if server is None:
+        found = operations().group(asked.group) or []
+        if not found:
+            raise errors.ValidationError(_("No Minecraft server is configured."))
+        server = found[0]
+    return await actions.preview(user, server, asked.request)
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What became of the form's request: the outcome's text (for a group its head and a line a
+    server, as Discord's reply says it), the list to show it on, and whether anything was done
+    (a group's request every server refused keeps the form, with each one's reason)."""
+
+    text: str
+    back: str
+    done: bool = True
+
+
+async def submit(user: WebUser, asked: ScheduleForm, server: ServerServices | None) -> Sent:
+    """The form's request sent to its operation: the page's server's, or the group's."""
+    check_target(asked)
+    if asked.group is not None:
+        if asked.dynamic is not None:
+            fanned = await actions.schedule_dynamic_group(user, asked.group, asked.dynamic)
+        else:
+            fanned = await actions.schedule_group(user, asked.group, asked.request)
+        done = any(o.ok for o in fanned.outcomes)
+        return Sent(fanned.text, f"/groups/{asked.group}/queue", done)
+    assert server is not None  # a group's page sends to a group: its own, or its target
+    if asked.dynamic is not None:
+        made = await actions.schedule_dynamic(user, server, asked.dynamic)
+        return Sent(made.text, f"/servers/{server.name}/queue")
+    made = await actions.schedule(user, server, asked.request)
+    which = "planned" if made.planned is not None else "queue"
+    return Sent(made.text, f"/servers/{server.name}/{which}")
+
+
+async def form_context(server: ServerServices | None, group: str | None = None) -> dict[str, Any]:
+    """What the form shows besides its fields: where it posts, the zones to choose from (the
+    reader's preselected), where it may schedule (the page's server, then every group), and on a
+    server's page its game tick now, for `at` (None when it cannot be read; the tick alone, as
+    the lists read the pack: /time's TPS may wait a second). A group's page has no one tick."""
+    groups = [c for c in choices() if c.group]
+    if server is None:
+        return {
+            "zones": known_zones(),
+            "reader_zone": reader_zone().key,
+            "targets": groups,
+            "here": group,
+            "form_action": f"/groups/{group}/queue",
+            "tick": None,
+            "on_group": True,
+        }
     try:
         tick: int | None = await server.pack.get_time()
     except errors.BotError:
         tick = None
+    only = Choice(server.name, _("{server} only", server=server.name), False)
     return {
         "zones": known_zones(),
         "reader_zone": reader_zone().key,
-        "groups": groups(),
+        "targets": [only, *groups],
+        "here": server.name,
+        "form_action": f"/servers/{server.name}/queue",
         "tick": tick,
+        "on_group": False,
     }
 
 

@@ -32,6 +32,7 @@ from web.actions import UNITS, server_named
 from web.auth import page
 from web.context import WebError, operations, state
 from web.inputs import whole_number
+from web.picker import choices
 from web.schedule_form import form_context, preview_rows
 
 if TYPE_CHECKING:
@@ -198,10 +199,13 @@ async def index() -> Any:
     clocks = await asyncio.gather(
         *(_clock(s) if st.ok else _none() for s, st in zip(servers, statuses, strict=True))
     )
+    # the groups, as Discord's autocomplete offers them: once there is more than one server
+    found = [c for c in choices() if c.group] if len(servers) > 1 else []
     return await render_template(
         "servers.html",
         statuses=statuses,
         user=g.user,
+        groups=found,
         clocks=dict(zip([s.name for s in servers], clocks, strict=True)),
     )
 
@@ -231,10 +235,12 @@ async def render_list(
     error: errors.BotError | None = None,
     form: dict[str, str] | None = None,
     preview: Preview | None = None,
+    refused: str | None = None,
     status: int = 200,
 ) -> Any:
     """A list page; after a refused schedule, with the error (and caret, and the field at
-    fault) and the form kept; after a preview, the next runs with the form kept."""
+    fault), or a group's servers' reasons (`refused`), and the form kept; after a preview, the
+    next runs with the form kept."""
     if which not in LISTS:
         raise WebError(
             404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
@@ -267,6 +273,7 @@ async def render_list(
         error=str(error) if error is not None else None,
         caret=caret,
         error_field=field,
+        refused=refused,
         preview=preview,
         previewed=preview_rows(preview) if preview is not None else [],
         **extra,

@@ -17,8 +17,8 @@ from bot.operations.ranks import Rank
 from web import actions
 from web.actions import server_named
 from web.auth import action, page, write_limit
-from web.context import WebError, operations
-from web.schedule_form import read_form
+from web.context import WebError
+from web.schedule_form import preview, read_form, submit
 from web.servers import first_task, render_list, task_row
 
 log = logging.getLogger(__name__)
@@ -56,27 +56,18 @@ async def schedule(name: str) -> Any:
     server = server_named(name)
     form = dict(await request.form)
     form.pop("csrf_token", None)
-    which = "queue"
     try:
         asked = read_form(form, server.name)
-        if asked.group is not None and operations().group(asked.group) is None:
-            raise errors.ValidationError(
-                _("{name} is not a server group.", name=repr(asked.group)), field="target"
-            )
         if asked.preview:  # of this server's row (a group's rows would have the same times)
-            shown = await actions.preview(g.user, server, asked.request)
+            shown = await preview(g.user, asked, server)
             return await render_list(server, "queue", form=form, preview=shown)
-        if asked.dynamic is not None:
-            outcome = (await actions.schedule_dynamic(g.user, server, asked.dynamic)).text
-        elif asked.group is not None:
-            outcome = (await actions.schedule_group(g.user, asked.group, asked.request)).text
-        else:
-            made = await actions.schedule(g.user, server, asked.request)
-            outcome, which = made.text, "planned" if made.planned is not None else "queue"
+        sent = await submit(g.user, asked, server)
     except errors.BotError as exc:  # a typo (with its caret), a refusal, a bad field
         return await render_list(server, "queue", error=exc, form=form, status=400)
-    await flash(outcome, "ok")
-    return _back(name, which)
+    if not sent.done:  # a group's servers all refused: the form stays, with their reasons
+        return await render_list(server, "queue", refused=sent.text, form=form, status=400)
+    await flash(sent.text, "ok")
+    return redirect(sent.back, 303)
 
 
 @blueprint.get("/servers/<name>/schedule")
@@ -120,7 +111,12 @@ async def cancel_all_confirm(name: str, task_id: str) -> Any:
     except errors.ValidationError as exc:
         raise WebError(400, str(exc)) from None
     return await render_template(
-        "cancel_all.html", server=server, task_id=task_id, counted=counted, user=g.user
+        "cancel_all.html",
+        base=f"/servers/{server.name}",
+        task_id=task_id,
+        question=counted.text,
+        anything=bool(counted.count or counted.planned),
+        user=g.user,
     )
 
 
@@ -129,7 +125,13 @@ async def cancel_all_confirm(name: str, task_id: str) -> Any:
 async def clear_confirm(name: str) -> Any:
     server = server_named(name)
     sizes = [(await server.pack.list_tasks(w, limit=1))[1] for w in ("queue", "offline", "paused")]
-    return await render_template("clear.html", server=server, count=sum(sizes), user=g.user)
+    return await render_template(
+        "clear.html",
+        base=f"/servers/{server.name}",
+        name=server.name,
+        count=sum(sizes),
+        user=g.user,
+    )
 
 
 @blueprint.post("/servers/<name>/clear")

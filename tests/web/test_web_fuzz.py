@@ -151,6 +151,7 @@ FIELDS = [
     "name",
     "start",
     "end",
+    "view",
 ]
 QUERY = st.dictionaries(
     st.one_of(st.sampled_from(FIELDS), TEXT), st.one_of(NUMBERS, TEXT), max_size=5
@@ -182,6 +183,16 @@ READS = [
     "/servers/{a}/admin",
     "/servers/{a}/tasks/{b}/cancel_all",
     "/servers/{a}/plan/download",
+    "/groups/all",
+    "/groups/all/queue",
+    "/groups/all/tasks/keep",
+    "/groups/{a}",
+    "/groups/{a}/{b}",
+    "/groups/{a}/tasks/{b}",
+    "/groups/{a}/history/{b}",
+    "/groups/{a}/clear",
+    "/groups/{a}/tasks/{b}/cancel_all",
+    "/pick",
 ]
 WRITES = [
     "/servers/main/schedule",
@@ -199,6 +210,11 @@ WRITES = [
     "/discord-events",
     "/discord-events/{a}/edit",
     "/discord-events/{a}/cancel",
+    "/groups/all/queue",
+    "/groups/all/tasks/keep/pause",
+    "/groups/{a}/queue",
+    "/groups/{a}/tasks/{b}/{c}",
+    "/groups/{a}/clear",
 ]
 BODY = st.one_of(
     st.tuples(

@@ -49,6 +49,14 @@ PAGES = (
     "/discord-events/1",
     "/servers/main/admin",
     "/servers/main/tasks/long/cancel_all",
+    "/groups/all",
+    "/groups/all/queue",
+    "/groups/all/planned",
+    "/groups/all/tasks/long",
+    "/groups/all/history/hourly",
+    "/groups/all/clear",
+    "/groups/all/tasks/long/cancel_all",
+    "/servers/main/history/hourly",
 )
 
 # what a page shows, read in the browser: its width, buttons off screen, its text nodes
