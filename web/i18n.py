@@ -9,7 +9,7 @@ errors shown on a page come out in it.
 
 Templates use the bot's own ``_``, ``ngettext`` and ``pgettext`` through ``jinja2.ext.i18n``,
 installed old-style on purpose: the catalogs' placeholders are ``{name}`` fields filled by
-:func:`bot.i18n._` (which ``python -m bot.i18n check`` compares), while newstyle gettext would
+:func:`bot.i18n._` (which ``python -m bot.catalogs check`` compares), while newstyle gettext would
 ``%``-format every text. So write ``{{ _("Task `{id}`", id=task.id)|ticks }}``, never a
 ``{% trans %}`` block (it ``%``-formats too). Autoescaping still escapes the whole result.
 """

@@ -3,7 +3,7 @@
 English is the source language (the message ids); every other language is one catalog,
 ``locale/<ll_CC>/LC_MESSAGES/messages.po``, compiled in memory the first time it is used (so a
 fresh checkout, an editable install and a wheel all read the same ``.po`` files and no compiled
-file can be stale). ``python -m bot.i18n update`` re-extracts and merges the catalogs.
+file can be stale). ``python -m bot.catalogs update`` re-extracts and merges the catalogs.
 
 Which locale a text is in is a context variable, so the code that builds a reply only wraps its
 literal (``_("Paused `{id}`.", id=id)``) and never passes a locale around:

@@ -4,7 +4,7 @@ discord.py passes every name, description and choice of the tree through the tre
 :class:`~discord.app_commands.Translator` when it builds the payload it syncs (each is a
 ``locale_str`` because commands are made with ``auto_locale_strings``), once per Discord locale;
 Discord then shows each reader their client's language. So the cogs' decorators stay as they
-are: their English texts are the message ids, and ``python -m bot.i18n update`` reads them from
+are: their English texts are the message ids, and ``python -m bot.catalogs update`` reads them from
 the tree itself (:func:`tree_messages`).
 
 Names are looked up under a context (a command called "list" is not the word "list" in an

@@ -12,10 +12,10 @@ import pytest
 from babel.messages.pofile import read_po
 
 from bot import i18n
+from bot.catalogs.cli import TEMPLATE, extract, placeholders, problems
 from bot.config import ServerConfig
 from bot.errors import CommandParseError, CommandRefused
 from bot.i18n import _, formats, lazy, ngettext, use_locale
-from bot.i18n.__main__ import TEMPLATE, extract, placeholders, problems
 from bot.minecraft.command_check import CommandChecker
 
 ZH = TEMPLATE.parent / "zh_CN" / "LC_MESSAGES" / "messages.po"
@@ -36,7 +36,7 @@ def test_zh_cn_translates_every_message_with_the_same_placeholders() -> None:
 
 
 def test_the_template_is_in_step_with_the_code() -> None:
-    """A text wrapped in the code but not extracted (run `python -m bot.i18n update`) fails."""
+    """A text wrapped in the code but not extracted (run `python -m bot.catalogs update`) fails."""
     with TEMPLATE.open("rb") as f:
         recorded = ids(read_po(f))
     assert ids(extract()) == recorded
@@ -188,10 +188,10 @@ def test_a_language_without_a_catalog_is_refused_by_name(monkeypatch: pytest.Mon
 
 
 def test_the_tree_command_prints_the_golden_tree() -> None:
-    """`python -m bot.i18n tree > tests/cogs/command_tree.json` is how the golden is remade."""
+    """`python -m bot.catalogs tree > tests/cogs/command_tree.json` is how the golden is remade."""
     import json
 
-    from bot.command_tree import tree_payload
+    from bot.catalogs.tree import tree_payload
 
     golden = Path(__file__).parents[1] / "cogs" / "command_tree.json"
     assert tree_payload() == json.loads(golden.read_text(encoding="utf-8"))

@@ -118,7 +118,7 @@ async def test_no_server_configured_is_a_clear_ephemeral_error(bare: Harness) ->
 
 async def test_tree_payload_matches_the_recorded_one(bare: Harness) -> None:
     # as sync sends it: with the zh-CN names, descriptions and choices of the translator;
-    # remade with `python -m bot.i18n tree > tests/cogs/command_tree.json`
+    # remade with `python -m bot.catalogs tree > tests/cogs/command_tree.json`
     tree = bare.bot.tree
     assert tree.translator is not None
     dump = {

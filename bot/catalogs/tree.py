@@ -1,8 +1,8 @@
 """The slash command tree of a bot that never logs in, every extension loaded.
 
-The catalog CLI (``python -m bot.i18n``) reads its strings for the template and prints it as
-the golden tree. Building a bot needs the whole application, so this sits above it rather than
-inside ``bot.i18n``, which every layer imports.
+The catalogs' CLI (``python -m bot.catalogs``) reads its strings for the template and prints it
+as the golden tree. Building a bot needs the whole application, so this sits above it, apart
+from ``bot.i18n``, which every layer imports.
 """
 
 from __future__ import annotations

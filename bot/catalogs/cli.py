@@ -1,4 +1,4 @@
-"""``python -m bot.i18n update|check|init LOCALE``: keep the catalogs in step with the code.
+"""``python -m bot.catalogs update|check|init LOCALE``: keep the catalogs in step with the code.
 
 ``update`` is the one command to run after changing a text: it extracts every ``_()``,
 ``ngettext()``, ``pgettext()``, ``lazy()`` and ``N_()`` literal of bot/, cogs/, console/ and web/
@@ -9,7 +9,7 @@ command tree (read from the tree itself, so new commands need no markers), write
 new ids empty, changed ids fuzzy, removed ones kept as obsolete) and runs ``check``.
 
 ``tree`` prints the slash command tree as ``sync`` sends it to Discord, localizations included:
-``python -m bot.i18n tree > tests/cogs/command_tree.json`` regenerates the golden tree.
+``python -m bot.catalogs tree > tests/cogs/command_tree.json`` regenerates the golden tree.
 
 ``check`` compiles each catalog (as the bot does at run time) and lists what is missing:
 untranslated or fuzzy ids, and translations whose ``{placeholders}`` differ from the source's,
@@ -53,9 +53,8 @@ WIDTH = 100
 
 def extract() -> Catalog:
     """The template: every marked literal and every command tree string."""
-    # bot.i18n imports the application only here and in main's `tree`: this entry point, which
-    # no module imports, builds a bot to read its tree (the layers contract allows it by name)
-    from bot.command_tree import tree_strings
+    # building a bot to read its tree needs the whole application: imported only when asked
+    from bot.catalogs.tree import tree_strings
 
     template = Catalog(
         project="doom.schedule",
@@ -188,7 +187,9 @@ def init(locale: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot.i18n", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.catalogs", description=__doc__.split("\n")[0]
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("update", help="extract, merge into every catalog, then check")
     sub.add_parser("check", help="list untranslated, fuzzy or mismatched texts")
@@ -200,14 +201,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         init(args.locale)
         return 0
     if args.command == "tree":
-        from bot.command_tree import tree_payload
+        from bot.catalogs.tree import tree_payload
 
         print(json.dumps(tree_payload(), indent=1, sort_keys=True, ensure_ascii=False))
         return 0
     if args.command == "update":
         update()
     return check()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
