@@ -1,9 +1,18 @@
-"""The shared fixtures of every test folder (tests/fixtures.py), loaded as a plugin; and the
-order the parallel workers take the tests in."""
+"""The shared fixtures of every test folder (tests/fixtures.py), loaded as a plugin; the order
+the parallel workers take the tests in; byte-code caches on."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
+
+# Byte-code caches for this run's processes (the workers and every process a test starts), even
+# where the environment turns them off (PYTHONDONTWRITEBYTECODE=1): without them each of them
+# compiles the project anew, about 6 s of each worker's collection and 0.2 s of each bot started.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 pytest_plugins = ["tests.fixtures"]
 

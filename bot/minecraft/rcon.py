@@ -352,7 +352,8 @@ class RconClient:
                 ValueError,
             ) as e:
                 # aiomcrcon reports a connection closed during login as struct.error/ValueError.
-                reason = getattr(e, "message", None) or type(e).__name__
+                # the library's sentence ends with its own period, ours adds one
+                reason = (getattr(e, "message", None) or type(e).__name__).rstrip(".")
                 self._failed(
                     ServerUnavailable(
                         lazy(

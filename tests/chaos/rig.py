@@ -37,6 +37,7 @@ __all__ = ["Outcome", "Rig", "Trial", "count_runs", "run_trial", "seed_world"]
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 30.0
 AUTOSAVE = 6000  # server ticks from start-up to the first autosave (MinecraftServer)
+FREEZE_LEAD = 20  # ticks before a freeze_at tick at which the rig freezes and steps the rest
 CREATOR = Creator(1, "chaos")
 
 
@@ -121,6 +122,18 @@ class Rig:
         assert self.admin is not None
         reply = await self.admin.command("time query gametime")
         return int(reply.rsplit(" ", 1)[-1])
+
+    async def freeze_at(self, tick: int) -> None:
+        """The game frozen at `tick`: frozen a little before, then stepped to it, so a loaded
+        machine's late look (at the trials' rates a tick is 5 ms) does not overshoot it; at
+        once where the game time is past it already."""
+        assert self.admin is not None
+        await self.until_time(tick - FREEZE_LEAD)
+        await self.admin.command("tick freeze")
+        now = await self.game_time()
+        if now < tick:
+            await self.admin.command(f"tick step {tick - now}")
+            await self.until_time(tick)
 
     async def until_time(self, tick: int) -> None:
         async with asyncio.timeout(WAIT):
@@ -223,17 +236,27 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
         if trial.save == "autosave":
             # the autosave falls AUTOSAVE server ticks after start-up: base is placed so that
             # it is at base + save_at; run fast up to a little before the tasks are made
+            # (the countdown runs frozen or not, so this approach never freezes); slower near
+            # the end, so that a loaded machine's late look overshoots by few ticks
             base = start_time + AUTOSAVE - trial.save_at
             await rig.admin.command("tick rate 3000")
+            await rig.until_time(base - 2000 - 3 * trial.rate)
+            await rig.admin.command("tick rate 1000")
             await rig.until_time(base - 3 * trial.rate)
+            await rig.admin.command(f"tick rate {trial.rate}")
         else:
             await rig.admin.command("save-all")  # cfg.hold is in the world from here on
+            # frozen while the game-time tasks are made, however long that takes on a loaded
+            # machine
+            await rig.admin.command("tick freeze")
             base = await rig.game_time() + trial.rate // 2
-        await rig.admin.command(f"tick rate {trial.rate}")
+            await rig.admin.command(f"tick rate {trial.rate}")
         for i in range(trial.game):
             await pack.schedule(
                 f"say run-g{i}", 0, "t", f"g{i}", at_tick=base + trial.due_from + i * trial.due_step
             )
+        if trial.save != "autosave":
+            await rig.admin.command("tick unfreeze")  # the wall-clock rows' seconds count from here
         wall_rows: dict[str, int] = {}
         for i in range(trial.wall):
             delay = trial.wall_from + i * trial.wall_step
@@ -249,9 +272,8 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
         if trial.save != "none" and made_at < base + trial.save_at < base + trial.kill_at:
             saved_at = base + trial.save_at  # the autosave's game time
             if trial.save == "save-all":
-                await rig.until_time(base + trial.save_at)
                 # frozen for the save, so that what it holds is known to the tick
-                await rig.admin.command("tick freeze")
+                await rig.freeze_at(base + trial.save_at)
                 await rig.admin.command("save-all")
                 saved_at = await rig.game_time()
                 await rig.admin.command("tick unfreeze")
@@ -260,7 +282,7 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
                 for i in range(trial.game)
                 if base + trial.due_from + i * trial.due_step > saved_at
             }
-        await rig.until_time(base + trial.kill_at)
+        await rig.freeze_at(base + trial.kill_at)  # not saved: the restarted server runs
         await rig.proc.kill()
         before = count_runs(world, names)
         checks = guard.checks

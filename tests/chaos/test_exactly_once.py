@@ -48,9 +48,10 @@ async def test_never_saved_tasks_are_all_put_back_while_wall_clock_rows_hand_ove
     tmp_path: Path,
 ) -> None:
     # due 9-18.5 s (game time, sped up) after they were made, SIGKILL at 5 s, back 0.3 s later;
-    # wall-clock rows hand over around the restart and take the restored pack's serials
+    # wall-clock rows, due 2-3.9 s after they are made (the kill is about 1 s after), hand over
+    # around the restart and take the restored pack's serials
     trial = Trial(
-        save="none", due_from=180, kill_at=100, down=0.3, wall=20, wall_from=1.0, wall_step=0.1
+        save="none", due_from=180, kill_at=100, down=0.3, wall=20, wall_from=2.0, wall_step=0.1
     )
     outcome = await run_trial(tmp_path, trial)
     assert sum(outcome.ran_before_kill.values()) == 0
