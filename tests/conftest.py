@@ -1,5 +1,5 @@
 """The shared fixtures of every test folder (tests/fixtures.py), loaded as a plugin; the order
-the parallel workers take the tests in; byte-code caches on."""
+the parallel workers take the tests in and how many there are; byte-code caches on."""
 
 from __future__ import annotations
 
@@ -20,3 +20,10 @@ pytest_plugins = ["tests.fixtures"]
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests first, so that no worker starts a 30 s test when the others are done."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers a core. Most tests wait (on game ticks, a process, a browser) as
+    much as they compute, so one a core leaves the cores idle for much of the run: on 2 cores,
+    2 workers took 530 s, 3 took 437 s and 4 took 354 s."""
+    return 2 * (os.cpu_count() or 1)
