@@ -7,12 +7,12 @@ that every cog resolves servers, audits and talks to channels the same way.
 
 from __future__ import annotations
 
-__all__ = ["DoomBot", "DoomTree"]
+__all__ = ["Dashboard", "DoomBot", "DoomTree"]
 
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 from discord import app_commands
@@ -49,6 +49,18 @@ class DoomTree(app_commands.CommandTree["DoomBot"]):
         await errors_ui.report(interaction, error)
 
 
+class Dashboard(Protocol):
+    """What the faces use of the web dashboard (web.server.WebServer, which bot/ never imports):
+    its address, a one-time login link, and stopping it."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    def login_link(self, user_id: int, guild_id: int, name: str) -> str: ...
+
+    async def stop(self) -> None: ...
+
+
 class DoomBot(commands.Bot):
     """The bot: settings, services, the extensions from settings, the command tree."""
 
@@ -71,7 +83,7 @@ class DoomBot(commands.Bot):
         self.face: Face = "discord"  # the console front end says "console"
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
-        self.web: Any = None  # the dashboard (web.server.WebServer) when DOOM_WEB_PORT is set
+        self.web: Dashboard | None = None  # when DOOM_WEB_PORT is set
         # audit-channel posts go out in order behind the replies: Discord allows 5 messages per
         # 5 s in a channel, and a reply that waited for its audit post waited for that bucket
         self._audit_posts: asyncio.Queue[tuple[int, discord.Embed]] = asyncio.Queue()

@@ -22,13 +22,14 @@ import contextlib
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from mecha import DiagnosticError, Mecha
 from mecha.ast import AstCommand
 
+from mcsim import parse_cache
 from mcsim.context import Source
 from mcsim.deepstack import ensure_recursion_limit
 from mcsim.errors import BudgetExceeded, CommandError, CommandSyntaxError, UnsupportedCommand
@@ -428,12 +429,23 @@ _ParseResult = tuple[AstCommand, tuple[Gate, ...]] | CommandSyntaxError
 _parsed: dict[tuple[str, str], _ParseResult] = {}
 
 
+# The function lines of earlier processes (mcsim.parse_cache), read at the first miss.
+_on_disk: dict[str, tuple[AstCommand, tuple[Gate, ...]]] | None = None
+mecha_parses = 0  # lines this process had mecha parse (the others came from a cache)
+
+
 def parse_line(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
     """One command line's AST and its permission gates, parsed once per process; raises
     CommandSyntaxError (the same one each time) for a line the tree refuses."""
+    global _on_disk, mecha_parses
     key = (TREE_VERSION, text)
     found = _parsed.get(key)
     if found is None:
+        if _on_disk is None:
+            _on_disk = parse_cache.load(TREE_VERSION)
+        found = _on_disk.get(text)
+    if found is None:
+        mecha_parses += 1
         try:
             found = _parse_command(text)
         except CommandSyntaxError as e:
@@ -451,6 +463,23 @@ def parse_line(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
 def parse_cache_size() -> int:
     """How many distinct lines this process has parsed and kept."""
     return len(_parsed)
+
+
+def keep_on_disk(lines: Iterable[str]) -> None:
+    """Add these lines (a pack's function lines, parsed by now) to the file the next process
+    reads (mcsim.parse_cache); lines the tree refused are not kept, nor is a file written that
+    would hold nothing new."""
+    global _on_disk
+    if _on_disk is None:
+        _on_disk = parse_cache.load(TREE_VERSION)
+    new = {}
+    for text in lines:
+        found = _parsed.get((TREE_VERSION, text))
+        if text not in _on_disk and isinstance(found, tuple):
+            new[text] = found
+    if new:
+        _on_disk = {**_on_disk, **new}
+        parse_cache.save(TREE_VERSION, _on_disk)
 
 
 def _parse_command(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcsim.functions import Function, FunctionLoadError, build_function
+from mcsim.executor import keep_on_disk
+from mcsim.functions import Function, FunctionLoadError, build_function, split_function_lines
 
 __all__ = [
     "SERVER_PACK_FORMAT",
@@ -260,6 +261,8 @@ class FunctionLibrary:
                     f"java.lang.IllegalArgumentException: {e}",
                     thread="Worker-Main-1",
                 )
+        # the next process's first start reads these lines instead of parsing them again
+        keep_on_disk(line for text in texts.values() for _n, line in split_function_lines(text))
         for tag_id in raw_tags:
             resolved = _resolve_tag(tag_id, raw_tags, lib.functions, set())
             if resolved is None:
