@@ -115,6 +115,8 @@ def test_a_group_names_configured_servers_only(tmp_path: Path) -> None:
         ({"all": ["main"]}, "name is taken"),
         ({"main": ["main"]}, "name is taken"),
         ({"empty": []}, "it is empty"),
+        ({"lobby/2": ["main"]}, "a name is 1-32 characters"),
+        ({"two words": ["main"]}, "a name is 1-32 characters"),
     ):
         with pytest.raises(pydantic.ValidationError, match=said):
             Settings(_env_file=None, servers=configs, server_groups=groups)  # type: ignore[call-arg]
