@@ -349,9 +349,6 @@ async def test_the_packs_events_move_the_record(rig: Rig) -> None:
     assert rows["boom"].state == "done"
 
 
-# XX
-
-
 async def test_a_key_the_log_said_a_run_of_is_known_without_its_acknowledgement(
     rig: Rig,
 ) -> None:
@@ -361,6 +358,18 @@ async def test_a_key_the_log_said_a_run_of_is_known_without_its_acknowledgement(
     await rig.ledger.apply_event(Event("sim", 7, "ran", "w9", 120, {"k": "w9d1"}))
     assert await rig.ledger.knows("w9d1")
     assert not await rig.ledger.knows("w9d2")  # another run of the same row is not
+
+
+async def test_a_run_said_before_its_acknowledgement_applies_once_it_is_recorded(
+    rig: Rig,
+) -> None:
+    # a hand-over's task runs in the tick of its own RCON call, so the log's ran line can be read
+    # before the answer is recorded: the record keeps the line and applies it to the new row
+    await rig.ledger.apply_event(Event("sim", 7, "ran", "w9", 120, {"k": "w9d1"}))
+    request = {"run": "say x", "key": "w9d1"}
+    await rig.ledger.scheduled(request, {"n": 5, "due": 120, "time": 120, "id": "w9"})
+    [row] = [e for e in await rig.ledger.entries() if e.bkey == "w9d1"]
+    assert (row.state, row.ran_at) == ("done", 120)  # ran: a crash must not put it back
 
 
 async def test_a_lookup_waits_until_the_guard_has_compared(rig: Rig) -> None:
