@@ -384,10 +384,11 @@ class Settings(BaseSettings):
         if dupes:
             raise ValueError(f"server names must be unique; repeated: {', '.join(dupes)}")
         for group, members in self.server_groups.items():
-            if not _SERVER_NAME.match(group):  # it is typed in commands and in the dashboard's links
+            # a group's name is typed in commands and sits in the dashboard's links
+            if not _SERVER_NAME.match(group):
                 raise ValueError(
-                    f"server group {group!r}: a name is 1-32 characters of letters, digits, '_', "
-                    "'.' or '-'"
+                    f"server group {group!r}: a name is 1-32 characters of letters, digits, "
+                    "'_', '.' or '-'"
                 )
             if group == ALL_SERVERS or group in names:
                 raise ValueError(
