@@ -28,9 +28,8 @@ from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
 from web.history import entry_row
-from web.inputs import MAX_ID, refusal
+from web.inputs import MAX_ID, check_list, refusal
 from web.servers import (
-    LISTS,
     MAX_PAGE,
     first_task,
     list_page,
@@ -128,10 +127,7 @@ async def tasks(name: str, which: str, query_args: ListQuery) -> Any:
     """One page (`?page=1`, 20 a page) of queue, offline, paused or planned; `?id=` finds the
     tasks with exactly that id."""
     server = server_named(name)
-    if which not in LISTS:
-        raise WebError(
-            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
-        )
+    check_list(which)
     number, search = query_args.page, query_args.id.strip()
     try:
         rows, total = await list_page(server, which, number, search)

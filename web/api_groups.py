@@ -25,7 +25,7 @@ from web.actions import DynamicFields, ScheduleRequest, caller, check_task_id
 from web.auth import action, page, write_limit
 from web.context import WebError, operations
 from web.history import entry_row
-from web.inputs import refusal
+from web.inputs import check_list, refusal
 from web.servers import planned_row, server_status, task_row
 
 blueprint = Blueprint("api_groups", __name__, url_prefix="/api/groups")
@@ -249,10 +249,7 @@ async def lists(group: str, which: str, query_args: GroupListQuery) -> Any:
 
     `?page=` from 1, 10 tasks a page (as /list), each server's page clamped to its last.
     """
-    if which not in reads.LISTS:
-        raise WebError(
-            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
-        )
+    check_list(which)
     request = reads.ListRequest(which=which, page=query_args.page - 1, server=_group(group))  # type: ignore[arg-type]
     try:
         fanned = await groups.page(operations(), caller(g.user), request)

@@ -24,7 +24,7 @@ from web.actions import UNITS, caller, check_task_id
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
 from web.history import entry_row
-from web.inputs import whole_number
+from web.inputs import check_list, page_number
 from web.picker import group_label, group_servers
 from web.schedule_form import form_context, preview, preview_rows, read_form, submit
 from web.servers import MAX_PAGE, planned_row, server_status, task_row
@@ -47,10 +47,6 @@ VERBS: dict[str, Callable[..., Awaitable[groups.GroupOutcome[Any]]]] = {
 def _parts(fanned: groups.GroupOutcome[T]) -> list[tuple[groups.ServerOutcome[T], str]]:
     """Each server's outcome with its line (what the page says of one it could not read)."""
     return list(zip(fanned.outcomes, fanned.lines, strict=True))
-
-
-def _page_number(high: int = MAX_PAGE) -> int:
-    return whole_number(request.args.get("page", "1"), "page", N_("page number"), high=high)
 
 
 def _task_id(task_id: str) -> str:
@@ -114,12 +110,9 @@ async def render_group_list(
 ) -> Any:
     """The same page of a list on each server of the group (as /list server:<group>, paged);
     on the queue, the schedule form for the group, with its error or preview when it has one."""
-    if which not in reads.LISTS:
-        raise WebError(
-            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
-        )
+    check_list(which)
     group_servers(group)
-    number = _page_number()
+    number = page_number(MAX_PAGE)
     request_ = reads.ListRequest(which=which, page=number - 1, server=group)  # type: ignore[arg-type]
     fanned = await groups.page(operations(), caller(g.user), request_)
     parts = []
@@ -193,7 +186,7 @@ async def show(group: str, task_id: str) -> Any:
 async def history(group: str, task_id: str) -> Any:
     """Each server's runs of this id, the same page of each, as /history server:<group>."""
     group_servers(group)
-    number = _page_number(runs.MAX_PAGE)
+    number = page_number(runs.MAX_PAGE)
     request_ = runs.HistoryRequest(id=_task_id(task_id), server=group, page=number)
     fanned = await groups.history(operations(), caller(g.user), request_)
     parts = []

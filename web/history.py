@@ -7,10 +7,9 @@ __all__ = ["blueprint", "entry_row"]
 
 from typing import Any
 
-from quart import Blueprint, g, render_template, request
+from quart import Blueprint, g, render_template
 
 from bot import errors
-from bot.i18n import N_
 from bot.i18n.words import run_outcome
 from bot.operations import runs
 from bot.store.history import HistoryEntry
@@ -18,7 +17,7 @@ from web import actions
 from web.actions import server_named
 from web.auth import page
 from web.context import WebError
-from web.inputs import whole_number
+from web.inputs import page_number
 
 blueprint = Blueprint("history", __name__)
 
@@ -53,9 +52,7 @@ async def history_of(name: str, task_id: str, number: int) -> runs.History:
 @blueprint.get("/servers/<name>/history/<task_id>")
 @page()
 async def history(name: str, task_id: str) -> Any:
-    number = whole_number(
-        request.args.get("page", "1"), "page", N_("page number"), high=runs.MAX_PAGE
-    )
+    number = page_number(runs.MAX_PAGE)
     found = await history_of(name, task_id, number)
     rows = [{**entry_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
     return await render_template("history.html", found=found, rows=rows, user=g.user)

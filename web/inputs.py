@@ -12,8 +12,10 @@ from __future__ import annotations
 __all__ = [
     "MAX_ID",
     "body_refusal",
+    "check_list",
     "length_rule",
     "limit_body",
+    "page_number",
     "refusal",
     "too_large",
     "whole_number",
@@ -26,8 +28,9 @@ from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from bot import errors
-from bot.i18n import _
+from bot.i18n import N_, _
 from bot.i18n.formats import number
+from bot.operations.reads import LISTS
 from web.context import WebError
 
 MAX_ID = 2**63 - 1  # Discord ids, audit row ids and schedule numbers are SQLite integers
@@ -135,3 +138,16 @@ def refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, A
     if isinstance(exc, errors.CommandParseError):
         body.update(caret=exc.caret(), column=exc.column, field="run")
     return body, 400
+
+
+def check_list(which: str) -> None:
+    """A list's name from a path (bot.operations.reads.LISTS); else WebError(404) naming them."""
+    if which not in LISTS:
+        raise WebError(
+            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
+        )
+
+
+def page_number(high: int) -> int:
+    """`?page=`, a whole number from 1 to `high` (a page past the end shows the last)."""
+    return whole_number(request.args.get("page", "1"), "page", N_("page number"), high=high)

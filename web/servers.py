@@ -21,17 +21,18 @@ from typing import TYPE_CHECKING, Any
 from quart import Blueprint, g, render_template, request
 
 from bot import errors
-from bot.i18n import N_, _
+from bot.i18n import _
 from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
+from bot.operations.reads import LISTS
 from bot.wallclock.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page
-from web.context import WebError, operations, state
-from web.inputs import whole_number
+from web.context import operations, state
+from web.inputs import check_list, page_number
 from web.picker import choices
 from web.schedule_form import form_context, preview_rows
 
@@ -46,7 +47,6 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 20
 MAX_PAGE = 1_000_000  # 20 million tasks: past any list, and an offset the pack's int holds
-LISTS = (*TASK_LISTS, "planned")
 blueprint = Blueprint("servers", __name__)
 
 
@@ -148,8 +148,7 @@ async def first_task(server: ServerServices, task_id: str) -> Task | None:
 
 def page_args() -> tuple[int, str]:
     """`?page=` (1 to MAX_PAGE; a page past the end shows the last) and `?id=`."""
-    number = whole_number(request.args.get("page", "1"), "page", N_("page number"), high=MAX_PAGE)
-    return number, request.args.get("id", "").strip()
+    return page_number(MAX_PAGE), request.args.get("id", "").strip()
 
 
 async def list_page(
@@ -241,10 +240,7 @@ async def render_list(
     """A list page; after a refused schedule, with the error (and caret, and the field at
     fault), or a group's servers' reasons (`refused`), and the form kept; after a preview, the
     next runs with the form kept."""
-    if which not in LISTS:
-        raise WebError(
-            404, _("{list} is not a list: queue, offline, paused or planned.", list=repr(which))
-        )
+    check_list(which)
     number, search = page_args()
     rows, total = await list_page(server, which, number, search)
     pages = max(1, -(-total // PAGE_SIZE))
