@@ -91,6 +91,14 @@ async def test_search_by_id_and_paging(dash: Dash, admin: Client) -> None:
     assert page2["total"] == 25 and len(page2["tasks"]) == 5
     status, html = await admin.get("/servers/main/queue?id=dup")
     assert status == 200 and "2 tasks with id “dup”" in html and "say dup b" in html
+    status, html = await admin.get("/servers/main/queue")
+    assert '<a href="?page=2" rel="next">' in html and 'rel="prev"' not in html
+    status, html = await admin.get("/servers/main/queue?page=2")
+    assert '<a href="?page=1" rel="prev">' in html and 'rel="next"' not in html
+    for i in range(20):  # 22 of id dup: the pages of a search keep it
+        await dash.harness.run("schedule", MOD, run=f"say dup {i}", time=970 + i, id="dup")
+    status, html = await admin.get("/servers/main/queue?id=dup")
+    assert '<a href="?page=2&id=dup" rel="next">' in html
     status, html = await admin.get("/servers/main/queue?page=x")
     assert status == 400 and "whole number" in html
     status, html = await admin.get("/servers/nowhere/queue")
