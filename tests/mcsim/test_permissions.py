@@ -8,8 +8,6 @@ function does not load, a macro line fails to instantiate. `execute as` keeps th
 from __future__ import annotations
 
 import functools
-import socket
-import struct
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from mecha import Mecha
 from mcsim.permissions import ROOT_LEVELS, command_gates
 from mcsim.server import Server
 from tests.mcsim.conftest import WritePack
+from tests.rawrcon import RawRcon
 
 MakeServer = Callable[..., Server]
 Gates = tuple[tuple[int, int], ...]
@@ -167,20 +166,9 @@ def _mecha() -> Mecha:
 
 
 def _rcon(port: int, password: str, command: str) -> str:
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-        for kind, body in ((3, password), (2, command)):
-            payload = struct.pack("<ii", 7, kind) + body.encode() + b"\0\0"
-            s.sendall(struct.pack("<i", len(payload)) + payload)
-            size = struct.unpack("<i", _read(s, 4))[0]
-            data = _read(s, size)
-        return data[8:-2].decode()
-
-
-def _read(s: socket.socket, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("closed")
-        buf += chunk
-    return buf
+    client = RawRcon(port)
+    try:
+        assert client.login(password)[0] != -1
+        return client.command(command)
+    finally:
+        client.close()

@@ -21,10 +21,9 @@ from hypothesis import strategies as st
 
 from mcsim.log import ServerLog
 from mcsim.rcon import RconServer, split_reply
+from tests.rawrcon import WAIT, RawRcon
 
 PASSWORD = "hunter2"
-SENTINEL_TYPE = 200  # any type vanilla does not know; answered "Unknown request c8"
-WAIT = 5.0  # every socket read and log wait gives up after this long
 
 # A 10,000-unit reply with non-BMP characters, none cut by the 4096-unit fragment boundaries.
 BIG_REPLY = "x" * 4094 + "😀" + "é" * 4094 + "\U0001f409" + "z" * 1808
@@ -73,67 +72,6 @@ class Game:
                 future.set_result(f"echo:{command}")
 
 
-class Client:
-    """The protocol as a client sees it: little-endian len, id, type, body, two NULs."""
-
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def send(self, request_id: int, ptype: int, body: bytes) -> None:
-        self.sock.sendall(struct.pack("<iii", len(body) + 10, request_id, ptype) + body + b"\0\0")
-
-    def _exactly(self, n: int) -> bytes:
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("closed by the server")
-            data += chunk
-        return data
-
-    def receive(self) -> tuple[int, int, bytes]:
-        (length,) = struct.unpack("<i", self._exactly(4))
-        request_id, ptype = struct.unpack("<ii", self._exactly(8))
-        rest = self._exactly(length - 8)
-        assert rest.endswith(b"\0\0"), rest[-4:]
-        return request_id, ptype, rest[:-2]
-
-    def login(self, password: str, request_id: int = 7) -> tuple[int, int, bytes]:
-        self.send(request_id, 3, password.encode())
-        return self.receive()
-
-    def command_fragments(self, text: str | bytes, request_id: int = 40) -> list[bytes]:
-        """Send a command; after its first fragment, send the sentinel and read to its answer."""
-        self.send(request_id, 2, text.encode() if isinstance(text, str) else text)
-        fragments = []
-        first = self.receive()
-        assert first[:2] == (request_id, 0)
-        fragments.append(first[2])
-        # Only now: two packets arriving together would close the connection (one 1460-byte read).
-        self.send(request_id + 1, SENTINEL_TYPE, b"")
-        while True:
-            rid, ptype, body = self.receive()
-            assert ptype == 0
-            if rid == request_id + 1:
-                assert body == b"Unknown request c8"
-                return fragments
-            assert rid == request_id
-            fragments.append(body)
-
-    def command(self, text: str | bytes, request_id: int = 40) -> str:
-        return b"".join(self.command_fragments(text, request_id)).decode("utf-8")
-
-    def closed_by_server(self) -> bool:
-        """True when the server closed the connection (EOF or reset) without sending anything."""
-        try:
-            return self.sock.recv(1) == b""
-        except ConnectionResetError:
-            return True
-
-
 @pytest.fixture
 def game() -> Iterator[Game]:
     g = Game()
@@ -157,11 +95,11 @@ def server(game: Game, slog: ServerLog) -> Iterator[RconServer]:
 
 
 @pytest.fixture
-def connect(server: RconServer) -> Iterator[Callable[[], Client]]:
-    clients: list[Client] = []
+def connect(server: RconServer) -> Iterator[Callable[[], RawRcon]]:
+    clients: list[RawRcon] = []
 
-    def make() -> Client:
-        c = Client(server.port)
+    def make() -> RawRcon:
+        c = RawRcon(server.port)
         clients.append(c)
         return c
 
@@ -197,7 +135,7 @@ def test_start_logs_listener_and_address(server: RconServer, slog: ServerLog) ->
     ]
 
 
-def test_login_ok_and_bad_password(connect: Callable[[], Client], game: Game) -> None:
+def test_login_ok_and_bad_password(connect: Callable[[], RawRcon], game: Game) -> None:
     good = connect()
     assert good.login(PASSWORD, request_id=12345) == (12345, 2, b"")
     assert good.command("say hi") == "echo:say hi"
@@ -217,7 +155,7 @@ def test_login_ok_and_bad_password(connect: Callable[[], Client], game: Game) ->
     assert game.seen == ["say hi", "list"]
 
 
-def test_command_before_login_is_refused(connect: Callable[[], Client], game: Game) -> None:
+def test_command_before_login_is_refused(connect: Callable[[], RawRcon], game: Game) -> None:
     c = connect()
     c.send(1, 2, b"stop")
     assert c.receive() == (-1, 2, b"")
@@ -225,7 +163,7 @@ def test_command_before_login_is_refused(connect: Callable[[], Client], game: Ga
     assert game.seen == []
 
 
-def test_unknown_types_answer_in_hex(connect: Callable[[], Client]) -> None:
+def test_unknown_types_answer_in_hex(connect: Callable[[], RawRcon]) -> None:
     c = connect()  # no login needed: the default branch does not check it
     for ptype, text in [
         (200, "c8"),
@@ -238,7 +176,7 @@ def test_unknown_types_answer_in_hex(connect: Callable[[], Client]) -> None:
         assert c.receive() == (31, 0, f"Unknown request {text}".encode())
 
 
-def test_long_reply_arrives_intact_in_4096_unit_fragments(connect: Callable[[], Client]) -> None:
+def test_long_reply_arrives_intact_in_4096_unit_fragments(connect: Callable[[], RawRcon]) -> None:
     c = connect()
     c.login(PASSWORD)
     fragments = c.command_fragments("big")
@@ -251,7 +189,7 @@ def test_long_reply_arrives_intact_in_4096_unit_fragments(connect: Callable[[], 
 
 
 def test_surrogate_pair_cut_at_4096_becomes_two_question_marks(
-    connect: Callable[[], Client],
+    connect: Callable[[], RawRcon],
 ) -> None:
     c = connect()
     c.login(PASSWORD)
@@ -259,25 +197,25 @@ def test_surrogate_pair_cut_at_4096_becomes_two_question_marks(
     assert fragments == [b"a" * 4095 + b"?", b"?b"]
 
 
-def test_empty_reply_is_one_empty_packet(connect: Callable[[], Client]) -> None:
+def test_empty_reply_is_one_empty_packet(connect: Callable[[], RawRcon]) -> None:
     c = connect()
     c.login(PASSWORD)
     assert c.command_fragments("reply ") == [b""]
 
 
-def test_multiline_feedback_is_passed_through(connect: Callable[[], Client]) -> None:
+def test_multiline_feedback_is_passed_through(connect: Callable[[], RawRcon]) -> None:
     c = connect()
     c.login(PASSWORD)
     assert c.command("reply one\\ntwo") == "one\ntwo"
 
 
-def test_failing_command_answers_error_executing(connect: Callable[[], Client]) -> None:
+def test_failing_command_answers_error_executing(connect: Callable[[], RawRcon]) -> None:
     c = connect()
     c.login(PASSWORD)
     assert c.command("fail") == "Error executing: fail (boom)"
 
 
-def test_body_cap_1446_bytes(connect: Callable[[], Client], game: Game, slog: ServerLog) -> None:
+def test_body_cap_1446_bytes(connect: Callable[[], RawRcon], game: Game, slog: ServerLog) -> None:
     c = connect()
     c.login(PASSWORD)
     at_cap = "é" * 723  # 1446 bytes of UTF-8: the packet is exactly 1460 bytes
@@ -291,7 +229,7 @@ def test_body_cap_1446_bytes(connect: Callable[[], Client], game: Game, slog: Se
 
 
 def test_two_packets_sent_together_close_the_connection(
-    connect: Callable[[], Client], game: Game
+    connect: Callable[[], RawRcon], game: Game
 ) -> None:
     c = connect()
     c.login(PASSWORD)
@@ -302,7 +240,7 @@ def test_two_packets_sent_together_close_the_connection(
 
 
 def test_short_packets_close_silently_or_with_an_error(
-    connect: Callable[[], Client], slog: ServerLog
+    connect: Callable[[], RawRcon], slog: ServerLog
 ) -> None:
     c = connect()
     c.sock.sendall(b"\x05\0\0\0\0")  # under 10 bytes: end of connection, no reply
@@ -315,7 +253,7 @@ def test_short_packets_close_silently_or_with_an_error(
 
 
 def test_two_clients_each_with_their_own_connection(
-    connect: Callable[[], Client], game: Game, slog: ServerLog
+    connect: Callable[[], RawRcon], game: Game, slog: ServerLog
 ) -> None:
     a, b = connect(), connect()
     assert a.login(PASSWORD, request_id=1) == (1, 2, b"")
@@ -341,14 +279,14 @@ def test_two_clients_each_with_their_own_connection(
 
 
 def test_commands_from_many_clients_all_reach_the_game_loop(
-    connect: Callable[[], Client], game: Game
+    connect: Callable[[], RawRcon], game: Game
 ) -> None:
     clients = [connect() for _ in range(4)]
     for c in clients:
         c.login(PASSWORD)
     results: dict[int, list[str]] = {}
 
-    def run(n: int, c: Client) -> None:
+    def run(n: int, c: RawRcon) -> None:
         results[n] = [c.command(f"c{n} {i}", request_id=100 + 2 * i) for i in range(10)]
 
     threads = [threading.Thread(target=run, args=(n, c)) for n, c in enumerate(clients)]
@@ -365,7 +303,7 @@ def test_commands_from_many_clients_all_reach_the_game_loop(
 def test_stop_with_clients_connected(game: Game, slog: ServerLog) -> None:
     server = RconServer("127.0.0.1", 0, PASSWORD, game.submit, slog)
     server.start()
-    idle, busy = Client(server.port), Client(server.port)
+    idle, busy = RawRcon(server.port), RawRcon(server.port)
     try:
         idle.login(PASSWORD)
         busy.login(PASSWORD)
@@ -402,7 +340,7 @@ def test_stop_command_answers_before_rcon_closes(game: Game, slog: ServerLog) ->
     server = RconServer("127.0.0.1", 0, PASSWORD, game.submit, slog)
     server.start()
     game.on_stop = server.stop
-    c = Client(server.port)
+    c = RawRcon(server.port)
     try:
         c.login(PASSWORD)
         c.send(77, 2, b"stop")
