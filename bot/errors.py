@@ -15,6 +15,7 @@ from bot.i18n import Lazy, Text, lazy
 __all__ = [
     "BadPassword",
     "BotError",
+    "CommandDropped",
     "CommandParseError",
     "CommandRefused",
     "CommandTooLong",
@@ -26,6 +27,7 @@ __all__ = [
     "RconTimeout",
     "ServerUnavailable",
     "ValidationError",
+    "may_have_run",
     "naming",
 ]
 
@@ -52,6 +54,10 @@ class ServerUnavailable(BotError):
     """The Minecraft server cannot be reached over RCON, or the connection dropped."""
 
 
+class CommandDropped(ServerUnavailable):
+    """The connection dropped after the command was sent: it may or may not have run."""
+
+
 class BadPassword(BotError):
     """The server refused the RCON password."""
 
@@ -74,6 +80,11 @@ class CommandTooLong(BotError):
 
 class RconTimeout(BotError):
     """No whole reply arrived in time; the connection was dropped so no late reply leaks."""
+
+
+def may_have_run(error: BaseException) -> bool:
+    """Did the command reach the server before this error (its reply lost, not its request)?"""
+    return isinstance(error, CommandDropped | RconTimeout)
 
 
 class ValidationError(BotError):

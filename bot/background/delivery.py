@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from bot.errors import BotError, PackError
+from bot.errors import BotError, PackError, may_have_run
 from bot.i18n import N_, Text, lazy
 from bot.minecraft import handover
 from bot.minecraft.conditions import pack_cond
@@ -52,6 +52,10 @@ class Delivery:
     extra: bool = False  # run now: leaves the row's state and its staged next run alone
     tries: int = 0  # hand-overs attempted, for the run's record
     waiting_said: bool = False  # the "player offline" alert was posted
+    # the server may have the task (a restart mid hand-over, a reply lost after the request
+    # went out, the mark seen): past max_late such a run is asked about, never called missed
+    # unasked
+    in_doubt: bool = False
 
     @property
     def one_shot(self) -> bool:
@@ -63,6 +67,7 @@ class Delivery:
         tkey = task_key(row.id, self.due.timestamp())
         deadline = self.due + owner.max_late
         attempt = 1 if self.recovered else 0
+        self.in_doubt = self.recovered
         server = owner.servers.get(row.server)
         # the staged request's content does not depend on the due
         staged: Staged | None = None if self.extra else owner.take_staged(row.id)
@@ -84,6 +89,7 @@ class Delivery:
                     await handover.has_mark(server.pack, key)
                     or await server.pack.acknowledged(tkey)
                 )
+                self.in_doubt = self.in_doubt or known
                 if not known and not self.waiting_said and owner.clock.now() > deadline:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
@@ -106,6 +112,7 @@ class Delivery:
                 )
             except PackError as e:
                 if e.code in TRANSIENT:
+                    self.in_doubt = True
                     if not await self._wait_retry(e, attempt):
                         return
                     attempt += 1
@@ -128,6 +135,7 @@ class Delivery:
                 await self._finished_badly(f"failed: {e.code}", e.text)
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
+                self.in_doubt = self.in_doubt or may_have_run(e)
                 # later attempts write the request anew: drop the staged one
                 if staged is not None and server is not None:
                     owner.spawn(drop_staged(server.pack, staged.key))
@@ -157,16 +165,20 @@ class Delivery:
 
     async def _wait_retry(self, error: BotError, attempt: int) -> bool:
         """Sleep before the next hand-over attempt; False (the run is marked missed) once it
-        is later than max_late."""
+        is later than max_late, unless the server may have it: then the next attempt asks for
+        its mark first, however late, and only a run the server does not have is missed."""
         owner = self.owner
         now = owner.clock.now()
         end = self.due + owner.max_late
+        delay = owner.backoff[min(attempt, len(owner.backoff) - 1)]
         if now >= end and not self.waiting_said:
+            if self.in_doubt:
+                await owner.sleep(delay)
+                return True
             await self._finished_badly(
                 "missed", lazy("the server was unreachable: {error}", error=error.text)
             )
             return False
-        delay = owner.backoff[min(attempt, len(owner.backoff) - 1)]
         await owner.sleep(min(delay, (end - now).total_seconds()))
         return True
 

@@ -34,7 +34,13 @@ from typing import Final
 
 import aiomcrcon
 
-from bot.errors import BadPassword, CommandTooLong, RconTimeout, ServerUnavailable
+from bot.errors import (
+    BadPassword,
+    CommandDropped,
+    CommandTooLong,
+    RconTimeout,
+    ServerUnavailable,
+)
 from bot.i18n import lazy
 
 __all__ = ["FRAGMENT_UNITS", "MAX_COMMAND_BYTES", "RconClient"]
@@ -245,7 +251,7 @@ class RconClient:
                 ) from None
             except (OSError, EOFError, asyncio.IncompleteReadError, _ProtocolError) as e:
                 self._drop(type(e).__name__)
-                raise ServerUnavailable(
+                raise CommandDropped(
                     lazy(
                         "The connection to {server} dropped during `{command}`; the command may "
                         "or may not have run.",

@@ -356,6 +356,61 @@ async def test_a_bot_that_dies_mid_hand_over_does_not_send_it_again(
     assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
 
 
+async def test_a_bot_back_after_max_late_whose_mark_check_drops_still_finds_the_run(
+    sim: PackSim, wall: Wall, proxy: TcpProxy
+) -> None:
+    # the bot dies mid hand-over (the submit queued the task, its answer was lost) and is down
+    # past max_late; its restarted delivery's first question for the mark is cut: the run was
+    # handed over, so it is asked again, and recorded as run, not missed
+    server = server_services(sim, port=proxy.port, timeout=2.0)
+    clock = wall.clock
+    scheduler = await wall.start(server, max_late=30.0)
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="crash", created_by=MOD, when="in 1m"
+    )
+    proxy.plan = [(SUBMIT, True)]
+    clock.advance(60)
+    await scheduler.settled()
+    await scheduler.stop()
+    assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["sending"]
+    serial = sim.server.score("#serial", "doom.schedule")
+    clock.advance(11 * 60)
+    proxy.plan = [(CHECK, True)]
+    scheduler = await wall.start(server, max_late=30.0)
+    for _ in range(4):
+        await scheduler.settled()
+        clock.advance(4)
+    await scheduler.settled()
+    assert proxy.dropped == 2 and proxy.plan == []
+    assert count_runs(sim) == 1
+    assert sim.server.score("#serial", "doom.schedule") == serial  # not submitted again
+    assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
+    assert "wallclock_missed" not in [a.type for a in drain(scheduler)]
+
+
+async def test_a_lost_answer_past_max_late_is_not_called_missed_when_the_mark_shows_the_run(
+    sim: PackSim, wall: Wall, proxy: TcpProxy
+) -> None:
+    # the submit reached the server (its answer lost) and each check for its mark drops until
+    # after max_late: the server has the task, so the run is handed over, not missed
+    server = server_services(sim, port=proxy.port, timeout=2.0)
+    clock = wall.clock
+    scheduler = await wall.start(server, max_late=3.0)
+    row = await scheduler.create(
+        server="sim", command=ADD, task_id="slow", created_by=MOD, when="in 1m"
+    )
+    proxy.plan = [(SUBMIT, True), (CHECK, True), (CHECK, True)]
+    clock.advance(60)
+    for _ in range(6):
+        await scheduler.settled()
+        clock.advance(2)
+    await scheduler.settled()
+    assert proxy.dropped == 3 and proxy.plan == []
+    assert count_runs(sim) == 1
+    assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
+    assert "wallclock_missed" not in [a.type for a in drain(scheduler)]
+
+
 async def test_announcements_and_an_offline_player(
     sim: PackSim, server: ServerServices, wall: Wall
 ) -> None:
