@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import errors
 from bot.aio import cancel_and_wait
 from bot.i18n import _, pick, set_locale
 from bot.i18n.translator import DoomTranslator
@@ -112,6 +113,23 @@ class DoomBot(commands.Bot):
                 log.info("loaded extension %s", name)
         if self.sync_commands:
             await self._sync()
+
+    async def reload_named(self, name: str) -> str:
+        """Reload an extension, or load one of the configured ones that is not loaded (it
+        failed at start, or was unloaded); the outcome's sentence. ValidationError (nothing
+        done) for a name that is neither configured nor loaded."""
+        if name not in {*self.settings.extensions, *self.extensions}:
+            raise errors.ValidationError(_("Unknown extension {name}.", name=repr(name)))
+        try:
+            if name in self.extensions:
+                await self.reload_extension(name)
+            else:
+                await self.load_extension(name)
+        except commands.ExtensionError as exc:
+            log.exception("reloading %s failed", name)
+            return _("Reloading {name} failed: {error}", name=name, error=exc.__cause__ or exc)
+        self.failed_extensions.pop(name, None)
+        return _("Reloaded {name}.", name=name)
 
     async def _sync(self) -> None:
         if not self.settings.guild_ids:

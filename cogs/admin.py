@@ -186,23 +186,8 @@ class AdminCog(commands.Cog, name="Admin"):
     @app_commands.guild_only()
     @is_admin()
     async def reload(self, interaction: Interaction, extension: str) -> None:
-        known = {*self.bot.settings.extensions, *self.bot.extensions}
-        if extension not in known:
-            raise errors.ValidationError(_("Unknown extension {name}.", name=repr(extension)))
         await interaction.response.defer(ephemeral=True, thinking=True)
-        try:
-            if extension in self.bot.extensions:
-                await self.bot.reload_extension(extension)
-            else:
-                await self.bot.load_extension(extension)
-        except commands.ExtensionError as exc:
-            log.exception("reloading %s failed", extension)
-            outcome = _(
-                "Reloading {name} failed: {error}", name=extension, error=exc.__cause__ or exc
-            )
-        else:
-            self.bot.failed_extensions.pop(extension, None)
-            outcome = _("Reloaded {name}.", name=extension)
+        outcome = await self.bot.reload_named(extension)
         await audited_reply(interaction, None, "reload", {"extension": extension}, outcome)
 
     reload.autocomplete("extension")(extension_autocomplete)

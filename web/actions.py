@@ -33,7 +33,6 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Self
 
-from discord.ext import commands
 from pydantic import ValidationError as PydanticValidationError
 
 from bot import errors
@@ -266,20 +265,6 @@ async def selftest(user: WebUser, server: ServerServices) -> admin.Tested:
 
 
 async def reload_extension(user: WebUser, name: str) -> str:
-    bot = state().bot
-    known = {*state().settings.extensions, *bot.extensions}
-    if name not in known:
-        raise errors.ValidationError(_("Unknown extension {name}.", name=repr(name)))
-    try:
-        if name in bot.extensions:
-            await bot.reload_extension(name)
-        else:
-            await bot.load_extension(name)
-    except commands.ExtensionError as exc:
-        log.exception("reloading %s failed", name)
-        outcome = _("Reloading {name} failed: {error}", name=name, error=exc.__cause__ or exc)
-    else:
-        bot.failed_extensions.pop(name, None)
-        outcome = _("Reloaded {name}.", name=name)
+    outcome = await state().bot.reload_named(name)
     await operations().audit(caller(user), None, "reload", {"extension": name}, outcome)
     return outcome

@@ -83,6 +83,33 @@ async def test_a_cogs_old_extension_name_loads_it_under_its_new_name(
     assert "cogs.events is a deprecated name, loading cogs.discord_events" in caplog.text
 
 
+async def test_reload_loads_a_cog_that_failed_at_start_and_refuses_unknown_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cog = tmp_path / "doom_test_flaky_cog.py"
+    cog.write_text("async def setup(bot):\n    raise RuntimeError('not yet')\n")
+    settings = make_settings(tmp_path, extensions=["cogs.admin", "doom_test_flaky_cog"])
+    services = Services(settings, {}, AuditStore(tmp_path / "audit.sqlite3"))
+    harness = await Harness(settings, services).start()
+    try:
+        assert set(harness.bot.failed_extensions) == {"doom_test_flaky_cog"}
+        failed = (await harness.run("reload", ADMIN, extension="doom_test_flaky_cog")).text
+        assert failed == "Reloading doom_test_flaky_cog failed: not yet"
+        assert "doom_test_flaky_cog" in harness.bot.failed_extensions
+        cog.write_text("async def setup(bot):\n    pass\n")
+        done = (await harness.run("reload", ADMIN, extension="doom_test_flaky_cog")).text
+        assert done == "Reloaded doom_test_flaky_cog."
+        assert not harness.bot.failed_extensions
+        assert "doom_test_flaky_cog" in harness.bot.extensions
+        before = set(harness.bot.extensions)
+        unknown = (await harness.run("reload", ADMIN, extension="os")).text
+        assert unknown == "Unknown extension 'os'."
+        assert set(harness.bot.extensions) == before
+    finally:
+        await harness.close()
+
+
 async def test_schedule_offers_every_unit(bare: Harness) -> None:
     schedule = bare.bot.tree.get_command("schedule")
     assert schedule is not None
