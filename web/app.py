@@ -49,6 +49,7 @@ from web import (
     discord_events,
     events,
     extensions,
+    flashes,
     groups,
     history,
     i18n,
@@ -179,6 +180,8 @@ def _install_handlers(app: Quart) -> None:
 
     app.jinja_env.filters["ticks"] = ticks
     app.jinja_env.globals["server_choices"] = picker.choices  # the pages' server picker
+    # the messages a write flashed, kept on the server (web.flashes), not in the cookie
+    app.jinja_env.globals["get_flashed_messages"] = flashes.get_flashed_messages
     # the outcomes flashed are the sentences Discord gets: bold, code, <t:…> times
     app.jinja_env.filters["discord"] = discord_html
 

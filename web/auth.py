@@ -134,6 +134,7 @@ class WebSession:
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     rank: Rank | None = None
     rank_at: float = 0.0
+    flashes: list[tuple[str, str]] = field(default_factory=list)  # web.flashes: (category, text)
 
 
 class Sessions:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError as PydanticValidationError
-from quart import Blueprint, flash, g, redirect, render_template, request
+from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
 from bot.i18n import _
@@ -20,6 +20,7 @@ from bot.wallclock.when import human
 from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
+from web.flashes import flash
 from web.inputs import body_refusal
 from web.schedule_form import condition_fields
 from web.zones import known_zones, reader_zone

@@ -8,13 +8,14 @@ __all__ = ["blueprint", "extension_rows"]
 import logging
 from typing import Any
 
-from quart import Blueprint, flash, g, redirect, render_template, request
+from quart import Blueprint, g, redirect, render_template, request
 
 from bot.i18n import N_
 from bot.operations.ranks import Rank
 from web import actions
 from web.auth import action, page, write_limit
 from web.context import state
+from web.flashes import flash
 
 log = logging.getLogger(__name__)
 

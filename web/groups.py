@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from quart import Blueprint, flash, g, redirect, render_template, request
+from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
 from bot.i18n import N_, _
@@ -23,6 +23,7 @@ from bot.operations.ranks import Rank
 from web.actions import UNITS, caller, check_task_id
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
+from web.flashes import flash
 from web.history import entry_row
 from web.inputs import check_list, page_number
 from web.picker import group_label, group_servers

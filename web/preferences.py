@@ -8,10 +8,11 @@ __all__ = ["blueprint"]
 import logging
 from typing import Any
 
-from quart import Blueprint, flash, g, redirect, render_template, request
+from quart import Blueprint, g, redirect, render_template, request
 
 from bot.i18n import _
 from web.auth import action, page, write_limit
+from web.flashes import flash
 from web.zones import COOKIE, COOKIE_AGE, default_zone, known_zones, reader_zone, zone_named
 
 log = logging.getLogger(__name__)

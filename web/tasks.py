@@ -9,7 +9,7 @@ __all__ = ["blueprint"]
 import logging
 from typing import Any
 
-from quart import Blueprint, flash, g, redirect, render_template, request
+from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
 from bot.i18n import N_, _
@@ -18,6 +18,7 @@ from web import actions
 from web.actions import server_named
 from web.auth import action, page, write_limit
 from web.context import WebError
+from web.flashes import flash
 from web.schedule_form import preview, read_form, submit
 from web.servers import first_task, render_list, task_row
 

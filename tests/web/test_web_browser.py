@@ -5,6 +5,7 @@ side on the local Discord. Screenshots of each page go to test-artifacts/web/<te
 from __future__ import annotations
 
 import asyncio
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,33 @@ async def test_a_reused_or_expired_link_is_refused(dash: Dash, browser: Any, sho
     assert status.status == 403
     assert (await other.request.get(dash.url + "/servers")).status == 401
     await ctx.close()
+
+
+async def test_a_long_outcome_is_shown_whole_and_the_session_survives_it(
+    dash: Dash, browser: Any, shots: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a reload that fails with a long error: its outcome is far over the 4,096 bytes a browser
+    # keeps of one cookie, so it must not travel in the session cookie
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cog = tmp_path / "doom_test_long_cog.py"
+    cog.write_text("async def setup(bot):\n    pass\n")
+    await dash.harness.bot.load_extension("doom_test_long_cog")
+    # ~8,000 characters that do not compress (the session cookie is zlib-compressed)
+    words = " ".join(f"field{i}={secrets.token_hex(6)} is not valid;" for i in range(300))
+    cog.write_text(f"async def setup(bot):\n    raise ValueError({words!r})\n")
+    page = await open_session(browser, dash, ADMIN)
+    await page.goto(dash.url + "/extensions")
+    await page.get_by_role("button", name="Reload doom_test_long_cog").click()
+    await page.wait_for_url("**/extensions")
+    shown = page.locator(".flash")
+    await shown.wait_for()
+    text = await shown.inner_text()
+    assert text.startswith("Reloading doom_test_long_cog failed: field0="), text[:200]
+    assert text.endswith("is not valid;") and "field299=" in text, text[-200:]
+    cookies = await page.context.cookies()
+    assert all(len(c["value"]) < 1000 for c in cookies), [len(c["value"]) for c in cookies]
+    await page.screenshot(path=shots / "long-outcome.png", full_page=True)
+    # shown once; the session is still the admin's
+    await page.goto(dash.url + "/extensions")
+    assert await page.locator(".flash").count() == 0
+    assert await page.get_by_role("button", name="Reload doom_test_long_cog").count() == 1
