@@ -49,6 +49,36 @@ async def mcsim_process(tmp_path: Path) -> AsyncIterator[McsimProcess]:
         await process.kill()
 
 
+def _thread_states(pid: int) -> list[str]:
+    """Each thread's state letter from /proc (R, S, T, ...)."""
+    states = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            # the state follows the name, which is in parentheses and may hold spaces
+            states.append((task / "stat").read_text().rsplit(")", 1)[1].split()[0])
+        except (FileNotFoundError, IndexError):
+            continue  # a thread that has just ended
+    return states
+
+
+async def freeze(process: McsimProcess, within: float = 5.0) -> None:
+    """SIGSTOP, then wait until every thread of it is stopped ("T" in /proc): kill(2) returns
+    before a thread running on the other core has taken the stop, and on a loaded machine it can
+    still answer a command sent right after."""
+    assert process.proc is not None
+    pid = process.proc.pid
+    process.proc.send_signal(signal.SIGSTOP)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        states = _thread_states(pid)
+        if states and all(s in ("T", "t") for s in states):
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"mcsim {pid} not stopped {within} s after SIGSTOP: {states}")
+        await asyncio.sleep(0.01)
+
+
 class BotProcess:
     """`python -m bot <argv>` with its stdin a pipe; what it prints is collected as it comes."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.bot_process import BotProcess, mcsim_process, stalled_discord
+from tests.e2e.bot_process import BotProcess, freeze, mcsim_process, stalled_discord
 from tests.e2e.test_acceptance_crash import McsimProcess, runs, until
 
 # every test here takes seconds (processes, signals, generated requests)
@@ -60,8 +60,7 @@ async def test_a_frozen_server_is_not_answering_and_the_bot_goes_on(
             # a wall-clock run on the other server falls due while main is frozen
             mark = await bot.type("/schedule run:say wc-ran when:in 8s id:wc server:other1")
             await bot.expect("Planned wc on other1", after=mark)
-            assert mcsim.proc is not None
-            mcsim.proc.send_signal(signal.SIGSTOP)
+            await freeze(mcsim)
             frozen = await bot.type("/time server:main")
             await bot.expect("still waiting for the server", after=frozen, limit=10)
             # another server answers meanwhile
@@ -103,7 +102,7 @@ async def test_a_signal_stops_the_console_cleanly_within_5_s(
     try:
         assert mcsim.proc is not None
         if fault == "frozen":
-            mcsim.proc.send_signal(signal.SIGSTOP)
+            await freeze(mcsim)
         else:
             await mcsim.kill()
         mark = await bot.type("/time server:main")
@@ -146,7 +145,7 @@ async def test_a_signal_stops_the_discord_bot_cleanly_within_5_s(
             await bot.expect("synced 0 global commands", stream="err")  # cogs and services up
             assert mcsim.proc is not None
             if fault == "frozen":
-                mcsim.proc.send_signal(signal.SIGSTOP)
+                await freeze(mcsim)
             else:
                 await mcsim.kill()
             await asyncio.sleep(1.0)  # the event poller's commands to it are under way
