@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ ACKS = ("Scheduled {} on", "Planned {} on")  # the console's answer for a task, 
 def HANDOVER(data: bytes) -> bool:
     """A wall-clock hand-over's submit (it carries the mark), not an ordinary /schedule's."""
     return b"doom.schedule:submit" in data and b"doom.bot:wallclock" in data
+
+
+_MARKED_ROW = re.compile(rb"doom\.bot:wallclock done\.s(\d+)r\d+")  # the mark's key: s<row>r<run>
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,9 @@ class KillOutcome:
     sending_at_kill: list[str]  # rows whose run was being handed over when the bot died
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    # of sending_at_kill, the row whose submit the server ran right before the kill (the others
+    # were still waiting their turn on the RCON connection: nothing of theirs reached it)
+    submitted_at_kill: list[str] = field(default_factory=list)
 
     @property
     def lost(self) -> list[str]:
@@ -76,6 +83,18 @@ class KillOutcome:
     @property
     def twice(self) -> list[str]:
         return sorted(t for t, n in self.runs.items() if n > 1)
+
+
+def _task_ids(data: Path, row_ids: list[int]) -> list[str]:
+    db = sqlite3.connect(f"file:{data / DB_FILE}?mode=ro", uri=True, timeout=10)
+    try:
+        return sorted(
+            task_id
+            for row_id, task_id in db.execute("SELECT id, task_id FROM schedules")
+            if row_id in row_ids
+        )
+    finally:
+        db.close()
 
 
 def _row_outcomes(data: Path) -> dict[str, list[str]]:
@@ -171,8 +190,16 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
             killed.set()
 
         first = time.monotonic()
+        submitted: list[int] = []
+
+        def handover(data: bytes) -> bool:
+            if not HANDOVER(data):
+                return False
+            submitted.extend(int(m) for m in _MARKED_ROW.findall(data))
+            return True
+
         if trial.kill_at is None:
-            proxy.watch = (HANDOVER, kill)
+            proxy.watch = (handover, kill)
         else:
             at = trial.kill_at
 
@@ -189,6 +216,7 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
         await asyncio.wait_for(bot.proc.wait(), WAIT)
         in_flight = {n for n in typed if n not in acked}
         sending = sorted(n for n, o in _row_outcomes(data).items() if "sending" in o)
+        submitted_rows = _task_ids(data, submitted)
         await asyncio.sleep(trial.down)
         again = await _console(tmp, proxy.port, world, trial.max_late)
         # what the moderator never got to type goes in now
@@ -234,4 +262,5 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
         sending,
         time.monotonic() - began,
         notes,
+        submitted_rows,
     )
