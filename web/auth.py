@@ -192,6 +192,11 @@ class Sessions:
 # -- who is asking ---------------------------------------------------------------------------
 
 
+def cookie_session() -> WebSession | None:
+    """The server-side session the request's cookie names, if it is open."""
+    return state().sessions.get(session.get("sid"))
+
+
 async def current_user(*, fresh: bool = False) -> WebUser:
     """The logged-in user with their current rank; WebError(401/403) otherwise."""
     web = state()
@@ -199,7 +204,7 @@ async def current_user(*, fresh: bool = False) -> WebUser:
     by_token = header.startswith("Bearer ")
     found = web.sessions.by_api_token(header[7:].strip()) if by_token else None
     if not by_token:
-        found = web.sessions.get(session.get("sid"))
+        found = cookie_session()
     if found is None:
         raise WebError(401, _("You are not logged in: run /dashboard in Discord for a login link."))
     rank = await web.rank(found, fresh=fresh)
@@ -248,7 +253,7 @@ def action(
             web = state()
             header = request.headers.get("Authorization", "")
             if not header.startswith("Bearer "):
-                found = web.sessions.get(session.get("sid"))
+                found = cookie_session()
                 token = request.headers.get("X-CSRF-Token")
                 if token is None and request.mimetype != "application/json":
                     token = (await request.form).get("csrf_token")
@@ -271,7 +276,7 @@ def action(
 
 def csrf_token() -> str:
     """For templates: the CSRF token of the current session ('' when logged out)."""
-    found = state().sessions.get(session.get("sid"))
+    found = cookie_session()
     return state().sessions.csrf_token(found) if found is not None else ""
 
 
@@ -338,7 +343,7 @@ async def login() -> Any:
 @blueprint.post("/logout")
 async def logout() -> Any:
     web = state()
-    found = web.sessions.get(session.get("sid"))
+    found = cookie_session()
     if found is not None:
         if not web.sessions.csrf_ok(found, (await request.form).get("csrf_token")):
             raise WebError(403, _("The form's security token is missing or wrong."))
@@ -349,7 +354,7 @@ async def logout() -> Any:
 
 @blueprint.get("/logged-out")
 async def logged_out() -> Any:
-    if state().sessions.get(session.get("sid")) is not None:
+    if cookie_session() is not None:
         return redirect("/servers", 303)  # not logged out (another tab logged in again)
     message = _("You are logged out. /dashboard gives a new link.")
     return await render_template("message.html", title=_("Logged out"), message=message)

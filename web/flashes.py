@@ -10,22 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 import quart
-from quart import session
 
-from web.auth import WebSession
-from web.context import state
+from web.auth import cookie_session
 
 __all__ = ["KEPT", "flash", "get_flashed_messages"]
 
 KEPT = 20  # messages a session holds for pages not yet loaded: the newest ones
 
 
-def _session() -> WebSession | None:
-    return state().sessions.get(session.get("sid"))
-
-
 async def flash(message: str, category: str = "message") -> None:
-    found = _session()
+    found = cookie_session()
     if found is None:
         await quart.flash(message, category)
         return
@@ -39,7 +33,7 @@ def get_flashed_messages(with_categories: bool = False) -> list[Any]:
     for item in quart.get_flashed_messages(with_categories=True):
         category, message = item if isinstance(item, tuple) else ("message", item)
         taken.append((category, message))
-    found = _session()
+    found = cookie_session()
     if found is not None:
         taken += found.flashes
         found.flashes = []
