@@ -49,6 +49,17 @@ def drain(scheduler: Scheduler, server: str = "sim") -> list[Event]:
     return found
 
 
+async def retries_pass(
+    scheduler: Scheduler, clock: ManualClock, steps: int, seconds: float
+) -> None:
+    """Let the scheduler act, then move the clock on `seconds`, `steps` times; settled at the end
+    (the hand-over's back-off sleeps are on the clock)."""
+    for _ in range(steps):
+        await scheduler.settled()
+        clock.advance(seconds)
+    await scheduler.settled()
+
+
 @dataclass
 class Wall:
     """A manual clock at START and the schedulers a test starts on it, all on one database;
@@ -268,10 +279,8 @@ async def test_server_unreachable_then_back(sim: PackSim, wall: Wall, proxy: Tcp
     )
     proxy.down()
     clock.advance(60)
-    for _ in range(6):  # attempts 1, 2, 4 s apart, then past max_late (10 s)
-        await scheduler.settled()
-        clock.advance(4)
-    await scheduler.settled()
+    # attempts 1, 2, 4 s apart, then past max_late (10 s)
+    await retries_pass(scheduler, clock, 6, 4)
     proxy.up()
     clock.advance(60)
     await scheduler.settled()
@@ -318,10 +327,7 @@ async def test_never_twice_under_rcon_drops(
     proxy.plan = list(plan)
     if not staged:
         clock.advance(60)
-    for _ in range(6):
-        await scheduler.settled()
-        clock.advance(4)
-    await scheduler.settled()
+    await retries_pass(scheduler, clock, 6, 4)
     assert proxy.dropped == len(plan) and proxy.plan == []
     assert count_runs(sim) == 1
     submitted = (sim.server.score("#serial", "doom.schedule") or 0) - serial_before
@@ -377,10 +383,7 @@ async def test_a_bot_back_after_max_late_whose_mark_check_drops_still_finds_the_
     clock.advance(11 * 60)
     proxy.plan = [(CHECK, True)]
     scheduler = await wall.start(server, max_late=30.0)
-    for _ in range(4):
-        await scheduler.settled()
-        clock.advance(4)
-    await scheduler.settled()
+    await retries_pass(scheduler, clock, 4, 4)
     assert proxy.dropped == 2 and proxy.plan == []
     assert count_runs(sim) == 1
     assert sim.server.score("#serial", "doom.schedule") == serial  # not submitted again
@@ -401,10 +404,7 @@ async def test_a_lost_answer_past_max_late_is_not_called_missed_when_the_mark_sh
     )
     proxy.plan = [(SUBMIT, True), (CHECK, True), (CHECK, True)]
     clock.advance(60)
-    for _ in range(6):
-        await scheduler.settled()
-        clock.advance(2)
-    await scheduler.settled()
+    await retries_pass(scheduler, clock, 6, 2)
     assert proxy.dropped == 3 and proxy.plan == []
     assert count_runs(sim) == 1
     assert [r.outcome for r in await scheduler.runs(row.id, 5)] == ["ran"]
