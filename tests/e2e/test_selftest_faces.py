@@ -96,7 +96,7 @@ async def test_setup_ends_with_the_selftest(bot_on_live: tuple[Harness, Live]) -
     reply = await harness.run("setup", ADMIN)
     text = reply.text
     assert "reinstalled" in text and "Not verified" not in text
-    assert "PASS pack version" in text and "selftest of 'main' passed" in text
+    assert "PASS pack version" in text and "selftest of 'main' passed" in text, text
     assert_clean(live)
 
 
