@@ -142,6 +142,7 @@ async def start_bot(server: Server, tmp_path: Path, password: str, **settings: A
     config = make_settings(tmp_path, [server_config(server, password)], **settings)
     harness = await Harness(config, await build_services(config)).start()
     await following(harness, server)
+    await settled(harness)
     return harness
 
 
@@ -153,6 +154,17 @@ async def following(harness: Harness, server: Server, name: str = "main") -> Non
         while tailer.lines_read == lines_read:
             await asyncio.to_thread(server.run, "say probe")
             await asyncio.sleep(0.02)
+
+
+async def settled(harness: Harness) -> None:
+    """Wait until every server's crash guard has made its first look and is idle: that look
+    writes the pack's cfg.hold, so a test that compares the pack's storage before and after
+    starts after it."""
+    async with asyncio.timeout(10):
+        for server in harness.services.servers.values():
+            guard = server.guard
+            while guard is not None and not (guard.checks >= 1 and guard.idle.is_set()):  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
 
 
 def sent_to(harness: Harness, monkeypatch: pytest.MonkeyPatch, name: str = "main") -> list[str]:

@@ -16,7 +16,7 @@ from bot.store.schedules import ScheduleStore
 from bot.wallclock.clock import ManualClock
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness, make_settings
-from tests.fixtures import following, server_config
+from tests.fixtures import following, server_config, settled
 from tests.web.webdash import (
     ARTIFACTS,
     BOT_TOKEN,
@@ -69,6 +69,7 @@ async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIter
     await web.start()
     harness.bot.web = web
     await following(harness, mc)
+    await settled(harness)
     try:
         yield Dash(harness, web, mc, clock, wall)
     finally:
