@@ -19,6 +19,10 @@ lists with the bot's record (bot.store.ledger) and makes them agree again:
   whose due tick the bot saw pass as run; rows made before keys are compared by serial;
 - tasks made in game, which the bot never touched, are left alone.
 
+While it compares, the bot's own queueing, cancels, pauses and resumes wait (PackBase.exclusive):
+one landing between its read of the lists and its read of the record would be compared half
+done, and a task queued then put in a second time.
+
 The pack holds its due tasks after each #load (cfg.hold, DOOM_CRASH_HOLD) until the guard has
 compared: each check that looked ends with `doom.schedule:release`. The pack's "holding" line
 (a start or a /reload) triggers a check as the start-up line does.
@@ -252,7 +256,10 @@ class CrashGuard:
                 if not await self.ledger.saw(game_time, serial, before) and full:
                     await self.ledger.begin_restore(N_("the server started again"))
                 _, _, pending = await self.ledger.marks()
-            report = None if pending is None else await self.restore(pending)
+            report = None
+            if pending is not None:
+                async with self.pack.exclusive():  # no change of the bot's lands mid-compare
+                    report = await self.restore(pending)
             if marks or full or pending is not None:
                 # compared: the pack's hold after its #load (datapack/README.md) may end
                 await self.pack.set_hold(self.hold_ticks)

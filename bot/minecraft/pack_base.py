@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Final, Protocol
+from typing import Any, Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 from bot.config import ServerConfig
 from bot.errors import BotError, PackError, ServerUnavailable
@@ -31,7 +32,7 @@ from bot.minecraft.rcon import RconClient
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from bot.minecraft.software import strip_colours
 
-__all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "PackBase"]
+__all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "PackBase", "recorded_write"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,27 @@ def _storage_payload(reply: str) -> str | None:
     )
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_B = TypeVar("_B", bound="PackBase")
+
+
+def recorded_write(
+    method: Callable[Concatenate[_B, _P], Coroutine[Any, Any, _R]],
+) -> Callable[Concatenate[_B, _P], Coroutine[Any, Any, _R]]:
+    """A call that changes the pack's lists and records it (the call and its record as one):
+    it waits while the crash guard compares the lists with the record (`PackBase.exclusive`)."""
+
+    @functools.wraps(method)
+    async def gated(self: _B, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if self._gate_holder is not None and self._gate_holder is asyncio.current_task():
+            return await method(self, *args, **kwargs)  # the comparison's own restore
+        async with self._writes:
+            return await method(self, *args, **kwargs)
+
+    return gated
+
+
 class PackBase:
     """State and helpers shared by the pack client's reads and calls."""
 
@@ -102,6 +124,22 @@ class PackBase:
         # record is complete only once the log before the crash was read to its end
         self.compared: Callable[[], Awaitable[None]] | None = None
         self.last_event_seq: int | None = None  # the pack's event counter (events_after)
+        # held by the crash guard's comparison: a change landing between its read of the lists
+        # and its read of the record would be compared half done (a task queued then is put in
+        # a second time; one cancelled then comes back)
+        self._writes = asyncio.Lock()
+        self._gate_holder: asyncio.Task[Any] | None = None
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Hold every other caller's recorded write (`recorded_write`) until the block ends;
+        the holding task's own writes go through."""
+        async with self._writes:
+            self._gate_holder = asyncio.current_task()
+            try:
+                yield
+            finally:
+                self._gate_holder = None
 
     # -- plumbing -------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from bot.minecraft.pack_base import (
     NOMINAL_TPS,
     CommandCheck,
     _as_int,
+    recorded_write,
 )
 from bot.minecraft.pack_input import (
     InputValue,
@@ -90,6 +91,7 @@ class PackClient(PackReads):
     """Every doom.schedule call as a typed async method (docs/interfaces.md, "The pack as the
     bot calls it")."""
 
+    @recorded_write
     async def schedule(
         self,
         run: str,
@@ -163,6 +165,7 @@ class PackClient(PackReads):
             log.info("%s: %s is queued; reading it back failed: %s", self.server.name, id, e)
             return None
 
+    @recorded_write
     async def schedule_dynamic(self, run: str, time: int, unit: str, prefix: str) -> str:
         """Queue `run` under a new id `<prefix><n>`; returns that id."""
         check_prefix(prefix)
@@ -231,6 +234,7 @@ class PackClient(PackReads):
             raise ValueError(f"bad staging key {key!r}")
         await self.rcon.command(f"data remove storage doom.schedule:in staged.{key}")
 
+    @recorded_write
     async def submit_staged(
         self,
         staged: Staged,
@@ -268,6 +272,7 @@ class PackClient(PackReads):
 
     # -- the other operations -------------------------------------------------------------------
 
+    @recorded_write
     async def cancel_one(self, id: str) -> bool:
         """Remove the first task with this id (queue, offline, paused); False if none."""
         affected = await self._before_op("cancel_one", check_id(id))
@@ -275,6 +280,7 @@ class PackClient(PackReads):
         await self._record_op("cancel_one", id, affected, int(done))
         return done
 
+    @recorded_write
     async def cancel_all(self, id: str) -> int:
         """Remove every task with this id; how many were removed."""
         affected = await self._before_op("cancel_all", check_id(id))
@@ -292,6 +298,7 @@ class PackClient(PackReads):
             return 0
         return _as_int(out.get("count"))
 
+    @recorded_write
     async def clear(self) -> int:
         """Remove every task; how many were removed."""
         out = await self._op("clear")
@@ -300,12 +307,14 @@ class PackClient(PackReads):
         await self._record_op("clear", None, [], count)
         return count
 
+    @recorded_write
     async def pause(self, id: str) -> bool:
         affected = await self._before_op("pause", check_id(id))
         done = self._raise_unless_ok(await self._op("pause", id), tolerate="not_found")
         await self._record_op("pause", id, affected, int(done))
         return done
 
+    @recorded_write
     async def resume(self, id: str) -> bool:
         affected = await self._before_op("resume", check_id(id))
         done = self._raise_unless_ok(await self._op("resume", id), tolerate="not_found")

@@ -5,6 +5,7 @@ last save, as after a SIGKILL (tests/mcsim/test_crash.py); the server is started
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from bot.events.event import Event
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.store.db import Database
-from bot.store.ledger import Ledger
+from bot.store.ledger import Entry, Ledger
 from mcsim.server import Server
 from tests.bot.pack_sim import PASSWORD, AcceptAll, make_world
 from tests.fixtures import said_in_logs
@@ -286,6 +287,52 @@ async def test_an_interrupted_restore_resumes_without_doubling(rig: Rig, where: 
     assert not await rig.guard.check()
     rig.server.step(300)
     assert [rig.runs(w) for w in "xyz"] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("change", ["schedule", "pause"])
+async def test_a_change_made_while_the_guard_compares_is_compared_whole(
+    rig: Rig, change: str
+) -> None:
+    await rig.pack.schedule("say kept", 300, "t", "kept")
+    rig.server.run("save-all")
+    await rig.pack.schedule("say lost", 200, "t", "lost")  # after the save: the crash takes it
+    rig.server.step(3)
+    rig.restart(crash=True)
+    reading = asyncio.Event()
+    real_entries = rig.ledger.entries
+
+    async def entries_after_a_pause() -> list[Entry]:
+        # the restore has read the server's lists and now reads the record: a change of the
+        # bot's that lands in between is what this test makes
+        reading.set()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.5):
+                await changed.wait()
+        return await real_entries()
+
+    changed = asyncio.Event()
+    rig.ledger.entries = entries_after_a_pause  # type: ignore[method-assign]
+    rig.guard.notice_start()
+    check = asyncio.ensure_future(rig.guard.check())
+    await asyncio.wait_for(reading.wait(), WAIT)
+    rig.ledger.entries = real_entries  # type: ignore[method-assign]
+    if change == "schedule":
+        made = asyncio.ensure_future(rig.pack.schedule("say during", 100, "t", "during"))
+    else:
+        made = asyncio.ensure_future(rig.pack.pause("kept"))
+    made.add_done_callback(lambda _: changed.set())
+    report = await asyncio.wait_for(check, WAIT)
+    await asyncio.wait_for(made, WAIT)
+    assert report is not None and "failed" not in report.texts(), report.texts()
+    assert report.texts()["rescheduled"] == ["lost (due 200)"]
+    if change == "schedule":
+        assert ("during", 100) in rig.queue()  # queued once the restore was done, at 0
+        assert [t for t, _ in rig.queue()].count("during") == 1  # not put in a second time
+    else:
+        assert [t for t, _ in rig.queue("paused")] == ["kept"]
+    rig.server.step(400)
+    assert rig.runs("lost") == 1 and rig.runs("during") == (change == "schedule")
+    assert rig.runs("kept") == (change == "schedule")
 
 
 async def test_the_record_stays_bounded(tmp_path: Path) -> None:
