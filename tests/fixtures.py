@@ -157,14 +157,13 @@ async def following(harness: Harness, server: Server, name: str = "main") -> Non
 
 
 async def settled(harness: Harness) -> None:
-    """Wait until every server's crash guard has made its first look and is idle: that look
-    writes the pack's cfg.hold, so a test that compares the pack's storage before and after
-    starts after it."""
+    """Wait until every server's crash guard has made its first look: that look writes the
+    pack's cfg.hold, so a test that compares the pack's storage before and after starts after
+    it. (CrashGuard.start clears `idle`; only a finished look sets it.)"""
     async with asyncio.timeout(10):
         for server in harness.services.servers.values():
-            guard = server.guard
-            while guard is not None and not (guard.checks >= 1 and guard.idle.is_set()):  # noqa: ASYNC110
-                await asyncio.sleep(0.01)
+            if server.guard is not None:
+                await server.guard.idle.wait()
 
 
 def sent_to(harness: Harness, monkeypatch: pytest.MonkeyPatch, name: str = "main") -> list[str]:

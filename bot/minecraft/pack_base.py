@@ -94,7 +94,7 @@ def recorded_write(
 
     @functools.wraps(method)
     async def gated(self: _B, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if self._gate_holder is not None and self._gate_holder is asyncio.current_task():
+        if self._gate_holder is asyncio.current_task():
             return await method(self, *args, **kwargs)  # the comparison's own restore
         async with self._writes:
             return await method(self, *args, **kwargs)

@@ -298,7 +298,7 @@ async def test_a_change_made_while_the_guard_compares_is_compared_whole(
     await rig.pack.schedule("say lost", 200, "t", "lost")  # after the save: the crash takes it
     rig.server.step(3)
     rig.restart(crash=True)
-    reading = asyncio.Event()
+    reading, changed = asyncio.Event(), asyncio.Event()
     real_entries = rig.ledger.entries
 
     async def entries_after_a_pause() -> list[Entry]:
@@ -310,7 +310,6 @@ async def test_a_change_made_while_the_guard_compares_is_compared_whole(
                 await changed.wait()
         return await real_entries()
 
-    changed = asyncio.Event()
     rig.ledger.entries = entries_after_a_pause  # type: ignore[method-assign]
     rig.guard.notice_start()
     check = asyncio.ensure_future(rig.guard.check())

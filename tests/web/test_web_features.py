@@ -72,8 +72,8 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
     ]  # the scheduler exists, nothing planned ran
     assert ({"server": "main", "list": "planned"}, 0.0, "doom_tasks") in got["doom_tasks"]
     assert {s[1] for s in got["doom_server_up"]} == {1.0}
-    # nothing on it names a task, its command or a user
-    # a whole word: the user's id 7002 may be the start of a sample's value (0.0700289903)
+    # nothing on it names a task, its command or a user (as a whole word: the user's id 7002 may
+    # begin a sample's value, 0.0700289903)
     for needle in ("m0", "say hi", "sya", "Steve", str(MOD.id), "user7002"):
         assert not re.search(rf"(?<![\w.]){re.escape(needle)}(?![\w.])", text), needle
     status, body = await Client(dash).get("/healthz")
