@@ -12,6 +12,10 @@ rolled archive is read first (found by the hash of its first bytes, since gzip k
 then every archive rolled after it, then the new latest.log. Inode numbers alone are not trusted:
 Linux reuses them as soon as the old file is deleted.
 
+The files are read through a `LogFiles` (bot/events/log_files.py): the bot's own disk by default,
+or the server's machine over SFTP (bot/minecraft/sftp_log.py), where a dropped connection is
+waited out inside each read, so the tailer's place and order are the same either way.
+
 Order: on Paper a `say` line is written after the chat text was styled on another thread, so
 the lines of one function can reach the file late and out of order (../shared/notes/servers.md).
 With `reorder_window` > 0 an event whose seq is not the next one is held until the missing seqs
@@ -22,18 +26,15 @@ cursor stays before its line, so a restart reads it again rather than losing it.
 from __future__ import annotations
 
 import asyncio
-import gzip
 import hashlib
 import json
 import logging
-import os
 import re
 import time
 import zlib
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import BinaryIO
+from pathlib import Path, PurePath
 
 from bot.events.event import (
     CursorStore,
@@ -44,6 +45,7 @@ from bot.events.event import (
     parse_log_line,
     save_cursor,
 )
+from bot.events.log_files import LiveFile, LocalLogFiles, LogFiles, archive_key
 
 __all__ = ["LogTailer", "TailCursor"]
 
@@ -51,7 +53,6 @@ log = logging.getLogger(__name__)
 
 _CHUNK = 1 << 20  # bytes read per step; a long log is consumed in steps, yielding between them
 _HEAD = 4096  # bytes of a file's start that identify it
-_ARCHIVE = re.compile(r"(\d{4}-\d{2}-\d{2})-(\d+)\.log(\.gz)?")
 _MAX_ARCHIVES = 64  # newest archives searched for the file a cursor points into
 _SAVE_EVERY = 5.0  # seconds between saves of progress that carried no event
 # The dedicated server's "started" line (MinecraftDedicatedServer.setupServer; RCON opens
@@ -111,7 +112,7 @@ class _Source:
         self,
         ident: tuple[int, int],
         name: str,
-        fh: BinaryIO | None = None,
+        fh: LiveFile | None = None,
         data: bytes | None = None,
     ) -> None:
         self.ident = ident
@@ -122,37 +123,36 @@ class _Source:
         self.head = _hash(b"")
         self.head_len = 0
 
-    def read_at(self, offset: int, size: int) -> bytes:
+    async def read_at(self, offset: int, size: int) -> bytes:
         if self.data is not None:
             return self.data[offset : offset + size]
         assert self.fh is not None
-        self.fh.seek(offset)
-        return self.fh.read(size)
+        return await self.fh.read_at(offset, size)
 
-    def size(self) -> int:
+    async def size(self) -> int:
         if self.data is not None:
             return len(self.data)
         assert self.fh is not None
-        return os.fstat(self.fh.fileno()).st_size
+        return await self.fh.size()
 
-    def update_head(self) -> None:
+    async def update_head(self) -> None:
         """Re-hash the first bytes up to the offset (only while that is under _HEAD)."""
         want = min(self.offset, _HEAD)
         if want != self.head_len:
-            self.head = _hash(self.read_at(0, want))
+            self.head = _hash(await self.read_at(0, want))
             self.head_len = want
 
-    def head_changed(self) -> bool:
+    async def head_changed(self) -> bool:
         """The file no longer starts with the bytes we read: truncated and written again."""
         if self.head_len == 0:
             return False
-        return _hash(self.read_at(0, self.head_len)) != self.head
+        return _hash(await self.read_at(0, self.head_len)) != self.head
 
-    def lines(self, *, final: bool) -> list[tuple[int, bytes]]:
+    async def lines(self, *, final: bool) -> list[tuple[int, bytes]]:
         """Complete lines from the offset as (end offset, line); with final, a last line with no
         newline counts too (a rolled file will not grow)."""
         out: list[tuple[int, bytes]] = []
-        data = self.read_at(self.offset, _CHUNK)
+        data = await self.read_at(self.offset, _CHUNK)
         pos = 0
         while True:
             nl = data.find(b"\n", pos)
@@ -182,7 +182,7 @@ class LogTailer:
 
     def __init__(
         self,
-        path: Path,
+        path: PurePath,
         server: str,
         cursor_store: CursorStore | None,
         *,
@@ -190,8 +190,10 @@ class LogTailer:
         cursor_key: str | None = None,
         dedup: SeqDedup | None = None,
         reorder_window: float = 0.0,
+        files: LogFiles | None = None,
     ) -> None:
-        self.path = Path(path)
+        self.files: LogFiles = files or LocalLogFiles()
+        self.path: PurePath = Path(path) if files is None else path
         self.reorder_window = reorder_window
         # seq -> (event, offset of its line's start, monotonic arrival) while held for order
         self._pending: dict[int, tuple[Event, int, float]] = {}
@@ -230,11 +232,12 @@ class LogTailer:
             while True:
                 if self._backlog:  # archives to read in full before the live file
                     current = self._backlog[0]
-                    while current.offset < current.size():
+                    while current.offset < await current.size():
                         # a start line in an archive read again is no news of a restart: what
                         # follows it was counted before (and a repeat is dropped by seq)
                         self._in_backlog = True
-                        async for ev in self._drain(current, current.lines(final=True)):
+                        batch = await current.lines(final=True)
+                        async for ev in self._drain(current, batch):
                             yield ev
                         self._in_backlog = False
                         await asyncio.sleep(0)
@@ -245,11 +248,11 @@ class LogTailer:
                     continue
                 current = self._live
                 if current is None:
-                    current = self._open_live(from_end=False)
+                    current = await self._open_live(from_end=False)
                     # Files rolled since the last look were never open here (several rolls
                     # between two polls): their archives come first. Listed after the open,
                     # so nothing rolled in between is missed; a repeat is dropped by seq.
-                    self._backlog = await asyncio.to_thread(self._new_archives, self._own)
+                    self._backlog = await self._new_archives(self._own)
                     self._own = None
                     if self._backlog:
                         log.info(
@@ -262,12 +265,15 @@ class LogTailer:
                 if current is None:
                     await asyncio.sleep(self.poll_interval)
                     continue
-                rolled = self._rolled(current)
-                if (not rolled and current.size() < current.offset) or current.head_changed():
+                assert current.fh is not None  # the live file is an open one
+                rolled = await self.files.rolled(self.path, current.fh)
+                if (
+                    not rolled and await current.size() < current.offset
+                ) or await current.head_changed():
                     log.info("%s was truncated; reading it from the start", self.path)
                     current.offset = 0
-                    current.update_head()
-                batch = current.lines(final=rolled)
+                    await current.update_head()
+                batch = await current.lines(final=rolled)
                 async for ev in self._drain(current, batch):
                     yield ev
                 if batch:
@@ -277,7 +283,7 @@ class LogTailer:
                     async for ev in self._release(current, final=True):
                         yield ev
                     self.rotations += 1
-                    self._own = (current.offset, _hash(current.read_at(0, _HEAD)))
+                    self._own = (current.offset, _hash(await current.read_at(0, _HEAD)))
                     log.info("%s was rolled; following the new file", self.path)
                     current.close()
                     self._live = None
@@ -310,7 +316,7 @@ class LogTailer:
         for end, raw in batch:
             start = src.offset
             src.offset = end
-            src.update_head()
+            await src.update_head()
             ev = self._parse(raw)
             if ev is None:
                 continue
@@ -394,36 +400,22 @@ class LogTailer:
             self._dedup.rewind(self.server, ev.seq - 1)
             self._seq = ev.seq - 1
 
-    def _open_live(self, *, from_end: bool) -> _Source | None:
-        try:
-            fh = self.path.open("rb")
-        except FileNotFoundError:
+    async def _open_live(self, *, from_end: bool) -> _Source | None:
+        fh = await self.files.open(self.path)
+        if fh is None:
             return None
-        except OSError as exc:
-            log.warning("cannot read %s: %s", self.path, exc)
-            return None
-        st = os.fstat(fh.fileno())
-        src = _Source((st.st_dev, st.st_ino), f"{self.path.name}#{st.st_ino}", fh=fh)
+        src = _Source(fh.ident, fh.name, fh=fh)
         if from_end:
             # start after the last complete line: a half-written one is read when it ends
-            tail_start = max(0, st.st_size - _CHUNK)
-            tail = src.read_at(tail_start, st.st_size - tail_start)
+            size = await fh.size()
+            tail_start = max(0, size - _CHUNK)
+            tail = await src.read_at(tail_start, size - tail_start)
             nl = tail.rfind(b"\n")
             src.offset = tail_start + nl + 1 if nl >= 0 else tail_start
-        src.update_head()
+        await src.update_head()
         self._live = src
         log.debug("opened %s at offset %d", src.name, src.offset)
         return src
-
-    def _rolled(self, src: _Source) -> bool:
-        """latest.log now names another file, or none: the open one will not grow any more."""
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return True
-        except OSError:
-            return False
-        return (st.st_dev, st.st_ino) != src.ident
 
     # -- the cursor --------------------------------------------------------------------------
 
@@ -452,29 +444,29 @@ class LogTailer:
         """Find where the last run stopped: the live file, a rolled archive, or nowhere."""
         cursor = TailCursor.loads(await load_cursor(self._store, self.cursor_key))
         # before the live file is opened, so a file rolled after this is seen as new
-        self._known = {key for key, _ in _list_archives(self.path.parent)}
+        self._known = {key for key, _ in await self.files.list_archives(self.path.parent)}
         if cursor is None:
-            if self._open_live(from_end=True) is not None:
+            if await self._open_live(from_end=True) is not None:
                 log.info("no saved place for %s; starting at its end", self.path)
             return
         self._seq = cursor.seq
         self._dedup.set_floor(self.server, cursor.seq)
-        live = self._open_live(from_end=False)
+        live = await self._open_live(from_end=False)
         if cursor.head_len == 0:
             # The file was empty: nothing identifies it (its inode may be reused by now). Any
             # archive rolled since may hold its lines; repeats are dropped by seq.
-            self._backlog = await asyncio.to_thread(self._archives_rolled_after, cursor.saved_at)
+            self._backlog = await self._archives_rolled_after(cursor.saved_at)
             return
-        if live is not None and self._same_file(live, cursor):
+        if live is not None and await self._same_file(live, cursor):
             live.offset = cursor.offset
-            live.update_head()
+            await live.update_head()
             return
         if live is not None:
             live.offset = 0
-            live.update_head()
-        archives = await asyncio.to_thread(self._archives_since, cursor)
+            await live.update_head()
+        archives = await self._archives_since(cursor)
         if archives is None:
-            archives = await asyncio.to_thread(self._archives_rolled_after, cursor.saved_at)
+            archives = await self._archives_rolled_after(cursor.saved_at)
             log.warning(
                 "could not find the file %s was at when the bot stopped; reading the %d "
                 "archive(s) rolled since then and the current latest.log in full (seq dedup "
@@ -491,50 +483,50 @@ class LogTailer:
                 len(archives),
             )
 
-    def _same_file(self, live: _Source, cursor: TailCursor) -> bool:
-        if live.size() < cursor.offset:
+    async def _same_file(self, live: _Source, cursor: TailCursor) -> bool:
+        if await live.size() < cursor.offset:
             return False
-        return _hash(live.read_at(0, cursor.head_len)) == cursor.head
+        return _hash(await live.read_at(0, cursor.head_len)) == cursor.head
 
-    def _archives_since(self, cursor: TailCursor) -> list[_Source] | None:
+    async def _archives_since(self, cursor: TailCursor) -> list[_Source] | None:
         """The archive the cursor points into (read from its offset) and every later one."""
-        found = [path for _, path in _list_archives(self.path.parent)]
+        found = [path for _, path in await self.files.list_archives(self.path.parent)]
         for index in range(len(found) - 1, max(-1, len(found) - 1 - _MAX_ARCHIVES), -1):
             if cursor.head_len == 0:
                 break  # nothing identifies an empty file among archives
             try:
-                head = _read_archive(found[index], cursor.head_len)
+                head = await self.files.read_archive(found[index], cursor.head_len)
             except (OSError, EOFError, zlib.error) as exc:
                 log.warning("cannot read archive %s: %s", found[index], exc)
                 continue
             if _hash(head) != cursor.head:
                 continue
             out: list[_Source] = []
-            self._known.update(_archive_key(path) for path in found)
+            self._known.update(archive_key(path) for path in found)
             for pos, path in enumerate(found[index:]):
                 try:
-                    data = _read_archive(path, None)
+                    data = await self.files.read_archive(path, None)
                 except (OSError, EOFError, zlib.error) as exc:
                     log.warning("cannot read archive %s: %s", path, exc)
                     continue
                 ident = (cursor.dev, cursor.ino) if pos == 0 else (0, 0)
                 src = _Source(ident, path.name, data=data)
                 src.offset = min(cursor.offset, len(data)) if pos == 0 else 0
-                src.update_head()
+                await src.update_head()
                 out.append(src)
             return out
         return None
 
-    def _new_archives(self, drained: tuple[int, str] | None) -> list[_Source]:
+    async def _new_archives(self, drained: tuple[int, str] | None) -> list[_Source]:
         """Archives rolled since the last look, minus the one holding the file just drained."""
-        found = _list_archives(self.path.parent)
+        found = await self.files.list_archives(self.path.parent)
         fresh = [(key, path) for key, path in found if key not in self._known]
         self._known.update(key for key, _ in found)
         out: list[_Source] = []
         skipped_own = False
         for _, path in fresh:
             try:
-                data = _read_archive(path, None)
+                data = await self.files.read_archive(path, None)
             except (OSError, EOFError, zlib.error) as exc:
                 log.warning("cannot read archive %s: %s", path, exc)
                 continue
@@ -544,60 +536,17 @@ class LogTailer:
             out.append(_Source((0, 0), path.name, data=data))
         return out
 
-    def _archives_rolled_after(self, saved_at: float) -> list[_Source]:
+    async def _archives_rolled_after(self, saved_at: float) -> list[_Source]:
         out: list[_Source] = []
-        for key, path in _list_archives(self.path.parent):
+        for key, path in await self.files.list_archives(self.path.parent):
             self._known.add(key)
             try:
                 # a 2 s margin for coarse file-system clocks; dedup drops any repeat
-                if _archive_mtime(path) < saved_at - 2.0:
+                if await self.files.archive_mtime(path) < saved_at - 2.0:
                     continue
-                out.append(_Source((0, 0), path.name, data=_read_archive(path, None)))
+                data = await self.files.read_archive(path, None)
+                out.append(_Source((0, 0), path.name, data=data))
             except (OSError, EOFError, zlib.error) as exc:
                 log.warning("cannot read archive %s: %s", path, exc)
         return out
 
-
-def _list_archives(logs_dir: Path) -> list[tuple[tuple[str, int], Path]]:
-    """Rolled logs oldest first; a `.log` still being gzipped wins over its partial `.gz`."""
-    by_key: dict[tuple[str, int], Path] = {}
-    try:
-        entries = list(logs_dir.iterdir())
-    except OSError:
-        return []
-    for path in entries:
-        match = _ARCHIVE.fullmatch(path.name)
-        if match is None:
-            continue
-        key = _archive_key(path)
-        if key not in by_key or match.group(3) is None:
-            by_key[key] = path
-    return [(k, by_key[k]) for k in sorted(by_key)]
-
-
-def _archive_key(path: Path) -> tuple[str, int]:
-    match = _ARCHIVE.fullmatch(path.name)
-    assert match is not None  # only listed archives get here
-    return (match.group(1), int(match.group(2)))
-
-
-def _archive_mtime(path: Path) -> float:
-    """Like _read_archive, a `.log` gzipped and removed since the listing is found as its `.gz`."""
-    try:
-        return path.stat().st_mtime
-    except FileNotFoundError:
-        if path.suffix == ".gz":
-            raise
-        return path.with_name(path.name + ".gz").stat().st_mtime
-
-
-def _read_archive(path: Path, size: int | None) -> bytes:
-    if path.suffix != ".gz":
-        try:
-            with path.open("rb") as fh:
-                return fh.read() if size is None else fh.read(size)
-        except FileNotFoundError:
-            # gzipped and removed since the listing: the finished .gz holds the same bytes
-            path = path.with_name(path.name + ".gz")
-    with gzip.open(path, "rb") as gz:
-        return gz.read() if size is None else gz.read(size)

@@ -273,7 +273,7 @@ def test_an_archive_gzipped_between_listing_and_reading_is_found_as_its_gz(tmp_p
     # a tailer that listed the .log must find the .gz for both its time and its bytes.
     import gzip
 
-    from bot.events.log_tail import _archive_mtime, _read_archive
+    from bot.events.log_files import _archive_mtime, _read_archive
 
     listed = tmp_path / "2026-11-30-1.log"
     with gzip.open(tmp_path / "2026-11-30-1.log.gz", "wb") as gz:
