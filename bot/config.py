@@ -21,8 +21,10 @@ import logging
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote, urlsplit
 
 from dotenv import dotenv_values
 from pydantic import (
@@ -49,7 +51,9 @@ __all__ = [
     "RENAMED_EXTENSIONS",
     "ServerConfig",
     "Settings",
+    "SftpTarget",
     "load_settings",
+    "parse_sftp_url",
 ]
 
 log = logging.getLogger(__name__)
@@ -128,6 +132,11 @@ class ServerConfig(BaseModel):
     world_dir: Path | None = None
     log_path: Path | None = None
     event_source: Literal["log", "rcon", "auto"] = "auto"
+    # the server's root folder over SFTP (bot.minecraft.sftp): sftp://user@host:port/path
+    sftp_url: str | None = None
+    sftp_password: SecretStr | None = None
+    sftp_key_file: Path | None = None
+    sftp_known_hosts: Path | None = None  # an OpenSSH known_hosts file naming the host's key
     deny_commands: list[str] | None = None
     allow_commands: list[str] = []
     function_namespaces: list[str] | None = None
@@ -172,17 +181,93 @@ class ServerConfig(BaseModel):
     def _check_locale(cls, v: str) -> str:
         return _known_locale(v)
 
+    @field_validator("sftp_url")
+    @classmethod
+    def _check_sftp_url(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_sftp_url(v)  # raises ValueError with the sentence
+        return v
+
     @model_validator(mode="after")
     def _check_event_source(self) -> ServerConfig:
-        if self.event_source == "log" and self.log_path is None:
-            raise ValueError("event_source 'log' needs log_path (the server's logs/latest.log)")
+        if self.event_source == "log" and not (self.log_path or self.world_dir or self.sftp_url):
+            raise ValueError(
+                "event_source 'log' needs log_path (the server's logs/latest.log), world_dir "
+                "or sftp_url"
+            )
         return self
+
+    @model_validator(mode="after")
+    def _check_sftp(self) -> ServerConfig:
+        given = [
+            n for n in ("sftp_password", "sftp_key_file", "sftp_known_hosts") if getattr(self, n)
+        ]
+        if self.sftp_url is None:
+            if given:
+                raise ValueError(f"{given[0]} is set but sftp_url is not")
+            return self
+        if (self.sftp_password is None) == (self.sftp_key_file is None):
+            raise ValueError(
+                "sftp_url needs one of sftp_password (the panel account's password) or "
+                "sftp_key_file (a private key file), not both and not neither"
+            )
+        if self.sftp_known_hosts is None:
+            raise ValueError(
+                "sftp_url needs sftp_known_hosts: an OpenSSH known_hosts file with the host's "
+                "key (ssh-keyscan -p <port> <host> > known_hosts, then check its fingerprint "
+                "with the host), so the bot never trusts an unknown host"
+            )
+        return self
+
+    @property
+    def sftp(self) -> SftpTarget | None:
+        """Where the server's root folder is over SFTP, when sftp_url is set."""
+        return None if self.sftp_url is None else parse_sftp_url(self.sftp_url)
 
     def denied_commands(self, global_deny: list[str]) -> list[str]:
         """The deny-list in force for this server: its own or the global one, minus allowed."""
         base = self.deny_commands if self.deny_commands is not None else global_deny
         allowed = {c.lower() for c in self.allow_commands}
         return [c for c in base if c.lower() not in allowed]
+
+
+@dataclass(frozen=True, slots=True)
+class SftpTarget:
+    """The parts of an sftp:// URL: who logs in where, and the server's root folder there."""
+
+    user: str
+    host: str
+    port: int
+    path: str  # absolute, "/" when the SFTP root is the server's root (Pterodactyl, Pelican)
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"sftp://{self.user}@{host}:{self.port}{self.path}"
+
+
+def parse_sftp_url(url: str) -> SftpTarget:
+    """`sftp://user@host:port/path` (port 22 and path / by default), or ValueError saying why."""
+    parts = urlsplit(url.strip())
+    if parts.scheme != "sftp":
+        raise ValueError(
+            "must start with sftp:// (e.g. sftp://steve.1a2b3c4d@panel.example.org:2022/)"
+        )
+    if parts.password is not None:
+        raise ValueError("must not hold the password: put it in sftp_password")
+    if not parts.username:
+        raise ValueError("must name the user: sftp://user@host:port/path")
+    if not parts.hostname:
+        raise ValueError("must name the host: sftp://user@host:port/path")
+    try:
+        port = parts.port or 22
+    except ValueError:
+        raise ValueError("its port must be a number from 1 to 65535") from None
+    if not 1 <= port <= 65535:
+        raise ValueError("its port must be a number from 1 to 65535")
+    if parts.query or parts.fragment:
+        raise ValueError("must not have a ?query or #fragment")
+    path = unquote(parts.path) or "/"
+    return SftpTarget(unquote(parts.username), parts.hostname, port, path)
 
 
 def _or_old_name(name: str, old: str) -> AliasChoices:

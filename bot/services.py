@@ -1,7 +1,8 @@
 """The services the bot holds, built once from the settings by the launcher.
 
 One :class:`ServerServices` per configured Minecraft server (RCON client, pack client, command
-checker, event source, installer) and one :class:`~bot.store.audit.AuditStore` for all. Cogs reach
+checker, event source, installer, and the SFTP session of a server whose files are on another
+machine) and one :class:`~bot.store.audit.AuditStore` for all. Cogs reach
 them through ``bot.services`` and never build them themselves, so tests and the console can hand
 the bot services pointed at an mcsim.
 
@@ -24,6 +25,7 @@ __all__ = [
     "build_server",
     "build_services",
     "checker_note",
+    "connect_sftp",
     "start_embedded_mcsim",
 ]
 
@@ -32,15 +34,18 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from bot.aio import cancel_and_wait
+from bot.errors import BotError
 from bot.i18n import _
 from bot.minecraft.server_files import (
     NO_PROPERTIES,
     UNKNOWN_VERSION,
     MinecraftVersion,
     ServerProperties,
+    find_server_properties,
     minecraft_version,
     read_server_properties,
 )
@@ -57,6 +62,8 @@ if TYPE_CHECKING:
     from bot.minecraft.installer import PackInstaller
     from bot.minecraft.pack_client import PackClient
     from bot.minecraft.rcon import RconClient
+    from bot.minecraft.sftp import SftpSession
+    from bot.minecraft.sftp_files import RemoteFacts
     from bot.store.audit import AuditStore
     from bot.store.db import Database
     from bot.store.history import RunHistory
@@ -86,16 +93,36 @@ class ServerServices:
     checker: CommandChecker
     events: EventSource | None
     installer: PackInstaller | None = None  # None when the bot cannot see the world's files
-    event_kind: str = "none"  # "log", "rcon" or "none", for /status
+    event_kind: str = "none"  # "log", "sftp" (the log over SFTP), "rcon" or "none"
     minecraft: MinecraftVersion = UNKNOWN_VERSION
     properties: ServerProperties = NO_PROPERTIES
     software: ServerSoftware = UNKNOWN_SOFTWARE  # filled by ensure_software()
     # the record of what the bot put into the pack, and the restore after a crash
     guard: CrashGuard | None = None
+    sftp: SftpSession | None = None  # the server's files over SFTP (sftp_url)
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    def events_state(self) -> str:
+        """Where the events come from, as /status says it; for the log over SFTP, whether it
+        is being read or since when its connection has been down, and why."""
+        if self.event_kind != "sftp" or self.sftp is None:
+            return self.event_kind
+        state = self.sftp.state
+        url = str(self.sftp.target)
+        if state.failing_since is not None:
+            since = datetime.fromtimestamp(state.failing_since, UTC)
+            return _(
+                "log over SFTP ({url}): reconnecting since {since} UTC; last error: {error}",
+                url=url,
+                since=since.strftime("%Y-%m-%d %H:%M:%S"),
+                error=state.last_error,
+            )
+        if state.connected:
+            return _("log over SFTP ({url}): reading", url=url)
+        return _("log over SFTP ({url}): not connected yet", url=url)
 
     async def ensure_software(self, *, again: bool = False) -> ServerSoftware:
         """What runs the server (bot/minecraft/software.py), detected once and shared with the
@@ -213,6 +240,8 @@ class Services:
                 await server.rcon.close()
             except Exception:
                 log.warning("closing RCON of %s failed", server.name, exc_info=True)
+            if server.sftp is not None:
+                await server.sftp.close()
         close = getattr(self.audit, "close", None)
         if close is not None:
             result = close()
@@ -234,9 +263,9 @@ def _event_source(
     pack: PackClient,
     store: AuditStore,
     properties: ServerProperties,
+    sftp: SftpSession | None,
 ) -> tuple[EventSource, str]:
-    from bot.background.event_source import build_event_source
-    from bot.events.log_tail import LogTailer
+    from bot.background.event_source import build_event_source, event_kind
 
     source = build_event_source(
         server,
@@ -245,8 +274,9 @@ def _event_source(
         log_poll_interval=settings.log_poll_interval,
         rcon_poll_interval=settings.rcon_poll_interval,
         broadcast_rcon_to_ops=properties.broadcast_rcon_to_ops,
+        sftp=sftp,
     )
-    return source, "log" if isinstance(source, LogTailer) else "rcon"
+    return source, event_kind(server, sftp)
 
 
 def checker_note(version: MinecraftVersion, checker: CommandChecker) -> str | None:
@@ -263,14 +293,22 @@ def checker_note(version: MinecraftVersion, checker: CommandChecker) -> str | No
 
 
 def build_checker(
-    settings: Settings, server: ServerConfig
+    settings: Settings, server: ServerConfig, remote: RemoteFacts | None = None
 ) -> tuple[CommandChecker, MinecraftVersion, ServerProperties]:
     """The server's command checker, built for the version it reports and the permission level
-    its functions get, with what it was built from."""
+    its functions get, with what it was built from (the local files first, then `remote`: what
+    was read over SFTP)."""
     from bot.minecraft.command_check import NEWEST_TREE, CommandChecker
 
     properties = read_server_properties(server)
-    version = minecraft_version(server.log_path, server.minecraft_version)
+    if properties.path is None and remote is not None:
+        properties = remote.properties
+    version = minecraft_version(server.log_path, None)
+    if version.version is None:
+        found = remote.version if remote is not None else None
+        version = minecraft_version(None, server.minecraft_version)
+        if found is not None:
+            version = MinecraftVersion(found, "log")
     checker = CommandChecker(
         deny=server.denied_commands(settings.deny_commands),
         function_permission_level=properties.function_permission_level,
@@ -306,22 +344,68 @@ def build_rcon(settings: Settings, server: ServerConfig) -> RconClient:
     )
 
 
-def build_server(settings: Settings, server: ServerConfig, store: AuditStore) -> ServerServices:
-    """The services of one server (nothing connects yet: RCON connects on first use)."""
+def build_server(
+    settings: Settings,
+    server: ServerConfig,
+    store: AuditStore,
+    *,
+    sftp: SftpSession | None = None,
+    remote: RemoteFacts | None = None,
+) -> ServerServices:
+    """The services of one server (nothing connects yet: RCON connects on first use). `sftp`:
+    the session of a server with sftp_url, `remote` what was read through it (read_remote)."""
     from bot.minecraft.installer import PackInstaller
     from bot.minecraft.pack_client import PackClient
 
     rcon = build_rcon(settings, server)
-    checker, version, properties = build_checker(settings, server)
+    checker, version, properties = build_checker(settings, server, remote)
     pack = PackClient(rcon, server, checker)
-    events, kind = _event_source(server, settings, pack, store, properties)
-    # installing copies files into the world: only possible when the bot can see it
-    installer = PackInstaller(rcon, server) if server.world_dir is not None else None
+    events, kind = _event_source(server, settings, pack, store, properties, sftp)
+    # installing copies files into the world: only possible when the bot can reach it
+    installer: PackInstaller | None = None
+    if server.world_dir is not None:
+        installer = PackInstaller(rcon, server)
+    elif sftp is not None:
+        from bot.minecraft.sftp_files import SftpWorld
+
+        installer = PackInstaller(rcon, server, files=SftpWorld(sftp))
     guard = _crash_guard(rcon, pack, events, store, hold_ticks=round(settings.crash_hold * 20))
     guarded = _guarded(events, guard)
     return ServerServices(
-        server, rcon, pack, checker, guarded, installer, kind, version, properties, guard=guard
+        server,
+        rcon,
+        pack,
+        checker,
+        guarded,
+        installer,
+        kind,
+        version,
+        properties,
+        guard=guard,
+        sftp=sftp,
     )
+
+
+async def connect_sftp(server: ServerConfig) -> tuple[SftpSession | None, RemoteFacts | None]:
+    """The SFTP session of a server with sftp_url, and server.properties and the version read
+    through it when this machine has no copy of them. A host that cannot be reached now is
+    logged and said in /status; the session connects again when next used."""
+    if server.sftp_url is None:
+        return None, None
+    from bot.minecraft.sftp import SftpSession
+    from bot.minecraft.sftp_files import read_facts
+
+    session = SftpSession(server)
+    if (
+        find_server_properties(server) is not None
+        and minecraft_version(server.log_path, None).version
+    ):
+        return session, None  # this machine has the files: nothing to read over SFTP
+    try:
+        return session, await read_facts(session)
+    except BotError as exc:
+        log.warning("%s: %s", server.name, exc)
+        return session, None
 
 
 def _crash_guard(
@@ -373,7 +457,10 @@ async def build_services(
         settings = settings.model_copy(update={"servers": list(started.servers)})
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = AuditStore(open_in(settings.data_dir))
-    servers = {s.name: build_server(settings, s, store) for s in settings.servers}
+    servers: dict[str, ServerServices] = {}
+    for config in settings.servers:
+        sftp, remote = await connect_sftp(config)
+        servers[config.name] = build_server(settings, config, store, sftp=sftp, remote=remote)
     return Services(
         settings, servers, store, started, scheduler=build_scheduler(settings, servers, store)
     )

@@ -80,7 +80,7 @@ class AdminCog(commands.Cog, name="Admin"):
             embed.add_field(
                 name="RCON", value=_("unavailable: {error}", error=found.error)[:1024], inline=False
             )
-            embed.add_field(name=_("event source"), value=server.event_kind)
+            embed.add_field(name=_("event source"), value=found.events[:1024])
             self._checker_fields(embed, server)
             return embed
         embed.colour = discord.Colour.green()
@@ -95,7 +95,7 @@ class AdminCog(commands.Cog, name="Admin"):
             self._pack_state_field(embed, found)
         software = found.software or _("unknown: {error}", error=found.software_error)
         embed.add_field(name=_("server software"), value=software[:1024])
-        embed.add_field(name=_("event source"), value=server.event_kind)
+        embed.add_field(name=_("event source"), value=found.events[:1024])
         if found.sizes_error is not None:
             embed.add_field(
                 name=_("queues"),

@@ -1,9 +1,12 @@
 """Which event source a server gets (`log`, `rcon`, `auto`), and the (server, seq) merge.
 
-`auto` reads the log when the bot can read it (free and immediate) and polls the ring buffer
-over RCON otherwise (a round trip every interval, echoed to operators unless
-broadcast-rcon-to-ops=false). `merge` combines several sources, e.g. every server's, or a log
-and a poller of one server, delivering each (server, seq) once.
+`auto` reads the log when the bot can read it (free and immediate): the log on this machine
+(log_path, or the one in the server's folder beside world_dir), else the log on the server's
+machine over SFTP (sftp_url), else it polls the ring buffer over RCON (a round trip every
+interval, echoed to operators unless broadcast-rcon-to-ops=false). `log` follows the local log
+when log_path names it or sftp_url is not set, else the log over SFTP. `merge` combines several
+sources, e.g. every server's, or a log and a poller of one server, delivering each (server, seq)
+once.
 """
 
 from __future__ import annotations
@@ -14,17 +17,21 @@ import os
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from bot.aio import cancel_and_wait
 from bot.events.event import CursorStore, Event, SeqDedup
 from bot.events.log_tail import LogTailer
 from bot.events.storage_poll import EventsReader, StoragePoller
-from bot.minecraft.server_files import read_properties
+from bot.minecraft.server_files import local_root, read_properties
+
+if TYPE_CHECKING:
+    from bot.minecraft.sftp import SftpSession
 
 __all__ = [
     "EventSource",
     "build_event_source",
+    "local_log",
     "log_readable",
     "merge",
     "read_broadcast_setting",
@@ -48,7 +55,21 @@ class _ServerLike(Protocol):
     @property
     def log_path(self) -> Path | None: ...
     @property
+    def world_dir(self) -> Path | None: ...
+    @property
     def event_source(self) -> Literal["log", "rcon", "auto"]: ...
+
+
+def local_log(server: _ServerLike) -> Path | None:
+    """The log on this machine: log_path, or logs/latest.log in the server's folder beside
+    world_dir (bot.minecraft.server_files.local_root)."""
+    if server.log_path is not None:
+        return server.log_path
+    if server.world_dir is None:
+        return None
+    # before the server's first start neither layout shows: vanilla's, where the log will be
+    root = local_root(server.world_dir) or server.world_dir.parent
+    return root / "logs" / "latest.log"
 
 
 def log_readable(path: Path | None) -> bool:
@@ -80,17 +101,30 @@ def build_event_source(
     rcon_poll_interval: float = 2.0,
     broadcast_rcon_to_ops: bool | None = None,
     log_reorder_window: float = LOG_REORDER_WINDOW,
+    sftp: SftpSession | None = None,
 ) -> LogTailer | StoragePoller:
-    """The source for one server, by its `event_source` setting (`auto`: the log if readable).
-    The tailer puts events back in seq order (Paper writes `say` lines late and out of order);
-    vanilla's come in order, so there it only waits when a seq is missing."""
-    kind = server.event_source
-    if kind == "auto":
-        kind = "log" if log_readable(server.log_path) else "rcon"
-        log.info("events of %s: %s (auto)", server.name, "latest.log" if kind == "log" else "RCON")
-    if kind == "log" and server.log_path is not None:
+    """The source for one server, by its `event_source` setting (`auto`: the log if readable,
+    here or over SFTP). The tailer puts events back in seq order (Paper writes `say` lines late
+    and out of order); vanilla's come in order, so there it only waits when a seq is missing."""
+    kind = event_kind(server, sftp)
+    if server.event_source == "auto":
+        said = {"log": "latest.log", "sftp": "latest.log over SFTP", "rcon": "RCON"}[kind]
+        log.info("events of %s: %s (auto)", server.name, said)
+    if kind == "sftp" and sftp is not None:
+        from bot.minecraft.sftp_log import SftpLogFiles
+
         return LogTailer(
-            server.log_path,
+            sftp.path("logs", "latest.log"),
+            server.name,
+            cursor_store,
+            poll_interval=log_poll_interval,
+            reorder_window=log_reorder_window,
+            files=SftpLogFiles(sftp),
+        )
+    path = local_log(server)
+    if kind == "log" and path is not None:
+        return LogTailer(
+            path,
             server.name,
             cursor_store,
             poll_interval=log_poll_interval,
@@ -103,6 +137,21 @@ def build_event_source(
         poll_interval=rcon_poll_interval,
         broadcast_rcon_to_ops=broadcast_rcon_to_ops,
     )
+
+
+def event_kind(server: _ServerLike, sftp: SftpSession | None) -> Literal["log", "sftp", "rcon"]:
+    """Where a server's events are read: `log` (this machine), `sftp` (the log over SFTP), or
+    `rcon` (the ring buffer)."""
+    here = local_log(server)
+    if server.event_source == "rcon":
+        return "rcon"
+    if server.event_source == "log":
+        if sftp is not None and server.log_path is None and not log_readable(here):
+            return "sftp"
+        return "log" if here is not None else "rcon"
+    if log_readable(here):
+        return "log"
+    return "sftp" if sftp is not None else "rcon"
 
 
 async def merge(

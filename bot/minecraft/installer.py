@@ -10,6 +10,10 @@ then keeps it disabled), then verify: `datapack list enabled` names it and
 
 Upgrading is the same: the files are replaced and reloaded; queued tasks live in command storage,
 which `reload` does not touch, so they survive. Nothing is reported as done unless it was seen.
+
+The files go through a `PackFiles`: the world folder on this machine (`LocalWorld`, world_dir),
+or the server's folder on another one over SFTP (bot/minecraft/sftp_files.py `SftpWorld`, the
+world named by server.properties' level-name); the steps after the copy are the same.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ import os
 import re
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal
+from pathlib import Path, PurePath
+from typing import Literal, Protocol
 
 from bot.config import ServerConfig
 from bot.errors import BotError
@@ -30,10 +34,13 @@ from bot.minecraft.rcon import RconClient
 from bot.minecraft.software import ServerSoftware, detect_software, strip_colours
 
 __all__ = [
+    "IGNORED",
     "PACK_DIR_NAME",
     "PACK_ID",
     "InstallError",
     "InstallReport",
+    "LocalWorld",
+    "PackFiles",
     "PackInstaller",
     "bundled_datapack",
     "is_pack_enabled",
@@ -45,7 +52,7 @@ log = logging.getLogger(__name__)
 
 PACK_DIR_NAME = "doom.schedule"
 PACK_ID = f"file/{PACK_DIR_NAME}"  # vanilla's id for a folder pack in <world>/datapacks
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.py")
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.py")
 _VERSION_SET = re.compile(
     r"data\s+modify\s+storage\s+doom\.schedule:const\s+version\s+set\s+value\s+"
     r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s]+)"
@@ -66,7 +73,7 @@ class InstallReport:
     """What the installer did and what it saw afterwards; `ok` only when both checks passed."""
 
     server: str
-    pack_dir: Path
+    pack_dir: PurePath
     action: Literal["installed", "upgraded", "reinstalled"]
     previous_version: str | None
     expected_version: str | None  # read from the copied files; None if they do not say
@@ -164,34 +171,36 @@ def is_pack_enabled(datapack_list_reply: str) -> bool:
     return bool(_LISTED.search(datapack_list_reply))
 
 
-class PackInstaller:
-    """Installs or upgrades the pack in one server's world (needs file access to the world)."""
+class PackFiles(Protocol):
+    """Where the pack's files go: the world folder, and the copy into it."""
 
-    def __init__(
-        self,
-        rcon: RconClient,
-        server: ServerConfig,
-        *,
-        source: Path | None = None,
-        verify_timeout: float = 20.0,
-        poll_interval: float = 0.2,
-    ) -> None:
-        self.rcon = rcon
+    async def world(self) -> PurePath:
+        """The world folder (InstallError, changing nothing, when it is not one)."""
+        ...
+
+    async def exists(self, path: PurePath) -> bool: ...
+
+    async def replace_tree(self, source: Path, target: PurePath) -> None:
+        """Put a copy of `source` (without IGNORED files) at `target`, whole or not at all."""
+        ...
+
+
+class LocalWorld:
+    """The world folder on the bot's own machine (world_dir)."""
+
+    def __init__(self, server: ServerConfig) -> None:
         self.server = server
-        self.source = source
-        self.verify_timeout = verify_timeout
-        self.poll_interval = poll_interval
-        self.software: ServerSoftware | None = None  # detected on first install if not given
 
-    def _world(self) -> Path:
+    async def world(self) -> PurePath:
         world = self.server.world_dir
         if world is None:
             raise InstallError(
                 lazy(
                     "Server {name} has no world folder configured, so the bot has no file access "
                     "to install the pack. If the bot runs where the world's files are, set "
-                    "world_dir for this server (the folder with level.dat); otherwise copy the "
-                    "doom.schedule folder into <world>/datapacks/ yourself and run /reload.",
+                    "world_dir for this server (the folder with level.dat); if the server is "
+                    "rented, set sftp_url (its SFTP login); otherwise copy the doom.schedule "
+                    "folder into <world>/datapacks/ yourself and run /reload.",
                     name=repr(self.server.name),
                 )
             )
@@ -206,10 +215,39 @@ class PackInstaller:
             )
         return world
 
+    async def exists(self, path: PurePath) -> bool:
+        return await asyncio.to_thread(Path(path).exists)
+
+    async def replace_tree(self, source: Path, target: PurePath) -> None:
+        await asyncio.to_thread(_replace_tree, source, Path(target))
+
+
+class PackInstaller:
+    """Installs or upgrades the pack in one server's world (needs file access to the world:
+    `files`, by default the local world_dir)."""
+
+    def __init__(
+        self,
+        rcon: RconClient,
+        server: ServerConfig,
+        *,
+        source: Path | None = None,
+        verify_timeout: float = 20.0,
+        poll_interval: float = 0.2,
+        files: PackFiles | None = None,
+    ) -> None:
+        self.rcon = rcon
+        self.server = server
+        self.source = source
+        self.verify_timeout = verify_timeout
+        self.poll_interval = poll_interval
+        self.files: PackFiles = files or LocalWorld(server)
+        self.software: ServerSoftware | None = None  # detected on first install if not given
+
     async def install(self) -> InstallReport:
         """Copy, reload, enable if needed, verify. Raises InstallError or an RCON error when
         nothing could be done; returns a report (ok or not) once the files were copied."""
-        world = self._world()
+        world = await self.files.world()
         source = self.source or bundled_datapack()
         if not (source / "pack.mcmeta").is_file():
             raise InstallError(
@@ -220,9 +258,9 @@ class PackInstaller:
         # Ask the server first: an unreachable server or a wrong password stops us before any
         # file changes, with the RCON client's own error.
         previous = await read_pack_version(self.rcon)
-        existed = target.exists()
+        existed = await self.files.exists(target)
         steps: list[str] = [_("version before: {version}", version=previous)]
-        await asyncio.to_thread(_replace_tree, source, target)
+        await self.files.replace_tree(source, target)
         steps.append(_("copied {source} to {target}", source=source, target=target))
         action: Literal["installed", "upgraded", "reinstalled"]
         if not existed:
@@ -344,7 +382,7 @@ def _replace_tree(source: Path, target: Path) -> None:
     for leftover in (staging, old):
         if leftover.exists():
             shutil.rmtree(leftover)
-    shutil.copytree(source, staging, ignore=_IGNORED)
+    shutil.copytree(source, staging, ignore=IGNORED)
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists():
         os.replace(target, old)

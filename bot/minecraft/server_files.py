@@ -2,9 +2,10 @@
 
 One place for both the launcher's `check` and the services: where server.properties is (the
 server folder, which vanilla makes the world folder's parent through `level-name`), the settings
-read from it (`broadcast-rcon-to-ops`, `function-permission-level`), and the Minecraft version
-the server reports at start-up (`Starting minecraft server version X`), which picks the command
-tree the checker parses against.
+read from it (`broadcast-rcon-to-ops`, `function-permission-level`, `level-name`), and the
+Minecraft version the server reports at start-up (`Starting minecraft server version X`), which
+picks the command tree the checker parses against. The same reading serves the files of a server
+on another machine (bot/minecraft/sftp_files.py), given their text.
 """
 
 from __future__ import annotations
@@ -16,17 +17,21 @@ __all__ = [
     "MinecraftVersion",
     "ServerProperties",
     "find_server_properties",
+    "local_root",
     "minecraft_version",
+    "parse_properties",
+    "properties_from",
     "read_properties",
     "read_server_properties",
     "version_from_logs",
+    "version_in",
 ]
 
 import gzip
 import logging
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal, Protocol
 
 from bot.i18n import _
@@ -66,6 +71,18 @@ def find_server_properties(server: _ServerFiles) -> Path | None:
     return None
 
 
+def local_root(world_dir: Path | None) -> Path | None:
+    """The server's folder on this machine (server.properties and logs/ are there): the world's
+    parent in vanilla's layout, the world itself in mcsim's --world layout; None when neither
+    has them."""
+    if world_dir is None:
+        return None
+    for folder in (world_dir, world_dir.parent):
+        if (folder / "server.properties").is_file() or (folder / "logs").is_dir():
+            return folder
+    return None
+
+
 def read_properties(path: Path) -> dict[str, str] | None:
     """A Java properties file as vanilla writes it (`key=value`, `#` comments); None when
     unreadable. Escapes are kept as written: none of the keys we read use them."""
@@ -73,6 +90,11 @@ def read_properties(path: Path) -> dict[str, str] | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    return parse_properties(text)
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """The keys and values of a server.properties' text."""
     values: dict[str, str] = {}
     for line in text.splitlines():
         stripped = line.strip()
@@ -89,9 +111,10 @@ class ServerProperties:
     """The settings the bot cares about, with vanilla's defaults for absent keys; `path` None
     when no server.properties could be read (then the values are vanilla's defaults)."""
 
-    path: Path | None
+    path: PurePath | None  # on another machine: the path there
     broadcast_rcon_to_ops: bool | None  # None: unknown (no file)
     function_permission_level: int
+    level_name: str = "world"  # the world folder's name in the server's folder
 
 
 NO_PROPERTIES = ServerProperties(None, None, DEFAULT_FUNCTION_PERMISSION_LEVEL)
@@ -102,13 +125,18 @@ def read_server_properties(server: _ServerFiles) -> ServerProperties:
     values = read_properties(path) if path is not None else None
     if values is None:
         return NO_PROPERTIES
+    return properties_from(values, path)
+
+
+def properties_from(values: dict[str, str], path: PurePath | None) -> ServerProperties:
+    """The settings the bot reads, from a server.properties' keys (vanilla's defaults)."""
     broadcast = values.get("broadcast-rcon-to-ops", "true").lower() == "true"
     try:
         # vanilla clamps the level to 1..4 and uses the default for a value it cannot read
         level = min(max(int(values.get("function-permission-level", "")), 1), 4)
     except ValueError:
         level = DEFAULT_FUNCTION_PERMISSION_LEVEL
-    return ServerProperties(path, broadcast, level)
+    return ServerProperties(path, broadcast, level, values.get("level-name") or "world")
 
 
 def _rotated_logs(logs_dir: Path) -> list[Path]:
@@ -146,10 +174,16 @@ def version_from_logs(log_path: Path) -> str | None:
         head = _head(path)
         if head is None:
             continue
-        found = [m[1] for line in head.splitlines() if (m := _START_LINE.search(line))]
-        if found:
-            return found[-1]
+        found = version_in(head)
+        if found is not None:
+            return found
     return None
+
+
+def version_in(head: str) -> str | None:
+    """The version of the last start line in a log's first lines, if any."""
+    found = [m[1] for line in head.splitlines() if (m := _START_LINE.search(line))]
+    return found[-1] if found else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ class ServerStatus:
     tps: float | None = None
     sizes: dict[str, int] = field(default_factory=dict)  # the pack's lists, then "planned"
     sizes_error: str | None = None
+    # where the events come from; for the log over SFTP also its connection's state
+    events: str = ""
 
     @property
     def ok(self) -> bool:
@@ -59,7 +61,7 @@ async def status(ops: Operations, caller: Caller, req: ServerRef) -> list[Server
 
 
 async def _one(ops: Operations, target: ServerServices) -> ServerStatus:
-    found = ServerStatus(target)
+    found = ServerStatus(target, events=target.events_state())
     try:
         found.version = await target.pack.version() or ""
     except errors.BotError as exc:

@@ -28,6 +28,7 @@ class Srv:
     name: str
     log_path: Path | None
     event_source: Literal["log", "rcon", "auto"] = "auto"
+    world_dir: Path | None = None
 
 
 class Buffer:
@@ -52,6 +53,28 @@ def test_auto_uses_the_log_when_readable(tmp_path: Path) -> None:
     assert isinstance(source, LogTailer) and source.poll_interval == 0.1
     forced = build_event_source(Srv("a", latest, "rcon"), pack, None, broadcast_rcon_to_ops=True)
     assert isinstance(forced, StoragePoller) and forced.broadcast_rcon_to_ops is True
+
+
+def test_auto_finds_the_log_beside_world_dir_in_both_layouts(tmp_path: Path) -> None:
+    # vanilla's: <root>/server.properties, <root>/logs/latest.log, <root>/<level-name>/level.dat
+    root = tmp_path / "vanilla"
+    (root / "world").mkdir(parents=True)
+    (root / "logs").mkdir()
+    (root / "server.properties").write_text("level-name=world\n")
+    source = build_event_source(Srv("a", None, world_dir=root / "world"), Buffer(), None)
+    assert isinstance(source, LogTailer) and source.path == root / "logs" / "latest.log"
+    # mcsim's --world layout keeps server.properties and logs/ in the world folder itself
+    world = tmp_path / "old" / "world"
+    (world / "logs").mkdir(parents=True)
+    (world / "server.properties").write_text("")
+    source = build_event_source(Srv("a", None, world_dir=world), Buffer(), None)
+    assert isinstance(source, LogTailer) and source.path == world / "logs" / "latest.log"
+    # a world folder with no server around it on this machine: the ring
+    bare = tmp_path / "bare" / "world"
+    bare.mkdir(parents=True)
+    assert isinstance(
+        build_event_source(Srv("a", None, world_dir=bare), Buffer(), None), StoragePoller
+    )
 
 
 def test_broadcast_setting_from_server_properties(tmp_path: Path) -> None:

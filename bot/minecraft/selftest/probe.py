@@ -55,6 +55,7 @@ def probe_for(source: object) -> LogTailer | StoragePoller | None:
             poll_interval=min(source.poll_interval, _MAX_LOG_POLL),
             cursor_key="selftest",
             reorder_window=source.reorder_window,  # Paper's late say lines, as the bot's
+            files=source.files,  # this machine's disk, or the server's over SFTP
         )
     if isinstance(source, StoragePoller):
         poller = StoragePoller(
