@@ -1,4 +1,5 @@
-"""`python -m mcsim --world DIR [--rcon-port N] [--rcon-password PW] [--frozen] [--flavour F]`.
+"""`python -m mcsim (--root DIR | --world DIR) [--rcon-port N] [--rcon-password PW] [--frozen]
+[--flavour F]`.
 
 Runs the server in real time (20 TPS) until `stop` (over RCON) or Ctrl-C.
 """
@@ -22,7 +23,19 @@ log = logging.getLogger(__name__)
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="mcsim", description="A stand-in Minecraft 1.21 server.")
-    ap.add_argument("--world", type=Path, required=True, help="world folder (created if missing)")
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--root",
+        type=Path,
+        help="server folder, laid out as vanilla's: server.properties, logs/, and the world "
+        "folder named by level-name (created if missing)",
+    )
+    where.add_argument(
+        "--world",
+        type=Path,
+        help="world folder holding everything, server.properties and logs/ included (created if "
+        "missing)",
+    )
     ap.add_argument("--rcon-port", type=int, default=None, help="enable RCON on this port")
     ap.add_argument("--rcon-password", default=None, help="RCON password")
     ap.add_argument("--frozen", action="store_true", help="start with the game frozen")
@@ -43,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     server = Server(
         args.world,
+        root=args.root,
         rcon_port=args.rcon_port,
         rcon_password=args.rcon_password,
         frozen=args.frozen,
@@ -56,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     # against 27 ms with collection off): a pause of the simulator, not of the server it stands
     # in for.
     gc.freeze()
-    print(f"mcsim ({args.flavour}) running on {args.world} (log: {server.log_path})", flush=True)
+    print(f"mcsim ({args.flavour}) running on {server.world} (log: {server.log_path})", flush=True)
     if server.rcon_port is not None:
         print(f"RCON on 127.0.0.1:{server.rcon_port}", flush=True)
 

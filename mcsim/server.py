@@ -88,8 +88,9 @@ class _ConsoleSink(FeedbackSink):
 class Server:
     def __init__(
         self,
-        world: Path,
+        world: Path | None = None,
         *,
+        root: Path | None = None,
         rcon_port: int | None = None,
         rcon_password: str | None = None,
         frozen: bool = False,
@@ -101,15 +102,22 @@ class Server:
         self.flavour_state = FlavourState()
         # Every RCON command received, in order (tests check what a client sent).
         self.rcon_commands: deque[str] = deque(maxlen=100_000)
-        self.world = Path(world)
-        self.world.mkdir(parents=True, exist_ok=True)
-        (self.world / "datapacks").mkdir(exist_ok=True)
-        props_path = self.world / "server.properties"
-        self.properties = read_properties(props_path)
-        if not props_path.exists():
+        if (world is None) == (root is None):
+            raise ValueError("give the server either a world folder or a root folder")
+        # `root` is vanilla's layout: the server's folder holds server.properties, logs/ and
+        # ops.json, the world is the folder named by `level-name` inside it. `world` alone is
+        # mcsim's compact layout: everything in the world folder, which is then also the root.
+        self.root = Path(root if root is not None else cast(Path, world))
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.properties_path = self.root / "server.properties"
+        self.properties = read_properties(self.properties_path)
+        if not self.properties_path.exists():
             # A server writes its own defaults into a new server.properties (Paper: -1 pause).
             self.properties.update(self.flavour.default_properties)
-            write_properties(props_path, self.properties)
+            write_properties(self.properties_path, self.properties)
+        self.world = self.root / self._level_folder if root is not None else self.root
+        self.world.mkdir(parents=True, exist_ok=True)
+        (self.world / "datapacks").mkdir(exist_ok=True)
         if rcon_port is not None:
             self.properties["enable-rcon"] = "true"
             self.properties["rcon.port"] = str(rcon_port)
@@ -145,7 +153,7 @@ class Server:
                 return
             began = time.monotonic()
             slog = self.flavour.wrap_log(
-                ServerLog(self.world / "logs", timestamp=self._log_timestamp)
+                ServerLog(self.root / "logs", timestamp=self._log_timestamp)
             )
             self.log = slog
             self.flavour.log_bootstrap(slog)
@@ -173,6 +181,7 @@ class Server:
             sim.disabled_packs = list(level.disabled_packs)
             sim.schedules = list(level.schedules)
             sim.world = self.world
+            sim.root = self.root
             sim.server = self
             sim.frozen = self._frozen_at_start
             sim.realtime = realtime
@@ -342,7 +351,7 @@ class Server:
                     rot=player.rot,
                     dimension=player.dimension,
                     anchor="feet",
-                    level=op_level(self.world, player.uuid, player.name),
+                    level=op_level(self.root, player.uuid, player.name),
                     name=player.name,
                     silent=False,
                     sink=sink,
@@ -587,7 +596,7 @@ class Server:
 
     @property
     def log_path(self) -> Path:
-        return self.world / "logs" / "latest.log"
+        return self.root / "logs" / "latest.log"
 
     def rotate_log(self) -> None:
         with self.lock:

@@ -105,6 +105,7 @@ class SimState:
     step_hook: Callable[[int], None] = lambda n: None
     realtime: bool = False
     world: Path | None = None
+    root: Path | None = None  # the server's folder: server.properties, logs/, ops.json
     schedules: list[Any] = field(default_factory=list)  # commands.schedule.ScheduledEvent
     server: Any = None  # mcsim.server.Server: reload/save/stop requests from admin commands
     tick_times: list[float] = field(default_factory=list)  # recent tick durations, ns

@@ -37,10 +37,10 @@ def _profiles(call: Call, node: AstCommand) -> list[tuple[str, str]]:
 
 
 def _server_dir(call: Call) -> object:
-    world = call.sim.world
-    if world is None:
+    root = call.sim.root or call.sim.world
+    if root is None:
         raise CommandError("mcsim: no server folder for ops.json")
-    return world
+    return root
 
 
 @handler("op:targets")
