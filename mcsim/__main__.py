@@ -15,6 +15,7 @@ from pathlib import Path
 
 from mcsim.flavours import flavour_names
 from mcsim.server import Server
+from mcsim.session_lock import SessionLockedError
 
 __all__ = ["main"]
 
@@ -63,7 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         noop_commands=args.noop,
         flavour=args.flavour,
     )
-    server.start(realtime=True)
+    try:
+        server.start(realtime=True)
+    except SessionLockedError as e:
+        # What vanilla's console shows (Main.java), then a failing exit status for scripts.
+        print(f"Failed to start the minecraft server\n{e.log_text}", file=sys.stderr, flush=True)
+        return 1
     # The loaded packs (mecha's ASTs, the parser, nbtlib tags) live as long as the process; once
     # frozen, Python's full collections no longer walk them. Unfrozen, each full collection held
     # the game loop and RCON replies for 100-200 ms (bench/wallclock.py: p99 of a hand-over 155 ms

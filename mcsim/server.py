@@ -31,6 +31,7 @@ from mcsim.gameloop import GameLoop
 from mcsim.log import ServerLog
 from mcsim.ops import op_level
 from mcsim.packs import FunctionLibrary, Pack, discover_packs
+from mcsim.session_lock import SessionLock, SessionLockedError
 from mcsim.startup import (
     GAME_MODES,
     NEW_WORLD_SPAWN,
@@ -139,6 +140,7 @@ class Server:
         self.sim: SimState | None = None
         self.executor: Executor | None = None
         self.log: ServerLog | None = None
+        self._session: SessionLock | None = None
         self.realtime = False
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -157,6 +159,18 @@ class Server:
             )
             self.log = slog
             self.flavour.log_bootstrap(slog)
+            # The order is vanilla's: log4j opens (and rolls) latest.log when Main's logger is
+            # made, before Main.java locks the world; a locked world then ends the start with
+            # this error, logged on the launcher's thread, before anything of the world is read
+            # or written.
+            try:
+                self._session = SessionLock.acquire(self.world)
+            except SessionLockedError as e:
+                slog.error(
+                    f"Failed to start the minecraft server\n{e.log_text}", thread="ServerMain"
+                )
+                slog.close()
+                raise
             self.flavour.prepare_world(self.world)
             level = self._open_level(slog)
             log_setup(
@@ -274,6 +288,7 @@ class Server:
                 self._rcon = None
             self.loop.drain_after_stop()
             slog.close()
+            self._release_session()
             self._running = False
             self._stopping = False
 
@@ -296,8 +311,14 @@ class Server:
                 self.loop.drain_after_stop()
                 if self.log is not None:
                     self.log.close()
+                self._release_session()  # the OS frees a dead process's locks
                 self._running = False
                 self._stopping = False
+
+    def _release_session(self) -> None:
+        if self._session is not None:
+            self._session.release()
+            self._session = None
 
     def __enter__(self) -> Server:
         self.start()
