@@ -13,7 +13,7 @@ its import silenced: it concerns asyncssh's support of DSA keys, which the bot n
 
 from __future__ import annotations
 
-__all__ = ["FileError", "SftpError", "SftpSession", "SftpState", "is_missing"]
+__all__ = ["FileError", "SftpError", "SftpSession", "SftpState", "dropped", "is_missing"]
 
 import asyncio
 import logging
@@ -336,6 +336,11 @@ def _reason(exc: BaseException) -> str:
     """An exception as the few words that say what went wrong (no traceback, no secret)."""
     text = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc)
     return str(text) or type(exc).__name__
+
+
+def dropped(exc: BaseException) -> bool:
+    """The connection is gone (asyncssh says so with an SFTPError too): connect again."""
+    return isinstance(exc, _DROPPED)
 
 
 def is_missing(exc: BaseException) -> bool:

@@ -29,7 +29,7 @@ from bot.minecraft.server_files import (
     properties_from,
     version_in,
 )
-from bot.minecraft.sftp import FileError, SftpError, SftpSession, is_missing
+from bot.minecraft.sftp import FileError, SftpError, SftpSession, dropped, is_missing
 
 if TYPE_CHECKING:
     from asyncssh import SFTPClient
@@ -52,6 +52,8 @@ async def _read(sftp: SFTPClient, path: PurePosixPath, size: int | None = None) 
         async with sftp.open(str(path), "rb") as fh:
             return cast(bytes, await fh.read(-1 if size is None else size))
     except FileError as exc:
+        if dropped(exc):
+            raise
         if is_missing(exc):
             return None
         raise
@@ -81,7 +83,9 @@ async def read_version(session: SftpSession) -> str | None:
             return found
         try:
             names = sorted((str(n) for n in await sftp.listdir(str(logs))), reverse=True)
-        except FileError:
+        except FileError as exc:
+            if dropped(exc):
+                raise
             return None
         for name in [n for n in names if n.endswith(".log.gz")][:_ARCHIVES_LOOKED_AT]:
             packed = await _read(sftp, logs / name, _HEAD_BYTES)
@@ -104,6 +108,8 @@ async def read_facts(session: SftpSession) -> RemoteFacts:
     try:
         return RemoteFacts(await read_properties(session), await read_version(session))
     except FileError as exc:
+        if dropped(exc):
+            raise
         raise SftpError(
             lazy(
                 "Cannot read the files of server {server} over SFTP ({url}): {error}",
@@ -185,6 +191,8 @@ class SftpWorld:
             try:
                 await self.session.call(op)
             except FileError as exc:
+                if dropped(exc):
+                    raise
                 raise InstallError(
                     lazy(
                         "Copying the pack to {target} over SFTP failed: {error}",

@@ -21,7 +21,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, cast
 
 from bot.events.log_files import LiveFile, pick_archives
-from bot.minecraft.sftp import FileError, SftpSession, is_missing
+from bot.minecraft.sftp import FileError, SftpSession, dropped, is_missing
 
 if TYPE_CHECKING:
     from asyncssh import SFTPAttrs, SFTPClient, SFTPClientFile
@@ -53,6 +53,8 @@ class _RemoteFile:
         try:
             self.handle = await sftp.open(str(self.path), "rb")
         except FileError as exc:
+            if dropped(exc):
+                raise
             if not is_missing(exc):
                 log.warning("cannot read %s over SFTP: %s", self.path, exc)
             return False
@@ -73,7 +75,9 @@ class _RemoteFile:
         head = cast(bytes, await self.handle.read(len(self.head), 0)) if self.head else b""
         try:
             names = [str(n) for n in await sftp.listdir(str(self.path.parent))]
-        except FileError:
+        except FileError as exc:
+            if dropped(exc):
+                raise
             names = []
         rolled = {key for key, _ in pick_archives(self.path.parent, names)} - self.archives
         if size < self.last_size or head != self.head or rolled:
@@ -139,7 +143,9 @@ class SftpLogFiles:
                 return False
             try:
                 names = [str(n) for n in await sftp.listdir(str(path.parent))]
-            except FileError:
+            except FileError as exc:
+                if dropped(exc):
+                    raise
                 names = []
             live.archives = {key for key, _ in pick_archives(path.parent, names)}
             return True
@@ -156,6 +162,8 @@ class SftpLogFiles:
             try:
                 return await sftp.stat(str(path))
             except FileError as exc:
+                if dropped(exc):
+                    raise
                 if is_missing(exc):
                     return None
                 raise OSError(str(exc)) from None
@@ -177,7 +185,9 @@ class SftpLogFiles:
         async def op(sftp: SFTPClient) -> list[str]:
             try:
                 return [str(n) for n in await sftp.listdir(str(logs_dir))]
-            except FileError:
+            except FileError as exc:
+                if dropped(exc):
+                    raise
                 return []
 
         return pick_archives(logs_dir, await self.session.retrying(op))
@@ -189,6 +199,8 @@ class SftpLogFiles:
                 try:
                     return await _read(sftp, path, size)
                 except FileError as exc:
+                    if dropped(exc):
+                        raise
                     if not is_missing(exc):
                         raise OSError(str(exc)) from None
                     # gzipped and removed since the listing: the .gz holds the same bytes
@@ -202,6 +214,8 @@ class SftpLogFiles:
                     head = gzip.decompress(await _read(sftp, target, None))[:size]
                 return head
             except FileError as exc:
+                if dropped(exc):
+                    raise
                 raise OSError(str(exc)) from None
 
         return await self.session.retrying(op)
@@ -212,11 +226,15 @@ class SftpLogFiles:
                 try:
                     return float((await sftp.stat(str(path))).mtime or 0)
                 except FileError as exc:
+                    if dropped(exc):
+                        raise
                     if not is_missing(exc) or path.suffix == ".gz":
                         raise
                     gz = path.with_name(path.name + ".gz")
                     return float((await sftp.stat(str(gz))).mtime or 0)
             except FileError as exc:
+                if dropped(exc):
+                    raise
                 raise OSError(str(exc)) from None
 
         return await self.session.retrying(op)

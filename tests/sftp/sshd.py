@@ -119,14 +119,23 @@ class Sshd:
             time.sleep(0.05)
 
     def sessions(self) -> list[int]:
-        """The pids of the processes sshd started for connections (its children)."""
+        """The pids of the processes sshd started for connections: its children (one per
+        connection) and theirs (the session running internal-sftp, which holds the socket too)."""
         if self.proc is None:
             return []
-        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        try:
-            return [int(p) for p in children.read_text().split()]
-        except OSError:
-            return []
+        found: list[int] = []
+        todo = [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                kids = [
+                    int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                ]
+            except OSError:
+                kids = []
+            found += kids
+            todo += kids
+        return found
 
     def cut(self) -> int:
         """Kill every connection's process (the listener stays): each client sees a drop."""

@@ -23,7 +23,7 @@ async def read(session: SftpSession, path: str) -> bytes:
         async with sftp.open(str(session.path(path)), "rb") as fh:
             return await fh.read()
 
-    return await session.call(op)  # type: ignore[no-any-return]
+    return await session.call(op)
 
 
 async def test_logs_in_by_key_and_reads_under_the_root(sshd: Sshd, tmp_path: Path) -> None:
