@@ -259,7 +259,7 @@ def parse_sftp_url(url: str) -> SftpTarget:
     if not parts.hostname:
         raise ValueError("must name the host: sftp://user@host:port/path")
     try:
-        port = parts.port or 22
+        port = 22 if parts.port is None else parts.port
     except ValueError:
         raise ValueError("its port must be a number from 1 to 65535") from None
     if not 1 <= port <= 65535:
