@@ -238,7 +238,7 @@ async def _run(settings: Settings) -> int:
 
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
-    from bot.minecraft.installer import PackInstaller
+    from bot.minecraft.installer import installer_for
     from bot.services import build_rcon
 
     failed = 0
@@ -247,7 +247,8 @@ async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
             continue
         rcon = build_rcon(settings, server)
         try:
-            report = await PackInstaller(rcon, server).install()
+            async with installer_for(rcon, server) as installer:  # world_dir, or SFTP
+                report = await installer.install()
             print(f"{server.name}: {report.summary()}", file=out)
             failed += not report.ok
         except BotError as e:

@@ -19,10 +19,12 @@ world named by server.properties' level-name); the steps after the copy are the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
 import shutil
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Literal, Protocol
@@ -43,6 +45,7 @@ __all__ = [
     "PackFiles",
     "PackInstaller",
     "bundled_datapack",
+    "installer_for",
     "is_pack_enabled",
     "pack_version_of",
     "read_pack_version",
@@ -371,6 +374,23 @@ class PackInstaller:
             if loop.time() >= deadline:
                 return version
             await asyncio.sleep(self.poll_interval)
+
+
+@contextlib.asynccontextmanager
+async def installer_for(rcon: RconClient, server: ServerConfig) -> AsyncIterator[PackInstaller]:
+    """The installer of one configured server: its world_dir on this machine, else its files
+    over SFTP (sftp_url), the SFTP connection closed afterwards."""
+    if server.world_dir is not None or server.sftp_url is None:
+        yield PackInstaller(rcon, server)
+        return
+    from bot.minecraft.sftp import SftpSession  # asyncssh only for a server that uses it
+    from bot.minecraft.sftp_files import SftpWorld
+
+    session = SftpSession(server)
+    try:
+        yield PackInstaller(rcon, server, files=SftpWorld(session))
+    finally:
+        await session.close()
 
 
 def _replace_tree(source: Path, target: Path) -> None:

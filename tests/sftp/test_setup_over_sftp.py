@@ -32,7 +32,9 @@ def rented(tmp_path: Path) -> Iterator[Server]:
     """A server in vanilla's layout whose world is named by level-name, without the pack."""
     root = tmp_path / "server"
     root.mkdir()
-    (root / "server.properties").write_text("level-name=realm\nfunction-permission-level=3\n")
+    (root / "server.properties").write_text(
+        "level-name=realm\nfunction-permission-level=3\nbroadcast-rcon-to-ops=false\n"
+    )
     server = Server(root=root, rcon_port=0, rcon_password=PASSWORD)
     server.start(realtime=True)
     try:
@@ -94,3 +96,20 @@ async def test_a_wrong_root_is_refused_before_anything_changes(
         assert not (rented.world / "datapacks" / "doom.schedule").exists()
     finally:
         await services.close()
+
+
+async def test_install_datapack_command_ships_the_pack_over_sftp_then_selftests(
+    rented: Server, sshd: Sshd, tmp_path: Path
+) -> None:
+    import io
+
+    from bot.__main__ import _install
+
+    settings = make_settings(
+        tmp_path / "data", [config(rented, sshd, rented.root)], log_poll_interval=0.02
+    )
+    out = io.StringIO()
+    code = await _install(settings, None, out)
+    assert code == 0, out.getvalue()
+    assert "the server lists it as enabled" in out.getvalue()
+    assert (rented.world / "datapacks" / "doom.schedule" / "pack.mcmeta").is_file()
