@@ -5,10 +5,14 @@ With no command: `run` when a Discord token is set, else `console`. With no Mine
 configured, every command uses an embedded mcsim world in `<data_dir>/world`
 (bot.minecraft.embedded), started before the command and stopped after it.
 
+One process per data folder (bot.datadir_lock): every command holds `<data_dir>/bot.lock` while
+it runs; a second one on the same folder changes nothing and exits 2 with a sentence naming the
+first one's pid and what to do instead (while a bot runs: its console or Discord command).
+
 Exit codes: 0 done, 1 a check, an install or a selftest check failed (or a bot error), 2 bad
-settings or usage, 130 interrupted while starting. Ctrl-C (SIGINT) and SIGTERM (`docker stop`)
-are the same clean stop of `run`, `console` and `events`: exit 0 within 5 s, even with a server
-frozen or unreachable (bot.aio.run_until_stopped).
+settings or usage, or the data folder in use, 130 interrupted while starting. Ctrl-C (SIGINT)
+and SIGTERM (`docker stop`) are the same clean stop of `run`, `console` and `events`: exit 0
+within 5 s, even with a server frozen or unreachable (bot.aio.run_until_stopped).
 """
 
 from __future__ import annotations
@@ -141,6 +145,20 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     if command == "run" and settings.discord_token is None:
         print(_("DOOM_DISCORD_TOKEN: is required for `run` (or use `console`)."), file=sys.stderr)
         return 2
+    from bot.datadir_lock import DataDirBusy, DataDirLock, busy_message
+
+    try:
+        # before anything is read or started: the database, the embedded world, its log
+        owner = DataDirLock.acquire(settings.data_dir, command)
+    except DataDirBusy as busy:
+        print(busy_message(command, busy), file=sys.stderr)
+        return 2
+    with owner:
+        return _owned(command, settings, args, stdout)
+
+
+def _owned(command: str, settings: Settings, args: argparse.Namespace, stdout: TextIO) -> int:
+    """The command, once this process owns the data folder."""
     embedded: EmbeddedServer | None = None
     try:
         if not settings.servers:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from bot.config import ServerConfig, Settings
+from bot.i18n import _
 from bot.minecraft.installer import InstallError, InstallReport, PackInstaller
 from bot.minecraft.rcon import RconClient
 
@@ -52,6 +53,7 @@ async def start_embedded(settings: Settings, *, rcon_timeout: float = 20.0) -> E
     """Start the world, install the pack, return it once the pack answers with its version."""
     # the simulator is only needed in this mode
     from mcsim.server import Server
+    from mcsim.session_lock import SessionLockedError
     from mcsim.world import read_properties, write_properties
 
     world = Path(settings.data_dir) / "world"
@@ -73,7 +75,17 @@ async def start_embedded(settings: Settings, *, rcon_timeout: float = 20.0) -> E
     write_properties(properties, values)
     password = secrets.token_urlsafe(24)
     server = Server(world, rcon_port=0, rcon_password=password)
-    await asyncio.to_thread(server.start, realtime=True)
+    try:
+        await asyncio.to_thread(server.start, realtime=True)
+    except SessionLockedError:
+        # another process's server (not a bot: the data folder's lock would have said so)
+        raise InstallError(
+            _(
+                "The embedded world {world} is in use by another Minecraft server (its "
+                "session.lock is held). Stop that server, then try again.",
+                world=str(world),
+            )
+        ) from None
     try:
         port = server.rcon_port
         if port is None:
