@@ -37,3 +37,33 @@ def test_the_compact_layout_is_still_found_in_the_world_itself(tmp_path: Path) -
         files = _Files(world_dir=world)
         assert find_server_properties(files) == world / "server.properties"
         assert local_log(files) == srv.log_path == world / "logs" / "latest.log"
+
+
+async def test_the_pack_installs_into_the_world_of_a_root_layout(tmp_path: Path) -> None:
+    from pydantic import SecretStr
+
+    from bot.config import ServerConfig
+    from bot.minecraft.installer import PackInstaller
+    from bot.minecraft.rcon import RconClient
+
+    srv = Server(root=tmp_path / "srv", rcon_port=0, rcon_password="pw")
+    srv.start(realtime=True)
+    try:
+        assert srv.rcon_port is not None
+        config = ServerConfig(
+            name="rooted",
+            rcon_port=srv.rcon_port,
+            rcon_password=SecretStr("pw"),
+            world_dir=srv.world,
+            log_path=srv.log_path,
+        )
+        rcon = RconClient("127.0.0.1", srv.rcon_port, "pw", timeout=10, name="rooted")
+        try:
+            report = await PackInstaller(rcon, config, verify_timeout=10).install()
+        finally:
+            await rcon.close()
+        assert report.ok, report.summary()
+        assert (srv.world / "datapacks" / "doom.schedule" / "pack.mcmeta").is_file()
+        assert not (srv.root / "datapacks").exists()
+    finally:
+        srv.stop()
