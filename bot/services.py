@@ -419,17 +419,16 @@ def _crash_guard(
     """The server's ledger (fed by the pack client) and the guard that restores from it."""
     from bot.background.crash_guard import CrashGuard
     from bot.events.log_tail import LogTailer
+    from bot.events.storage_poll import StoragePoller
     from bot.store.ledger import Ledger
 
     ledger = Ledger(store.db, pack.server.name)
     pack.recorder = ledger
-    tailer = events if isinstance(events, LogTailer) else None
-    guard = CrashGuard(
-        ledger,
-        pack,
-        hold_ticks=hold_ticks,
-        caught_up=tailer.caught_up if tailer is not None else None,
-    )
+    caught_up = events.caught_up if isinstance(events, LogTailer | StoragePoller) else None
+    ring = isinstance(events, StoragePoller)
+    if isinstance(events, StoragePoller):
+        events.watch = ledger  # each read of the ring: the start of a crash's window of doubt
+    guard = CrashGuard(ledger, pack, hold_ticks=hold_ticks, caught_up=caught_up, ring=ring)
     pack.compared = guard.compared
     rcon.on_reconnect.append(guard.notice_reconnect)
     if isinstance(events, LogTailer):

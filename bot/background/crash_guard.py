@@ -42,12 +42,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Final
 
 from bot.aio import cancel_and_wait
+from bot.background.doubt import DOUBT_TYPE, DoubtReport, in_doubt, plan_doubt, window_of
 from bot.background.restore_plan import RestorePlan, next_due, would_rerun
 from bot.errors import BotError, PackError
 from bot.events.event import Event
@@ -111,15 +113,18 @@ class RestoreReport:
 
 
 def restored_count(event: Event) -> int | None:
-    """How many tasks a restore alert lists (its task_id reads "<n> task(s)"), else None."""
+    """How many tasks a restore alert or an in-doubt alert lists (its task_id reads "<n>
+    task(s)"), else None."""
     head = event.task_id.split(" ", 1)[0]
-    return int(head) if event.type == ALERT_TYPE and head.isdigit() else None
+    return int(head) if event.type in (ALERT_TYPE, DOUBT_TYPE) and head.isdigit() else None
 
 
+_HOLD = re.compile(r"#hold has (-?\d+) ")
 Sleep = Callable[[float], Awaitable[None]]
 CaughtUp = Callable[[], Awaitable[None]]
 CATCH_UP_WAIT: Final = 10.0  # seconds the guard waits for the log to be read before comparing
 COMPARE_WAIT: Final = 20.0  # seconds a lookup in the record waits for the guard's comparison
+RECORD_TRIES: Final = 4  # a pack event the record could not take is tried again (0.5, 1, 2 s)
 
 
 class CrashGuard:
@@ -135,8 +140,12 @@ class CrashGuard:
         retry_max: float = 30.0,
         hold_ticks: int = 0,
         caught_up: CaughtUp | None = None,
+        ring: bool = False,
     ) -> None:
         self.ledger = ledger
+        # the events come from the ring buffer (rolled back by a crash with the world): the
+        # runs of the last poll interval before a crash are in doubt (bot.background.doubt)
+        self.ring = ring
         self.hold_ticks = hold_ticks  # written to the pack's cfg.hold (DOOM_CRASH_HOLD)
         # the log source's wait for every line written so far (LogTailer.caught_up): the pack's
         # `ran` lines of the last moments before a crash reach the ledger before it is compared
@@ -149,12 +158,16 @@ class CrashGuard:
         self._wake = asyncio.Event()
         self._full = False  # a start-up line was read: compare even with no sign of a rollback
         self._marks = True  # compare the server's game time and serial with the marks
+        self._reconnected = False  # RCON connected again since the last look
         self._task: asyncio.Task[None] | None = None
         self.alerts = AlertFeed()  # read by the server's event stream (bot.events.guarded)
         self.restores = 0  # restores that changed something (the alerts' seq)
+        self.doubts = 0  # restores with tasks in doubt (their alerts' seq)
+        self.last_doubt: DoubtReport | None = None
         self.checks = 0
         self.last_report: RestoreReport | None = None
         self._partial: RestoreReport | None = None  # of a restore that was interrupted
+        self._partial_doubt: DoubtReport | None = None
         self.idle = asyncio.Event()  # set while nothing is left to check (tests wait on it)
         ledger.on_suspect.append(self.notice_reconnect)
         self.on_own_event: list[OwnEventHook] = []  # the run history (bot.store.history)
@@ -169,6 +182,8 @@ class CrashGuard:
         self._notice()
 
     def notice_reconnect(self) -> None:
+        self.ledger.lost_sight()  # what is made from now on may be of a restarted server
+        self._reconnected = True
         self._marks = True
         self._notice()
 
@@ -188,14 +203,29 @@ class CrashGuard:
 
     async def saw_event(self, event: Event) -> None:
         """A pack event passing to the alerts: the record follows it, and the hooks of
-        `on_own_event` hear of it when it is about a task the bot made (with what it sent)."""
+        `on_own_event` hear of it when it is about a task the bot made (with what it sent).
+        With the ring buffer, an event the record cannot take is raised after RECORD_TRIES: the
+        source starts again from its cursor, which is still before it, and reads it again."""
+        entry = None
+        for attempt in range(RECORD_TRIES):
+            try:
+                entry = await self.ledger.apply_event(event)
+                break
+            except Exception:
+                if attempt + 1 < RECORD_TRIES:
+                    await self._sleep(0.5 * 2**attempt)
+                    continue
+                log.exception("%s: could not record event %s", self.server, event.type)
+                if self.ring:
+                    raise
+                return  # the log tailer's place is past it already: the alerts still have it
+        if entry is None or not entry.own:
+            return
         try:
-            entry = await self.ledger.apply_event(event)
-            if entry is not None and entry.own:
-                for hook in self.on_own_event:
-                    await hook(event, entry.request)
+            for hook in self.on_own_event:
+                await hook(event, entry.request)
         except Exception:
-            log.exception("%s: could not record event %s", self.server, event.type)
+            log.exception("%s: a hook failed on event %s", self.server, event.type)
 
     # -- running ------------------------------------------------------------------------------
 
@@ -242,8 +272,8 @@ class CrashGuard:
 
     async def check(self) -> RestoreReport | None:
         """Look at the server once; restore if it came back with less than the record."""
-        full, marks = self._full, self._marks
-        self._full = self._marks = False
+        full, marks, reconnected = self._full, self._marks, self._reconnected
+        self._full = self._marks = self._reconnected = False
         self.checks += 1
         try:
             if marks or full:
@@ -251,6 +281,11 @@ class CrashGuard:
             before = await self.ledger.marks()
             pending = before[2]
             if pending is None and (marks or full):
+                if self.ring and reconnected and not full:
+                    # no start-up line to read: a pack holding its due tasks after a #load,
+                    # found on a new connection, is a server that started again (a /reload
+                    # keeps the connection)
+                    full = await self._holding()
                 game_time = await self.pack.get_time()
                 serial = await self.pack.serial()
                 if not await self.ledger.saw(game_time, serial, before) and full:
@@ -264,10 +299,19 @@ class CrashGuard:
                 # compared: the pack's hold after its #load (datapack/README.md) may end
                 await self.pack.set_hold(self.hold_ticks)
                 await self.pack.release()
+            self.ledger.regained()  # nothing (more) to repair: the ring's reads count again
             return report
         except BaseException:
             self._full, self._marks = self._full or full, self._marks or marks
+            self._reconnected = self._reconnected or reconnected
             raise
+
+    async def _holding(self) -> bool:
+        """The pack holds its due tasks (score #hold above 0): it loaded, and nobody released
+        it since."""
+        reply = await self.pack.rcon.command("scoreboard players get #hold doom.schedule")
+        m = _HOLD.search(reply)
+        return m is not None and int(m.group(1)) > 0
 
     async def _catch_up(self) -> None:
         if self.caught_up is None:
@@ -307,11 +351,17 @@ class CrashGuard:
         seen = pending.last_time  # the last game time the bot saw before the restart
         plan = RestorePlan(present)
         newer = {e.key: e for e in rows if e.key > pending.first_key}
+        # with the log read to its end the ledger knows every run; with the ring, what ran in
+        # the last poll interval before the crash is in doubt, and its policy decides
+        window = window_of(pending, self.ledger.made_since_lost()) if self.ring else None
+        doubt = self._partial_doubt or DoubtReport(window)
+        self._partial_doubt = doubt
         for entry in rows:
-            if entry.bkey is not None and entry.own:
-                # with the log read to its end the ledger knows what ran; else (the ring-buffer
-                # source, whose last events before a crash are lost) the game time seen helps
-                self._compare_keyed(entry, plan, now, None if self.caught_up else seen)
+            if window is not None and in_doubt(entry, window, pending.first_key):
+                plan_doubt(entry, plan, now, window, doubt)
+            elif entry.bkey is not None and entry.own:
+                exact = self.caught_up is not None and not self.ring  # the log, read to its end
+                self._compare_keyed(entry, plan, now, None if exact else seen)
             else:
                 self._compare(entry, plan, now, serial, seen, newer)
         for clear_time, clear_serial in await self.ledger.unsettled_clears():
@@ -322,11 +372,20 @@ class CrashGuard:
             await self.ledger.set_state(entry.key, "done", now)
         for entry in plan.replaced:
             await self.ledger.set_state(entry.key, "replaced", now)
-        await self._apply_removals(plan, report)
+        await self._apply_removals(plan, report, doubt)
         await self._apply_moves(plan, report)
         await self._apply_adds(plan, report, now)
         await self.ledger.end_restore(await self.pack.get_time(), await self.pack.serial())
-        self._partial = None
+        self._partial = self._partial_doubt = None
+        if doubt:
+            self.doubts += 1
+            self.last_doubt = doubt
+            log.warning(
+                "%s: %s",
+                self.server,
+                "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in doubt.done.items() if v),
+            )
+            self.alerts.emit(doubt.event(self.server, self.doubts, now))
         if report:
             self.restores += 1
             self.last_report = report
@@ -471,7 +530,9 @@ class CrashGuard:
                 return other
         return None
 
-    async def _apply_removals(self, plan: RestorePlan, report: RestoreReport) -> None:
+    async def _apply_removals(
+        self, plan: RestorePlan, report: RestoreReport, doubt: DoubtReport
+    ) -> None:
         gone: set[int] = set()
         for task_id in dict.fromkeys(plan.present[i].id for i in plan.removals):
             instances = plan.instances(task_id)
@@ -490,11 +551,13 @@ class CrashGuard:
                 label = lazy("{id} ({why})", id=task_id, why=why)
                 if i in done:
                     gone.add(i)
-                    report.add(kind, label)
+                    if kind != "in_doubt":
+                        report.add(kind, label)
+                    elif why:  # a repeating task's is said with its next run (_apply_adds)
+                        doubt.add("skipped", why)
                 else:
-                    report.add(
-                        "failed", lazy("{id}: another task with this id comes first", id=task_id)
-                    )
+                    failed = lazy("{id}: another task with this id comes first", id=task_id)
+                    (doubt if kind == "in_doubt" else report).add("failed", failed)
         plan.gone = gone
 
     async def _apply_moves(self, plan: RestorePlan, report: RestoreReport) -> None:
@@ -534,13 +597,15 @@ class CrashGuard:
                     due=target,
                     late=now + 1 - target,
                 )
-            if not paused:
+            said = not paused and entry.key not in plan.doubted  # in doubt: in that alert
+            if said:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:
                 await self._schedule_again(entry, target)
             except BotError as e:
                 if not _retryable(e):
-                    report.discard("rescheduled", label)
+                    if said:
+                        report.discard("rescheduled", label)
                     report.add("failed", lazy("{id}: {error}", id=entry.task_id, error=e))
                     await self.ledger.set_state(entry.key, "done", now)
                     continue

@@ -42,6 +42,7 @@ class RestorePlan:
         self.finished: list[Entry] = []
         self.replaced: list[Entry] = []
         self.gone: set[int] = set()
+        self.doubted: set[int] = set()  # rows in doubt (their adds are said in that alert)
         self._by_n: dict[int, list[int]] = {}
         self._by_id: dict[str, list[int]] = {}
         self._by_k: dict[str, list[int]] = {}

@@ -173,6 +173,10 @@ class SeqDedup:
         self._floor[server] = seq
         self._seen[server] = set()
 
+    def forget(self, event: Event) -> None:
+        """An event offered and not taken after all: new again when offered next."""
+        self._seen.get(event.server, set()).discard(event.seq)
+
     def is_new(self, event: Event) -> bool:
         """True the first time this (server, seq) is offered; records it."""
         if event.seq <= self._floor.get(event.server, -1):

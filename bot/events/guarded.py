@@ -59,7 +59,14 @@ class GuardedEvents:
             try:
                 async with aclosing(self.inner.events()) as stream:
                     async for event in stream:
-                        await self.guard.saw_event(event)
+                        try:
+                            await self.guard.saw_event(event)
+                        except Exception:
+                            # not in the record: a source that can read it again must (the ring)
+                            refuse = getattr(self.inner, "not_taken", None)
+                            if refuse is not None:
+                                refuse(event)
+                            raise
                         self.last_seq = max(self.last_seq, event.seq)
                         queue.put_nowait(event)
             except Exception as e:  # handed to the consumer, which restarts the source

@@ -10,6 +10,7 @@ says so once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
@@ -29,6 +30,22 @@ class EventsReader(Protocol):
     """What the poller needs from bot.minecraft.pack_client.PackClient."""
 
     async def events_after(self, seq: int) -> list[Event]: ...
+
+    async def get_time(self) -> int: ...
+
+
+class PollWatch(Protocol):
+    """Told of each read of the ring (bot.store.ledger.Ledger): what the crash guard measures
+    the window of doubt with, when the server stops before its last events were read."""
+
+    def poll_started(self) -> None:
+        """A read begins (its game time is read first)."""
+
+    async def polled(self, game_time: int) -> None:
+        """Every event up to `game_time` (read before the ring) was handed out and taken."""
+
+    async def poll_failed(self) -> None:
+        """A read failed: the server may have stopped."""
 
 
 class _Named(Protocol):
@@ -62,6 +79,10 @@ class StoragePoller:
         self.polls = 0
         self.missed = 0  # events the ring buffer dropped before they were read
         self.ready = asyncio.Event()  # set once the start seq is known (see LogTailer.ready)
+        self.watch: PollWatch | None = None  # the ledger, when a crash guard watches the server
+        self._wake = asyncio.Event()  # caught_up: poll now
+        self._polled = asyncio.Event()  # set (and replaced) after each whole poll
+        self._refused: Event | None = None  # see not_taken
 
     def warn_broadcast(self) -> bool:
         """Log once that polling spams operators; True if a warning was logged."""
@@ -85,6 +106,29 @@ class StoragePoller:
             )
         return True
 
+    def not_taken(self, event: Event) -> None:
+        """The consumer could not record the event just handed out (and stops): the cursor
+        stays before it, so the next stream reads it again."""
+        self._refused = event
+
+    async def caught_up(self) -> None:
+        """Wait for a whole poll that began after this call (the crash guard, before it compares
+        the pack with its record: the ring of a server that came back may hold events the bot
+        had not read, of runs before its save)."""
+        polled = self._polled
+        self._wake.set()
+        await polled.wait()
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
+        self._wake.clear()
+
+    def _done_poll(self) -> None:
+        done, self._polled = self._polled, asyncio.Event()
+        done.set()
+
     async def events(self) -> AsyncGenerator[Event, None]:
         self.warn_broadcast()
         self._last = await self._load()
@@ -104,12 +148,20 @@ class StoragePoller:
         failing = False
         while True:
             try:
+                # the game time first: every event up to it is in the ring read after it
+                game_time = None
+                if self.watch is not None:
+                    self.watch.poll_started()
+                    game_time = await self.pack.get_time()
                 batch = await self.pack.events_after(max(last, 0))
             except BotError as exc:
                 if not failing:
                     log.warning("polling events of %s failed: %s; retrying", self.server, exc)
+                    if self.watch is not None:
+                        await self.watch.poll_failed()
                 failing = True
-                await asyncio.sleep(backoff)
+                self._done_poll()  # a caught_up() waits for no server that does not answer
+                await self._sleep(backoff)
                 backoff = min(backoff * 2, _MAX_BACKOFF)
                 continue
             if failing:
@@ -126,7 +178,7 @@ class StoragePoller:
                     "no saved place for events of %s; starting after seq %d", self.server, last
                 )
                 self.ready.set()
-                await asyncio.sleep(self.poll_interval)
+                await self._finish_poll(game_time)
                 continue
             # PackClient.last_event_seq: the counter events_after read (readers without it: None)
             newest = getattr(self.pack, "last_event_seq", None)
@@ -160,11 +212,26 @@ class StoragePoller:
                         ev.seq - 1,
                         self.server,
                     )
-                last = ev.seq  # handed out counts as delivered once the consumer goes on
+                self._refused = None
+                try:
+                    yield ev
+                except GeneratorExit:
+                    if self._refused is ev:  # read again from the cursor, still before it
+                        self._dedup.forget(ev)
+                    else:  # the consumer stopped after taking it
+                        self._last = ev.seq
+                    raise
+                # taken: the consumer (bot.events.guarded) recorded it before asking for more
+                last = ev.seq
                 self._last = last
-                yield ev
                 await self._save(last)
-            await asyncio.sleep(self.poll_interval)
+            await self._finish_poll(game_time)
+
+    async def _finish_poll(self, game_time: int | None) -> None:
+        if self.watch is not None and game_time is not None:
+            await self.watch.polled(game_time)
+        self._done_poll()
+        await self._sleep(self.poll_interval)
 
     async def _load(self) -> int:
         text = await load_cursor(self._store, self.cursor_key)

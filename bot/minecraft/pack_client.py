@@ -110,6 +110,7 @@ class PackClient(PackReads):
         executor: str | None = None,
         place: str | None = None,
         cond: Mapping[str, str | int] | None = None,
+        on_doubt: str | None = None,
     ) -> Task | None:
         """Queue `run`; returns the queued task (None if it already ran or left the queue, or
         could not be read back: it is queued all the same).
@@ -119,7 +120,9 @@ class PackClient(PackReads):
         submit call returned; `key`: the task's bot key (a new one by default, see new_key).
         `executor` (a UUID) or `place` (the pack's `at` of a task) give the submit the context
         of another task, so a copy of it runs as that one would. `cond`: the conditions the
-        pack checks when the task is due (bot.minecraft.conditions, `Conditions.pack_fields`)."""
+        pack checks when the task is due (bot.minecraft.conditions, `Conditions.pack_fields`).
+        `on_doubt`: `run` makes the crash guard run it again when a crash leaves its run unknown
+        (bot.background.doubt); the bot's record keeps it, the pack never sees it."""
         check_id(id)
         ticks = check_unit(unit)
         fields: dict[str, InputValue] = {"id": id, "unit": unit, "key": key or new_key()}
@@ -155,7 +158,10 @@ class PackClient(PackReads):
             context=context,
         )
         self._raise_unless_ok(out)
-        await self._record_schedule({"run": text, **fields, "as_player": player}, out)
+        recorded: dict[str, object] = {"run": text, **fields, "as_player": player}
+        if on_doubt == "run":  # the default (skip) is not written
+            recorded["on_doubt"] = on_doubt
+        await self._record_schedule(recorded, out)
         serial = out.get("n")
         if not isinstance(serial, int):
             return None

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -41,6 +43,11 @@ log = logging.getLogger(__name__)
 
 RETAIN_TICKS: Final = 12_000  # two autosave intervals of game time
 LIVE: Final = ("queue", "offline", "paused")
+# The window of doubt (ring-buffer source): the server ticked at most this fast after the
+# bot's last read of the ring. Vanilla's rate is 20 a second; a `tick rate` the bot measured
+# between its last two reads counts when higher, with half again for a rate raised since.
+DOUBT_MIN_RATE: Final = 20.0
+DOUBT_MARGIN: Final = 1.5
 
 
 def _int(value: object, default: int = -1) -> int:
@@ -50,12 +57,27 @@ def _int(value: object, default: int = -1) -> int:
 class Ledger:
     """The record of one server (a :class:`~bot.minecraft.pack_tasks.PackRecorder`)."""
 
-    def __init__(self, db: Database, server: str, *, retain: int = RETAIN_TICKS) -> None:
+    def __init__(
+        self,
+        db: Database,
+        server: str,
+        *,
+        retain: int = RETAIN_TICKS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.db = db
         self.server = server
         self.retain = retain
+        self._clock = clock  # wall-clock seconds: the window of doubt is measured with it
         self._migrated = False
         self._seen = -1  # the highest game time read since the last write (see saw_time)
+        # keys of the rows made since the bot last lost sight of the server (a failed read of
+        # the ring, an RCON reconnect, this process's start), until a read shows it whole:
+        # they may be of the timeline after a restart, so never in doubt; None: in sight
+        self._since_lost: set[int] | None = set()
+        self._attempt_at: float | None = None  # when the latest read of the ring began
+        self._in_flight = False  # that read has not ended yet
+        self._lost_at: float | None = None  # the server may have stopped ticking from then on
         # called when an acknowledgement shows a game time or serial below the marks
         self.on_suspect: list[Callable[[], None]] = []
 
@@ -77,11 +99,14 @@ class Ledger:
         pending = None
         if row[2]:
             data = json.loads(row[2])
+            after, until = data.get("doubt_after"), data.get("doubt_until")
             pending = Pending(
                 int(data["last_time"]),
                 int(data["last_serial"]),
                 str(data["reason"]),
                 int(data["first_key"]),
+                after if isinstance(after, int) else None,
+                until if isinstance(until, int) else None,
             )
         return int(row[0]), int(row[1]), pending
 
@@ -121,6 +146,8 @@ class Ledger:
                     "last_serial": pending.last_serial,
                     "reason": pending.reason,
                     "first_key": pending.first_key,
+                    "doubt_after": pending.doubt_after,
+                    "doubt_until": pending.doubt_until,
                 }
             )
         )
@@ -164,8 +191,7 @@ class Ledger:
                         if 0 <= game_time < last_time
                         else N_("its task serial went back")
                     )
-                    now_time, now_serial, _ = self._marks(db)
-                    self._set_pending(db, Pending(now_time, now_serial, why, self._top_key(db)))
+                    self._set_pending(db, self._new_pending(db, why))
                     return True
                 self._see(db, game_time, serial)
                 return False
@@ -178,25 +204,146 @@ class Ledger:
 
         def work(db: sqlite3.Connection) -> Pending:
             with db:
-                last_time, last_serial, pending = self._marks(db)
+                _, _, pending = self._marks(db)
                 if pending is None:
-                    pending = Pending(last_time, last_serial, reason, self._top_key(db))
+                    pending = self._new_pending(db, reason)
                     self._set_pending(db, pending)
                 return pending
 
         result: Pending = await self._run(work)
         return result
 
+    def _new_pending(self, db: sqlite3.Connection, reason: str) -> Pending:
+        last_time, last_serial, _ = self._marks(db)
+        after, until = self._doubt_window(db, last_time)
+        return Pending(last_time, last_serial, reason, self._top_key(db), after, until)
+
+    def _doubt_window(
+        self, db: sqlite3.Connection, last_time: int
+    ) -> tuple[int | None, int | None]:
+        """From the last whole read of the ring (every event up to its game time is in the
+        record) to the latest game time the server could have reached: it ticked at most until
+        the first read that failed after it (else until now), at the rate the bot measured
+        (DOUBT_MIN_RATE at least, DOUBT_MARGIN more). (None, None): the ring was never read."""
+        row = db.execute(
+            "SELECT read_time, read_at, read_rate, lost_at FROM ledger_servers WHERE server = ?",
+            (self.server,),
+        ).fetchone()
+        if row is None or row[0] is None or row[1] is None:
+            return None, None
+        read_time, read_at, rate, lost_at = int(row[0]), float(row[1]), row[2], row[3]
+        # the first read that did not end well (a server alive then would have answered it),
+        # or the moment the bot lost sight of it; else now (this process saw nothing before)
+        ends = [float(t) for t in (lost_at, self._lost_at) if t is not None]
+        end = min(ends) if ends else self._clock()
+        speed = max(float(rate or 0.0), DOUBT_MIN_RATE) * DOUBT_MARGIN
+        until = read_time + math.ceil(max(end - read_at, 0.0) * speed)
+        return read_time, max(until, last_time)
+
+    # -- the ring-buffer source's reads (bot.events.storage_poll.PollWatch) ---------------------
+
+    def lost_sight(self) -> None:
+        """The bot may have lost sight of the server (an RCON reconnect, a failed read): rows
+        made from now on until a read shows it whole may be of a new timeline, and the server
+        may have stopped ticking since the read in flight began (else since now)."""
+        if self._since_lost is None:
+            self._since_lost = set()
+        if self._lost_at is None:
+            in_flight = self._in_flight and self._attempt_at is not None
+            self._lost_at = self._attempt_at if in_flight else self._clock()
+
+    def poll_started(self) -> None:
+        """A read of the ring begins: its game time is read now."""
+        self._attempt_at = self._clock()
+        self._in_flight = True
+
+    def regained(self) -> None:
+        """The crash guard looked after the loss of sight and found no restart to repair: reads
+        of the ring start the window again."""
+        self._since_lost = self._lost_at = None
+
+    def made_since_lost(self) -> frozenset[int]:
+        return frozenset(self._since_lost or ())
+
+    async def polled(self, game_time: int) -> None:
+        """A whole read of the ring: its game time read first, then every event up to it went
+        into the record. Kept (with the wall-clock time and the tick rate since the last one)
+        as the start of the window of doubt. Not while the bot has lost sight of the server
+        until the guard has looked (the server may have restarted: the window is the one
+        before). A game time below what the bot saw is a restart not yet compared: the guard
+        is asked to look."""
+        self._in_flight = False
+        lost = self._since_lost is not None
+        now = self._attempt_at if self._attempt_at is not None else self._clock()
+
+        def work(db: sqlite3.Connection) -> bool:
+            with db:
+                row = db.execute(
+                    "SELECT last_time, pending, read_time, read_at, read_rate FROM"
+                    " ledger_servers WHERE server = ?",
+                    (self.server,),
+                ).fetchone()
+                if row is not None and row[1] is not None:
+                    return False  # a restore is pending: the window is the one before it
+                last_time = -1 if row is None else int(row[0])
+                read_time = None if row is None or row[2] is None else int(row[2])
+                if game_time < max(last_time, read_time if read_time is not None else -1):
+                    db.execute(
+                        "UPDATE ledger_servers SET lost_at = coalesce(lost_at, ?) WHERE server = ?",
+                        (now, self.server),
+                    )
+                    return True
+                if lost:
+                    return False  # the guard has not looked yet: the window is the one before
+                rate = row[4] if row is not None else None
+                if read_time is not None and row is not None and row[3] is not None:
+                    elapsed = now - float(row[3])
+                    if elapsed > 0:
+                        rate = (game_time - read_time) / elapsed
+                db.execute(
+                    "INSERT INTO ledger_servers (server, last_time, last_serial, read_time,"
+                    " read_at, read_rate) VALUES (?, ?, 0, ?, ?, ?) ON CONFLICT(server) DO"
+                    " UPDATE SET last_time = max(last_time, excluded.last_time),"
+                    " read_time = excluded.read_time, read_at = excluded.read_at,"
+                    " read_rate = excluded.read_rate, lost_at = NULL",
+                    (self.server, game_time, game_time, now, rate),
+                )
+                return False
+
+        if await self._run(work):
+            self.lost_sight()
+            self._suspect()
+
+    async def poll_failed(self) -> None:
+        """A read of the ring failed: the server may have stopped ticking since the last one
+        (the end of the window of doubt, kept from the first such failure); the guard looks
+        once it answers again."""
+        self._in_flight = False
+        now = self._attempt_at if self._attempt_at is not None else self._clock()
+        if self._lost_at is None:
+            self._lost_at = now
+        self.lost_sight()
+        await self._run(
+            lambda db: db.execute(
+                "UPDATE ledger_servers SET lost_at = coalesce(lost_at, ?) WHERE server = ?"
+                " AND pending IS NULL AND read_time IS NOT NULL",
+                (now, self.server),
+            )
+        )
+        self._suspect()
+
     async def end_restore(self, game_time: int, serial: int) -> None:
         """The pack matches the record again: the marks restart from the server's values and
         ops whose effect was redone row by row are settled."""
 
         self._seen = game_time
+        self._since_lost = self._lost_at = None
 
         def work(db: sqlite3.Connection) -> None:
             with db:
                 db.execute(
-                    "UPDATE ledger_servers SET last_time = ?, last_serial = ?, pending = NULL"
+                    "UPDATE ledger_servers SET last_time = ?, last_serial = ?, pending = NULL,"
+                    " read_time = NULL, read_at = NULL, read_rate = NULL, lost_at = NULL"
                     " WHERE server = ?",
                     (game_time, serial, self.server),
                 )
@@ -254,6 +401,9 @@ class Ledger:
                         bkey,
                     ),
                 )
+                made = db.execute("SELECT last_insert_rowid()").fetchone()[0]
+                if self._since_lost is not None:
+                    self._since_lost.add(int(made))
                 if bkey is not None:
                     self._replay_early(db, bkey)
                 self._prune(db)
@@ -365,9 +515,13 @@ class Ledger:
         if kind == "waited" and event.details.get("then") == "skip":
             kind = "skipped"  # the wait ran out and the run is skipped (with then run: `ran`)
         if isinstance(key, str) and key:
-            keyed: Entry | None = await self._run(
-                lambda db: self._keyed_event(db, kind, event.game_time, key)
-            )
+
+            def keyed_work(db: sqlite3.Connection) -> Entry | None:
+                with db:
+                    self._see_event(db, event.game_time)
+                    return self._keyed_event(db, kind, event.game_time, key, commit=False)
+
+            keyed: Entry | None = await self._run(keyed_work)
             return keyed
         changes = {
             "offline": ("queue", "offline"),
@@ -377,13 +531,14 @@ class Ledger:
             "dropped": ("queue", "done"),
             "invalid": ("queue", "done"),
         }
-        if event.type not in changes:
-            return None
-        before, after = changes[event.type]
+        before, after = changes.get(event.type, ("", ""))
         t = event.game_time
 
         def work(db: sqlite3.Connection) -> Entry | None:
             with db:
+                self._see_event(db, t)
+                if not before:
+                    return None
                 row = db.execute(
                     f"SELECT {COLUMNS} FROM ledger_tasks WHERE server = ? AND task_id = ? AND"
                     " state = ? AND (state = 'offline' OR due <= ?) ORDER BY due, key LIMIT 1",
@@ -406,6 +561,27 @@ class Ledger:
 
         changed: Entry | None = await self._run(work)
         return changed
+
+    def _see_event(self, db: sqlite3.Connection, game_time: int) -> None:
+        """An event of the pack at `game_time`: the server reached it, and the record says so
+        in the same transaction as what the event changed, before the source's cursor moves
+        past it. Without this, a bot that only polled the ring (and asked no game time) would
+        keep marks from before the save, and a rollback to that save would look like none.
+        Never a hint of a rollback itself (events are older than the game time read with them);
+        kept as it is while a restore is pending (the marks are the pre-crash ones)."""
+        if (
+            game_time < 0
+            or db.execute(
+                "SELECT 1 FROM ledger_servers WHERE server = ? AND pending IS NOT NULL",
+                (self.server,),
+            ).fetchone()
+        ):
+            return
+        db.execute(
+            "INSERT INTO ledger_servers (server, last_time, last_serial) VALUES (?, ?, 0)"
+            " ON CONFLICT(server) DO UPDATE SET last_time = max(last_time, excluded.last_time)",
+            (self.server, game_time),
+        )
 
     def _replay_early(self, db: sqlite3.Connection, key: str) -> None:
         early = db.execute(

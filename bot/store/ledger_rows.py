@@ -61,6 +61,13 @@ CREATE TABLE ledger_early (       -- events of a key read before its acknowledge
     game_time INTEGER NOT NULL
 );
 """,
+    # the ring-buffer source's reads, from which a crash's window of doubt is measured
+    """
+ALTER TABLE ledger_servers ADD COLUMN read_time INTEGER; -- game time of the last whole read
+ALTER TABLE ledger_servers ADD COLUMN read_at REAL;      -- wall-clock seconds of that read
+ALTER TABLE ledger_servers ADD COLUMN read_rate REAL;    -- ticks a second between the last two
+ALTER TABLE ledger_servers ADD COLUMN lost_at REAL;      -- the first failed read after it
+""",
 ]
 
 COLUMNS = (
@@ -90,6 +97,12 @@ class Entry:
     bkey: str | None = None  # the bot's key: names the task in every timeline (own rows)
     ran_at: int | None = None  # the game time of its last run, from the pack's `ran` event
 
+    @property
+    def on_doubt(self) -> str:
+        """What the crash guard does with this task when it cannot tell whether it ran (see
+        bot.background.doubt): `skip` unless its request said `run`."""
+        return "run" if self.request.get("on_doubt") == "run" else "skip"
+
     def same_task(self, task: Task) -> bool:
         if self.bkey is not None:
             return task.k == self.bkey
@@ -104,6 +117,11 @@ class Pending:
     last_serial: int
     reason: str
     first_key: int  # rows with a greater key were made after the restart
+    # the ring-buffer source: a run the bot got no `ran` of can have happened from the last
+    # whole read of the ring (doubt_after) to the latest game time the server could have
+    # reached before it stopped (doubt_until); None with the log, which is read to its end
+    doubt_after: int | None = None
+    doubt_until: int | None = None
 
 
 def entry_of(row: Sequence[Any]) -> Entry:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.background.crash_guard import ALERT_TYPE
+from bot.background.doubt import DOUBT_TYPE
 from bot.config import ServerConfig
 from bot.events.event import Event
 from bot.minecraft.rcon import RconClient
@@ -39,6 +40,9 @@ WAIT = 30.0
 AUTOSAVE = 6000  # server ticks from start-up to the first autosave (MinecraftServer)
 FREEZE_LEAD = 20  # ticks before a freeze_at tick at which the rig freezes and steps the rest
 CREATOR = Creator(1, "chaos")
+# where the bot reads the pack's events: the log on this machine, the log over SFTP, the ring
+Source = Literal["log", "sftp", "rcon"]
+SOURCES: tuple[Source, ...] = ("log", "sftp", "rcon")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ class Trial:
     kill_at: int = 500
     down: float = 0.0
     rate: int = 200
+    source: Source = "log"
+    poll: float = 0.05  # DOOM_RCON_POLL_INTERVAL of the rcon source, seconds
 
 
 @dataclass
@@ -75,8 +81,17 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def doubted(self) -> list[str]:
+        """Tasks an in-doubt alert named (the rcon source: run in the last poll interval)."""
+        said = " ".join(
+            str(v) for a in self.alerts if a.type == DOUBT_TYPE for v in a.details.values()
+        )
+        return sorted(t for t in self.runs if f"{t} (due" in said)
+
+    @property
     def lost(self) -> list[str]:
-        return sorted(t for t, n in self.runs.items() if n == 0)
+        # a task in doubt whose policy skipped it ran once before the crash or is named
+        return sorted(t for t, n in self.runs.items() if n == 0 and t not in self.doubted)
 
     @property
     def twice(self) -> list[str]:
@@ -109,10 +124,39 @@ def seed_world(world: Path) -> int:
     return seed.game_time
 
 
+def server_config(world: Path, port: int, source: Source) -> ServerConfig:
+    """The bot's settings of the trial's server, reading its events from `source`. The seam for
+    another source: `sftp` needs the world behind an OpenSSH server (tests/sftp), which this
+    rig does not start."""
+    if source == "log":
+        return ServerConfig(
+            name="main",
+            rcon_port=port,
+            rcon_password=PASSWORD,  # type: ignore[arg-type]
+            world_dir=world,
+            log_path=world / "logs" / "latest.log",
+            event_source="log",
+        )
+    if source == "rcon":
+        # as on a rented server: no log to read, the pack's ring polled over RCON
+        return ServerConfig(
+            name="main",
+            rcon_port=port,
+            rcon_password=PASSWORD,  # type: ignore[arg-type]
+            world_dir=world,
+            event_source="rcon",
+        )
+    raise NotImplementedError(f"the chaos rig cannot read events from {source!r} yet")
+
+
 class Rig:
-    def __init__(self, world: Path, data: Path) -> None:
+    def __init__(
+        self, world: Path, data: Path, *, source: Source = "log", poll: float = 0.05
+    ) -> None:
         self.world = world
         self.data = data
+        self.source = source
+        self.poll = poll
         self.proc = McsimProcess(world)
         self.alerts: list[Event] = []
         self.services: Services | None = None
@@ -143,15 +187,21 @@ class Rig:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Services]:
         await self.proc.start()
-        config = ServerConfig(
-            name="main",
-            rcon_port=self.proc.port,
-            rcon_password=PASSWORD,  # type: ignore[arg-type]
-            world_dir=self.world,
-            log_path=self.world / "logs" / "latest.log",
-            event_source="log",
+        sshd = None
+        if self.source == "sftp":  # the log over SFTP from an sshd of the trial's own
+            from tests.chaos.sftp_rig import sftp_config, start_sshd
+
+            sshd = await start_sshd(self.data / "sshd")
+            config = sftp_config(self.world, self.proc.port, sshd)
+        else:
+            config = server_config(self.world, self.proc.port, self.source)
+        settings = make_settings(
+            self.data,
+            [config],
+            log_poll_interval=0.02,
+            rcon_poll_interval=self.poll,
+            max_late=60.0,
         )
-        settings = make_settings(self.data, [config], log_poll_interval=0.02, max_late=60.0)
         services = self.services = await build_services(settings)
         # a restart on a busy machine can take seconds: ask again at least every second, so
         # that the doubling backoff does not leave the bot waiting long after the server is up
@@ -176,15 +226,17 @@ class Rig:
             await self.admin.close()
             await services.close()
             await self.proc.kill()
+            if sshd is not None:
+                await asyncio.to_thread(sshd.stop)
 
     async def _read(self, services: Services) -> None:
         """What the alerts cog does: read the server's event stream (the guard's record follows
-        the pack's events as they pass), keeping the restore alerts."""
+        the pack's events as they pass), keeping the restore and in-doubt alerts."""
         source = services.servers["main"].events
         assert source is not None
         async with services.bus.subscribe("main", source) as sub:
             async for event in sub:
-                if event.type == ALERT_TYPE:
+                if event.type in (ALERT_TYPE, DOUBT_TYPE):
                     self.alerts.append(event)
 
     async def wall_runs_finished(
@@ -223,7 +275,7 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
     began = time.monotonic()
     world = tmp / "world"
     start_time = seed_world(world)
-    rig = Rig(world, tmp)
+    rig = Rig(world, tmp, source=trial.source, poll=trial.poll)
     names = [f"g{i}" for i in range(trial.game)] + [f"w{i}" for i in range(trial.wall)]
     saved: set[str] = set()
     outcomes: dict[str, list[str]] = {}
