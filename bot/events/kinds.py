@@ -33,6 +33,8 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
         lazy("Server came back from its last save: tasks restored"),
         0xFEE75C,
     ),
+    # the crash guard's, with the ring-buffer source (bot.background.doubt)
+    "in_doubt_after_crash": (lazy("Tasks in doubt after a crash"), 0xED4245),
     # the health checks' (bot.background.health), each with its all clear
     "health_tps": (lazy("Server running slowly: TPS low"), 0xFEE75C),
     "health_tps_clear": (lazy("All clear: TPS back to normal"), 0x57F287),
@@ -65,6 +67,7 @@ KINDS: dict[str, Lazy] = {
     "wallclock_failed": lazy("refused"),
     "wallclock_waiting": lazy("waiting for its player"),
     "restored_after_crash": lazy("restored after a crash"),
+    "in_doubt_after_crash": lazy("in doubt after a crash"),
     "health_tps": lazy("TPS low"),
     "health_tps_clear": lazy("TPS normal"),
     "health_unreachable": lazy("unreachable"),
