@@ -44,17 +44,23 @@ import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
+from dataclasses import replace
 from typing import Final
 
 from bot.aio import cancel_and_wait
 from bot.background.doubt import DOUBT_TYPE, DoubtReport, in_doubt, plan_doubt, window_of
-from bot.background.restore_plan import RestorePlan, next_due, would_rerun
+from bot.background.restore_plan import (
+    ALERT_TYPE,
+    RESTORE_LABELS,
+    RestorePlan,
+    RestoreReport,
+    next_due,
+    would_rerun,
+)
 from bot.errors import BotError, PackError
 from bot.events.event import Event
 from bot.events.feed import AlertFeed
-from bot.i18n import N_, Joined, Lazy, Text, lazy
+from bot.i18n import N_, Lazy, lazy
 from bot.minecraft.pack_client import MAX_PAGE, PackClient
 from bot.minecraft.pack_tasks import TASK_LISTS, Task
 from bot.store.ledger import Entry, Ledger, Pending
@@ -64,52 +70,6 @@ __all__ = ["ALERT_TYPE", "CrashGuard", "RestoreReport", "restored_count"]
 log = logging.getLogger(__name__)
 # told of a pack event about a task the bot made, with the request it sent for it
 OwnEventHook = Callable[[Event, Mapping[str, object]], Awaitable[None]]
-
-ALERT_TYPE: Final = "restored_after_crash"
-_LABELS: Final = {
-    "rescheduled": N_("scheduled again"),
-    "cancelled": N_("cancelled again"),
-    "paused": N_("paused again"),
-    "resumed": N_("resumed again"),
-    "not_rerun": N_("ran before the crash, kept from running again"),
-    "failed": N_("could not be restored"),
-}
-
-
-@dataclass
-class RestoreReport:
-    """What one restore did, by kind (keys of _LABELS), as `id (detail)` texts: lazy, so the
-    alert says them in its channel's language (bot.app.DoomBot.channel_locale)."""
-
-    game_time: int = 0
-    reason: Text = ""
-    done: dict[str, list[Text]] = field(default_factory=dict)
-
-    def add(self, kind: str, text: Text) -> None:
-        items = self.done.setdefault(kind, [])
-        if text not in items:  # a restore resumed after a drop says each thing once
-            items.append(text)
-
-    def discard(self, kind: str, text: Text) -> None:
-        if text in self.done.get(kind, []):
-            self.done[kind].remove(text)
-
-    def __bool__(self) -> bool:
-        return any(self.done.values())
-
-    def texts(self) -> dict[str, list[str]]:
-        """Every item in the current locale, by kind."""
-        return {kind: [str(i) for i in items] for kind, items in self.done.items()}
-
-    def event(self, server: str, seq: int) -> Event:
-        details: dict[str, Text] = {
-            _LABELS[kind]: Joined(items) for kind, items in self.done.items() if items
-        }
-        details[N_("why")] = self.reason  # N_: the alerts cog translates names as it shows them
-        total = sum(len(v) for v in self.done.values())
-        return Event(
-            server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time, MappingProxyType(details)
-        )
 
 
 def restored_count(event: Event) -> int | None:
@@ -392,7 +352,7 @@ class CrashGuard:
             log.warning(
                 "%s came back from its last save; restored: %s",
                 self.server,
-                ", ".join(f"{len(v)} {_LABELS[k]}" for k, v in report.done.items() if v),
+                ", ".join(f"{len(v)} {RESTORE_LABELS[k]}" for k, v in report.done.items() if v),
             )
             self.alerts.emit(report.event(self.server, self.restores))
         return report

@@ -4,11 +4,69 @@ applies it)."""
 
 from __future__ import annotations
 
-from bot.i18n import Text
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
+
+from bot.events.event import Event
+from bot.i18n import N_, Joined, Text
 from bot.minecraft.pack_tasks import Task
 from bot.store.ledger import Entry
 
-__all__ = ["RestorePlan", "next_due", "would_rerun"]
+__all__ = [
+    "ALERT_TYPE",
+    "RESTORE_LABELS",
+    "RestorePlan",
+    "RestoreReport",
+    "next_due",
+    "would_rerun",
+]
+
+ALERT_TYPE: Final = "restored_after_crash"
+RESTORE_LABELS: Final = {
+    "rescheduled": N_("scheduled again"),
+    "cancelled": N_("cancelled again"),
+    "paused": N_("paused again"),
+    "resumed": N_("resumed again"),
+    "not_rerun": N_("ran before the crash, kept from running again"),
+    "failed": N_("could not be restored"),
+}
+
+
+@dataclass
+class RestoreReport:
+    """What one restore did, by kind (keys of RESTORE_LABELS), as `id (detail)` texts: lazy, so the
+    alert says them in its channel's language (bot.app.DoomBot.channel_locale)."""
+
+    game_time: int = 0
+    reason: Text = ""
+    done: dict[str, list[Text]] = field(default_factory=dict)
+
+    def add(self, kind: str, text: Text) -> None:
+        items = self.done.setdefault(kind, [])
+        if text not in items:  # a restore resumed after a drop says each thing once
+            items.append(text)
+
+    def discard(self, kind: str, text: Text) -> None:
+        if text in self.done.get(kind, []):
+            self.done[kind].remove(text)
+
+    def __bool__(self) -> bool:
+        return any(self.done.values())
+
+    def texts(self) -> dict[str, list[str]]:
+        """Every item in the current locale, by kind."""
+        return {kind: [str(i) for i in items] for kind, items in self.done.items()}
+
+    def event(self, server: str, seq: int) -> Event:
+        details: dict[str, Text] = {
+            RESTORE_LABELS[kind]: Joined(items) for kind, items in self.done.items() if items
+        }
+        details[N_("why")] = self.reason  # N_: the alerts cog translates names as it shows them
+        total = sum(len(v) for v in self.done.values())
+        return Event(
+            server, seq, ALERT_TYPE, f"{total} task(s)", self.game_time, MappingProxyType(details)
+        )
 
 
 def would_rerun(e: Entry, now: int, seen: int, due: int | None = None) -> bool:

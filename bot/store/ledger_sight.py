@@ -1,0 +1,150 @@
+"""The ledger's view of the ring-buffer source's reads (bot.events.storage_poll.PollWatch):
+the last whole read of the ring and the first read after it that did not end well, from which
+a crash's window of doubt is measured (bot.background.doubt). A mixin of
+bot.store.ledger.Ledger, which owns the table and the state it keeps."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Callable
+from typing import Any, Final
+
+__all__ = ["DOUBT_MARGIN", "DOUBT_MIN_RATE", "RingSight"]
+
+# The server ticked at most this fast after the bot's last read of the ring. Vanilla's rate is
+# 20 a second; a `tick rate` the bot measured between its last two reads counts when higher,
+# with half again for a rate raised since.
+DOUBT_MIN_RATE: Final = 20.0
+DOUBT_MARGIN: Final = 1.5
+
+
+class RingSight:
+    """What the ledger knows of the ring's reads (state set up by Ledger.__init__)."""
+
+    server: str
+    _clock: Callable[[], float]
+    _since_lost: set[int] | None
+    _attempt_at: float | None
+    _in_flight: bool
+    _lost_at: float | None
+
+    async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        raise NotImplementedError
+
+    def _suspect(self) -> None:
+        raise NotImplementedError
+
+    def _doubt_window(
+        self, db: sqlite3.Connection, last_time: int
+    ) -> tuple[int | None, int | None]:
+        """From the last whole read of the ring (every event up to its game time is in the
+        record) to the latest game time the server could have reached: it ticked at most until
+        the first read that failed after it (else until now), at the rate the bot measured
+        (DOUBT_MIN_RATE at least, DOUBT_MARGIN more). (None, None): the ring was never read."""
+        row = db.execute(
+            "SELECT read_time, read_at, read_rate, lost_at FROM ledger_servers WHERE server = ?",
+            (self.server,),
+        ).fetchone()
+        if row is None or row[0] is None or row[1] is None:
+            return None, None
+        read_time, read_at, rate, lost_at = int(row[0]), float(row[1]), row[2], row[3]
+        # the first read that did not end well (a server alive then would have answered it),
+        # or the moment the bot lost sight of it; else now (this process saw nothing before)
+        ends = [float(t) for t in (lost_at, self._lost_at) if t is not None]
+        end = min(ends) if ends else self._clock()
+        speed = max(float(rate or 0.0), DOUBT_MIN_RATE) * DOUBT_MARGIN
+        until = read_time + math.ceil(max(end - read_at, 0.0) * speed)
+        return read_time, max(until, last_time)
+
+    # -- the ring-buffer source's reads (bot.events.storage_poll.PollWatch) ---------------------
+
+    def lost_sight(self) -> None:
+        """The bot may have lost sight of the server (an RCON reconnect, a failed read): rows
+        made from now on until a read shows it whole may be of a new timeline, and the server
+        may have stopped ticking since the read in flight began (else since now)."""
+        if self._since_lost is None:
+            self._since_lost = set()
+        if self._lost_at is None:
+            in_flight = self._in_flight and self._attempt_at is not None
+            self._lost_at = self._attempt_at if in_flight else self._clock()
+
+    def poll_started(self) -> None:
+        """A read of the ring begins: its game time is read now."""
+        self._attempt_at = self._clock()
+        self._in_flight = True
+
+    def regained(self) -> None:
+        """The crash guard looked after the loss of sight and found no restart to repair: reads
+        of the ring start the window again."""
+        self._since_lost = self._lost_at = None
+
+    def made_since_lost(self) -> frozenset[int]:
+        return frozenset(self._since_lost or ())
+
+    async def polled(self, game_time: int) -> None:
+        """A whole read of the ring: its game time read first, then every event up to it went
+        into the record. Kept (with the wall-clock time and the tick rate since the last one)
+        as the start of the window of doubt. Not while the bot has lost sight of the server
+        until the guard has looked (the server may have restarted: the window is the one
+        before). A game time below what the bot saw is a restart not yet compared: the guard
+        is asked to look."""
+        self._in_flight = False
+        lost = self._since_lost is not None
+        now = self._attempt_at if self._attempt_at is not None else self._clock()
+
+        def work(db: sqlite3.Connection) -> bool:
+            with db:
+                row = db.execute(
+                    "SELECT last_time, pending, read_time, read_at, read_rate FROM"
+                    " ledger_servers WHERE server = ?",
+                    (self.server,),
+                ).fetchone()
+                if row is not None and row[1] is not None:
+                    return False  # a restore is pending: the window is the one before it
+                last_time = -1 if row is None else int(row[0])
+                read_time = None if row is None or row[2] is None else int(row[2])
+                if game_time < max(last_time, read_time if read_time is not None else -1):
+                    db.execute(
+                        "UPDATE ledger_servers SET lost_at = coalesce(lost_at, ?) WHERE server = ?",
+                        (now, self.server),
+                    )
+                    return True
+                if lost:
+                    return False  # the guard has not looked yet: the window is the one before
+                rate = row[4] if row is not None else None
+                if read_time is not None and row is not None and row[3] is not None:
+                    elapsed = now - float(row[3])
+                    if elapsed > 0:
+                        rate = (game_time - read_time) / elapsed
+                db.execute(
+                    "INSERT INTO ledger_servers (server, last_time, last_serial, read_time,"
+                    " read_at, read_rate) VALUES (?, ?, 0, ?, ?, ?) ON CONFLICT(server) DO"
+                    " UPDATE SET last_time = max(last_time, excluded.last_time),"
+                    " read_time = excluded.read_time, read_at = excluded.read_at,"
+                    " read_rate = excluded.read_rate, lost_at = NULL",
+                    (self.server, game_time, game_time, now, rate),
+                )
+                return False
+
+        if await self._run(work):
+            self.lost_sight()
+            self._suspect()
+
+    async def poll_failed(self) -> None:
+        """A read of the ring failed: the server may have stopped ticking since the last one
+        (the end of the window of doubt, kept from the first such failure); the guard looks
+        once it answers again."""
+        self._in_flight = False
+        now = self._attempt_at if self._attempt_at is not None else self._clock()
+        if self._lost_at is None:
+            self._lost_at = now
+        self.lost_sight()
+        await self._run(
+            lambda db: db.execute(
+                "UPDATE ledger_servers SET lost_at = coalesce(lost_at, ?) WHERE server = ?"
+                " AND pending IS NULL AND read_time IS NOT NULL",
+                (now, self.server),
+            )
+        )
+        self._suspect()
