@@ -170,8 +170,13 @@ class Services:
                 TaskRunStore(self.db),
                 days=self.settings.history_days,
                 clock=clock,
+                game_time=self._game_time,
             )
         return self._history
+
+    async def _game_time(self, server: str) -> int:
+        """A server's game time now: the run history times a run by it (RunHistory.ran_at)."""
+        return await self.servers[server].pack.get_time()
 
     @property
     def db(self) -> Database:

@@ -56,6 +56,7 @@ class Delivery:
     # went out, the mark seen): past max_late such a run is asked about, never called missed
     # unasked
     in_doubt: bool = False
+    found_after_restart: bool = False  # recovered, and the mark says it was handed over
 
     @property
     def one_shot(self) -> bool:
@@ -90,6 +91,9 @@ class Delivery:
                     or await server.pack.acknowledged(tkey)
                 )
                 self.in_doubt = self.in_doubt or known
+                # the server took it before the bot stopped: when is not known here (the
+                # pack's `ran` tells the run history), and now is not it
+                self.found_after_restart = known and self.recovered
                 if not known and not self.waiting_said and owner.clock.now() > deadline:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
@@ -145,19 +149,20 @@ class Delivery:
                 attempt += 1
                 continue
             break
-        late = (result.handed_at - self.due).total_seconds()
+        found = self.found_after_restart
+        late = None if found else (result.handed_at - self.due).total_seconds()
         await owner.store.finish_run(
             self.run_id,
             _OUTCOMES[result.where],
-            handed_over=result.handed_at,
-            ran_in_game=result.ran_at if result.where == "ran" else None,
+            handed_over=None if found else result.handed_at,
+            ran_in_game=result.ran_at if result.where == "ran" and not found else None,
             lateness=late,
             state="done" if self.one_shot else None,
             attempts=self.tries,
             serial=result.serial,
         )
         owner.handed_over += 1
-        if timedelta(seconds=late) > owner.grace:
+        if late is not None and timedelta(seconds=late) > owner.grace:
             owner.alert(row, "wallclock_late", self.due, late=human(int(late)) or "0s")
         if server is not None:
             with contextlib.suppress(BotError):

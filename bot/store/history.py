@@ -10,8 +10,11 @@ from __future__ import annotations
 
 __all__ = ["HistoryEntry", "RunHistory"]
 
+import asyncio
 import logging
-from collections.abc import Mapping
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -40,7 +43,24 @@ RUN_EVENTS = (
     "waited",
 )
 _FAILED = ("retry", "retry_exhausted", "invalid")
+# what a handed-over wall-clock run became, by the pack's event about its task: `retry` means
+# it waits for its next attempt, as the hand-over's `queued` says
+_PLANNED_OUTCOMES = {
+    "ran": "ran",
+    "retry": "queued",
+    "retry_exhausted": "retry_exhausted",
+    "invalid": "invalid",
+    "dropped": "dropped",
+    "offline": "waiting_player",
+    "waited": "waited",
+}
+_PLANNED_KEY = re.compile(r"^w(\d+)d(\d+)$")  # bot.background.delivery.task_key
 Kind = Literal["planned", "game"]
+# the server's game time now, by server name (the pack's get_time)
+GameTime = Callable[[str], Awaitable[int]]
+ANCHOR_FRESH = 1.0  # seconds a reading of the game time serves the events read after it
+ANCHOR_RETRY = 10.0  # seconds before a failed reading is tried again
+READ_LIMIT = 2.0  # seconds a reading may take before the event is timed by when it was read
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +116,17 @@ class RunHistory:
         *,
         days: float = 30.0,
         clock: Clock | None = None,
+        game_time: GameTime | None = None,
     ) -> None:
         self.schedules = schedules
         self.tasks = tasks
         self.keep = timedelta(days=days)
         self.clock: Clock = clock or SystemClock()
+        self.game_time = game_time
         self._pruned_at: datetime | None = None
+        # server -> (game time, the clock's time then, monotonic time then); None: the reading
+        # failed (the monotonic time says when)
+        self._anchors: dict[str, tuple[int, datetime, float] | tuple[None, None, float]] = {}
 
     async def prune(self) -> int:
         """Forget every run due more than `days` ago; how many were forgotten."""
@@ -160,30 +185,85 @@ class RunHistory:
     async def saw_event(self, event: Event, request: Mapping[str, object]) -> None:
         """A pack event about a task the bot made (`request`: what it sent): a run."""
         key = request.get("key")
-        if event.type not in RUN_EVENTS or (isinstance(key, str) and handed_over(key)):
-            return  # a wall-clock run or a run-now copy: recorded where it was handed over
+        if event.type not in RUN_EVENTS:
+            return
+        if isinstance(key, str) and handed_over(key):
+            # a run-now copy is recorded where it was handed over; a wall-clock run too, but
+            # the pack may run it later (held after a start, retrying, its player away)
+            planned = _PLANNED_KEY.match(key)
+            outcome = _PLANNED_OUTCOMES.get(event.type)
+            if planned is not None and outcome is not None:
+                ran = await self.ran_at(event) if event.type == "ran" else None
+                await self.schedules.saw_in_game(
+                    int(planned.group(1)), int(planned.group(2)), outcome, ran
+                )
+            return
         late_ticks = _number(event.details.get("late"))
         lateness = late_ticks / NOMINAL_TPS
         retries = _number(request.get("retry"))
         left = _number(event.details.get("retry"))
         attempts = {"retry": retries - left, "retry_exhausted": retries + 1}.get(event.type, 1)
-        now = self.clock.now()
         if event.type in _FAILED and "k" in event.details:
             amended = await self.tasks.amend_last_ran(
                 event.server, event.task_id, outcome=event.type, attempts=max(1, attempts)
             )
             if amended:
                 return
+        ran = await self.ran_at(event)
         await self.tasks.record(
             event.server,
             event.task_id,
-            due=now - timedelta(seconds=lateness),
-            ran=now,
+            due=ran - timedelta(seconds=lateness),
+            ran=ran,
             lateness=lateness,
             outcome=event.type,
             attempts=max(1, attempts),
         )
         await self.prune_due()
+
+    async def ran_at(self, event: Event) -> datetime:
+        """When the server did what `event` says, on the clock: the time of a reading of the
+        server's game time less the ticks from the event's game time to it, at 20 a second.
+        That is exact while the server ticked at full speed from the event to the reading; a
+        server that lagged, paused while empty or was stopped in between makes it later than
+        the truth by as long, never later than now. An event read as it happens (the bot
+        running) is timed to within its reading; one read after the bot was down (the log or
+        the ring read on start) gets its own time rather than the start's. Without a reading
+        (no reader, RCON down) or when the game time now is below the event's (the server
+        went back to an older save since): the time the bot read it."""
+        now = self.clock.now()
+        anchor = await self._anchor(event.server)
+        if anchor is None or anchor[0] < event.game_time:
+            return now
+        game, at = anchor
+        # said in a tick at game time t: the tick that takes it to t + 1 (#tick runs before the
+        # world's tick adds one: ../shared/notes/vanilla-1.21.md, "tick")
+        ticks = max(0, game - (event.game_time + 1))
+        return min(now, at - timedelta(seconds=ticks / NOMINAL_TPS))
+
+    async def _anchor(self, server: str) -> tuple[int, datetime] | None:
+        """A reading of the server's game time with the clock's time it was taken at: one
+        round trip at most every ANCHOR_FRESH seconds (a burst of events shares it)."""
+        if self.game_time is None:
+            return None
+        mono = time.monotonic()
+        kept = self._anchors.get(server)
+        if kept is not None:
+            game, at, taken = kept
+            if game is not None and at is not None and mono - taken < ANCHOR_FRESH:
+                return game, at
+            if game is None and mono - taken < ANCHOR_RETRY:
+                return None
+        try:
+            async with asyncio.timeout(READ_LIMIT):
+                game = await self.game_time(server)
+        except Exception as e:  # the server down or slow: the event's read time will do
+            log.info("history: no game time of %s (%s); runs timed when read", server, e)
+            self._anchors[server] = (None, None, mono)
+            return None
+        at = self.clock.now()
+        self._anchors[server] = (game, at, time.monotonic())
+        return game, at
 
 
 def _number(value: object) -> int:

@@ -79,6 +79,59 @@ class RunQueries:
 
         return await self.db.run(work)
 
+    async def saw_in_game(
+        self, schedule_id: int, due_ms: int, outcome: str, ran: datetime | None
+    ) -> bool:
+        """What the pack said of a handed-over run (its task key names the row and the due in
+        ms): `ran` with when it ran, or what became of it after (`queued` again while it
+        retries, out of retries, its player gone...). Only a run still open or said to have
+        run changes: a missed, skipped or cancelled one stays as it is, and one still being
+        handed over keeps `sending` (its hand-over ends it; a one-shot row ends with it). A
+        `ran` keeps an earlier ran time (the hand-over's own, taken as it returned); it fills
+        one not known yet (a run found handed over after a restart), with its lateness as due
+        to run when the hand-over's time is not known either. False: no such run."""
+        await self.migrate()
+
+        def work(db: sqlite3.Connection) -> bool:
+            rows = db.execute(
+                "SELECT id, due, ran_in_game, lateness, outcome, handed_over FROM schedule_runs"
+                " WHERE schedule_id = ?"
+                " AND outcome IN ('sending', 'queued', 'waiting_player', 'paused', 'ran')"
+                " ORDER BY id DESC LIMIT 50",
+                (schedule_id,),
+            ).fetchall()
+            found = [r for r in rows if int(float(r[1]) * 1000) == due_ms]
+            if not found:
+                return False
+            run_id, due, ran_before, lateness, was, handed = found[0]
+            if outcome == "ran" and ran is not None and ran_before is None:
+                # an estimate from game time (RunHistory.ran_at): never before its hand-over
+                ran_before = max(ran.timestamp(), float(handed or 0.0))
+                if lateness is None:
+                    lateness = max(0.0, ran_before - float(due))
+            # a run still being handed over keeps `sending`: its hand-over says the outcome
+            said = was if was == "sending" else outcome
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "UPDATE schedule_runs SET outcome = ?, ran_in_game = ?, lateness = ?"
+                    " WHERE id = ?",
+                    (said, ran_before, lateness, run_id),
+                )
+                db.execute(
+                    "UPDATE schedules SET last_outcome = ?, last_lateness = ?"
+                    " WHERE id = ? AND last_due = ?",
+                    (said, lateness, schedule_id, due),
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            return True
+
+        changed: bool = await self.db.run(work)
+        return changed
+
     async def get_run(self, run_id: int) -> Run | None:
         await self.migrate()
         row = await self.db.run(

@@ -429,9 +429,12 @@ class ScheduleStore(RunQueries):
         def work(db: sqlite3.Connection) -> None:
             db.execute("BEGIN IMMEDIATE")
             try:
+                # a time left out is kept: the pack's `ran` may have told it first
+                # (RunQueries.saw_in_game), as for a run found handed over after a restart
                 db.execute(
-                    "UPDATE schedule_runs SET outcome = ?, handed_over = ?, ran_in_game = ?,"
-                    " lateness = ?, attempts = MAX(attempts, ?), serial = ? WHERE id = ?",
+                    "UPDATE schedule_runs SET outcome = ?, handed_over = COALESCE(?, handed_over),"
+                    " ran_in_game = COALESCE(?, ran_in_game), lateness = COALESCE(?, lateness),"
+                    " attempts = MAX(attempts, ?), serial = COALESCE(?, serial) WHERE id = ?",
                     values,
                 )
                 sid = db.execute(
