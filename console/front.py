@@ -20,6 +20,7 @@ from bot.aio import run_until_stopped
 from bot.i18n import _, console_locale, discord_locale, set_locale
 from bot.launch import run_bot
 from bot.localdiscord.emulator import CHANNEL_ID, LocalDiscord
+from console.files import FILES_FOLDER
 from console.lines import quiet_terminal
 from console.session import CONSOLE_USER_ID, HISTORY_FILE, is_terminal, run_console
 
@@ -96,5 +97,11 @@ class ConsoleFront:
                 file=self.stdout,
                 flush=True,
             )
-        history = Path(bot.settings.data_dir) / HISTORY_FILE
-        await run_console(self.local, self.stdin, self.stdout, history=history)
+        data = Path(bot.settings.data_dir)
+        await run_console(
+            self.local,
+            self.stdin,
+            self.stdout,
+            history=data / HISTORY_FILE,
+            files=data / FILES_FOLDER,
+        )

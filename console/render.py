@@ -12,7 +12,7 @@ from __future__ import annotations
 __all__ = ["DiscordMarkdown", "Labelled", "message_view"]
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, tzinfo
 from typing import Any, ClassVar
 
@@ -95,9 +95,11 @@ def message_view(
     terminal: bool,
     zone: tzinfo | None = None,
     now: datetime | None = None,
+    skip: Collection[int] | None = None,
 ) -> RenderableType | None:
     """A message payload (content, embeds, buttons, attachments) as one renderable, or None
-    when it shows nothing. ``terminal``: links as terminal hyperlinks, else with their address."""
+    when it shows nothing. ``terminal``: links as terminal hyperlinks, else with their address.
+    ``skip``: the places of attachments the caller says itself (where it wrote them)."""
 
     def times(text: object) -> str:
         return discord_times(str(text), zone=zone, now=now)
@@ -116,7 +118,8 @@ def message_view(
         parts.append(Text(" ".join(labels), style="bold"))
     parts += [
         Text(_("(attached: {name})", name=a.get("filename")), style="dim")
-        for a in data.get("attachments") or []
+        for i, a in enumerate(data.get("attachments") or [])
+        if i not in (skip or ())
     ]
     return Group(*parts) if parts else None
 

@@ -31,6 +31,7 @@ from rich.console import Console
 from bot.i18n import N_, _
 from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
 from bot.localdiscord.scheduled_events import describe_event
+from console.files import keep
 from console.lines import LineSource, PipeLines, TerminalLines, quiet_terminal
 from console.parse import one_line, parse_line
 from console.render import Labelled, message_view
@@ -56,11 +57,13 @@ class Screen:
         terminal: bool,
         zone: tzinfo | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        files: Path | None = None,
     ) -> None:
         # out None: sys.stdout at each print (prompt_toolkit's patched one, above the prompt)
         self.terminal = terminal
         self.zone = zone
         self.clock = clock
+        self.files = files  # where what Discord would attach is written (None: not kept)
         self.console = Console(
             file=out,
             width=None if terminal else _PLAIN_WIDTH,
@@ -74,10 +77,45 @@ class Screen:
     def say(self, text: str) -> None:
         self.console.print(text, soft_wrap=True)
 
-    def show(self, data: Mapping[str, Any], prefix: str = "") -> None:
-        view = message_view(data, terminal=self.terminal, zone=self.zone, now=self.clock())
+    def show(
+        self, data: Mapping[str, Any], prefix: str = "", files: Sequence[tuple[str, bytes]] = ()
+    ) -> None:
+        now = self.clock()
+        saved = self._keep(data, files, now)
+        view = message_view(data, terminal=self.terminal, zone=self.zone, now=now, skip=saved)
         if view is not None:
             self.console.print(Labelled(prefix, view) if prefix else view)
+        for note in saved.values():  # unbroken: a path is copied in one piece
+            self.console.print(note, style="dim", soft_wrap=True)
+
+    def _keep(
+        self, data: Mapping[str, Any], files: Sequence[tuple[str, bytes]], now: datetime
+    ) -> dict[int, str]:
+        """Write each file the message uploads (an attachment's `id` is its file's place in the
+        upload) to the console's folder: by the attachment's place, what to say of it."""
+        saved: dict[int, str] = {}
+        if self.files is None:
+            return saved
+        local = now.astimezone(self.zone)  # the name's time as the console shows times
+        for i, attachment in enumerate(data.get("attachments") or []):
+            index = attachment.get("id")
+            if not isinstance(index, int) or not 0 <= index < len(files):
+                continue  # one the message already had: written when it came
+            name, body = files[index]
+            shown = str(attachment.get("filename") or name)
+            try:
+                path = keep(self.files, shown, body, local)
+            except OSError as e:
+                log.warning("console: could not write %s: %s", shown, e)
+                saved[i] = _(
+                    "(attached: {name}; it could not be written to {folder}: {error})",
+                    name=shown,
+                    folder=self.files,
+                    error=e.strerror or str(e),
+                )
+                continue
+            saved[i] = _("(attached: {name}, saved as {path})", name=shown, path=path)
+        return saved
 
     def listener(self, sent: Sent) -> None:
         """Print what the bot sent to Discord that a person in the channel would see."""
@@ -92,7 +130,7 @@ class Screen:
         prefix = _("(updated) ") if sent.kind in ("edit", "channel_edit") else ""
         if sent.kind in ("channel", "channel_edit"):
             prefix = f"[#{sent.channel_id}] {prefix}"
-        self.show(sent.data, prefix)
+        self.show(sent.data, prefix, sent.files)
 
 
 HISTORY_FILE = "console_history"  # in the data folder: the lines typed at the terminal
@@ -109,13 +147,15 @@ async def run_console(
     zone: tzinfo | None = None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     history: Path | None = None,
+    files: Path | None = None,
 ) -> None:
     """Read lines until EOF or ``quit``; run each as the console user; print what comes back.
 
     At a terminal (stdin and ``out`` both) the line is read by prompt_toolkit: completion,
     ``history`` (a file), and what prints meanwhile goes above the prompt, the typed line kept;
     ``out`` is then sys.stdout. Otherwise lines are read as they come (a pipe, a file).
-    Times show in ``zone`` (None: the system's), relative to ``clock``.
+    Times show in ``zone`` (None: the system's), relative to ``clock``. What Discord would
+    attach is written to the folder ``files`` (console.files.keep) and its path shown.
 
     A command still running after PATIENCE seconds (a slow or frozen server) is left to finish
     in the background, its reply printed when it comes, so the next line is read meanwhile."""
@@ -124,11 +164,11 @@ async def run_console(
         # after the prompt (its writer thread runs later), on a dumb terminal after a bare "> "
         _greet(Screen(out, terminal=True))
         with quiet_terminal(stdin), patch_stdout(raw=True):  # prints go above the prompt
-            screen = Screen(None, terminal=True, zone=zone, clock=clock)
+            screen = Screen(None, terminal=True, zone=zone, clock=clock, files=files)
             lines: LineSource = TerminalLines(local, user_id, role_ids, history)
             await _session(local, lines, screen, user_id, role_ids)
         return
-    screen = Screen(out, terminal=is_terminal(out), zone=zone, clock=clock)
+    screen = Screen(out, terminal=is_terminal(out), zone=zone, clock=clock, files=files)
     _greet(screen)
     # a person typing into a pipe-fed console (output redirected) still gets a prompt
     await _session(

@@ -418,10 +418,17 @@ class LocalDiscord:
     # -- Discord's answers -------------------------------------------------------------------------
 
     def _message(
-        self, channel_id: int, data: Mapping[str, Any], mid: int | None = None
+        self,
+        channel_id: int,
+        data: Mapping[str, Any],
+        mid: int | None = None,
+        files: Sequence[tuple[str, bytes]] = (),
     ) -> dict[str, Any]:
         mid = mid or self.next_id()
         old = self.messages.get(mid, {})
+        if data.get("attachments") is not None:
+            listed = data["attachments"]
+            data = {**data, "attachments": self._uploaded(channel_id, listed, files, old)}
         message: dict[str, Any] = {
             "id": str(mid),
             "channel_id": str(channel_id),
@@ -449,9 +456,47 @@ class LocalDiscord:
             kept = self._channel_messages.setdefault(channel_id, deque())
             kept.append(mid)
             while len(kept) > KEEP_MESSAGES:
-                self.messages.pop(kept.popleft(), None)
+                gone = self.messages.pop(kept.popleft(), None) or {}
+                for attachment in gone.get("attachments") or []:  # its files go with it
+                    self._session.files.pop(str(attachment.get("url")), None)
         self.messages[mid] = message
         return message
+
+    def _uploaded(
+        self,
+        channel_id: int,
+        listed: Sequence[Mapping[str, Any]],
+        files: Sequence[tuple[str, bytes]],
+        old: Mapping[str, Any],
+    ) -> list[dict[str, Any]]:
+        """A message's attachments as Discord answers them: a new one (its `id` the index of
+        its file in the upload) gets a snowflake, its size and its CDN address, where its bytes
+        can be read (Attachment.read); one of the message's own (its snowflake) is kept."""
+        kept = {str(a.get("id")): a for a in old.get("attachments") or []}
+        out: list[dict[str, Any]] = []
+        for item in listed:
+            ident = str(item.get("id"))
+            if ident in kept:
+                out.append(kept[ident])
+                continue
+            index = _int(ident)
+            if index is None or not 0 <= index < len(files):
+                continue  # Discord refuses it (limits.check_message); nothing to keep here
+            name, body = files[index]
+            aid = str(self.next_id())
+            url = f"{CDN}{channel_id}/{aid}/{item.get('filename') or name}"
+            self._session.files[url] = body
+            attachment = {
+                "id": aid,
+                "filename": str(item.get("filename") or name),
+                "size": len(body),
+                "url": url,
+                "proxy_url": url,
+            }
+            if item.get("description"):
+                attachment["description"] = item["description"]
+            out.append(attachment)
+        return out
 
     def _record(self, sent: Sent) -> None:
         self.sent.append(sent)
@@ -502,7 +547,7 @@ class LocalDiscord:
             error = limits.check_message(body, request.files)
             if error is not None:
                 return error
-            message = self._message(channel_id or 0, body)
+            message = self._message(channel_id or 0, body, None, request.files)
             self._record(
                 Sent(
                     "POST",
@@ -520,7 +565,7 @@ class LocalDiscord:
             error = limits.check_message(body, request.files, creating=False)
             if error is not None:
                 return error
-            message = self._message(channel_id or 0, body, mid)
+            message = self._message(channel_id or 0, body, mid, request.files)
             self._record(Sent("PATCH", request.path, "channel_edit", body, None, mid, channel_id))
             return message
         if request.key == "GET /guilds/{guild_id}/members/{member_id}":
@@ -551,7 +596,7 @@ class LocalDiscord:
         sent = Sent(request.method, request.path, kind, body, token, files=request.files)
         answer: dict[str, Any] = {"id": request.param("interaction_id"), "type": 2}
         if body.get("type") in (4, 5):  # a message (or a "thinking..." one) is created
-            message = self._message(self.channel_id, body.get("data") or {})
+            message = self._message(self.channel_id, body.get("data") or {}, None, request.files)
             self._original[token] = sent.message_id = int(message["id"])
             answer.update(response_message_id=message["id"])
             answer["response_message_loading"] = body.get("type") == 5
@@ -565,7 +610,7 @@ class LocalDiscord:
             if mid is not None:
                 self._original[token] = mid
                 if body.get("type") == 7:
-                    self._message(self.channel_id, body.get("data") or {}, mid)
+                    self._message(self.channel_id, body.get("data") or {}, mid, request.files)
                 sent.message_id, sent.kind = mid, "edit" if body.get("type") == 7 else "other"
         self._record(sent)
         return {"interaction": answer}
@@ -603,7 +648,7 @@ class LocalDiscord:
             # the first follow-up after a deferral fills the "thinking..." message, as Discord does
             mid = self._original.get(token) if token in self._loading else None
         self._loading.discard(token)
-        message = self._message(self.channel_id, body, mid)
+        message = self._message(self.channel_id, body, mid, request.files)
         self._original.setdefault(token, int(message["id"]))
         sent.message_id = int(message["id"])
         self._record(sent)
