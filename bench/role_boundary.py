@@ -39,6 +39,11 @@ HOSTILE = [
     'summon armor_stand ~ ~ ~ {{Passengers:[{{id:"command_block_minecart",Tags:["t{n}"]}}]}}',
     'setblock ~ ~{n} ~ oak_sign{{front_text:{{messages:[{{text:"x",click_event:'
     '{{action:"run_command",command:"/op p{n}"}}}},"","",""]}}}}',
+    "clone ~ ~ ~ ~ ~ ~ ~{n} ~ ~",
+    "execute as @a run clone ~ ~ ~ ~ ~ ~ ~{n} ~ ~ masked move",
+    "clone ~ ~ ~ ~1 ~1 ~1 ~{n} ~ ~ filtered #minecraft:logs",
+    "fill ~ ~ ~ ~1 ~1 ~{n} repeating_command_block{{auto:1b}} replace air",
+    "scoreboard objectives add doom.schedule.x{n} dummy",
 ]
 
 
@@ -65,7 +70,9 @@ def rules(rounds: int) -> None:
             t0 = time.perf_counter()
             allow.refusal(tree, [node])  # type: ignore[list-item]
             listed.append((time.perf_counter() - t0) * 1e6)
+        refused = sum(refusal(tree, node) is not None for node in parsed)  # type: ignore[arg-type]
         print(f"rule walk, {name:>8}: {len(walk)} commands, {_percentiles(walk)}")
+        print(f"rule walk, {name:>8}: {refused} of {len(parsed)} refused")
         print(f"allow-list, {name:>7}: {len(listed)} commands, {_percentiles(listed)}")
     cold: list[float] = []
     checker = CommandChecker(deny=DEFAULT_DENY)

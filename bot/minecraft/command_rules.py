@@ -10,11 +10,24 @@ A moderator may schedule commands; they may not, through one:
   function tags that run them (`#doom.schedule:*`, `#minecraft:load`, `#minecraft:tick`), and
   the pack itself (`datapack disable "file/doom.schedule"`, whoever relaxed the deny-list): the
   public API is reached through the bot's own commands, which check what they are given;
+- make an objective named with the pack's prefix (`scoreboard objectives add doom.schedule.x`):
+  those names are the pack's, and a later version of it may make one of them;
 - leave behind something that runs a command later, past this check: command blocks and command
   block minecarts (as blocks, entities, items or ids in NBT), a `Command` NBT key, a
   `run_command` click event (a sign runs it at permission level 2 when anyone clicks it),
   the `auto` key of a command block, structure blocks and `place template|jigsaw|structure`
-  (a saved structure keeps the command blocks it was saved with, and their commands).
+  (a saved structure keeps the command blocks it was saved with, and their commands), and
+  `clone` but `clone ... filtered <block>`: clone copies block entities with their data, so
+  it copies a command block or a structure block already in the world with its command
+  (`replace`, `masked` and `strict` copy every block; a block tag may hold command blocks, as a
+  data pack can add any block to any tag, vanilla's too). Vanilla's clone copies blocks only,
+  no entities: a region holding a marker copies no marker (and the pack's probe marker lives
+  inside one function call). `fill` places the block it names, whatever its mask, so that
+  block is what is checked; its `replace` filter only chooses what is replaced.
+
+No rank lifts these rules: an admin's scheduled command passes the same check (they apply
+whatever the deny-list says). What they refuse, an admin can still do by hand in game or at the
+server console, where it runs once and is seen.
 
 Everything is read from mecha's AST: which argument is a storage, an objective or a function
 comes from the command tree, so quoting, spacing and `minecraft:` prefixes do not matter.
@@ -39,6 +52,7 @@ from typing import Final
 
 from mecha import AstCommand, AstNode, AstObjective, AstResourceLocation
 from mecha.ast import (
+    AstBlock,
     AstNbtCompoundEntry,
     AstNbtCompoundKey,
     AstNbtPathKey,
@@ -158,6 +172,14 @@ def _tag(name: str) -> Text:
 
 def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text | None:
     """Why this one command (not the one it runs) touches the pack's or the bot's state."""
+    if command.identifier.startswith("scoreboard:objectives:add:"):
+        made = command.arguments[0] if command.arguments else None
+        if isinstance(made, AstWord | AstString) and _pack_name(made.value):
+            return lazy(
+                "This command makes the objective {objective}, which is named with the pack's "
+                "prefix doom.schedule: those names belong to the pack. Choose another name.",
+                objective=made.value,
+            )
     if command.identifier == "scoreboard:players:reset:targets":
         return lazy(
             "This command resets those score holders on every objective, the pack's own "
@@ -216,11 +238,51 @@ def _state(tree: CommandTree, command: AstCommand, nodes: list[AstNode]) -> Text
     return None
 
 
+def _clone(command: AstCommand) -> Text | None:
+    """Why this `clone` may copy a block entity (a command block with its command): every
+    form but `filtered` naming one block."""
+    parts = command.identifier.split(":")
+    if "filtered" in parts:
+        block = next((a for a in command.arguments if isinstance(a, AstBlock)), None)
+        tag = block.identifier if block is not None else None
+        if not (isinstance(tag, AstResourceLocation) and tag.is_tag):
+            return None  # a named block: the id rules below check it
+        return lazy(
+            "This command clones the blocks of the tag {tag}, and a data pack can put command "
+            "blocks in any tag: clone copies the blocks as they are, with what is stored in "
+            "them, commands included, past this check. Name one block after `filtered`.",
+            tag=tag.get_canonical_value(),
+        )
+    return lazy(
+        "This command clones every block of a region, and clone copies the blocks as they are, "
+        "with what is stored in them: a command block or a structure block there would be "
+        "copied with its command, past this check. Clone with `filtered <block>`, naming the "
+        "block to copy."
+    )
+
+
+def _placed(command: AstCommand, nodes: list[AstNode]) -> list[AstNode]:
+    """The nodes naming what this command makes: a `fill ... replace <filter>` without its
+    filter, which only chooses the blocks replaced (`fill ... air replace command_block`)."""
+    if not command.identifier.endswith(":replace:filter"):
+        return nodes
+    blocks = [a for a in command.arguments if isinstance(a, AstBlock)]
+    if command.identifier.split(":")[0] != "fill" or len(blocks) < 2:
+        return nodes
+    skipped = {id(n) for n in blocks[-1].walk()}
+    return [n for n in nodes if id(n) not in skipped]
+
+
 def _runner(command: AstCommand, nodes: list[AstNode]) -> Text | None:
     """Why this one command leaves behind something that runs a command later."""
     root = command.identifier.split(":")[0]
     if command.identifier.startswith(_READS):
         return None
+    if root == "clone":
+        found = _clone(command)
+        if found is not None:
+            return found
+    nodes = _placed(command, nodes)
     if root == "place" and command.identifier.split(":")[1] in {"template", "jigsaw", "structure"}:
         return lazy(
             "This command places a saved structure, and a structure keeps the command blocks it "

@@ -25,6 +25,8 @@ TAG = "which runs the pack's own functions"
 RUNNER = "which runs commands later, past this check"
 COMMAND_NBT = "writes a command into NBT"
 CLICK = "a sign runs it at permission level 2"
+CLONE = "copies the blocks as they are, with what is stored in them"
+PREFIX = "is named with the pack's prefix"
 
 # (command, words the refusal must hold: the rule and the thing it names)
 HOSTILE: list[tuple[str, tuple[str, ...]]] = [
@@ -129,6 +131,40 @@ HOSTILE: list[tuple[str, tuple[str, ...]]] = [
     ('data modify storage mine:x v set value "minecraft:command_block"', (RUNNER,)),
     ("place template minecraft:build", ("saved structure",)),
     ("place jigsaw minecraft:village/plains/town_centers minecraft:x 7", ("saved structure",)),
+    # clone copies block entities: a command block (or a structure block) with its command
+    ("clone ~ ~ ~ ~ ~ ~ ~1 ~ ~", (CLONE, "filtered")),
+    ("clone ~ ~ ~ ~ ~ ~ ~1 ~ ~ replace", (CLONE,)),
+    ("clone ~ ~ ~ ~ ~ ~ ~1 ~ ~ replace force", (CLONE,)),
+    ("clone ~ ~ ~ ~ ~ ~ ~1 ~ ~ masked", (CLONE,)),
+    ("clone ~ ~ ~ ~ ~ ~ ~1 ~ ~ masked move", (CLONE,)),
+    ("clone ~ ~ ~ ~ ~ ~ ~1 ~ ~ strict", (CLONE,)),
+    ("clone from minecraft:the_nether ~ ~ ~ ~ ~ ~ to minecraft:overworld ~1 ~ ~", (CLONE,)),
+    ("clone from the_nether ~ ~ ~ ~ ~ ~ to overworld ~1 ~ ~ masked", (CLONE,)),
+    # a block tag: a data pack may put command blocks in any tag, vanilla's too
+    ("clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered #minecraft:logs", (CLONE, "#minecraft:logs")),
+    ("clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered structure_block", ("structure block",)),
+    ("clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered repeating_command_block move", (RUNNER,)),
+    # fill places the block it names, whatever its mask
+    ("fill ~ ~ ~ ~1 ~1 ~1 command_block replace air", (RUNNER,)),
+    ("fill ~ ~ ~ ~1 ~1 ~1 repeating_command_block{auto:1b} hollow", (RUNNER,)),
+    ("fill ~ ~ ~ ~1 ~1 ~1 structure_block replace #minecraft:logs", ("structure block",)),
+    ("fill ~ ~ ~ ~1 ~1 ~1 chain_command_block outline", (RUNNER,)),
+    # a new objective in the pack's names: the pack's own (or a later version's) to make
+    ("scoreboard objectives add doom.schedule.extra dummy", (PREFIX, "doom.schedule.extra")),
+    ("scoreboard objectives add doom.schedule dummy", (PREFIX,)),
+    ('scoreboard objectives add doom.schedule.left dummy "x"', (PREFIX,)),
+    ("scoreboard objectives add doom.schedule.t trigger", (PREFIX,)),
+    # the rest of the pack's objectives' family
+    ("scoreboard objectives setdisplay sidebar doom.schedule", (OBJECTIVE,)),
+    ("scoreboard players enable @a doom.schedule.left", (OBJECTIVE,)),
+    ("trigger doom.schedule.left set 0", (OBJECTIVE,)),
+    ("scoreboard players display name #2 doom.schedule x", (OBJECTIVE,)),
+    ("scoreboard players operation #2 doom.schedule >< #x mine", (OBJECTIVE,)),
+    ("scoreboard players add @a doom.schedule.left 1", (OBJECTIVE,)),
+    ("tag @e[type=marker] remove doom.schedule.probe", ("own tag doom.schedule.probe",)),
+    ("execute as @a run tag @s remove doom.schedule.admin", ("own tag doom.schedule.admin",)),
+    ("data modify storage doom.schedule:ctx p set value {}", (PACK_STORAGE,)),
+    ("data modify storage mine:x v set from storage doom.bot:view t", (BOT_STORAGE,)),
 ]
 
 # what moderators use every day, and near misses of the rules above
@@ -157,6 +193,16 @@ ORDINARY = [
     'tellraw @a {"text":"doom.schedule.admin is the tag admins get"}',
     'summon zombie ~ ~ ~ {CustomName:"Bob"}',
     "say doom.schedule:data queue",  # words in a message are only words
+    "clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered stone",  # it names what it copies: no block entity
+    "clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered minecraft:oak_planks move",
+    "clone from overworld ~ ~ ~ ~1 ~1 ~1 to the_nether ~ ~ ~ filtered glass",
+    "fill ~ ~ ~ ~1 ~1 ~1 stone replace #minecraft:logs",
+    "fill ~ ~ ~ ~1 ~1 ~1 air replace command_block",  # clears them: nothing runs
+    "execute if blocks ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ all run say same",  # compares only
+    "scoreboard objectives add doom.schedulex dummy",  # not the pack's prefix
+    "scoreboard objectives add kills playerKillCount",
+    "team add doom.schedule.red",  # the pack has no teams
+    "kill @e[type=marker,tag=doom.schedule.probe]",  # the pack's probe lives inside one call
 ]
 
 

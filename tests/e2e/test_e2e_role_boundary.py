@@ -53,6 +53,18 @@ ATTACKS = [
         "Refused: This command makes a minecraft:command_block, which runs commands later, past "
         "this check: scheduled tasks may not make command blocks.",
     ),
+    (
+        "clone ~ ~ ~ ~ ~ ~ ~1 ~ ~",
+        "Refused: This command clones every block of a region, and clone copies the blocks as "
+        "they are, with what is stored in them: a command block or a structure block there "
+        "would be copied with its command, past this check. Clone with `filtered <block>`, "
+        "naming the block to copy.",
+    ),
+    (
+        "scoreboard objectives add doom.schedule.extra dummy",
+        "Refused: This command makes the objective doom.schedule.extra, which is named with the "
+        "pack's prefix doom.schedule: those names belong to the pack. Choose another name.",
+    ),
 ]
 VARIANTS = [
     "execute as @a run {c}",
@@ -68,6 +80,11 @@ SPELLINGS = [  # the same attacks written otherwise
     'setblock ~ ~ ~ minecraft:stone{"command":"op Steve"}',
     "function mine:f with storage doom.bot:wallclock done",  # a macro's arguments
     'give @s stone[minecraft:block_entity_data={id:"minecraft:command_block",Command:"op x"}]',
+    "clone ~ ~ ~ ~ ~ ~ ~1 ~ ~ masked",
+    "clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered #minecraft:logs move",
+    "clone from the_nether ~ ~ ~ ~ ~ ~ to overworld ~1 ~ ~ replace",
+    "fill ~ ~ ~ ~1 ~1 ~1 repeating_command_block{auto:1b} replace air",
+    'scoreboard objectives add doom.schedule dummy "x"',
 ]
 
 
@@ -108,6 +125,20 @@ async def test_every_attack_is_refused_naming_its_rule_and_nothing_changes(
     await asyncio.to_thread(mc.step, 10)
     after = _state(mc)
     assert after == before and "doom.schedule" in after[2][0]
+
+
+async def test_no_rank_lifts_the_rules(live: Harness, mc: Server) -> None:
+    """An admin's scheduled command passes the same check: what these rules refuse, an admin
+    does by hand, once, where it is seen."""
+    for attack, sentence in ATTACKS[-2:]:
+        reply = await live.run("schedule", ADMIN, run=attack, time=5, id="bad")
+        assert reply.messages[0].data["content"] == sentence
+    reply = await live.run(
+        "schedule", ADMIN, run="clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered stone", time=5, id="copy"
+    )
+    assert "Scheduled `copy`" in reply.text, reply.text
+    queue = mc.storage("doom.schedule:data")["queue"]  # type: ignore[index]
+    assert [str(t["id"]) for t in queue] == ["copy"]
 
 
 async def test_ordinary_moderator_commands_still_run(live: Harness, mc: Server) -> None:
