@@ -34,6 +34,7 @@ import discord
 from discord import app_commands
 
 from bot.localdiscord import limits
+from bot.localdiscord.attachments import Files, forget, uploaded
 from bot.localdiscord.http_session import CDN, LocalFile, RateLimits, Request, Response, Session
 from bot.localdiscord.message_text import buttons, render
 from bot.localdiscord.records import Exchange, Refusal, Sent, VirtualClock
@@ -418,17 +419,13 @@ class LocalDiscord:
     # -- Discord's answers -------------------------------------------------------------------------
 
     def _message(
-        self,
-        channel_id: int,
-        data: Mapping[str, Any],
-        mid: int | None = None,
-        files: Sequence[tuple[str, bytes]] = (),
+        self, channel_id: int, data: Mapping[str, Any], mid: int | None = None, files: Files = ()
     ) -> dict[str, Any]:
         mid = mid or self.next_id()
         old = self.messages.get(mid, {})
-        if data.get("attachments") is not None:
-            listed = data["attachments"]
-            data = {**data, "attachments": self._uploaded(channel_id, listed, files, old)}
+        if (listed := data.get("attachments")) is not None:
+            made = uploaded(self.next_id, self._session.files, channel_id, listed, files, old)
+            data = {**data, "attachments": made}
         message: dict[str, Any] = {
             "id": str(mid),
             "channel_id": str(channel_id),
@@ -456,47 +453,9 @@ class LocalDiscord:
             kept = self._channel_messages.setdefault(channel_id, deque())
             kept.append(mid)
             while len(kept) > KEEP_MESSAGES:
-                gone = self.messages.pop(kept.popleft(), None) or {}
-                for attachment in gone.get("attachments") or []:  # its files go with it
-                    self._session.files.pop(str(attachment.get("url")), None)
+                forget(self._session.files, self.messages.pop(kept.popleft(), {}))
         self.messages[mid] = message
         return message
-
-    def _uploaded(
-        self,
-        channel_id: int,
-        listed: Sequence[Mapping[str, Any]],
-        files: Sequence[tuple[str, bytes]],
-        old: Mapping[str, Any],
-    ) -> list[dict[str, Any]]:
-        """A message's attachments as Discord answers them: a new one (its `id` the index of
-        its file in the upload) gets a snowflake, its size and its CDN address, where its bytes
-        can be read (Attachment.read); one of the message's own (its snowflake) is kept."""
-        kept = {str(a.get("id")): a for a in old.get("attachments") or []}
-        out: list[dict[str, Any]] = []
-        for item in listed:
-            ident = str(item.get("id"))
-            if ident in kept:
-                out.append(kept[ident])
-                continue
-            index = _int(ident)
-            if index is None or not 0 <= index < len(files):
-                continue  # Discord refuses it (limits.check_message); nothing to keep here
-            name, body = files[index]
-            aid = str(self.next_id())
-            url = f"{CDN}{channel_id}/{aid}/{item.get('filename') or name}"
-            self._session.files[url] = body
-            attachment = {
-                "id": aid,
-                "filename": str(item.get("filename") or name),
-                "size": len(body),
-                "url": url,
-                "proxy_url": url,
-            }
-            if item.get("description"):
-                attachment["description"] = item["description"]
-            out.append(attachment)
-        return out
 
     def _record(self, sent: Sent) -> None:
         self.sent.append(sent)
