@@ -12,7 +12,7 @@ policy decides:
 
 - `skip` (the default): it is not run again. A reward given twice or an announcement made twice
   cannot be taken back; a run skipped is named in the alert, and a moderator runs it again with
-  one command (`/run`).
+  one command (`/run_now`).
 - `run`: it runs again (at its own due tick, or at once when that is past), for a task whose
   second run does no harm and whose missing run would (a `save-all`, a border reset).
 
