@@ -74,9 +74,7 @@ def archive_key(path: PurePath) -> tuple[str, int]:
     return (match.group(1), int(match.group(2)))
 
 
-def pick_archives(
-    logs_dir: PurePath, names: list[str]
-) -> list[tuple[tuple[str, int], PurePath]]:
+def pick_archives(logs_dir: PurePath, names: list[str]) -> list[tuple[tuple[str, int], PurePath]]:
     """The archives among a folder's names, oldest first, a `.log` winning over its `.gz`."""
     by_key: dict[tuple[str, int], PurePath] = {}
     for name in names:

@@ -549,4 +549,3 @@ class LogTailer:
             except (OSError, EOFError, zlib.error) as exc:
                 log.warning("cannot read archive %s: %s", path, exc)
         return out
-
