@@ -14,9 +14,10 @@ lists with the bot's record (bot.store.ledger) and makes them agree again:
 - a task that already ran before the crash is not put in again, and a saved copy of it is taken
   out, so nothing runs twice. A task the bot made carries its key (the pack's `k`), and the pack
   says each run of it in the log (`event=ran ... k=<key>`), which a crash does not roll back:
-  the guard first waits until the log was read to its end (`caught_up`), then goes by the
-  ledger's record of those lines. Without the log (the ring-buffer source) it also counts a task
-  whose due tick the bot saw pass as run; rows made before keys are compared by serial;
+  the guard first waits until the log was read to its end (`caught_up`), and again after it
+  read the pack's lists (the server ticks on meanwhile), then goes by the ledger's record of
+  those lines. Without the log (the ring-buffer source) it also counts a task whose due tick
+  the bot saw pass as run; rows made before keys are compared by serial;
 - tasks made in game, which the bot never touched, are left alone.
 
 While it compares, the bot's own queueing, cancels, pauses and resumes wait (PackBase.exclusive):
@@ -304,6 +305,10 @@ class CrashGuard:
         now = await self.pack.get_time()
         serial = await self.pack.serial()
         present = await self._read_all()
+        # the server keeps ticking (a pack released by an earlier check runs its due tasks): a
+        # task that ran after the check's catch-up is in no list, and its `ran` event, said
+        # before this read, must be in the record too, or the task would be put in again
+        await self._catch_up()
         rows = await self.ledger.entries()
         report = self._partial or RestoreReport()
         report.game_time, report.reason = now, self._reason(pending, now)
