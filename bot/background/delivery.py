@@ -113,6 +113,7 @@ class Delivery:
                     now=owner.clock.now,
                     task_key=tkey,
                     cond=pack_cond(row.conditions),
+                    on_doubt=row.on_doubt,
                 )
             except PackError as e:
                 if e.code in TRANSIENT:

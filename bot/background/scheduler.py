@@ -40,7 +40,15 @@ from bot.minecraft import handover
 from bot.minecraft.conditions import conditions_from, pack_cond
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.minecraft.pack_input import check_player, check_run_text, check_task_input
-from bot.store.schedules import ACTIVE_STATES, Creator, Run, Schedule, ScheduleStore, State
+from bot.store.schedules import (
+    ACTIVE_STATES,
+    Creator,
+    OnDoubt,
+    Run,
+    Schedule,
+    ScheduleStore,
+    State,
+)
 from bot.wallclock.clock import Clock, SystemClock
 from bot.wallclock.when import (
     DEFAULT_TIMEZONE,
@@ -207,8 +215,11 @@ class Scheduler:
         as_player: str | None = None,
         missed: Missed | None = None,
         conditions: Mapping[str, str] | None = None,
+        on_doubt: OnDoubt = "skip",
     ) -> Schedule:
-        """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise."""
+        """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise.
+        `on_doubt`: what the crash guard does with a run a crash leaves unknown
+        (bot.background.doubt)."""
         spec = await self.preview(
             server=server,
             command=command,
@@ -237,6 +248,7 @@ class Scheduler:
                 created_by=created_by,
                 now=self.clock.now(),
                 conditions=conditions or None,
+                on_doubt=on_doubt,
             )
         self._arm(row)
         return row
@@ -483,6 +495,7 @@ class Scheduler:
                 retry_delay=row.retry_delay,
                 task_key=task_key(row.id, due),
                 cond=pack_cond(row.conditions),
+                on_doubt=row.on_doubt,
             )
         except (BotError, ValueError) as e:  # the hand-over writes it at its time instead
             log.info("staging %s on %s failed: %s", row.task_id, row.server, e)

@@ -36,6 +36,9 @@ Require = Annotated[str | None, Field(min_length=1, max_length=200)]
 IfNot = Literal["skip", "wait"] | None
 MaxWait = Annotated[str | None, Field(min_length=1, max_length=100)]
 AfterWait = Literal["run", "skip"] | None
+# what the crash guard does when a crash leaves it unknown whether the task ran
+# (bot.background.doubt); the default, skip, is not written
+OnDoubt = Literal["skip", "run"]
 
 
 class _Entry(BaseModel):
@@ -60,6 +63,7 @@ class PlannedEntry(_Entry):
     retry: int = Field(default=0, ge=0, le=1000)
     retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
     as_player: str | None = Field(default=None, min_length=1, max_length=16)
+    on_doubt: OnDoubt = "skip"
     paused: bool = False
     require: Require = None
     if_not: IfNot = None
@@ -77,6 +81,7 @@ class TaskEntry(_Entry):
     retry: int = Field(default=0, ge=0, le=1000)
     retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
     as_player: str | None = Field(default=None, min_length=1, max_length=16)
+    on_doubt: OnDoubt = "skip"
     paused: bool = False
     require: Require = None
     if_not: IfNot = None

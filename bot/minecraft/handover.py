@@ -157,11 +157,13 @@ async def hand_over(
     executor: str | None = None,
     place: str | None = None,
     cond: Mapping[str, str | int] | None = None,
+    on_doubt: str | None = None,
 ) -> HandOver:
     """Queue the task due now (marked `key`), then run it; `skip_submit` when the mark shows the
     server already has it (a retry after a drop); `staged`: its request, staged ahead. `now` is
     the caller's clock; the hand-over's time is when the server's acknowledgement arrived.
-    `task_key`: the queued task's bot key (the crash record's name for it)."""
+    `task_key`: the queued task's bot key (the crash record's name for it); `on_doubt`: its
+    policy when a crash leaves its run unknown (PackClient.schedule; a staged request has it)."""
     serial: int | None = None
     handed = now()
     acked: list[datetime] = []
@@ -196,6 +198,7 @@ async def hand_over(
             executor=executor,
             place=place,
             cond=cond,
+            on_doubt=on_doubt,
         )
         serial = task.n if task is not None else None
     if acked:

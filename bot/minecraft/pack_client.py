@@ -205,11 +205,12 @@ class PackClient(PackReads):
         retry_delay: int = 1,
         task_key: str | None = None,
         cond: Mapping[str, str | int] | None = None,
+        on_doubt: str | None = None,
     ) -> Staged:
         """Write a request due now to `doom.schedule:in staged.<key>`, checked as `schedule`
         checks it, for `submit_staged` to queue with one command at its time (the wall-clock
         hand-over stages a run ahead of its due time). Queues nothing. `task_key`: the task's
-        bot key (a new one by default); `cond` as for `schedule`."""
+        bot key (a new one by default); `cond` and `on_doubt` as for `schedule`."""
         check_id(id)
         if not _KEY.match(key):
             raise ValueError(f"bad staging key {key!r}")
@@ -232,7 +233,10 @@ class PackClient(PackReads):
             raise PackError(
                 "bad_reply", lazy("Unexpected answer to staging a task: {reply}", reply=reply[:200])
             )
-        return Staged(key, req, {"run": text, **fields})
+        recorded: dict[str, InputValue] = {"run": text, **fields}
+        if on_doubt == "run":  # for the crash record only, as `schedule` keeps it
+            recorded["on_doubt"] = on_doubt
+        return Staged(key, req, recorded)
 
     async def unstage(self, key: str) -> None:
         """Drop a staged request that will not be submitted (its run was cancelled or moved)."""

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices
+    from bot.store.ledger_rows import Entry
     from bot.store.schedules import Schedule
 
 MAX_FILE = 1_000_000  # characters of a plan file
@@ -120,6 +121,7 @@ def planned_entry(row: Schedule) -> PlannedEntry:
         retry=row.retry,
         retry_delay=row.retry_delay,
         as_player=row.as_player,
+        on_doubt=row.on_doubt,
         paused=row.state == "paused",
         **conditions,
     )
@@ -136,19 +138,19 @@ async def _every_task(target: ServerServices, which: str) -> list[Task]:
     return found
 
 
-async def _players(target: ServerServices) -> dict[str, str | None]:
-    """The player each task the bot made runs as, by the task's bot key (the pack keeps the
-    player's UUID only; the ledger the name the bot was given)."""
+async def _recorded(target: ServerServices) -> dict[str, Entry]:
+    """The bot's record of each task it made, by the task's bot key: what the pack does not
+    keep (the player's name, where the pack has the UUID; the policy after a crash)."""
     if target.guard is None:
         return {}
     entries = await target.guard.ledger.entries(LIVE)
-    return {e.bkey: e.as_player for e in entries if e.bkey is not None}
+    return {e.bkey: e for e in entries if e.bkey is not None}
 
 
 async def _tasks(target: ServerServices, now: int) -> list[TaskEntry]:
     """The game-time tasks the bot made (a task made in game runs as its maker, whom a file
     cannot name; a wall-clock row's hand-over and a run-now copy are their rows' runs)."""
-    players = await _players(target)
+    recorded = await _recorded(target)
     found: list[TaskEntry] = []
     for which in FILE_LISTS:
         for t in await _every_task(target, which):
@@ -157,6 +159,7 @@ async def _tasks(target: ServerServices, now: int) -> list[TaskEntry]:
             paused = which == "paused"
             conditions: dict[str, Any] = options_of(t.cond)
             left = t.remaining if paused and t.remaining is not None else max(0, t.due - now)
+            record = recorded.get(t.k)
             entry = TaskEntry(
                 id=t.id,
                 run=t.run,
@@ -164,7 +167,8 @@ async def _tasks(target: ServerServices, now: int) -> list[TaskEntry]:
                 every=t.interval,
                 retry=t.retry,
                 retry_delay=t.retry_delay,
-                as_player=players.get(t.k),
+                as_player=record.as_player if record is not None else None,
+                on_doubt="run" if record is not None and record.on_doubt == "run" else "skip",
                 paused=paused,
                 **conditions,
             )

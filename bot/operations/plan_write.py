@@ -54,6 +54,7 @@ def request(
             retry=entry.retry,
             retry_delay=entry.retry_delay,
             as_player=entry.as_player,
+            on_doubt=entry.on_doubt,
             **conditions,
         )
     return schedule_ops.ScheduleRequest(
@@ -65,6 +66,7 @@ def request(
         retry=entry.retry,
         retry_delay=entry.retry_delay,
         as_player=entry.as_player,
+        on_doubt=entry.on_doubt,
         **conditions,
     )
 

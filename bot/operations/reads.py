@@ -23,13 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.operations.queue import ServerRef, TaskRef
 from bot.operations.ranks import Rank
+from bot.store.ledger import LIVE
 
 if TYPE_CHECKING:
     from bot.minecraft.pack_tasks import Task
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices
-    from bot.store.schedules import Run, Schedule
+    from bot.store.schedules import OnDoubt, Run, Schedule
 
 PAGE_SIZE = 10
 LISTS = ("queue", "offline", "paused", "planned")
@@ -75,13 +76,14 @@ class Page:
 @dataclass(frozen=True)
 class Shown:
     """One task by its id: a planned row (with its next runs and last runs) or a queued task;
-    both None when there is none."""
+    both None when there is none. `on_doubt`: its policy after a crash (bot.background.doubt)."""
 
     server: ServerServices
     task: Task | None = None
     planned: Schedule | None = None
     upcoming: list[datetime] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
+    on_doubt: OnDoubt = "skip"
 
 
 async def game_time(ops: Operations, caller: Caller, req: ServerRef) -> Clock:
@@ -132,5 +134,18 @@ async def show(ops: Operations, caller: Caller, req: TaskRef) -> Shown:
             planned=row,
             upcoming=scheduler.upcoming(row),
             runs=await scheduler.runs(row.id, 5),
+            on_doubt=row.on_doubt,
         )
-    return Shown(target, task=await target.pack.show(req.id))
+    task = await target.pack.show(req.id)
+    return Shown(target, task=task, on_doubt=await task_on_doubt(target, task))
+
+
+async def task_on_doubt(target: ServerServices, task: Task | None) -> OnDoubt:
+    """A game-time task's policy after a crash: the bot's record of it keeps it (the pack does
+    not); a task made in game, or on a server without the record, has the default."""
+    if task is None or task.k is None or target.guard is None:
+        return "skip"
+    for entry in await target.guard.ledger.entries(LIVE):
+        if entry.bkey == task.k:
+            return "run" if entry.on_doubt == "run" else "skip"
+    return "skip"

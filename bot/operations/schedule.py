@@ -35,7 +35,7 @@ from bot.minecraft.conditions import Conditions, parse_conditions
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
 from bot.minecraft.pack_input import check_id, check_player
 from bot.operations.ranks import Rank
-from bot.store.schedules import Creator
+from bot.store.schedules import Creator, OnDoubt
 from bot.wallclock.when import next_runs
 
 if TYPE_CHECKING:
@@ -101,6 +101,13 @@ class ScheduleFields(ConditionFields):
     repeat: str | None = Field(default=None, min_length=1, max_length=100)
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
     announce: str | None = Field(default=None, min_length=1, max_length=100)
+    # what the crash guard does when a crash leaves it unknown whether the task ran
+    # (bot.background.doubt); None: skip, the default
+    on_doubt: OnDoubt | None = None
+
+    def doubt_option(self) -> dict[str, str]:
+        """`on_doubt` when it is not the default (what the audit entry and the row keep)."""
+        return {"on_doubt": "run"} if self.on_doubt == "run" else {}
 
     def wall(self) -> dict[str, str | None]:
         return {
@@ -212,6 +219,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
         at=req.at,
         as_player=req.as_player,
         **req.condition_options(),
+        **req.doubt_option(),
     )
     cond = req.conditions()
     extras = (
@@ -220,6 +228,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
         or req.at is not None
         or req.as_player
         or cond is not None
+        or req.doubt_option()
     )
     task: Task | None
     if req.id is None and not extras:
@@ -246,6 +255,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
             at_tick=req.at,
             as_player=req.as_player,
             cond=cond.pack_fields() if cond else None,
+            on_doubt=req.on_doubt,
         )
         outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
         await ops.audit(caller, target, "schedule", request, outcome)
@@ -307,6 +317,7 @@ async def _plan(
         timezone=req.timezone,
         announce=req.announce,
         conditions=req.condition_options(),
+        on_doubt=req.on_doubt or "skip",
     )
     assert row.next_due is not None
     outcome = _(
@@ -324,6 +335,7 @@ async def _plan(
         "as_player": req.as_player,
         **req.wall(),
         **req.condition_options(),
+        **req.doubt_option(),
     }
     await ops.audit(caller, target, "schedule", request, outcome)
     return Scheduled(target, task_id, outcome, planned=row, upcoming=tuple(scheduler.upcoming(row)))

@@ -11,7 +11,7 @@ it again (bot.background.scheduler).
 
 from __future__ import annotations
 
-__all__ = ["ACTIVE_STATES", "Creator", "Run", "Schedule", "ScheduleStore", "State"]
+__all__ = ["ACTIVE_STATES", "Creator", "OnDoubt", "Run", "Schedule", "ScheduleStore", "State"]
 
 import json
 import sqlite3
@@ -26,6 +26,8 @@ from bot.wallclock.when import Kind, Missed, Spec
 
 State = Literal["active", "paused", "done", "cancelled", "missed"]
 ACTIVE_STATES: tuple[State, ...] = ("active", "paused")
+# what the crash guard does with a run a crash leaves unknown (bot.background.doubt)
+OnDoubt = Literal["skip", "run"]
 
 _MIGRATIONS = [
     """
@@ -79,11 +81,14 @@ CREATE INDEX schedule_runs_due ON schedule_runs (due);
     """
 ALTER TABLE schedules ADD COLUMN conditions TEXT;  -- JSON: require, if_not, ...; NULL: none
 """,
+    """
+ALTER TABLE schedules ADD COLUMN on_doubt TEXT;  -- 'run'; NULL: skip (the default)
+""",
 ]
 _COLUMNS = (
     "id, server, command, task_id, retry, retry_delay, as_player, kind, at, every, anchor, cron,"
     " timezone, missed, announce, created_by_id, created_by_name, created_at, state, next_due,"
-    " last_due, last_outcome, last_lateness, run_count, conditions"
+    " last_due, last_outcome, last_lateness, run_count, conditions, on_doubt"
 )
 
 
@@ -131,6 +136,7 @@ class Schedule:
     # the condition options as given (bot.minecraft.conditions: require, if_not, max_wait,
     # after_wait)
     conditions: Mapping[str, str] | None = None
+    on_doubt: OnDoubt = "skip"
 
     @property
     def spec(self) -> Spec:
@@ -177,6 +183,7 @@ def _schedule(row: Sequence[object]) -> Schedule:
         last_lateness=cast("float | None", r[22]),
         run_count=int(cast(int, r[23])),
         conditions=_conditions(r[24]),
+        on_doubt="run" if r[25] == "run" else "skip",
     )
 
 
@@ -221,6 +228,7 @@ class ScheduleStore(RunQueries):
         created_by: Creator,
         now: datetime,
         conditions: Mapping[str, str] | None = None,
+        on_doubt: OnDoubt = "skip",
     ) -> Schedule:
         await self.migrate()
         values = (
@@ -244,14 +252,15 @@ class ScheduleStore(RunQueries):
             "active",
             spec.first_due.timestamp(),
             json.dumps(dict(conditions)) if conditions else None,
+            "run" if on_doubt == "run" else None,
         )
 
         def work(db: sqlite3.Connection) -> Schedule:
             cur = db.execute(
                 "INSERT INTO schedules (server, command, task_id, retry, retry_delay, as_player,"
                 " kind, at, every, anchor, cron, timezone, missed, announce, created_by_id,"
-                " created_by_name, created_at, state, next_due, conditions)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_by_name, created_at, state, next_due, conditions, on_doubt)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
             row = db.execute(
