@@ -22,7 +22,7 @@ from bot.slash import fit
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
 from bot.slash.fit import pack_embeds
 from bot.slash.history_ui import history_embed
-from bot.slash.planned_ui import planned_embed, planned_line
+from bot.slash.planned_ui import add_doubt_field, planned_embed, planned_line
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -260,6 +260,7 @@ class ReadsCog(commands.Cog, name="Reads"):
         else:
             eta = discord.utils.format_dt(shown.server.pack.eta(task.due), "R")
             embed.add_field(name=_("ETA"), value=eta)
+        add_doubt_field(embed, shown.on_doubt)
         return embed
 
     @task_command("What became of a task's runs: when, how late, by whom; paged.")

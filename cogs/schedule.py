@@ -24,6 +24,7 @@ from bot.slash import fit
 from bot.slash.cog_helpers import (
     AFTER_WAIT,
     IF_NOT,
+    ON_DOUBT,
     InvokerView,
     TaskId,
     deferred,
@@ -32,7 +33,7 @@ from bot.slash.cog_helpers import (
     task_command,
 )
 from bot.slash.permissions import is_admin, is_moderator
-from bot.slash.planned_ui import planned_embed, timezone_autocomplete
+from bot.slash.planned_ui import add_doubt_field, planned_embed, timezone_autocomplete
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -88,8 +89,11 @@ class ConfirmView(InvokerView):
         await self.edit_expired(self.message, content=self.outcome)
 
 
-def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Embed:
-    """One task as an embed: what runs, when (game tick and wall-clock ETA), how it retries."""
+def task_embed(
+    task: Task, server: ServerServices, *, title: str, on_doubt: str | None = None
+) -> discord.Embed:
+    """One task as an embed: what runs, when (game tick and wall-clock ETA), how it retries,
+    its policy after a crash when it is not the default."""
     embed = discord.Embed(title=title, colour=0x57F287)
     embed.add_field(name=_("id"), value=f"`{task.id}`")
     embed.add_field(name=_("server"), value=server.name)
@@ -112,6 +116,7 @@ def task_embed(task: Task, server: ServerServices, *, title: str) -> discord.Emb
         embed.add_field(name=_("repeats"), value=_("every {n} ticks", n=number(task.interval)))
     if task.cond is not None:
         embed.add_field(name=_("only if"), value=describe(task.cond), inline=False)
+    add_doubt_field(embed, on_doubt or "skip")
     return embed
 
 
@@ -160,9 +165,10 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if_not="When `require` is not met: skip this run (default) or wait for it.",
         max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
         after_wait="With if_not wait: run or skip (default) when the wait is over.",
+        on_doubt="If a crash leaves it unknown whether it ran: skip (default) or run again.",
         groups=True,
     )
-    @app_commands.choices(unit=UNITS, if_not=IF_NOT, after_wait=AFTER_WAIT)
+    @app_commands.choices(unit=UNITS, if_not=IF_NOT, after_wait=AFTER_WAIT, on_doubt=ON_DOUBT)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def schedule(
         self,
@@ -185,6 +191,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         if_not: str | None = None,
         max_wait: app_commands.Range[str, 1, 100] | None = None,
         after_wait: str | None = None,
+        on_doubt: str | None = None,
     ) -> None:
         request = schedule_ops.ScheduleRequest(
             run=run,
@@ -205,6 +212,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             if_not=if_not,  # type: ignore[arg-type]
             max_wait=max_wait,
             after_wait=after_wait,  # type: ignore[arg-type]
+            on_doubt=on_doubt,  # type: ignore[arg-type]
         )
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome
@@ -225,7 +233,9 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         elif made.task is None:
             await interaction.followup.send(made.text, ephemeral=True)
         else:
-            embed = task_embed(made.task, made.server, title=_("Scheduled"))
+            embed = task_embed(
+                made.task, made.server, title=_("Scheduled"), on_doubt=request.on_doubt
+            )
             await interaction.followup.send(made.text, embed=embed, ephemeral=True)
 
     @server_command(

@@ -81,6 +81,8 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
             return _("`if_not` is skip or wait.")
         if field == "after_wait":
             return _("`after_wait` is run or skip.")
+        if field == "on_doubt":
+            return _("`on_doubt` is skip or run.")
         return None
 
     @classmethod

@@ -21,6 +21,7 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.operations import runs
 from bot.operations.ranks import Rank
+from bot.operations.reads import task_on_doubt
 from web import actions
 from web.actions import DynamicFields, ScheduleRequest, server_named
 from web.audit import mutation_json, query
@@ -143,7 +144,8 @@ async def show(name: str, task_id: str) -> Any:
     """One task (queue, then offline, then paused).
 
     The first task with this id, looked up in that order; 404 when none has it. Its command,
-    due tick, retries and context are as the pack holds them.
+    due tick, retries and context are as the pack holds them; `on_doubt` is the bot's record's
+    (skip or run: what it does when a crash leaves it unknown whether the task ran).
     """
     server = server_named(name)
     try:
@@ -152,7 +154,7 @@ async def show(name: str, task_id: str) -> Any:
         return refusal(exc, "task_id")
     if task is None:
         raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
-    return task_row(task, server)
+    return {**task_row(task, server), "on_doubt": await task_on_doubt(server, task)}
 
 
 class HistoryQuery(BaseModel):
@@ -192,8 +194,9 @@ async def history(name: str, task_id: str, query_args: HistoryQuery) -> Any:
 async def schedule(name: str, data: ScheduleRequest) -> Any:
     """Schedule a command, with every option /schedule has: after game time (`time`, `unit`,
     or the tick `at`; `every`, `retry`, `retry_delay`, `as_player`), or at a wall-clock time
-    (`when`, `repeat`, `timezone`, `announce`), which answers the planned row. Checked as
-    /schedule checks it (a typo answers 400 with a caret)."""
+    (`when`, `repeat`, `timezone`, `announce`), which answers the planned row. Either kind
+    takes `on_doubt`: `run` runs it again when a crash leaves it unknown whether it ran, `skip`
+    (the default) does not. Checked as /schedule checks it (a typo answers 400 with a caret)."""
     server = server_named(name)
     try:
         made = await actions.schedule(g.user, server, data)

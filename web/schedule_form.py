@@ -62,6 +62,7 @@ FIELDS = (
     "if_not",
     "max_wait",
     "after_wait",
+    "on_doubt",
     "preview",
 )
 # what a new unique id leaves to its defaults (field, default): /schedule_dynamic has none of it
@@ -76,6 +77,7 @@ PLAIN = (
     ("repeat", None),
     ("announce", None),
     ("require", None),
+    ("on_doubt", None),
 )
 
 
@@ -132,6 +134,10 @@ def _fields(form: Mapping[str, str]) -> dict[str, object]:
         data["unit"] = form["unit"]
     if ("when" in data or "repeat" in data) and (zone := (form.get("timezone") or "").strip()):
         data["timezone"] = zone
+    # the select always sends its choice: the default (skip) is left to the request's default,
+    # anything but skip or run is refused by the request, named
+    if (doubt := (form.get("on_doubt") or "").strip()) and doubt != "skip":
+        data["on_doubt"] = doubt
     return {**data, **condition_fields(form)}
 
 

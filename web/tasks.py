@@ -14,6 +14,7 @@ from quart import Blueprint, g, redirect, render_template, request
 from bot import errors
 from bot.i18n import N_, _
 from bot.operations.ranks import Rank
+from bot.operations.reads import task_on_doubt
 from web import actions
 from web.actions import server_named
 from web.auth import action, page, write_limit
@@ -41,9 +42,8 @@ async def show(name: str, task_id: str) -> Any:
         raise WebError(400, str(exc)) from None
     if task is None:
         raise WebError(404, _("No task `{id}` on {server}.", id=task_id, server=server.name))
-    return await render_template(
-        "task.html", server=server, task=task_row(task, server), user=g.user
-    )
+    row = {**task_row(task, server), "on_doubt": await task_on_doubt(server, task)}
+    return await render_template("task.html", server=server, task=row, user=g.user)
 
 
 # the form posts to the queue page's own address, so a refused form (shown with its error and

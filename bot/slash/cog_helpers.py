@@ -11,6 +11,7 @@ __all__ = [
     "AFTER_WAIT",
     "GROUP_HELP",
     "IF_NOT",
+    "ON_DOUBT",
     "SERVER_HELP",
     "TASK_ID_HELP",
     "InvokerView",
@@ -55,6 +56,8 @@ GROUP_HELP = "Which Minecraft server, or a group of them (all: every server)."
 # the choices of the condition options (bot.minecraft.conditions), on /schedule and /event create
 IF_NOT = [app_commands.Choice(name=n, value=n) for n in ("skip", "wait")]
 AFTER_WAIT = [app_commands.Choice(name=n, value=n) for n in ("run", "skip")]
+# what the crash guard does when a crash leaves a run unknown (bot.background.doubt), /schedule
+ON_DOUBT = [app_commands.Choice(name=n, value=n) for n in ("skip", "run")]
 TASK_ID_HELP = "The task's id."
 MAX_CHOICES = 25  # Discord's limit on autocomplete choices
 MAX_CHOICE_LEN = 100

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = [
     "WALLCLOCK_OPTIONS",
+    "add_doubt_field",
     "planned_embed",
     "planned_line",
     "stamp",
@@ -26,6 +27,12 @@ from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import human, repeat_text
 
 WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
+
+
+def add_doubt_field(embed: discord.Embed, on_doubt: str) -> None:
+    """A task's policy after a crash (bot.background.doubt), said when it is not the default."""
+    if on_doubt == "run":
+        embed.add_field(name=_("after a crash"), value=_("run again if it may not have run"))
 
 
 def _late(row: Schedule) -> str:
@@ -84,6 +91,7 @@ def planned_embed(
     embed.add_field(
         name=_("if missed"), value=_("run once, late") if row.missed == "once" else _("skip")
     )
+    add_doubt_field(embed, row.on_doubt)
     if runs:
         lines = []
         for run in runs[:5]:
