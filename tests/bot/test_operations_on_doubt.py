@@ -24,15 +24,15 @@ async def recorded(target: ServerServices, task_id: str) -> list[Entry]:
     return [e for e in await target.guard.ledger.entries() if e.task_id == task_id]
 
 
-@pytest.mark.parametrize("given", [{"id": "save"}, {}], ids=["with-an-id", "generated-id"])
+@pytest.mark.parametrize("given", ["save", None], ids=["with-an-id", "generated-id"])
 async def test_a_game_time_task_s_policy_reaches_the_ledger_request(
-    ops: tuple[Operations, Recorder, Server], given: dict[str, str]
+    ops: tuple[Operations, Recorder, Server], given: str | None
 ) -> None:
     operations, recorder, _server = ops
     made = await schedule.schedule(
         operations,
         MOD,
-        schedule.ScheduleRequest(run="time set day", time=9000, on_doubt="run", **given),
+        schedule.ScheduleRequest(run="time set day", time=9000, on_doubt="run", id=given),
     )
     target = operations.server(None)
     [entry] = await recorded(target, made.task_id)
