@@ -14,7 +14,8 @@ policy decides:
   cannot be taken back; a run skipped is named in the alert, and a moderator runs it again with
   one command (`/run_now`).
 - `run`: it runs again (at its own due tick, or at once when that is past), for a task whose
-  second run does no harm and whose missing run would (a `save-all`, a border reset).
+  second run does no harm and whose missing run would (a `worldborder set`, a `weather clear`
+  before an event).
 
 The guard posts one alert (type ``in_doubt_after_crash``) naming each task in doubt and what
 was done with it.
