@@ -98,6 +98,36 @@ def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]
             )
 
 
+# options whose value is one word from a closed set: a `name:` inside one is an option
+_CLOSED = frozenset(
+    {
+        discord.AppCommandOptionType.integer,
+        discord.AppCommandOptionType.number,
+        discord.AppCommandOptionType.boolean,
+    }
+)
+
+
+def _refuse_option_in_value(
+    text: str, param: app_commands.Parameter, cmd: app_commands.Command[Any, ..., Any]
+) -> None:
+    """`unit:second colour:red`: a choice or a number cannot hold ` colour:`, so it is an
+    option the command does not have, not part of the value. Raises ValueError."""
+    if not param.choices and param.type not in _CLOSED:
+        return
+    found = _WORD_COLON.search(text)
+    if found is None or found.start() == 0:
+        return
+    word = found.group(1)
+    names = ", ".join(p.name for p in cmd.parameters)
+    near = _near_option(word, [p.name for p in cmd.parameters])
+    if near is not None:
+        raise ValueError(
+            _("unknown option {option}: did you mean {suggestion}?", option=word, suggestion=near)
+        )
+    raise ValueError(_("unknown option {option} (options: {names})", option=word, names=names))
+
+
 def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     """``/schedule run:say hi time:5 unit:second`` -> ("schedule", {"run": "say hi", ...}).
 
@@ -134,7 +164,9 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(rest)
         param = params[match.group(1)]
-        values[param.name] = parse_value(param, rest[match.end() : end].strip())
+        text = rest[match.end() : end].strip()
+        _refuse_option_in_value(text, param, cmd)
+        values[param.name] = parse_value(param, text)
     missing = [p.name for p in cmd.parameters if p.required and p.name not in values]
     if missing:
         raise ValueError(_("/{name} needs {options}", name=name, options=", ".join(missing)))

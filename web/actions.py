@@ -65,8 +65,6 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
             return _("The command must be 1 to {max} characters long.", max=number(MAX_RUN))
         if field == "time":
             return _("The delay must be 0 to {max}.", max=number(MAX_INT))
-        if field == "unit":
-            return _("The unit is one of {units}.", units=", ".join(UNITS))
         if field == "id":
             return _("A task id is 1 to 64 characters long.")
         if field == "retry":

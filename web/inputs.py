@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from bot import errors
+from bot import errors, refusals
 from bot.i18n import N_, _
 from bot.i18n.formats import number
 from bot.operations.reads import LISTS
@@ -94,20 +94,13 @@ def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
     kind = first["type"]
     if field is None:
         text = _("The request body must be a JSON object.")
-    elif kind == "extra_forbidden":
-        known = ", ".join(getattr(model, "model_fields", {})) or "-"
-        text = _("Unknown field `{field}`: this request takes {fields}.", field=field, fields=known)
-    elif kind == "missing":
-        text = _("`{field}` is missing.", field=field)
-    elif kind in ("int_parsing", "int_type", "int_from_float"):
-        got = repr(first.get("input"))[:40]
-        text = _("`{field}` must be a whole number, not {text}.", field=field, text=got)
+    elif kind in ("extra_forbidden", "missing"):
+        text = refusals.explain(first, model)
     else:
+        # a model may say a field's rule its own way (the schedule form's labels)
         rule = getattr(model, "rule", None)
         said = rule(field) if rule is not None else None
-        if said is None and kind in ("string_too_short", "string_too_long"):
-            said = length_rule(model, field)
-        text = said or _("`{field}`: {error}", field=field, error=first["msg"])
+        text = said or refusals.explain(first, model)
     return text, field
 
 

@@ -14,10 +14,11 @@ lists with the bot's record (bot.store.ledger) and makes them agree again:
 - a task that already ran before the crash is not put in again, and a saved copy of it is taken
   out, so nothing runs twice. A task the bot made carries its key (the pack's `k`), and the pack
   says each run of it in the log (`event=ran ... k=<key>`), which a crash does not roll back:
-  the guard first waits until the log was read to its end (`caught_up`), and again after it
-  read the pack's lists (the server ticks on meanwhile), then goes by the ledger's record of
-  those lines. Without the log (the ring-buffer source) it also counts a task whose due tick
-  the bot saw pass as run; rows made before keys are compared by serial;
+  the guard first waits until the log was read to its end (`caught_up`), then goes by the
+  ledger's record of those lines (read before the pack's lists, as the server ticks on; a task
+  in no list whose row says it has not run is read again after another catch-up). Without the
+  log (the ring-buffer source) it also counts a task whose due tick the bot saw pass as run;
+  rows made before keys are compared by serial;
 - tasks made in game, which the bot never touched, are left alone.
 
 While it compares, the bot's own queueing, cancels, pauses and resumes wait (PackBase.exclusive):
@@ -304,17 +305,17 @@ class CrashGuard:
     async def restore(self, pending: Pending) -> RestoreReport:
         now = await self.pack.get_time()
         serial = await self.pack.serial()
-        present = await self._read_all()
-        # the server keeps ticking (a pack released by an earlier check runs its due tasks): a
-        # task that ran after the check's catch-up is in no list, and its `ran` event, said
-        # before this read, must be in the record too, or the task would be put in again
-        await self._catch_up()
+        # the record before the lists: the server ticks on (a pack an earlier check released
+        # runs its due tasks), and a run after this read leaves its task listed, as the record
+        # read here has it; a run before the lists were read is looked for by _ran_meanwhile
         rows = await self.ledger.entries()
+        present = await self._read_all()
+        plan = RestorePlan(present)
+        rows = await self._ran_meanwhile(rows, plan)
         report = self._partial or RestoreReport()
         report.game_time, report.reason = now, self._reason(pending, now)
         self._partial = report
         seen = pending.last_time  # the last game time the bot saw before the restart
-        plan = RestorePlan(present)
         newer = {e.key: e for e in rows if e.key > pending.first_key}
         # with the log read to its end the ledger knows every run; with the ring, what ran in
         # the last poll interval before the crash is in doubt, and its policy decides
@@ -361,6 +362,23 @@ class CrashGuard:
             )
             self.alerts.emit(report.event(self.server, self.restores))
         return report
+
+    async def _ran_meanwhile(self, rows: list[Entry], plan: RestorePlan) -> list[Entry]:
+        """`rows`, with each task the bot made that is in no list though its row says it has
+        not run read again once the events said so far are in the record: it may have run
+        after the record was read, its `ran` event not yet read (else it is put in again)."""
+        unrun = {
+            e.key
+            for e in rows
+            if e.bkey is not None
+            and e.state in ("queue", "offline")
+            and plan.find(e, claimed_ok=True) is None
+        }
+        if not unrun or self.caught_up is None:
+            return rows
+        await self._catch_up()
+        again = {e.key: e for e in await self.ledger.entries()}
+        return [again.get(e.key, e) if e.key in unrun else e for e in rows]
 
     @staticmethod
     def _reason(pending: Pending, now: int) -> Lazy:

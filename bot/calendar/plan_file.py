@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
 
-from bot import errors
+from bot import errors, refusals
 from bot.i18n import _
 
 VERSION = 1  # files without the condition keys (written before them) read as they did
@@ -160,10 +160,10 @@ def load(text: str) -> PlanDocument:
         return PlanDocument.model_validate(data)
     except PydanticError as exc:
         first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        why = refusals.explain(first, PlanDocument, noun="key", label=str(loc[-1]) if loc else None)
+        if len(loc) < 2:
+            raise errors.ValidationError(_("The plan file is wrong: {why}", why=why)) from None
         raise errors.ValidationError(
-            _(
-                "The plan file's entry {where} is wrong: {why}",
-                where=_where(first["loc"], data),
-                why=first["msg"],
-            )
+            _("The plan file's entry {where}: {why}", where=_where(loc[:-1], data), why=why)
         ) from None

@@ -30,6 +30,7 @@ from bot.errors import CommandParseError, CommandRefused
 from bot.i18n import Text, lazy
 from bot.minecraft.command_rules import AllowList, refusal
 from bot.minecraft.execute_chain import read_chain
+from bot.minecraft.parse_words import in_words
 
 __all__ = [
     "ALIASES",
@@ -175,7 +176,7 @@ class _Parser:
             except DiagnosticError as exc:
                 first = exc.diagnostics.exceptions[0]
                 pos = first.location.pos if first.location is not None else 0
-                result = _Failure(pos + 1, first.message)
+                result = _Failure(pos + 1, in_words(text, pos, first.message, self.mecha.spec.tree))
             self._cache[text] = result
             if len(self._cache) > _CACHE_SIZE:
                 self._cache.popitem(last=False)

@@ -62,6 +62,7 @@ def request(
         run=entry.run,
         id=entry.id,
         time=entry.time,
+        unit="tick",  # a plan file's `time` is the task's remaining delay in ticks
         every=entry.every,
         retry=entry.retry,
         retry_delay=entry.retry_delay,

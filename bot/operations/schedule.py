@@ -90,7 +90,9 @@ class ScheduleFields(ConditionFields):
 
     run: str = Field(min_length=1, max_length=MAX_RUN)
     time: int | None = Field(default=None, ge=0, le=MAX_INT)
-    unit: Unit = "tick"
+    # no default: a bare `time:5` was 5 ticks (a quarter second) to a moderator who meant
+    # seconds; `check` asks for the unit with the choices instead
+    unit: Unit | None = None
     id: str | None = Field(default=None, min_length=1, max_length=MAX_ID)
     retry: int = Field(default=0, ge=0, le=1000)
     retry_delay: int = Field(default=1, ge=1, le=MAX_INT)
@@ -135,7 +137,7 @@ class DynamicRequest(BaseModel):
 
     run: str = Field(min_length=1, max_length=MAX_RUN)
     time: int = Field(ge=0, le=MAX_INT)
-    unit: Unit = "tick"
+    unit: Unit
     prefix: str = Field(default=DYNAMIC_PREFIX, min_length=1, max_length=32)
     server: str | None = None
 
@@ -168,6 +170,14 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
     """Everything that refuses a request before anything is sent or stored (the faces call it
     first where they must answer at once: a typo's caret is Discord's only reply)."""
     ops.require(caller, Rank.MODERATOR, "/schedule")
+    if req.time is not None and req.unit is None and not req.wallclock:
+        raise errors.ValidationError(
+            _(
+                "`time` needs a `unit`: one of {units} (game_day = 24000 ticks).",
+                units=", ".join(UNITS),
+            ),
+            field="unit",
+        )
     target = ops.server(req.server)
     if req.wallclock:
         game = [
@@ -175,7 +185,7 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
             for n, v in (("time", req.time), ("every", req.every), ("at", req.at))
             if v is not None
         ]
-        if game or req.unit != "tick":
+        if game or req.unit is not None:
             mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
             given = ", ".join(f"`{n}`" for n, v in req.wall().items() if v is not None)
             raise errors.ValidationError(
@@ -192,6 +202,7 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
         raise errors.ValidationError(
             _("Give either `time` (a delay) or `at` (a game tick)."), field="time"
         )
+
     req.conditions()
     # what the pack would refuse of the id and the player, said before anything is sent
     if req.id is not None:
@@ -211,7 +222,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
     request = dict(
         run=req.run,
         time=req.time,
-        unit=req.unit,
+        unit=req.unit or "tick",
         id=req.id,
         retry=req.retry,
         retry_delay=req.retry_delay,
@@ -233,7 +244,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
     task: Task | None
     if req.id is None and not extras:
         task_id = await target.pack.schedule_dynamic(
-            req.run, req.time or 0, req.unit, PREFIXES[caller.face]
+            req.run, req.time or 0, req.unit or "tick", PREFIXES[caller.face]
         )
         outcome = _("Scheduled `{id}` on {server}.", id=task_id, server=target.name)
         await ops.audit(caller, target, "schedule", request, outcome)
@@ -247,7 +258,7 @@ async def schedule(ops: Operations, caller: Caller, req: ScheduleRequest) -> Sch
         task = await target.pack.schedule(
             req.run,
             req.time or 0,
-            req.unit,
+            req.unit or "tick",  # with `at`, no delay: the unit is not used
             task_id,
             retry=req.retry,
             retry_delay=req.retry_delay,

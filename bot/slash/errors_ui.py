@@ -18,7 +18,7 @@ import discord
 import pydantic
 from discord import app_commands
 
-from bot import errors
+from bot import errors, refusals
 from bot.i18n import _
 from bot.slash.fit import MARK, clip
 
@@ -58,9 +58,7 @@ def _user_text(error: BaseException) -> str | None:
         return str(error) or type(error).__name__
     if isinstance(error, pydantic.ValidationError) and error.errors():
         # a request an operation refused (an option Discord let through): name the option
-        first = error.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "?"
-        return _("`{option}` is not a valid value: {reason}", option=name, reason=first["msg"])
+        return refusals.explain(error.errors()[0], refusals.model_named(error.title))
     if isinstance(error, app_commands.NoPrivateMessage):
         return _("This command works only in a server.")
     if isinstance(error, app_commands.CheckFailure):

@@ -90,14 +90,18 @@ async def test_players_at_least_two_skips_with_one_and_runs_with_two(
 ) -> None:
     operations, recorder, server = ops
     server.join("Ann")
-    req = schedule.ScheduleRequest(run="say restart", time=2, id="r1", require="players>=2")
+    req = schedule.ScheduleRequest(
+        run="say restart", time=2, unit="tick", id="r1", require="players>=2"
+    )
     await schedule.schedule(operations, MOD, req)
     assert queue(server)[0]["cond"]["min"] == 2
     assert recorder.entries[-1][3]["require"] == "players>=2"  # the audit says it
     server.step(3)
     assert queue(server) == [] and events(server)[-1]["type"] == "skipped"
     server.join("Bob")
-    again = schedule.ScheduleRequest(run="say restart", time=2, id="r2", require="players>=2")
+    again = schedule.ScheduleRequest(
+        run="say restart", time=2, unit="tick", id="r2", require="players>=2"
+    )
     await schedule.schedule(operations, MOD, again)
     server.step(3)
     assert [(e["type"], e["id"]) for e in events(server)][-1] == ("ran", "r2")
@@ -111,6 +115,7 @@ async def test_empty_waits_until_the_last_player_leaves(
     req = schedule.ScheduleRequest(
         run="say restart",
         time=1,
+        unit="tick",
         id="restart",
         require="empty",
         if_not="wait",
@@ -134,6 +139,7 @@ async def test_empty_runs_at_the_limit_when_nobody_leaves(
     req = schedule.ScheduleRequest(
         run="say restart",
         time=1,
+        unit="tick",
         id="restart",
         require="empty",
         if_not="wait",

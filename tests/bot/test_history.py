@@ -119,7 +119,7 @@ async def test_a_game_time_tasks_run_now_and_its_pack_events_are_its_history(
 ) -> None:
     operations, clock, _server = wall
     await schedule.schedule(
-        operations, MOD, schedule.ScheduleRequest(run=ADD, time=90000, id="g", retry=2)
+        operations, MOD, schedule.ScheduleRequest(run=ADD, time=90000, unit="tick", id="g", retry=2)
     )
     await runs.run_now(operations, MOD, TaskRef(id="g"))
     history = operations.services.history

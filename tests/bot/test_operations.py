@@ -63,13 +63,15 @@ async def test_a_moderator_schedules_and_the_change_is_audited_with_its_face(
 ) -> None:
     operations, recorder, server = ops
     made = await schedule.schedule(
-        operations, MOD, schedule.ScheduleRequest(run="say hi", time=100, id="greet", retry=2)
+        operations,
+        MOD,
+        schedule.ScheduleRequest(run="say hi", time=100, unit="tick", id="greet", retry=2),
     )
     assert made.text.startswith("Scheduled `greet` on main.") and made.task is not None
     assert "nobody is online on main" in made.text  # it pauses when empty: said
     assert made.task.retry_left == 2 and queued(server) == ["greet"]
     generated = await schedule.schedule(
-        operations, MOD, schedule.ScheduleRequest(run="say x", time=5, retry=1)
+        operations, MOD, schedule.ScheduleRequest(run="say x", time=5, unit="tick", retry=1)
     )
     assert generated.task_id == "web-abc"  # from the caller's face and request number
     assert [(e[0], e[2]) for e in recorder.entries] == [("web", "schedule"), ("web", "schedule")]
@@ -85,7 +87,9 @@ async def test_a_moderator_schedules_and_the_change_is_audited_with_its_face(
     [
         (
             NOBODY,
-            lambda o, c: schedule.schedule(o, c, schedule.ScheduleRequest(run="say a", time=1)),
+            lambda o, c: schedule.schedule(
+                o, c, schedule.ScheduleRequest(run="say a", time=1, unit="tick")
+            ),
         ),
         (NOBODY, lambda o, c: queue.cancel(o, c, queue.TaskRef(id="a"))),
         (MOD, lambda o, c: queue.clear(o, c, queue.ServerRef())),
@@ -97,7 +101,7 @@ async def test_a_rank_below_the_operation_is_refused_and_nothing_changes(
 ) -> None:
     operations, recorder, server = ops
     await schedule.schedule(
-        operations, ADMIN, schedule.ScheduleRequest(run="say k", time=900, id="k")
+        operations, ADMIN, schedule.ScheduleRequest(run="say k", time=900, unit="tick", id="k")
     )
     before = list(recorder.entries)
     with pytest.raises(errors.NotAllowed) as refused:
@@ -110,7 +114,7 @@ async def test_a_rank_below_the_operation_is_refused_and_nothing_changes(
 async def test_an_admin_clears(ops: tuple[Operations, Recorder, Server]) -> None:
     operations, recorder, server = ops
     await schedule.schedule(
-        operations, MOD, schedule.ScheduleRequest(run="say k", time=900, id="k")
+        operations, MOD, schedule.ScheduleRequest(run="say k", time=900, unit="tick", id="k")
     )
     cleared = await queue.clear(operations, ADMIN, queue.ServerRef())
     assert cleared.text == "Removed 1 task(s) from main." and queued(server) == []
@@ -131,7 +135,7 @@ async def test_wall_clock_and_game_time_options_do_not_mix(
     ops: tuple[Operations, Recorder, Server],
 ) -> None:
     operations, recorder, server = ops
-    request = schedule.ScheduleRequest(run="say x", time=5, when="in 5m")
+    request = schedule.ScheduleRequest(run="say x", time=5, unit="tick", when="in 5m")
     with pytest.raises(errors.ValidationError) as mixed:
         await schedule.schedule(operations, MOD, request)
     assert "`when` set a wall-clock time and `time` a game time" in str(mixed.value)
@@ -144,7 +148,9 @@ async def test_a_page_past_the_end_is_the_last_page(
     operations = ops[0]
     for i in range(12):
         await schedule.schedule(
-            operations, MOD, schedule.ScheduleRequest(run="say p", time=900 + i, id=f"p{i:02d}")
+            operations,
+            MOD,
+            schedule.ScheduleRequest(run="say p", time=900 + i, unit="tick", id=f"p{i:02d}"),
         )
     late = await reads.page(operations, MOD, reads.ListRequest(page=99))
     assert (late.page, late.pages, late.total) == (1, 2, 12)

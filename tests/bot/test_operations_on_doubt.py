@@ -32,7 +32,9 @@ async def test_a_game_time_task_s_policy_reaches_the_ledger_request(
     made = await schedule.schedule(
         operations,
         MOD,
-        schedule.ScheduleRequest(run="time set day", time=9000, on_doubt="run", id=given),
+        schedule.ScheduleRequest(
+            run="time set day", time=9000, unit="tick", on_doubt="run", id=given
+        ),
     )
     target = operations.server(None)
     [entry] = await recorded(target, made.task_id)
@@ -47,7 +49,7 @@ async def test_without_a_policy_a_game_time_task_is_skipped_in_doubt(
 ) -> None:
     operations, recorder, _server = ops
     await schedule.schedule(
-        operations, MOD, schedule.ScheduleRequest(run="say hi", time=9000, id="hi")
+        operations, MOD, schedule.ScheduleRequest(run="say hi", time=9000, unit="tick", id="hi")
     )
     [entry] = await recorded(operations.server(None), "hi")
     assert "on_doubt" not in entry.request and entry.on_doubt == "skip"

@@ -28,7 +28,9 @@ async def test_a_queued_task_runs_once_now_and_stays_queued_at_its_due(
     operations, recorder, server = ops
     server.run("scoreboard objectives add t dummy")
     await schedule.schedule(
-        operations, MOD, schedule.ScheduleRequest(run=ADD, time=90000, id="later", retry=1)
+        operations,
+        MOD,
+        schedule.ScheduleRequest(run=ADD, time=90000, unit="tick", id="later", retry=1),
     )
     before = queue_of(server)
     done = await runs.run_now(operations, MOD, TaskRef(id="later"))
@@ -102,7 +104,9 @@ async def test_the_copy_runs_as_the_task_s_player_and_at_the_task_s_place(
     await schedule.schedule(
         operations,
         MOD,
-        schedule.ScheduleRequest(run="say hello", time=90000, id="greet", as_player="Alex"),
+        schedule.ScheduleRequest(
+            run="say hello", time=90000, unit="tick", id="greet", as_player="Alex"
+        ),
     )
     assert (await runs.run_now(operations, MOD, TaskRef(id="greet"))).where == "ran"
     assert "[Alex] hello" in server.chat("Alex")

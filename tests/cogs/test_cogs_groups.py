@@ -67,7 +67,9 @@ async def test_a_group_gets_one_task_per_server_and_a_line_each(
     grouped: tuple[Harness, dict[str, Server]],
 ) -> None:
     harness, sims = grouped
-    reply = await harness.run("schedule", MOD, run="say build", time=900, id="b1", server="build")
+    reply = await harness.run(
+        "schedule", MOD, run="say build", time=900, unit="tick", id="b1", server="build"
+    )
     assert reply.ephemeral
     assert "build: done on 2 of 2 servers." in reply.text, reply.text
     assert "**main**: Scheduled `b1` on main." in reply.text, reply.text
@@ -77,12 +79,18 @@ async def test_a_group_gets_one_task_per_server_and_a_line_each(
         ["b1"],
         [],
     )
-    every = await harness.run("schedule", MOD, run="say all", time=900, id="a1", server="all")
+    every = await harness.run(
+        "schedule", MOD, run="say all", time=900, unit="tick", id="a1", server="all"
+    )
     assert "all: done on 3 of 3 servers." in every.text, every.text
     assert all("a1" in _queue(s) for s in sims.values())
-    refused = await harness.run("schedule", MOD, run="stop", time=5, id="x", server="all")
+    refused = await harness.run(
+        "schedule", MOD, run="stop", time=5, unit="tick", id="x", server="all"
+    )
     assert "done on 0 of 3 servers" in refused.text and "deny-list" in refused.text, refused.text
-    nobody = await harness.run("schedule", NOBODY, run="say no", time=5, id="n", server="all")
+    nobody = await harness.run(
+        "schedule", NOBODY, run="say no", time=5, unit="tick", id="n", server="all"
+    )
     assert "moderator" in nobody.text and all("n" not in _queue(s) for s in sims.values())
     names = {
         c["value"]
@@ -97,7 +105,9 @@ async def test_a_server_that_is_down_stops_none_of_the_others(
 ) -> None:
     harness, sims = grouped
     sims["creative"].stop()
-    reply = await harness.run("schedule", MOD, run="say up", time=900, id="u1", server="all")
+    reply = await harness.run(
+        "schedule", MOD, run="say up", time=900, unit="tick", id="u1", server="all"
+    )
     assert "all: done on 2 of 3 servers." in reply.text, reply.text
     assert "**creative**: not done:" in reply.text, reply.text
     assert _queue(sims["main"]) == ["u1"] and _queue(sims["lobby"]) == ["u1"]
@@ -136,7 +146,9 @@ async def test_a_group_cancel_pause_and_resume_act_on_each_server(
     grouped: tuple[Harness, dict[str, Server]],
 ) -> None:
     harness, sims = grouped
-    made = await harness.run("schedule", MOD, run="say t", time=900, id="t", server="all")
+    made = await harness.run(
+        "schedule", MOD, run="say t", time=900, unit="tick", id="t", server="all"
+    )
     assert "all: done on 3 of 3 servers." in made.text, made.text
     paused = await harness.run("pause", MOD, id="t", server="build")
     assert paused.ephemeral and "build: done on 2 of 2 servers." in paused.text, paused.text
@@ -179,7 +191,7 @@ async def test_with_one_server_stopped_the_others_act_and_it_is_named(
     grouped: tuple[Harness, dict[str, Server]],
 ) -> None:
     harness, sims = grouped
-    await harness.run("schedule", MOD, run="say a", time=900, id="a", server="all")
+    await harness.run("schedule", MOD, run="say a", time=900, unit="tick", id="a", server="all")
     sims["creative"].stop()
     for verb in ("pause", "resume", "cancel"):
         reply = await harness.run(verb, MOD, id="a", server="all")
@@ -187,7 +199,9 @@ async def test_with_one_server_stopped_the_others_act_and_it_is_named(
         assert "**creative**: not done: " in reply.text, (verb, reply.text)
         assert "creative" in reply.text.split("**creative**: not done: ")[1], reply.text
     assert _queue(sims["main"]) == _queue(sims["lobby"]) == []
-    again = await harness.run("schedule", MOD, run="say b", time=900, id="b", server="all")
+    again = await harness.run(
+        "schedule", MOD, run="say b", time=900, unit="tick", id="b", server="all"
+    )
     assert "all: done on 2 of 3 servers." in again.text, again.text
     ran = await harness.run("run_now", MOD, id="b", server="all")
     assert "all: done on 2 of 3 servers." in ran.text, ran.text
@@ -198,13 +212,15 @@ async def test_with_one_server_stopped_the_others_act_and_it_is_named(
     done = await _press(harness, asked)
     assert "all: done on 2 of 3 servers." in done, done
     assert _queue(sims["main"]) == _queue(sims["lobby"]) == []
-    await harness.run("schedule", MOD, run="say c", time=900, id="c", server="all")
+    await harness.run("schedule", MOD, run="say c", time=900, unit="tick", id="c", server="all")
     asked = await harness.run("clear", ADMIN, server="all")
     assert "Remove every scheduled task on main, creative, lobby?" in asked.text, asked.text
     cleared = await _press(harness, asked, ADMIN)
     assert "all: done on 2 of 3 servers." in cleared and "**creative**: not done: " in cleared
     assert _queue(sims["main"]) == _queue(sims["lobby"]) == []
-    dynamic = await harness.run("schedule_dynamic", MOD, run="say d", time=900, server="all")
+    dynamic = await harness.run(
+        "schedule_dynamic", MOD, run="say d", time=900, unit="tick", server="all"
+    )
     assert "all: done on 2 of 3 servers." in dynamic.text, dynamic.text
     # the reads: a section a server that answered, the one that did not named
     time = await harness.run("time", MOD, server="all")
@@ -229,13 +245,17 @@ async def test_a_group_schedule_runs_once_on_each_server_and_the_stopped_one_is_
     grouped: tuple[Harness, dict[str, Server]],
 ) -> None:
     harness, sims = grouped
-    reply = await harness.run("schedule", MOD, run="say run-g", time=10, id="g", server="all")
+    reply = await harness.run(
+        "schedule", MOD, run="say run-g", time=10, unit="tick", id="g", server="all"
+    )
     assert "all: done on 3 of 3 servers." in reply.text, reply.text
     for sim in sims.values():
         sim.step(20)
     assert [said_in_logs(s.world, "run-g") for s in sims.values()] == [1, 1, 1]
     sims["creative"].stop()
-    reply = await harness.run("schedule", MOD, run="say run-h", time=10, id="h", server="all")
+    reply = await harness.run(
+        "schedule", MOD, run="say run-h", time=10, unit="tick", id="h", server="all"
+    )
     assert "all: done on 2 of 3 servers." in reply.text, reply.text
     assert "**creative**: not done: " in reply.text, reply.text
     for name in ("main", "lobby"):

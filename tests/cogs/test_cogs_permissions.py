@@ -11,8 +11,8 @@ from tests.cogs.harness import ADMIN, ADMIN_BY_ID, MOD, MOD_BY_ID, NOBODY, Harne
 
 # the fewest options each command needs to get past Discord's own validation
 REQUIRED: dict[str, dict[str, object]] = {
-    "schedule": {"run": "say hi", "time": 5},
-    "schedule_dynamic": {"run": "say hi", "time": 5},
+    "schedule": {"run": "say hi", "time": 5, "unit": "tick"},
+    "schedule_dynamic": {"run": "say hi", "time": 5, "unit": "tick"},
     "cancel": {"id": "a"},
     "cancel_all": {"id": "a"},
     "clear": {},

@@ -23,10 +23,10 @@ async def test_on_doubt_typed_in_the_console_is_kept_and_shown(
     harness = await start_bot(server, tmp_path, PASSWORD)
     try:
         stdin = io.StringIO(
-            "/schedule run:say border time:90000 id:border on_doubt:run\n"
+            "/schedule run:say border time:90000 unit:tick id:border on_doubt:run\n"
             "/schedule run:say nightly id:nightly when:in 90m on_doubt:run\n"
-            "/schedule run:say plain time:90000 id:plain\n"
-            "/schedule run:say odd time:90000 id:odd on_doubt:twice\n"
+            "/schedule run:say plain time:90000 unit:tick id:plain\n"
+            "/schedule run:say odd time:90000 unit:tick id:odd on_doubt:twice\n"
             "/show id:border\n"
             "/show id:nightly\n"
             "/show id:plain\n"

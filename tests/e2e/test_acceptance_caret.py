@@ -28,10 +28,10 @@ async def test_a_typo_shows_the_caret_under_the_fault_and_queues_nothing(
 ) -> None:
     assert (
         "Scheduled `keep`"
-        in (await live.run("schedule", MOD, run="say k", time=900, id="keep")).text
+        in (await live.run("schedule", MOD, run="say k", time=900, unit="tick", id="keep")).text
     )
     before = await queue_ids(live)
-    reply = await live.run("schedule", MOD, run=command, time=5, id="typo")
+    reply = await live.run("schedule", MOD, run=command, time=5, unit="tick", id="typo")
     assert reply.ephemeral
     lines = reply.text.splitlines()
     # the command as typed, then a caret under the column the parser stopped at
@@ -46,7 +46,12 @@ async def test_a_denied_command_inside_execute_is_refused_and_queues_nothing(
     live: Harness, mc: Server
 ) -> None:
     reply = await live.run(
-        "schedule", MOD, run="execute as @a run execute if entity @s run op @s", time=5, id="sneaky"
+        "schedule",
+        MOD,
+        run="execute as @a run execute if entity @s run op @s",
+        time=5,
+        unit="tick",
+        id="sneaky",
     )
     assert reply.ephemeral
     assert "`op` is on this server's deny-list" in reply.text

@@ -95,7 +95,9 @@ def test_schedule_show_list_with_long_inputs(
     server: Server, tmp_path: Path, run: str, task_id: str
 ) -> None:
     async def steps(h: Harness) -> None:
-        reply = ok(await h.run("schedule", MOD, run=run, time=100000, id=task_id, retry=3))
+        reply = ok(
+            await h.run("schedule", MOD, run=run, time=100000, unit="tick", id=task_id, retry=3)
+        )
         if "Scheduled" not in reply.text:
             return  # refused with a sentence (a parse error shows its caret): nothing queued
         ok(await h.run("show", MOD, id=task_id))
@@ -116,7 +118,11 @@ def test_every_id_command_with_unusual_ids(
     async def steps(h: Harness) -> None:
         for name in ("show", "pause", "resume", "cancel", "cancel_all"):
             ok(await h.run(name, MOD, id=task_id))
-        ok(await h.run("schedule_dynamic", MOD, run="say hi", time=100000, prefix=prefix))
+        ok(
+            await h.run(
+                "schedule_dynamic", MOD, run="say hi", time=100000, unit="tick", prefix=prefix
+            )
+        )
         await h.autocomplete("cancel", "id", MOD, id=task_id)
         await h.autocomplete("cancel", "server", MOD, id="x", server=task_id)
         ok(await h.run("time", MOD, server=task_id))  # an unknown server, named back

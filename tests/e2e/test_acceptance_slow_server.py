@@ -62,10 +62,12 @@ def answered(exchange: Exchange) -> Exchange:
 async def test_every_command_defers_before_it_waits_on_rcon(slow: tuple[Harness, SlowRcon]) -> None:
     h, proxy = slow
     for i in range(12):  # more than a page of /list
-        reply = answered(await h.run("schedule", MOD, run=f"say {i}", time=1000, id=f"job{i}"))
+        reply = answered(
+            await h.run("schedule", MOD, run=f"say {i}", time=1000, unit="tick", id=f"job{i}")
+        )
         assert f"Scheduled `job{i}`" in reply.text
     assert proxy.replies >= 12  # the server really answered slowly
-    answered(await h.run("schedule_dynamic", MOD, run="say d", time=100))
+    answered(await h.run("schedule_dynamic", MOD, run="say d", time=100, unit="tick"))
     assert "job3" in answered(await h.run("show", MOD, id="job3")).text
     assert "Paused" in answered(await h.run("pause", MOD, id="job3")).text
     assert "Resumed" in answered(await h.run("resume", MOD, id="job3")).text
@@ -126,7 +128,7 @@ async def test_autocomplete_answers_in_time_from_the_last_ids(
 ) -> None:
     h, proxy = slow
     for i in range(3):
-        answered(await h.run("schedule", MOD, run="say a", time=1000, id=f"auto{i}"))
+        answered(await h.run("schedule", MOD, run="say a", time=1000, unit="tick", id=f"auto{i}"))
     # the budget is real time, so here Discord's clock runs 5 times faster than the real one:
     # its 3 s are 0.6 s, a reply takes 1 s (5 s), the bot's budget is 0.2 s (1 s)
     h.discord.clock = lambda: time.monotonic() * 5

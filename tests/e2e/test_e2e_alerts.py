@@ -20,6 +20,7 @@ async def test_failing_task_with_retry_ends_in_an_alert(live: Harness, mc: Serve
         MOD,
         run="execute if entity @e[type=minecraft:pig]",
         time=1,
+        unit="tick",
         retry=2,
         retry_delay=1,
         id="nopig",
@@ -58,7 +59,9 @@ async def test_player_leaving_and_rejoining(live: Harness, mc: Server) -> None:
     alerts: Any = live.bot.get_cog("Alerts")  # the extension's own module: no isinstance
     assert type(alerts).__name__ == "AlertsCog"
     await asyncio.to_thread(mc.join, "Steve")
-    reply = await live.run("schedule", MOD, run="say hi", time=5, as_player="Steve", id="greet")
+    reply = await live.run(
+        "schedule", MOD, run="say hi", time=5, unit="tick", as_player="Steve", id="greet"
+    )
     assert "Scheduled `greet`" in reply.text
     await asyncio.to_thread(mc.leave, "Steve")
     offline = read_by_the_bot(live, "offline", "greet")

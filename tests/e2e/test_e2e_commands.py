@@ -17,7 +17,7 @@ from tests.fixtures import sent_to
 
 async def test_confirm_cancel_all_only_by_the_invoker(live: Harness, mc: Server) -> None:
     for _ in range(3):
-        await live.run("schedule", MOD, run="say x", time=1000, id="x")
+        await live.run("schedule", MOD, run="say x", time=1000, unit="tick", id="x")
     prompt = await live.run("cancel_all", MOD, id="x")
     assert "Cancel all 3 task(s) `x` on main?" in prompt.text
     message_id = prompt.messages[-1].message_id
@@ -35,7 +35,7 @@ async def test_confirm_cancel_all_only_by_the_invoker(live: Harness, mc: Server)
 
 
 async def test_clear_cancel_and_timeout(live: Harness, mc: Server) -> None:
-    await live.run("schedule", MOD, run="say y", time=1000, id="y")
+    await live.run("schedule", MOD, run="say y", time=1000, unit="tick", id="y")
     refused = await live.run("clear", MOD)  # clearing every task is for admins
     assert refused.text == "You need the admin role to use /clear.", refused.text
     prompt = await live.run("clear", ADMIN)
@@ -61,7 +61,7 @@ async def test_clear_cancel_and_timeout(live: Harness, mc: Server) -> None:
 
 async def test_autocomplete_offers_live_ids_at_most_25(live: Harness, mc: Server) -> None:
     for i in range(30):
-        await live.run("schedule", MOD, run="say z", time=1000, id=f"job{i}")
+        await live.run("schedule", MOD, run="say z", time=1000, unit="tick", id=f"job{i}")
     choices = await live.autocomplete("cancel", "id", MOD, id="job")
     assert 1 <= len(choices) <= 25
     assert all(c["value"].startswith("job") for c in choices)
@@ -83,7 +83,7 @@ def reads_of_task_lists(sent: list[str]) -> list[str]:
 async def test_autocomplete_shows_no_task_to_a_user_without_the_role(
     live: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await live.run("schedule", MOD, run="say z", time=1000, id="secret_job")
+    await live.run("schedule", MOD, run="say z", time=1000, unit="tick", id="secret_job")
     sent = sent_to(live, monkeypatch)
     assert await live.autocomplete("cancel", "id", NOBODY, id="secret") == []
     assert reads_of_task_lists(sent) == []  # refused before the server is asked for ids
@@ -94,7 +94,7 @@ async def test_autocomplete_shows_no_task_to_a_user_without_the_role(
 
 async def test_list_pages_and_shows_etas(live: Harness, mc: Server) -> None:
     for i in range(23):
-        await live.run("schedule", MOD, run=f"say {i}", time=100 + i, id=f"p{i:02d}")
+        await live.run("schedule", MOD, run=f"say {i}", time=100 + i, unit="tick", id=f"p{i:02d}")
     reply = await live.run("list", MOD)
     [embed] = reply.embeds
     assert embed["title"] == "queue on main: 23 task(s)"
@@ -110,7 +110,7 @@ async def test_list_pages_and_shows_etas(live: Harness, mc: Server) -> None:
 
 
 async def test_pause_resume_show_cancel_time(live: Harness, mc: Server) -> None:
-    await live.run("schedule", MOD, run="say later", time=200, id="later")
+    await live.run("schedule", MOD, run="say later", time=200, unit="tick", id="later")
     assert "Paused `later`." in (await live.run("pause", MOD, id="later")).text
     shown = await live.run("show", MOD, id="later")
     assert shown.embeds and shown.embeds[0]["title"] == "Task `later`"
@@ -132,7 +132,7 @@ async def test_schedule_dynamic_and_at(live: Harness, mc: Server) -> None:
     at = mc.game_time + 50
     reply = await live.run("schedule", MOD, run="say at", at=at, id="abs")
     assert "Scheduled `abs`" in reply.text
-    both = await live.run("schedule", MOD, run="say x", at=at, time=5)
+    both = await live.run("schedule", MOD, run="say x", at=at, time=5, unit="tick")
     assert both.ephemeral and "Give either `time`" in both.text
 
 
@@ -144,12 +144,14 @@ async def queue_of(live: Harness) -> list[tuple[str, str, int]]:
 async def test_a_typo_shows_the_moderator_a_caret_and_changes_nothing(
     live: Harness, mc: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await live.run("schedule", MOD, run="say keep", time=1000, id="keep")
+    await live.run("schedule", MOD, run="say keep", time=1000, unit="tick", id="keep")
     before = await queue_of(live)
     sent = sent_to(live, monkeypatch)
     for command in ("schedule", "schedule_dynamic"):
         options = {"id": "typo"} if command == "schedule" else {}
-        reply = await live.run(command, MOD, run="gamemode creatvie @a", time=5, **options)
+        reply = await live.run(
+            command, MOD, run="gamemode creatvie @a", time=5, unit="tick", **options
+        )
         [response] = reply.messages
         assert reply.ephemeral and response.kind == "response"
         assert response.data["content"] == (
@@ -173,12 +175,12 @@ async def test_deny_listed_commands_are_refused_however_deep(
         "execute if entity @a run return run op Steve",
     ]
     for run in hidden:
-        reply = await live.run("schedule", MOD, run=run, time=5, id="bad")
+        reply = await live.run("schedule", MOD, run=run, time=5, unit="tick", id="bad")
         [response] = reply.messages
         assert reply.ephemeral
         where = "" if run == "op Steve" else f" (inside `{run}`)"
         assert response.data["content"] == f"Refused: `op` is on this server's deny-list{where}."
-    broken = await live.run("schedule", MOD, run="tp @a ~ ~", time=5, id="bad")
+    broken = await live.run("schedule", MOD, run="tp @a ~ ~", time=5, unit="tick", id="bad")
     assert broken.ephemeral and "tp @a ~ ~\n         ^" in broken.text
     assert [t for t in sent if "Steve" in t or "tp @a" in t] == []
     assert await queue_of(live) == before
@@ -205,7 +207,10 @@ async def test_status_and_setup(live: Harness, mc: Server) -> None:
 
 async def test_show_attaches_a_long_command(live: Harness, mc: Server) -> None:
     run = "say " + "a" * 1196
-    assert "Scheduled `long`" in (await live.run("schedule", MOD, run=run, time=99, id="long")).text
+    assert (
+        "Scheduled `long`"
+        in (await live.run("schedule", MOD, run=run, time=99, unit="tick", id="long")).text
+    )
     shown = await live.run("show", MOD, id="long")
     [embed] = shown.embeds
     assert (
@@ -224,12 +229,12 @@ def paced_posts(live: Harness) -> None:
 @pytest.mark.slow
 async def test_every_mutation_is_audited(live: Harness, mc: Server) -> None:
     paced_posts(live)
-    await live.run("schedule", MOD, run="say a", time=500, id="au")
-    await live.run("schedule_dynamic", MOD, run="say b", time=500)
+    await live.run("schedule", MOD, run="say a", time=500, unit="tick", id="au")
+    await live.run("schedule_dynamic", MOD, run="say b", time=500, unit="tick")
     await live.run("pause", MOD, id="au")
     await live.run("resume", MOD, id="au")
     await live.run("cancel", MOD, id="au")
-    await live.run("schedule", MOD, run="say a", time=500, id="au")
+    await live.run("schedule", MOD, run="say a", time=500, unit="tick", id="au")
     prompt = await live.run("cancel_all", MOD, id="au")
     assert prompt.messages[-1].message_id is not None
     await live.press(prompt.messages[-1].message_id, "Confirm", MOD)
@@ -258,7 +263,7 @@ async def test_close_posts_the_audit_entries_still_queued(live: Harness, mc: Ser
     live.bot.audit_drain = 10.0  # the bot's own default: shutdown waits for the paced posts
     paced_posts(live)
     for i in range(7):
-        await live.run("schedule", MOD, run=f"say {i}", time=500, id=f"q{i}")
+        await live.run("schedule", MOD, run=f"say {i}", time=500, unit="tick", id=f"q{i}")
     assert len(live.posts(AUDIT_CHANNEL)) < 7  # five per window: some still queued
     await live.bot.close()
     posted = [p.payload["embeds"][0]["description"] for p in live.posts(AUDIT_CHANNEL)]

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # a log line's time names its zone: "2026-12-04 19:00:00,123 UTC INFO ..."
 LEVEL = "(DEBUG|INFO|WARNING|ERROR|CRITICAL)"
 LOG_LINE = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ \S+ {LEVEL} ")
-LINES = "/help\n/schedule run:op Steve time:1 id:bad\nquit\n"
+LINES = "/help\n/schedule run:op Steve time:1 unit:tick id:bad\nquit\n"
 
 
 def console(
@@ -71,10 +71,10 @@ MISTAKES = (
     "/help\n"
     "/活动 nope\n"
     "/schedule run:say hi time:abc\n"
-    "/schedule run:say hi tme:5 time:5\n"  # else it would run `say hi tme:5`
+    "/schedule run:say hi tme:5 time:5 unit:tick\n"  # else it would run `say hi tme:5`
     "/schedule bogus:1 run:say hi\n"
-    "/schedule run:sya hi time:5 id:typo\n"
-    "/schedule run:say hi time:99999999999\n"
+    "/schedule run:sya hi time:5 unit:tick id:typo\n"
+    "/schedule run:say hi time:99999999999 unit:tick\n"
     "quit\n"
 )
 

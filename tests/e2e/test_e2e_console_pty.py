@@ -188,7 +188,7 @@ def test_typing_schedule_then_list_in_a_terminal(terminal: Terminal) -> None:
     mark = terminal.type("/list")
     screen = terminal.expect("queue on embedded: 1 task(s)", after=mark)
     terminal.expect("greet", after=mark)
-    mark = terminal.type("/schedule run:op Steve time:1 id:bad")
+    mark = terminal.type("/schedule run:op Steve time:1 unit:tick id:bad")
     terminal.expect("Refused: op is on this server's deny-list.", after=mark)
     terminal.type("quit")
     assert terminal.proc.wait(60) == 0

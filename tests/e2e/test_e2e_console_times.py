@@ -48,7 +48,7 @@ async def test_completion_offers_commands_options_and_live_ids(
 ) -> None:
     live, _clock = wall
     await live.run("schedule", MOD, run="say raid", id="raid", when="fri 20:00")
-    await live.run("schedule", MOD, run="say queued", time=999, id="rather-queued")
+    await live.run("schedule", MOD, run="say queued", time=999, unit="tick", id="rather-queued")
     completer = SlashCompleter(live.discord, MOD.id, MOD.roles)
 
     async def offered(text: str) -> list[str]:

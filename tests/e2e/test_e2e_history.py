@@ -14,8 +14,10 @@ FAILS = "execute if entity @e[type=minecraft:pig]"
 
 
 async def test_a_bot_made_tasks_failures_are_its_history(live: Harness, mc: Server) -> None:
-    await live.run("schedule", MOD, run=FAILS, time=1, retry=2, retry_delay=1, id="nopig")
-    await live.run("schedule", MOD, run="say fine", time=1, id="fine")
+    await live.run(
+        "schedule", MOD, run=FAILS, time=1, unit="tick", retry=2, retry_delay=1, id="nopig"
+    )
+    await live.run("schedule", MOD, run="say fine", time=1, unit="tick", id="fine")
     mc.run(
         'data modify storage doom.schedule:in task set value {id:"ingame",run:"'
         + FAILS

@@ -12,19 +12,21 @@ ZH = "zh-CN"
 
 
 async def test_the_caret_message_in_chinese_and_in_english(live: Harness) -> None:
-    zh = await live.run_in(ZH, "schedule", MOD, run="sya hello", time=5, id="typo")
+    zh = await live.run_in(ZH, "schedule", MOD, run="sya hello", time=5, unit="tick", id="typo")
     assert zh.ephemeral
     lines = zh.text.splitlines()
     assert lines[0].startswith("该命令无法解析："), zh.text
     assert lines[lines.index("sya hello") + 1] == "^"
-    en = await live.run_in("en-US", "schedule", MOD, run="sya hello", time=5, id="typo")
+    en = await live.run_in(
+        "en-US", "schedule", MOD, run="sya hello", time=5, unit="tick", id="typo"
+    )
     assert en.text.splitlines()[0].startswith("That command does not parse: ")
     assert "sya hello\n^" in en.text
 
 
 async def test_a_refusal_in_chinese(live: Harness) -> None:
     reply = await live.run_in(
-        ZH, "schedule", MOD, run="execute as @a run op @s", time=5, id="sneaky"
+        ZH, "schedule", MOD, run="execute as @a run op @s", time=5, unit="tick", id="sneaky"
     )
     assert (
         reply.text == "已拒绝：`op` 在此服务器的禁用列表中（位于 `execute as @a run op @s` 中）。"
@@ -55,7 +57,7 @@ async def test_the_reply_and_its_embed_in_chinese(live: Harness, mc: Server) -> 
 
 
 async def test_buttons_and_their_outcome_in_chinese(live: Harness) -> None:
-    await live.run("schedule", MOD, run="say a", time=900, id="a")
+    await live.run("schedule", MOD, run="say a", time=900, unit="tick", id="a")
     prompt = await live.run_in(ZH, "clear", ADMIN)
     assert "要移除 main 上的所有定时任务吗？此操作无法撤销。" in prompt.text
     message_id = prompt.messages[-1].message_id
@@ -83,13 +85,19 @@ async def test_the_role_boundary_refusals_in_chinese(live: Harness, mc: Server) 
         MOD,
         run="execute as @a run data remove storage doom.schedule:data queue",
         time=5,
+        unit="tick",
         id="wipe",
     )
     assert reply.text == (
         "已拒绝：此命令涉及数据包自己的存储 doom.schedule:data：只有机器人自己的命令可以修改它。"
     )
     reply = await live.run_in(
-        ZH, "schedule", MOD, run='summon command_block_minecart ~ ~ ~ {Command:"op @p"}', time=5
+        ZH,
+        "schedule",
+        MOD,
+        run='summon command_block_minecart ~ ~ ~ {Command:"op @p"}',
+        time=5,
+        unit="tick",
     )
     assert reply.text == (
         "已拒绝：此命令会生成 minecraft:command_block_minecart，它之后会绕过此检查运行命令："

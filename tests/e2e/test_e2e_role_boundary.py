@@ -106,20 +106,20 @@ def carrying(sent: list[str], texts: list[str]) -> list[str]:
 async def test_every_attack_is_refused_naming_its_rule_and_nothing_changes(
     live: Harness, mc: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await live.run("schedule", MOD, run="say keep", time=1000, id="keep")
+    await live.run("schedule", MOD, run="say keep", time=1000, unit="tick", id="keep")
     before = _state(mc)
     sent = sent_to(live, monkeypatch)
     tried: list[str] = []
     for attack, sentence in ATTACKS:
         for text in [attack, *(v.format(c=attack) for v in VARIANTS)]:
             tried.append(text)
-            reply = await live.run("schedule", MOD, run=text, time=5, id="bad")
+            reply = await live.run("schedule", MOD, run=text, time=5, unit="tick", id="bad")
             [response] = reply.messages
             assert reply.ephemeral
             assert response.data["content"] == sentence, text
     for text in SPELLINGS:
         tried.append(text)
-        reply = await live.run("schedule", MOD, run=text, time=5, id="bad")
+        reply = await live.run("schedule", MOD, run=text, time=5, unit="tick", id="bad")
         assert reply.ephemeral and reply.text.startswith("Refused: This command "), text
     assert carrying(sent, tried) == []  # refused before any of it reached the server
     await asyncio.to_thread(mc.step, 10)
@@ -131,10 +131,15 @@ async def test_no_rank_lifts_the_rules(live: Harness, mc: Server) -> None:
     """An admin's scheduled command passes the same check: what these rules refuse, an admin
     does by hand, once, where it is seen."""
     for attack, sentence in ATTACKS[-2:]:
-        reply = await live.run("schedule", ADMIN, run=attack, time=5, id="bad")
+        reply = await live.run("schedule", ADMIN, run=attack, time=5, unit="tick", id="bad")
         assert reply.messages[0].data["content"] == sentence
     reply = await live.run(
-        "schedule", ADMIN, run="clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered stone", time=5, id="copy"
+        "schedule",
+        ADMIN,
+        run="clone ~ ~ ~ ~1 ~1 ~1 ~5 ~ ~ filtered stone",
+        time=5,
+        unit="tick",
+        id="copy",
     )
     assert "Scheduled `copy`" in reply.text, reply.text
     queue = mc.storage("doom.schedule:data")["queue"]  # type: ignore[index]
@@ -153,7 +158,7 @@ async def test_ordinary_moderator_commands_still_run(live: Harness, mc: Server) 
             "execute as @a at @s run particle flame ~ ~1 ~ 0.2 0.2 0.2 0 10",
         ]
     ):
-        reply = await live.run("schedule", MOD, run=run, time=100, id=f"ok{i}")
+        reply = await live.run("schedule", MOD, run=run, time=100, unit="tick", id=f"ok{i}")
         assert f"Scheduled `ok{i}`" in reply.text, reply.text
 
 
@@ -189,7 +194,7 @@ async def test_the_allow_list_schedules_what_it_lists_and_refuses_the_rest(
     for i, run in enumerate(
         ["say hi", "execute as @a at @s run give @s diamond", "function myevents:start"]
     ):
-        reply = await allow_listed.run("schedule", MOD, run=run, time=100, id=f"ok{i}")
+        reply = await allow_listed.run("schedule", MOD, run=run, time=100, unit="tick", id=f"ok{i}")
         assert f"Scheduled `ok{i}`" in reply.text, reply.text
     queue = mc.storage("doom.schedule:data")["queue"]  # type: ignore[index]
     assert sorted(str(t["id"]) for t in queue) == ["ok0", "ok1", "ok2"]
@@ -205,7 +210,7 @@ async def test_the_allow_list_schedules_what_it_lists_and_refuses_the_rest(
             "these namespaces: myevents.",
         ),
     ]:
-        reply = await allow_listed.run("schedule", MOD, run=run, time=5, id="bad")
+        reply = await allow_listed.run("schedule", MOD, run=run, time=5, unit="tick", id="bad")
         assert reply.ephemeral and reply.messages[0].data["content"] == sentence
     assert len(mc.storage("doom.schedule:data")["queue"]) == 3  # type: ignore[index, arg-type]
 
@@ -213,7 +218,7 @@ async def test_the_allow_list_schedules_what_it_lists_and_refuses_the_rest(
 async def test_the_console_shows_the_same_refusal(live: Harness, mc: Server) -> None:
     stdin = io.StringIO(
         "/schedule run:execute as @a run data remove storage doom.bot:wallclock done time:5 "
-        "id:bad\nquit\n"
+        "unit:tick id:bad\nquit\n"
     )
     out = io.StringIO()
     await run_console(live.discord, stdin, out, MOD.id, MOD.roles)

@@ -59,7 +59,7 @@ async def test_plan_list_show_pause_resume_cancel(
     assert fields["next runs"].count("<t:") == 6  # three runs, each F and R
     assert fields["if missed"] == "skip"
     # id autocomplete offers planned rows and the pack's queue
-    await live.run("schedule", MOD, run="say queued", time=999, id="rather-queued")
+    await live.run("schedule", MOD, run="say queued", time=999, unit="tick", id="rather-queued")
     offered = await live.autocomplete("cancel", "id", MOD, id="r")
     assert [c["value"] for c in offered][:2] == ["raid", "rather-queued"]
     zones = await live.autocomplete("schedule", "timezone", MOD, run="x", timezone="europe/ber")
@@ -86,7 +86,7 @@ async def test_cancel_all_takes_the_planned_row_too(
 ) -> None:
     live, _ = wall
     await live.run("schedule", MOD, run="say a", id="both", when="in 1h")
-    await live.run("schedule", MOD, run="say b", time=999, id="both")
+    await live.run("schedule", MOD, run="say b", time=999, unit="tick", id="both")
     asked = await live.run("cancel_all", MOD, id="both")
     prompt = asked.messages[-1]
     assert "Cancel all 1 task(s) `both` and its planned schedule on main?" in raw(asked)
@@ -167,7 +167,9 @@ async def test_a_chinese_moderator_plans_lists_and_is_refused_in_chinese(
         zh, "schedule", MOD, run="say hi", id="nope", when="in 5m", timezone="Moon/Base"
     )
     assert refused.ephemeral and "'Moon/Base' 不是已知的时区" in refused.text, refused.text
-    mixed = await live.run_in(zh, "schedule", MOD, run="say hi", id="nope", time=5, when="in 5m")
+    mixed = await live.run_in(
+        zh, "schedule", MOD, run="say hi", id="nope", time=5, unit="tick", when="in 5m"
+    )
     assert "`when` 设定的是现实时间，`time` 设定的是游戏时间" in mixed.text, mixed.text  # noqa: RUF001
     assert stored(tmp_path) == []
     due = 1_797_015_600  # Friday 2026-12-11 20:00 in Berlin

@@ -55,7 +55,7 @@ async def test_a_drop_after_the_submit_ran_says_the_task_is_queued(
 ) -> None:
     live, proxy = dropping
     proxy.plan = [(SUBMIT, True)]  # the server runs the submit; its answer never comes back
-    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert proxy.dropped == 1
     assert queued(mc) == ["greet"]
     assert "Scheduled `greet` on main." in reply.text, reply.text
@@ -69,12 +69,12 @@ async def test_a_drop_before_the_submit_ran_says_nothing_changed(
 ) -> None:
     live, proxy = dropping
     proxy.plan = [(SUBMIT, False)]  # cut before the server reads the submit
-    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert proxy.dropped == 1
     assert queued(mc) == []
     assert "dropped before the pack ran the request: nothing changed" in reply.text, reply.text
     assert "may or may not" not in reply.text
-    again = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    again = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert "Scheduled `greet` on main." in again.text
     assert queued(mc) == ["greet"]  # once: the first try left nothing behind
 
@@ -114,7 +114,7 @@ async def test_a_drop_while_the_request_is_written_says_nothing_changed(
     # the input is written, the call that queues it never sent: nothing can have changed
     live, proxy = dropping
     proxy.plan = [(b"data modify storage doom.schedule:in task set value", False)]
-    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert proxy.dropped == 1
     assert queued(mc) == []
     assert "dropped before the pack ran the request: nothing changed" in reply.text, reply.text
@@ -128,7 +128,7 @@ async def test_a_drop_of_the_read_after_a_lost_answer_is_read_again(
     # pack's outcome record: it reads again and finds the task queued
     live, proxy = dropping
     proxy.plan = [(SUBMIT, True), (b"data get storage doom.schedule:out", False)]
-    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert proxy.dropped == 2
     assert queued(mc) == ["greet"]
     assert "Scheduled `greet` on main." in reply.text, reply.text
@@ -142,7 +142,7 @@ async def test_a_queued_task_is_scheduled_however_often_its_read_back_drops(
     # one cut: read again, the task's details shown; every read cut: still "Scheduled"
     live, proxy = dropping
     proxy.plan = [(b"data get storage doom.schedule:data queue[{n:", False)] * cuts
-    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert proxy.dropped == cuts
     assert queued(mc) == ["greet"]
     assert "Scheduled `greet` on main." in reply.text, reply.text
@@ -156,7 +156,7 @@ async def test_a_drop_while_the_outcome_is_read_is_read_again(
     # the submit's answer came; the connection drops as the bot reads the pack's outcome
     live, proxy = dropping
     proxy.plan = [(b"data get storage doom.schedule:out", False)]
-    reply = await live.run("schedule", MOD, run="say hello", time=1000, id="greet")
+    reply = await live.run("schedule", MOD, run="say hello", time=1000, unit="tick", id="greet")
     assert proxy.dropped == 1
     assert queued(mc) == ["greet"]
     assert "Scheduled `greet` on main." in reply.text, reply.text

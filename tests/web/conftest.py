@@ -80,7 +80,9 @@ async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIter
 @pytest.fixture
 async def kept(dash: Dash) -> AsyncIterator[Dash]:
     """The dashboard with one task `keep` queued from Discord."""
-    reply = await dash.harness.run("schedule", MOD, run="say keep", time=900, id="keep")
+    reply = await dash.harness.run(
+        "schedule", MOD, run="say keep", time=900, unit="tick", id="keep"
+    )
     assert "Scheduled `keep`" in reply.text
     yield dash
 

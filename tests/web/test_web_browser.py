@@ -36,7 +36,9 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
     dash: Dash, browser: Any, shots: Path
 ) -> None:
 
-    reply = await dash.harness.run("schedule", MOD, run="say hello", time=900, id="greet")
+    reply = await dash.harness.run(
+        "schedule", MOD, run="say hello", time=900, unit="tick", id="greet"
+    )
     assert "Scheduled `greet`" in reply.text
     assert queue_ids(dash) == ["greet"]
 
@@ -104,6 +106,7 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
         MOD,
         run="execute if entity @e[type=minecraft:pig]",
         time=1,
+        unit="tick",
         retry=1,
         retry_delay=1,
         id="nopig",
@@ -152,7 +155,7 @@ async def test_admin_clears_after_confirming_dark_and_narrow(
     dash: Dash, browser: Any, shots: Path
 ) -> None:
     for i in range(3):
-        await dash.harness.run("schedule", MOD, run=f"say {i}", time=900, id=f"t{i}")
+        await dash.harness.run("schedule", MOD, run=f"say {i}", time=900, unit="tick", id=f"t{i}")
     assert queue_ids(dash) == ["t0", "t1", "t2"]
     await dash.harness.run("schedule", MOD, run="say raid night", id="raid", when="fri 20:00")
     await dash.harness.run("schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *")

@@ -34,6 +34,7 @@ async def test_slash_schedule_passes_the_conditions_to_the_pack(kept: Dash) -> N
         MOD,
         run="say restart",
         time=600,
+        unit="tick",
         id="restart",
         require="empty",
         if_not="wait",
@@ -50,7 +51,7 @@ async def test_slash_schedule_passes_the_conditions_to_the_pack(kept: Dash) -> N
 
 async def test_slash_schedule_refuses_a_bad_require_and_queues_nothing(kept: Dash) -> None:
     reply = await kept.harness.run(
-        "schedule", MOD, run="say restart", time=600, id="restart", require="nobody"
+        "schedule", MOD, run="say restart", time=600, unit="tick", id="restart", require="nobody"
     )
     assert "`require` `nobody` is not a condition" in reply.text, reply.text
     assert queue_ids(kept) == ["keep"]  # the dashboard fixture's own task only
@@ -70,11 +71,18 @@ async def test_slash_schedule_refuses_a_bad_require_and_queues_nothing(kept: Das
 
 async def test_the_api_takes_the_conditions_and_names_a_bad_one(kept: Dash, mod: Client) -> None:
     headers = {"X-CSRF-Token": await mod.csrf()}
-    body = {"run": "say hi", "time": 600, "id": "two", "require": "players>=2"}
+    body = {"run": "say hi", "time": 600, "unit": "tick", "id": "two", "require": "players>=2"}
     status, text = await mod.post("/api/servers/main/tasks", json=body, headers=headers)
     assert status == 201, text
     assert queued(kept, "two")[0]["cond"]["min"] == 2
-    bad = {"run": "say hi", "time": 600, "id": "bad", "require": "players>=2", "if_not": "wait"}
+    bad = {
+        "run": "say hi",
+        "time": 600,
+        "unit": "tick",
+        "id": "bad",
+        "require": "players>=2",
+        "if_not": "wait",
+    }
     status, text = await mod.post("/api/servers/main/tasks", json=bad, headers=headers)
     assert status == 400, text
     assert json.loads(text)["field"] == "max_wait"

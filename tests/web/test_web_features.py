@@ -35,13 +35,20 @@ def families(text: str) -> dict[str, list[tuple[dict[str, str], float, str]]]:
 async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) -> None:
     h = dash.harness
     for i in range(3):
-        await h.run("schedule", MOD, run="say hi", time=900 + i, id=f"m{i}")
+        await h.run("schedule", MOD, run="say hi", time=900 + i, unit="tick", id=f"m{i}")
     await h.run("pause", MOD, id="m0")
-    typo = await h.run("schedule", MOD, run="sya hi", time=5, id="typo")
+    typo = await h.run("schedule", MOD, run="sya hi", time=5, unit="tick", id="typo")
     assert "^" in typo.text
-    denied = await h.run("schedule", MOD, run="op Steve", time=5, id="op")
+    denied = await h.run("schedule", MOD, run="op Steve", time=5, unit="tick", id="op")
     assert "deny-list" in denied.text
-    await h.run("schedule", MOD, run="execute if entity @e[type=minecraft:pig]", time=1, id="np")
+    await h.run(
+        "schedule",
+        MOD,
+        run="execute if entity @e[type=minecraft:pig]",
+        time=1,
+        unit="tick",
+        id="np",
+    )
     exhausted = asyncio.ensure_future(  # the alerts cog has read it through the bus
         h.bot.wait_for("doom_event", check=lambda ev: ev.type == "retry_exhausted", timeout=30)
     )
@@ -82,9 +89,11 @@ async def test_metrics_parse_and_count_what_happened(dash: Dash, admin: Client) 
 
 async def test_search_by_id_and_paging(dash: Dash, admin: Client) -> None:
     for i in range(23):
-        await dash.harness.run("schedule", MOD, run=f"say {i}", time=900 + i, id=f"p{i}")
-    await dash.harness.run("schedule", MOD, run="say dup a", time=950, id="dup")
-    await dash.harness.run("schedule", MOD, run="say dup b", time=960, id="dup")
+        await dash.harness.run(
+            "schedule", MOD, run=f"say {i}", time=900 + i, unit="tick", id=f"p{i}"
+        )
+    await dash.harness.run("schedule", MOD, run="say dup a", time=950, unit="tick", id="dup")
+    await dash.harness.run("schedule", MOD, run="say dup b", time=960, unit="tick", id="dup")
     status, body = await admin.get("/api/servers/main/lists/queue?id=dup")
     found = json.loads(body)
     assert found["total"] == 2 and [t["run"] for t in found["tasks"]] == ["say dup a", "say dup b"]
@@ -98,7 +107,9 @@ async def test_search_by_id_and_paging(dash: Dash, admin: Client) -> None:
     status, html = await admin.get("/servers/main/queue?page=2")
     assert '<a href="?page=1" rel="prev">' in html and 'rel="next"' not in html
     for i in range(20):  # 22 of id dup: the pages of a search keep it
-        await dash.harness.run("schedule", MOD, run=f"say dup {i}", time=970 + i, id="dup")
+        await dash.harness.run(
+            "schedule", MOD, run=f"say dup {i}", time=970 + i, unit="tick", id="dup"
+        )
     status, html = await admin.get("/servers/main/queue?id=dup")
     assert '<a href="?page=2&id=dup" rel="next">' in html
     status, html = await admin.get("/servers/main/queue?page=x")
@@ -108,7 +119,7 @@ async def test_search_by_id_and_paging(dash: Dash, admin: Client) -> None:
 
 
 async def test_audit_filters_and_planned_without_a_scheduler(dash: Dash, admin: Client) -> None:
-    await dash.harness.run("schedule", MOD, run="say a", time=900, id="a1")
+    await dash.harness.run("schedule", MOD, run="say a", time=900, unit="tick", id="a1")
     csrf = await admin.csrf()
     await admin.post("/servers/main/tasks/a1/pause", data={"csrf_token": csrf, "list": "queue"})
     status, body = await admin.get("/api/audit?action=pause")
@@ -252,7 +263,7 @@ async def test_discord_events_from_the_api_as_from_event(dash: Dash, admin: Clie
 
 async def test_schedule_dynamic_time_and_cancel_all_from_the_api(dash: Dash, admin: Client) -> None:
     csrf = {"X-CSRF-Token": await admin.csrf()}
-    body = {"run": "say hi", "time": 500, "prefix": "raid-"}
+    body = {"run": "say hi", "time": 500, "unit": "tick", "prefix": "raid-"}
     status, answer = await admin.post("/api/servers/main/tasks/dynamic", json=body, headers=csrf)
     assert status == 201, answer
     made = json.loads(answer)
@@ -260,7 +271,7 @@ async def test_schedule_dynamic_time_and_cancel_all_from_the_api(dash: Dash, adm
         made["id"].startswith("raid-") and made["outcome"] == f"Scheduled `{made['id']}` on main."
     )
     for _ in range(2):
-        await dash.harness.run("schedule", ADMIN, run="say x", time=900, id="twice")
+        await dash.harness.run("schedule", ADMIN, run="say x", time=900, unit="tick", id="twice")
     status, answer = await admin.post("/api/servers/main/tasks/twice/cancel_all", headers=csrf)
     assert status == 200 and json.loads(answer)["outcome"] == (
         "Cancelled 2 task(s) `twice` on main."

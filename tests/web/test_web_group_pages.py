@@ -196,11 +196,11 @@ async def test_the_group_list_its_task_history_and_buttons(
     trio: Trio, browser: Any, shots: Path
 ) -> None:
     reply = await trio.dash.harness.run(
-        "schedule", MOD, run="say hi", time=900, id="hi", server=GROUP
+        "schedule", MOD, run="say hi", time=900, unit="tick", id="hi", server=GROUP
     )
     assert reply.text.startswith("lobbies: done on 3 of 3 servers."), reply.text
     await trio.dash.harness.run(
-        "schedule", MOD, run="say mine", time=900, id="mine", server="north"
+        "schedule", MOD, run="say mine", time=900, unit="tick", id="mine", server="north"
     )
     page = await open_session(browser, trio)
     # the picker of a server's list offers the group, and opens the same list of it
@@ -253,7 +253,9 @@ async def test_the_group_list_its_task_history_and_buttons(
         assert await part.locator("tr[data-outcome]").count() == 1
     await page.screenshot(path=shots / "history.png", full_page=True)
     # every task of the id, after its question
-    await trio.dash.harness.run("schedule", MOD, run="say hi", time=900, id="hi", server="south")
+    await trio.dash.harness.run(
+        "schedule", MOD, run="say hi", time=900, unit="tick", id="hi", server="south"
+    )
     await page.goto(f"{trio.dash.url}/groups/{GROUP}/tasks/hi")
     await page.get_by_role("link", name="Cancel every task with this id…").click()
     question = await page.locator("main .warning").inner_text()
@@ -269,7 +271,9 @@ async def test_the_group_list_its_task_history_and_buttons(
 
 @pytest.mark.slow
 async def test_a_moderator_cannot_clear_a_group_an_admin_can(trio: Trio, browser: Any) -> None:
-    await trio.dash.harness.run("schedule", MOD, run="say x", time=900, id="x", server=GROUP)
+    await trio.dash.harness.run(
+        "schedule", MOD, run="say x", time=900, unit="tick", id="x", server=GROUP
+    )
     page = await open_session(browser, trio, MOD)
     await page.goto(f"{trio.dash.url}/groups/{GROUP}/queue")
     assert await page.locator("#clear").count() == 0

@@ -69,7 +69,7 @@ async def test_schedule_on_a_group_from_the_api(pair: tuple[Dash, Server]) -> No
     dash, _other = pair
     client = await Client(dash).login(MOD)
     try:
-        body = {"run": "say all", "time": 900, "id": "g1"}
+        body = {"run": "say all", "time": 900, "unit": "tick", "id": "g1"}
         status, found = await _post(client, "/api/groups/all/tasks", body)
         assert status == 200, found
         main = _by_server(found)["main"]
@@ -77,7 +77,7 @@ async def test_schedule_on_a_group_from_the_api(pair: tuple[Dash, Server]) -> No
         assert found["outcome"].startswith("all: done on 2 of 2 servers."), found
         assert queue_ids(dash) == ["g1"]
         status, found = await _post(
-            client, "/api/groups/all/tasks", {"run": "stop", "time": 5, "id": "g2"}
+            client, "/api/groups/all/tasks", {"run": "stop", "time": 5, "unit": "tick", "id": "g2"}
         )
         assert status == 200 and not any(o["ok"] for o in found["outcomes"]), found
         assert queue_ids(dash) == ["g1"]
@@ -94,7 +94,9 @@ async def test_every_group_route_answers_per_server_and_names_one_that_is_down(
     dash, other = pair
     mod, admin = await Client(dash).login(MOD), await Client(dash).login(ADMIN)
     try:
-        await _post(mod, "/api/groups/all/tasks", {"run": "say t", "time": 900, "id": "t"})
+        await _post(
+            mod, "/api/groups/all/tasks", {"run": "say t", "time": 900, "unit": "tick", "id": "t"}
+        )
         status, found = await _post(mod, "/api/groups/all/tasks/t/pause")
         assert status == 200 and [o["done"] for o in found["outcomes"]] == [True, True], found
         assert _queue(dash.mc) == _queue(other) == []
@@ -107,7 +109,9 @@ async def test_every_group_route_answers_per_server_and_names_one_that_is_down(
         status, found = await _get(mod, "/api/groups/all/time")
         assert status == 200 and all("game_time" in o for o in found["outcomes"]), found
         status, found = await _post(
-            mod, "/api/groups/all/tasks/dynamic", {"run": "say d", "time": 900, "prefix": "api-"}
+            mod,
+            "/api/groups/all/tasks/dynamic",
+            {"run": "say d", "time": 900, "unit": "tick", "prefix": "api-"},
         )
         assert [o["id"].startswith("api-") for o in found["outcomes"]] == [True, True], found
         status, found = await _get(mod, "/api/groups/all/history/t")

@@ -43,7 +43,7 @@ async def test_a_chinese_browser_gets_the_dashboard_in_chinese(
 ) -> None:
 
     h = dash.harness
-    await h.run("schedule", MOD, run="say hello", time=900, id="greet")
+    await h.run("schedule", MOD, run="say hello", time=900, unit="tick", id="greet")
     await h.run("schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *", timezone="UTC")
     page = await logged_in(browser, dash, "zh-CN", "登录", ADMIN)
     assert await lang(page) == "zh-CN"

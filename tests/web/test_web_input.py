@@ -39,7 +39,7 @@ async def test_a_json_body_over_the_limit_is_413_and_changes_nothing(
 ) -> None:
     limit = 64 * 1024  # DOOM_WEB_MAX_BODY's default
     headers = {"X-CSRF-Token": await mod.csrf()}
-    big = {"run": "say x", "time": 5, "id": "big", "pad": "x" * (limit + 1)}
+    big = {"run": "say x", "time": 5, "unit": "tick", "id": "big", "pad": "x" * (limit + 1)}
     status, body = await mod.post("/api/servers/main/tasks", json=big, headers=headers)
     assert status == 413, body
     assert "at most 65,536 bytes" in refusal(body)["error"]
@@ -67,7 +67,7 @@ async def test_a_json_body_over_the_limit_is_413_and_changes_nothing(
     # just under the limit is read as usual
     status, body = await mod.post(
         "/api/servers/main/tasks",
-        json={"run": "say " + "y" * 1300, "time": 5, "id": "ok"},
+        json={"run": "say " + "y" * 1300, "time": 5, "unit": "tick", "id": "ok"},
         headers=headers,
     )
     assert status == 201, body
@@ -106,14 +106,30 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
     # a field the API does not know must not be dropped and the command run now; `when` with
     # a game time is refused as /schedule refuses it
     cases = [
-        ({"run": "say x", "later": "in 5m", "time": 0}, "later", "Unknown field `later`"),
-        ({"run": "say x", "when": "in 5m", "time": 0}, "when", "`when` set a wall-clock time"),
+        (
+            {"run": "say x", "later": "in 5m", "time": 0, "unit": "tick"},
+            "later",
+            "Unknown field `later`",
+        ),
+        (
+            {"run": "say x", "when": "in 5m", "time": 0, "unit": "tick"},
+            "when",
+            "`when` set a wall-clock time",
+        ),
         ({"run": "say x"}, "time", "Give either `time` (a delay) or `at` (a game tick)"),
         ({"run": "say x", "time": "soon"}, "time", "must be a whole number"),
-        ({"run": "say x", "time": 2**40}, "time", "The delay must be 0 to 2,147,483,647"),
-        ({"run": "say x", "time": 5, "unit": "week"}, "unit", "The unit is one of"),
-        ({"run": "say x", "time": 5, "retry": -1}, "retry", "Retries must be 0 to 1000"),
-        ({"run": "", "time": 5}, "run", "1 to 1,400 characters"),
+        (
+            {"run": "say x", "time": 2**40, "unit": "tick"},
+            "time",
+            "The delay must be 0 to 2,147,483,647",
+        ),
+        ({"run": "say x", "time": 5, "unit": "week"}, "unit", "`unit` is one of tick, second"),
+        (
+            {"run": "say x", "time": 5, "unit": "tick", "retry": -1},
+            "retry",
+            "Retries must be 0 to 1000",
+        ),
+        ({"run": "", "time": 5, "unit": "tick"}, "run", "1 to 1,400 characters"),
     ]
     for payload, field, said in cases:
         status, body = await mod.post("/api/servers/main/tasks", json=payload, headers=headers)
@@ -127,7 +143,10 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
             headers={**headers, "Content-Type": "application/json"},
         )
         assert status == 400 and "JSON object" in refusal(body)["error"], (payload, body)
-    for raw in (b"{not json", b'{"run": "say \xa5", "time": 5}'):  # not JSON; not UTF-8
+    for raw in (
+        b"{not json",
+        b'{"run": "say \xa5", "time": 5, "unit": "tick"}',
+    ):  # not JSON; not UTF-8
         status, body = await mod.post(
             "/api/servers/main/tasks",
             data=raw,

@@ -130,8 +130,8 @@ async def prepare(dash: Dash) -> None:
         repeat="7d",
     )
     assert "Event #1" in made.text, made.text
-    await h.run("schedule", MOD, run=LONG_RUN, time=900, id="long")
-    await h.run("schedule", MOD, run="say nap", time=900, id="nap")
+    await h.run("schedule", MOD, run=LONG_RUN, time=900, unit="tick", id="long")
+    await h.run("schedule", MOD, run="say nap", time=900, unit="tick", id="nap")
     await h.run("pause", MOD, id="nap")
     await h.run("schedule", MOD, run=LONG_RUN, id="raid", when="fri 20:00")
     await h.run("schedule", MOD, run="say hourly", id="hourly", repeat="0 * * * *")
@@ -147,6 +147,7 @@ async def prepare(dash: Dash) -> None:
         MOD,
         run="execute if entity @e[type=minecraft:pig]",
         time=1,
+        unit="tick",
         retry=1,
         retry_delay=1,
         id="nopig",

@@ -74,7 +74,7 @@ async def test_the_form_s_select_sets_the_policy_of_both_kinds(kept: Dash, mod: 
 
 async def test_the_api_takes_the_policy_and_names_a_bad_one(kept: Dash, mod: Client) -> None:
     headers = {"X-CSRF-Token": await mod.csrf()}
-    body = {"run": "say hi", "time": 600, "id": "api-run", "on_doubt": "run"}
+    body = {"run": "say hi", "time": 600, "unit": "tick", "id": "api-run", "on_doubt": "run"}
     status, text = await mod.post("/api/servers/main/tasks", json=body, headers=headers)
     assert status == 201, text
     assert (await policies(kept.harness.services.servers["main"]))["api-run"] == "run"
@@ -86,7 +86,7 @@ async def test_the_api_takes_the_policy_and_names_a_bad_one(kept: Dash, mod: Cli
     assert kept.harness.services.scheduler is not None
     row = await kept.harness.services.scheduler.store.find("main", "api-planned")
     assert row is not None and row.on_doubt == "run"
-    bad = {"run": "say hi", "time": 600, "id": "api-bad", "on_doubt": "always"}
+    bad = {"run": "say hi", "time": 600, "unit": "tick", "id": "api-bad", "on_doubt": "always"}
     status, text = await mod.post("/api/servers/main/tasks", json=bad, headers=headers)
     assert status == 400, text
     assert json.loads(text)["field"] == "on_doubt"

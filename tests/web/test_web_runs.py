@@ -31,7 +31,7 @@ def queued(dash: Dash) -> list[tuple[str, int]]:
 async def test_run_now_from_discord_the_page_and_the_api(dash: Dash, mod: Client) -> None:
     h = dash.harness
     dash.mc.run("scoreboard objectives add now dummy")
-    await h.run("schedule", MOD, run=ADD, time=90000, id="later")
+    await h.run("schedule", MOD, run=ADD, time=90000, unit="tick", id="later")
     before = queued(dash)
     reply = await h.run("run_now", MOD, id="later")
     assert reply.text == "Ran `later` on main now; its schedule is unchanged."

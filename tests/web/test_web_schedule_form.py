@@ -129,7 +129,7 @@ async def test_the_readers_zone_is_the_one_chosen_at_first(kept: Dash, mod: Clie
         ({"time": "20", "as_player": "x" * 17}, "as_player", "must be 1 to 16 characters"),
         ({"time": "20", "id": "mine", "prefix": "raid-"}, "id", "An id prefix makes a new"),
         ({"time": "20", "target": "nope"}, "target", "&#39;nope&#39; is not a server group"),
-        ({"time": "20", "run": "sya x"}, "run", "but got literal &#39;sya&#39;"),
+        ({"time": "20", "run": "sya x"}, "run", "did you mean <code>say</code>?"),
     ],
 )
 @pytest.mark.parametrize("preview", ["", "1"])
@@ -210,7 +210,7 @@ async def test_a_new_unique_id_and_a_group_from_the_form(kept: Dash, mod: Client
 
 async def test_cancel_every_task_of_an_id_after_its_question(kept: Dash, mod: Client) -> None:
     for _ in range(2):
-        await kept.harness.run("schedule", MOD, run="say twice", time=900, id="twice")
+        await kept.harness.run("schedule", MOD, run="say twice", time=900, unit="tick", id="twice")
     status, html = await mod.get("/servers/main/tasks/twice")
     assert 'href="/servers/main/tasks/twice/cancel_all"' in html
     status, html = await mod.get("/servers/main/tasks/twice/cancel_all")
@@ -292,6 +292,7 @@ async def test_a_game_time_task_with_as_player_and_retry_delay_in_chromium(
     await page.goto(dash.url + "/servers/main/queue")
     await page.get_by_label("Command", exact=True).fill("say as steve")
     await page.get_by_label("Delay").fill("900")
+    await page.get_by_label("Unit").select_option("tick")
     await page.get_by_label("Id (optional)").fill("steve")
     await page.get_by_label("Retries", exact=True).fill("2")
     await page.get_by_label("Wait between retries (ticks)").fill("40")

@@ -63,7 +63,7 @@ WRITES = [
     ("/groups/all/clear", {"confirm": "yes"}),
 ]
 API_WRITES = [
-    ("/api/servers/main/tasks", {"run": "say x", "time": 5}),
+    ("/api/servers/main/tasks", {"run": "say x", "time": 5, "unit": "tick"}),
     ("/api/servers/main/tasks/keep/cancel", {}),
     ("/api/servers/main/clear", {"confirm": True}),
     ("/api/servers/main/tasks/preview", {"run": "say x", "when": "in 5m"}),
@@ -112,7 +112,7 @@ async def test_a_write_without_the_csrf_token_is_refused(kept: Dash, mod: Client
     assert status == 403 and "security token" in body
     status, _ = await mod.post(
         "/api/servers/main/tasks",
-        json={"run": "say x", "time": 5},
+        json={"run": "say x", "time": 5, "unit": "tick"},
         headers={"X-CSRF-Token": "forged"},
     )
     assert status == 403
@@ -167,14 +167,16 @@ async def test_bearer_token_for_scripts_and_logout_ends_it(kept: Dash, mod: Clie
         headers = {"Authorization": f"Bearer {token}"}
         status, body = await bearer.post(
             "/api/servers/main/tasks",
-            json={"run": "say api", "time": 50, "id": "api"},
+            json={"run": "say api", "time": 50, "unit": "tick", "id": "api"},
             headers=headers,
         )
         assert status == 201, body
         assert "Scheduled `api`" in body
         assert sorted(queue_ids(kept)) == ["api", "keep"]
         status, body = await bearer.post(
-            "/api/servers/main/tasks", json={"run": "tp @s ~ ~ ~x", "time": 5}, headers=headers
+            "/api/servers/main/tasks",
+            json={"run": "tp @s ~ ~ ~x", "time": 5, "unit": "tick"},
+            headers=headers,
         )
         assert status == 400
         assert json.loads(body)["caret"] == "tp @s ~ ~ ~x\n" + " " * 10 + "^"

@@ -1,0 +1,50 @@
+"""Refusals typed in the console are said in the moderator's words: the option named, what it
+allows, the nearest valid word; never pydantic's or a parser's phrasing."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from console.session import parse_line, run_console
+from tests.cogs.harness import ADMIN, Harness
+
+LIBRARY_WORDS = ("Input should be", "Extra inputs are not permitted", "Expected literal")
+
+
+async def _typed(bare: Harness, lines: str) -> str:
+    out = io.StringIO()
+    await run_console(bare.discord, io.StringIO(lines), out, ADMIN.id, ADMIN.roles)
+    return out.getvalue()
+
+
+async def test_a_value_out_of_range_names_the_option_and_its_range(bare: Harness) -> None:
+    text = await _typed(bare, "/schedule run:say x time:-5 unit:second\n")
+    assert "time must be a whole number from 0 to 2,147,483,647, not -5." in text, text
+    assert not any(words in text for words in LIBRARY_WORDS), text
+
+
+async def test_a_time_without_a_unit_is_refused_with_the_choices(bare: Harness) -> None:
+    text = await _typed(bare, "/schedule run:say x time:5\n")
+    assert "time needs a unit: one of tick, second, minute, hour, day, game_day" in text, text
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        # an option the command lacks is not swallowed by the choice before it
+        (
+            "/schedule run:say x time:5 unit:second colour:red",
+            r"^unknown option colour \(options: run, time, unit",
+        ),
+        ("/schedule run:say x time:5 colour:red unit:second", r"^unknown option colour \("),
+        ("/schedule run:say x time:5 unit:second unt:tick", r"did you mean unit\?$"),
+        ("/schedule run:say x id:a retry:2 colr:red", r"^unknown option colr \("),
+    ],
+)
+async def test_an_unknown_option_after_a_closed_value_is_named(
+    bare: Harness, line: str, said: str
+) -> None:
+    with pytest.raises(ValueError, match=said):
+        parse_line(line, bare.bot)
