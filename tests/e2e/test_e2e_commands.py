@@ -155,7 +155,7 @@ async def test_a_typo_shows_the_moderator_a_caret_and_changes_nothing(
         [response] = reply.messages
         assert reply.ephemeral and response.kind == "response"
         assert response.data["content"] == (
-            "That command does not parse: Expected gamemode but got literal 'creatvie'.\n"
+            "That command does not parse: `creatvie` does not fit here (expected gamemode)\n"
             "```\ngamemode creatvie @a\n         ^\n```"
         )
     # refused before anything of it reached the server

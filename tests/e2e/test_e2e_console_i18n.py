@@ -96,12 +96,9 @@ def test_the_console_names_and_mistakes_in_chinese(tmp_path: Path) -> None:
     tree = json.loads((Path(__file__).parents[1] / "cogs" / "command_tree.json").read_text())
     options = ", ".join(o["name"] for o in tree["schedule"]["options"])
     assert f"! 未知选项 bogus（可用选项：{options}）" in lines
-    # the parsers' own English messages, quoted inside the Chinese sentence
-    parse = next(line for line in lines if line.startswith("该命令无法解析："))
-    assert parse.startswith("该命令无法解析：「Expected literal ") and parse.endswith(
-        "but got literal 'sya'.」"
-    )
-    assert "time 的值无效：「Input should be less than or equal to 2147483647」" in lines
+    # the command check's words, in Chinese too, with the nearest command
+    assert "该命令无法解析：「未知命令 sya：你是想写 say 吗？」" in lines
+    assert "time 必须是 0 到 2,147,483,647 之间的整数，而不是 99999999999。" in lines
     assert not any("已在 main 上计划" in line for line in lines), lines  # nothing was scheduled
 
 
