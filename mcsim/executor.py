@@ -33,6 +33,7 @@ from mcsim import parse_cache
 from mcsim.context import Source
 from mcsim.deepstack import ensure_recursion_limit
 from mcsim.errors import BudgetExceeded, CommandError, CommandSyntaxError, UnsupportedCommand
+from mcsim.parse_shapes import parse_by_shape
 from mcsim.permissions import Gate, clamp_level, command_gates
 from mcsim.registry import Call, CommandHandler, find_handler, find_modifier
 
@@ -437,7 +438,7 @@ mecha_parses = 0  # lines this process had mecha parse (the others came from a c
 def parse_line(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
     """One command line's AST and its permission gates, parsed once per process; raises
     CommandSyntaxError (the same one each time) for a line the tree refuses."""
-    global _on_disk, mecha_parses
+    global _on_disk
     key = (TREE_VERSION, text)
     found = _parsed.get(key)
     if found is None:
@@ -445,9 +446,8 @@ def parse_line(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
             _on_disk = parse_cache.load(TREE_VERSION)
         found = _on_disk.get(text)
     if found is None:
-        mecha_parses += 1
         try:
-            found = _parse_command(text)
+            found = parse_by_shape(text, _counted_parse) or _counted_parse(text)
         except CommandSyntaxError as e:
             found = e
         with _parse_lock:
@@ -458,6 +458,12 @@ def parse_line(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
     if isinstance(found, CommandSyntaxError):
         raise found.with_traceback(None)
     return found
+
+
+def _counted_parse(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
+    global mecha_parses
+    mecha_parses += 1
+    return _parse_command(text)
 
 
 def parse_cache_size() -> int:
