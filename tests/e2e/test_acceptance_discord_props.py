@@ -3,8 +3,11 @@ pack, never send a request Discord would refuse (LocalDiscord checks every one; 
 session on any refusal) and never miss the interaction deadline: 1,400-character commands that
 parse and that do not (long carets), 64-character ids, Unicode, and a queue of 10,000 tasks.
 
-Hypothesis drives whole sessions: each example starts the bot on real services over TCP RCON, runs
-its commands, and closes, so a shrunk failure is a short, replayable conversation.
+Hypothesis drives sessions: each test starts the bot once on real services over TCP RCON (starting
+it is most of an example's time otherwise), each example runs its commands on it and fails on any
+request Discord refused during them, so a shrunk failure is a short conversation; the queue and
+the data folder were shared by the examples before too (one server per module, one tmp_path per
+test).
 """
 
 from __future__ import annotations
@@ -56,28 +59,50 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         mc.stop()
 
 
-def drive(mc: Server, data: Path, steps: Steps) -> None:
-    """One session: the bot up on real services, `steps`, the bot down (which fails the example
-    if LocalDiscord refused anything)."""
+Drive = Callable[[Steps], None]
 
-    async def session() -> None:
+
+@pytest.fixture
+def drive(server: Server, tmp_path: Path) -> Iterator[Drive]:
+    yield from session(server, tmp_path)
+
+
+def session(server: Server, data: Path) -> Iterator[Drive]:
+    """The bot up on real services for the whole test (all its examples), on an event loop of its
+    own; `drive(steps)` runs one example's steps on it and fails the example if LocalDiscord
+    refused anything meanwhile. Closing checks the same once more."""
+    loop = asyncio.new_event_loop()
+
+    async def start() -> Harness:
         config = ServerConfig(
             name="main",
-            rcon_port=mc.rcon_port or 0,
+            rcon_port=server.rcon_port or 0,
             rcon_password=PASSWORD,  # type: ignore[arg-type]
-            world_dir=mc.world,
-            log_path=mc.log_path,
+            world_dir=server.world,
+            log_path=server.log_path,
             event_source="log",
         )
         settings_ = make_settings(data, [config], rcon_timeout=30)
-        harness = Harness(settings_, await build_services(settings_))
-        await harness.start()
-        try:
-            await steps(harness)
-        finally:
-            await harness.close()
+        return await Harness(settings_, await build_services(settings_)).start()
 
-    asyncio.run(session())
+    harness = loop.run_until_complete(start())
+
+    def run(steps: Steps) -> None:
+        try:
+            loop.run_until_complete(steps(harness))
+        finally:
+            refused, harness.discord.refused[:] = list(harness.discord.refused), []
+        assert not refused, "Discord would refuse: " + "; ".join(
+            f"{r.method} {r.path} -> {r.status} {r.error}" for r in refused
+        )
+
+    try:
+        yield run
+    finally:
+        try:
+            loop.run_until_complete(harness.close())
+        finally:
+            loop.close()
 
 
 def ok(exchange: Exchange) -> Exchange:
@@ -91,9 +116,7 @@ def ok(exchange: Exchange) -> Exchange:
 @example(run="say " + "中" * 1396, task_id="a" * 64)
 @example(run='tellraw @a "' + "a" * 1385 + '" x', task_id="b" * 64)  # caret at column 1400
 @example(run="x" * 1400, task_id="c-" * 32)
-def test_schedule_show_list_with_long_inputs(
-    server: Server, tmp_path: Path, run: str, task_id: str
-) -> None:
+def test_schedule_show_list_with_long_inputs(drive: Drive, run: str, task_id: str) -> None:
     async def steps(h: Harness) -> None:
         reply = ok(
             await h.run("schedule", MOD, run=run, time=100000, unit="tick", id=task_id, retry=3)
@@ -106,15 +129,13 @@ def test_schedule_show_list_with_long_inputs(
         assert task_id[:10] in {c["value"][:10] for c in offered}
         ok(await h.run("cancel", MOD, id=task_id))
 
-    drive(server, tmp_path, steps)
+    drive(steps)
 
 
 @pytest.mark.slow
 @SLOW
 @given(task_id=st.one_of(ids, odd_ids), prefix=st.one_of(ids, odd_ids).map(lambda p: p[:32]))
-def test_every_id_command_with_unusual_ids(
-    server: Server, tmp_path: Path, task_id: str, prefix: str
-) -> None:
+def test_every_id_command_with_unusual_ids(drive: Drive, task_id: str, prefix: str) -> None:
     async def steps(h: Harness) -> None:
         for name in ("show", "pause", "resume", "cancel", "cancel_all"):
             ok(await h.run(name, MOD, id=task_id))
@@ -127,7 +148,7 @@ def test_every_id_command_with_unusual_ids(
         await h.autocomplete("cancel", "server", MOD, id="x", server=task_id)
         ok(await h.run("time", MOD, server=task_id))  # an unknown server, named back
 
-    drive(server, tmp_path, steps)
+    drive(steps)
 
 
 # -- 10,000 tasks -----------------------------------------------------------------------------
@@ -173,11 +194,16 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         mc.stop()
 
 
+@pytest.fixture
+def drive_big(big: Server, tmp_path: Path) -> Iterator[Drive]:
+    yield from session(big, tmp_path)
+
+
 @pytest.mark.slow
 @settings(SLOW, max_examples=8)
 @given(index=st.integers(0, COUNT - 1), pages=st.integers(1, 3))
 @example(index=0, pages=2)  # a 1,400-character command
-def test_ten_thousand_tasks(big: Server, tmp_path: Path, index: int, pages: int) -> None:
+def test_ten_thousand_tasks(drive_big: Drive, index: int, pages: int) -> None:
     async def steps(h: Harness) -> None:
         listing = ok(await h.run("list", MOD))
         assert "10000 task(s)" in listing.text
@@ -193,4 +219,4 @@ def test_ten_thousand_tasks(big: Server, tmp_path: Path, index: int, pages: int)
         ok(await h.run("status", ADMIN))
         ok(await h.run("cancel_all", MOD, id=long_id(index)))  # the prompt; nobody confirms
 
-    drive(big, tmp_path, steps)
+    drive_big(steps)
