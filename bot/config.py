@@ -339,6 +339,9 @@ class Settings(BaseSettings):
     alert_quiet_minutes: float = Field(default=5.0, ge=0, le=1440)
     # --- the web dashboard (web/): served only when web_port is set ---
     web_port: int | None = Field(default=None, ge=0, le=65535)
+    # the console without web_port serves the dashboard on 127.0.0.1, any free port
+    # (console.front); false: no dashboard there either
+    console_dashboard: bool = True
     web_host: str = "127.0.0.1"
     web_url: str | None = None  # the public base URL for login links; default http://host:port
     # bytes a request body may have (JSON, form or any other); a larger one is refused with 413

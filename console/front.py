@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = ["ConsoleFront", "main"]
 
 import contextlib
+import importlib.util
 import logging
 import sys
 from contextlib import AbstractAsyncContextManager
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from bot.operations import Face
 
 log = logging.getLogger(__name__)
+
+LOOPBACK = "127.0.0.1"
 
 
 def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
@@ -52,6 +55,19 @@ def _lines_end_at_newline(stdin: TextIO) -> None:
             reconfigure(newline="\n")
         except (ValueError, OSError):  # already read from, or not a text file
             log.debug("console input keeps its newline mode", exc_info=True)
+
+
+def _own_dashboard(settings: Settings) -> dict[str, object]:
+    """Without DOOM_WEB_PORT the console still serves the dashboard (/calendar and /dashboard
+    need it), on 127.0.0.1 only (whatever DOOM_WEB_HOST says: nobody asked to serve others) and
+    any free port. Starting it costs about 0.05 s. Not with DOOM_CONSOLE_DASHBOARD=false, nor
+    without the [web] extra installed (then /dashboard says what to set)."""
+    if settings.web_port is not None or not settings.console_dashboard:
+        return {}
+    if importlib.util.find_spec("quart") is None or importlib.util.find_spec("hypercorn") is None:
+        log.info("console: no dashboard, the [web] extra is not installed")
+        return {}
+    return {"web_port": 0, "web_host": LOOPBACK}
 
 
 class ConsoleFront:
@@ -77,6 +93,7 @@ class ConsoleFront:
                 "admin_user_ids": [*settings.admin_user_ids, CONSOLE_USER_ID],
                 "alert_channel_id": settings.alert_channel_id or CHANNEL_ID,
                 "locale": locale,
+                **_own_dashboard(settings),
             }
         )
 
@@ -97,6 +114,16 @@ class ConsoleFront:
                 file=self.stdout,
                 flush=True,
             )
+            if bot.settings.web_port == 0 and bot.settings.web_host == LOOPBACK:
+                print(
+                    _(
+                        "Only this computer can open it (127.0.0.1). DOOM_WEB_PORT and "
+                        "DOOM_WEB_HOST serve it to others; DOOM_CONSOLE_DASHBOARD=false turns "
+                        "it off."
+                    ),
+                    file=self.stdout,
+                    flush=True,
+                )
         data = Path(bot.settings.data_dir)
         await run_console(
             self.local,

@@ -17,27 +17,82 @@ from datetime import datetime, tzinfo
 from typing import Any, ClassVar
 
 from markdown_it.token import Token
+from rich._wrap import divide_line
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import CodeBlock, Markdown, MarkdownElement, Paragraph
+from rich.console import (
+    Console,
+    ConsoleOptions,
+    Group,
+    JustifyMethod,
+    OverflowMethod,
+    RenderableType,
+    RenderResult,
+)
+from rich.containers import Lines
+from rich.markdown import CodeBlock, Markdown, MarkdownContext, MarkdownElement, Paragraph
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from bot.i18n import _
 from bot.localdiscord.message_text import buttons, discord_times
 
 _LEADING = re.compile(r"^ +")
+# an address in a message's text, without the punctuation that may follow it in a sentence
+_URL = re.compile(r"https?://[^\s<>`]*[^\s<>`.,;:!?)\]]")
 _NBSP = "\xa0"
 _INDENT = "  "
 
 
+class _Unfolded(Text):
+    """Text whose words are never cut: rich folds a word longer than the line (a login link, a
+    calendar address) into pieces on several lines, which copy as a broken link. Here such a
+    word gets a line of its own and runs past the edge, where the terminal wraps it without a
+    line break, so it selects and copies whole."""
+
+    def wrap(
+        self,
+        console: Console,
+        width: int,
+        *,
+        justify: JustifyMethod | None = None,
+        overflow: OverflowMethod | None = None,
+        tab_size: int = 8,
+        no_wrap: bool | None = None,
+    ) -> Lines:
+        lines = Lines()
+        for line in self.split(allow_blank=True):
+            if "\t" in line:
+                line.expand_tabs(tab_size)
+            parts = line.divide(divide_line(str(line), width, fold=False))
+            for part in parts[:-1]:
+                part.rstrip()  # the space a line was broken at
+            lines.extend(parts)
+        return lines
+
+
 class _Paragraph(Paragraph):
     """A paragraph without the padding to the full width that rich's has (it left trailing
-    spaces on every line of a pipe's output)."""
+    spaces on every line of a pipe's output), its words never cut (:class:`_Unfolded`), and
+    its addresses terminal hyperlinks (OSC 8) at a terminal that has colours."""
+
+    def __init__(self, justify: JustifyMethod, *, hyperlinks: bool = False) -> None:
+        super().__init__(justify)
+        self.hyperlinks = hyperlinks
 
     @classmethod
     def create(cls, markdown: Markdown, token: Token) -> _Paragraph:
-        return cls(justify="default")
+        return cls(justify="default", hyperlinks=markdown.hyperlinks)
+
+    def on_enter(self, context: MarkdownContext) -> None:
+        super().on_enter(context)
+        self.text = _Unfolded(justify="left")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.hyperlinks:
+            for found in _URL.finditer(self.text.plain):
+                self.text.stylize(Style(link=found[0]), found.start(), found.end())
+        yield from super().__rich_console__(console, options)
 
 
 class _Code(CodeBlock):
@@ -135,7 +190,8 @@ class Labelled:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = cell_len(self.head)
         inner = options.update_width(max(options.max_width - width, 20))
-        lines = console.render_lines(self.body, inner, pad=False) or [[]]
+        # not render_lines: it crops each line at the width, cutting a long link short
+        lines = list(Segment.split_lines(console.render(self.body, inner))) or [[]]
         for i, line in enumerate(lines):
             yield (
                 Segment(self.head, console.get_style(self.style))

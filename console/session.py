@@ -84,7 +84,8 @@ class Screen:
         saved = self._keep(data, files, now)
         view = message_view(data, terminal=self.terminal, zone=self.zone, now=now, skip=saved)
         if view is not None:
-            self.console.print(Labelled(prefix, view) if prefix else view)
+            # crop=False: a word longer than the line (a link) runs past the edge, uncut
+            self.console.print(Labelled(prefix, view) if prefix else view, crop=False)
         for note in saved.values():  # unbroken: a path is copied in one piece
             self.console.print(note, style="dim", soft_wrap=True)
 
