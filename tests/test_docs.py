@@ -5,6 +5,7 @@ interfaces.md's settings tables name every setting with its default."""
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from bot.config import RENAMED_EXTENSIONS, ServerConfig, Settings
+from bot.config import DEFAULT_DENY, RENAMED_EXTENSIONS, ServerConfig, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "docs" / "architecture.md", ROOT / "docs" / "interfaces.md"]
@@ -111,3 +112,74 @@ def test_the_settings_tables_name_every_setting_with_its_default() -> None:
     assert bot_table == expected
     per_server = {name.upper(): _default(ServerConfig, name) for name in ServerConfig.model_fields}
     assert server_table == per_server
+
+
+# a command with its options, as the README writes one to type: `/schedule run:say hi time:5 ...`
+# (not a fragment: `/schedule ... on_doubt:run`, `/cancel id:`)
+_EXAMPLE = re.compile(r"/[a-z_]+(?: [a-z_]+)* [a-z_]+:\S.*")
+_REFUSED = ("Refused", "is wrong", "unknown option", "went wrong", "not enabled", "is one of")
+
+
+def readme_examples() -> list[str]:
+    spans = re.findall(r"`([^`\n]+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
+    return sorted(
+        {
+            span
+            for span in spans
+            if _EXAMPLE.fullmatch(span)
+            and "..." not in span
+            and not re.search(r"\b[a-z_]+:(\s|$)", span)
+        }
+    )
+
+
+def _needs(example: str) -> str:
+    """What the README says an example needs, in the sentences right after it ("" when none)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    after = text.split(f"`{example}`", 1)[1].split(". ", 2)
+    found = re.search(r"needs .*?`(DOOM_[A-Z_]+)`", ". ".join(after[:2]))
+    return found.group(1) if found else ""
+
+
+def _run(tmp_path: Path, example: str, **extra: object) -> str:
+    from console.front import main
+    from tests.cogs.harness import make_settings
+
+    settings = make_settings(
+        tmp_path, admin_role_ids=[], moderator_role_ids=[], admin_user_ids=[], **extra
+    )
+    out = io.StringIO()
+    assert main(settings, stdin=io.StringIO(f"{example}\nquit\n"), stdout=out) == 0
+    said = out.getvalue().split("type /help, or quit.", 1)[1]
+    assert said.split("Buttons: type yes, no or a label.", 1)[1].strip(), said  # a reply came
+    return said
+
+
+def test_the_readme_has_examples_to_run() -> None:
+    found = readme_examples()
+    assert "/schedule run:say hello time:5 unit:second id:greet" in found
+    assert any(
+        example.startswith("/schedule run:kill @e[type=item] when:06:00") for example in found
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", readme_examples())
+def test_a_readme_example_runs_as_written_or_says_what_it_needs(
+    example: str, tmp_path: Path
+) -> None:
+    """Each, typed into the console on the default setup (the embedded server): accepted, or
+    refused with a reply that names the setting the README says the example needs; with that
+    setting, accepted."""
+    said = _run(tmp_path / "default", example)
+    if not any(word in said for word in _REFUSED):
+        return
+    needs = _needs(example)
+    assert needs, f"{example!r} is refused and the README does not say what it needs:\n{said}"
+    assert needs in said, said  # the refusal names the same setting
+    assert needs == "DOOM_DENY_COMMANDS", needs  # the one this test knows how to set
+    root = re.search(r"\brun:(\S+)", example)
+    assert root is not None
+    deny = [c for c in DEFAULT_DENY if c != root.group(1)]
+    said = _run(tmp_path / "set", example, deny_commands=deny)
+    assert not any(word in said for word in _REFUSED), said

@@ -27,7 +27,7 @@ from mecha import AstCommand, AstNode, AstResourceLocation, DiagnosticError, Mec
 from mecha.ast import AstVector2, AstVector3
 
 from bot.errors import CommandParseError, CommandRefused
-from bot.i18n import Text, lazy
+from bot.i18n import Joined, Text, lazy
 from bot.minecraft.command_rules import AllowList, refusal
 from bot.minecraft.execute_chain import read_chain
 from bot.minecraft.parse_words import in_words
@@ -299,13 +299,18 @@ class CommandChecker:
             where = lazy(" (inside `{command}`)", command=command) if nested else ""
             for entry in self.deny:
                 if words[: len(entry)] == entry:
-                    return CommandRefused(
-                        lazy(
-                            "`{command}` is on this server's deny-list{where}.",
-                            command=" ".join(entry),
-                            where=where,
-                        )
+                    said = lazy(
+                        "`{command}` is on this server's deny-list{where}.",
+                        command=" ".join(entry),
+                        where=where,
                     )
+                    how = lazy(
+                        "An admin allows it by taking it out of DOOM_DENY_COMMANDS, or for one "
+                        "server with that server's ALLOW_COMMANDS (e.g. "
+                        "DOOM_SERVERS__0__ALLOW_COMMANDS={command}).",
+                        command=" ".join(entry),
+                    )
+                    return CommandRefused(Joined([said, how], " "))
             level = required_level(words[0])
             what = words[0]
             gate = _node_gate(node.identifier)

@@ -4,11 +4,13 @@ allows, the nearest valid word; never pydantic's or a parser's phrasing."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
+from console.front import main
 from console.session import parse_line, run_console
-from tests.cogs.harness import ADMIN, Harness
+from tests.cogs.harness import ADMIN, Harness, make_settings
 
 LIBRARY_WORDS = ("Input should be", "Extra inputs are not permitted", "Expected literal")
 
@@ -48,3 +50,14 @@ async def test_an_unknown_option_after_a_closed_value_is_named(
 ) -> None:
     with pytest.raises(ValueError, match=said):
         parse_line(line, bare.bot)
+
+
+def test_a_deny_list_refusal_says_which_setting_allows_it(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, admin_role_ids=[], moderator_role_ids=[], admin_user_ids=[])
+    out = io.StringIO()
+    lines = io.StringIO("/schedule run:stop time:5 unit:second\nquit\n")
+    assert main(settings, stdin=lines, stdout=out) == 0  # on the embedded server
+    text = out.getvalue()
+    assert "stop is on this server's deny-list." in text, text
+    assert "taking it out of DOOM_DENY_COMMANDS" in text, text
+    assert "DOOM_SERVERS__0__ALLOW_COMMANDS=stop" in text, text
