@@ -184,7 +184,10 @@ class DoomBot(commands.Bot):
         """The user of an interaction as the operations see them."""
         user = interaction.user
         rank = rank_of(user, self.settings)
-        return Caller(user.id, str(user), rank, self.face, interaction.id, interaction.guild_id)
+        # the name the guild sees (nickname, else display name), as the audit log says it
+        return Caller(
+            user.id, user.display_name, rank, self.face, interaction.id, interaction.guild_id
+        )
 
     def alert_channel_id(self, server: ServerServices) -> int | None:
         return server.config.alert_channel_id or self.settings.alert_channel_id

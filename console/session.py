@@ -19,6 +19,7 @@ __all__ = [
 ]
 
 import asyncio
+import getpass
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
@@ -30,6 +31,7 @@ from rich.console import Console
 
 from bot.i18n import N_, _
 from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
+from bot.localdiscord.records import channel_name
 from bot.localdiscord.scheduled_events import describe_event
 from console.files import keep
 from console.lines import LineSource, PipeLines, TerminalLines, quiet_terminal
@@ -64,6 +66,8 @@ class Screen:
         self.zone = zone
         self.clock = clock
         self.files = files  # where what Discord would attach is written (None: not kept)
+        # a channel's name for a post's prefix (the session sets the local Discord's)
+        self.channel_name: Callable[[int | None], str] = str
         self.console = Console(
             file=out,
             width=None if terminal else _PLAIN_WIDTH,
@@ -130,7 +134,7 @@ class Screen:
             return
         prefix = _("(updated) ") if sent.kind in ("edit", "channel_edit") else ""
         if sent.kind in ("channel", "channel_edit"):
-            prefix = f"[#{sent.channel_id}] {prefix}"
+            prefix = f"[#{self.channel_name(sent.channel_id)}] {prefix}"
         self.show(sent.data, prefix, sent.files)
 
 
@@ -177,6 +181,14 @@ async def run_console(
     )
 
 
+def console_user_name() -> str:
+    """The name the console user goes by: the system's user name, else "console"."""
+    try:
+        return getpass.getuser() or "console"
+    except (KeyError, OSError):  # no login name and no entry in the password database
+        return "console"
+
+
 def _greet(screen: Screen) -> None:
     screen.say(_("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."))
 
@@ -188,6 +200,9 @@ async def _session(
     user_id: int,
     role_ids: Sequence[int],
 ) -> None:
+    screen.channel_name = lambda cid: channel_name(cid, local.channel_id, local.bot.settings)
+    if user_id == CONSOLE_USER_ID:  # the person at the terminal, by their name where it is known
+        local.names.setdefault(user_id, console_user_name())
     local.listeners.append(screen.listener)
     state = _State(local, screen)
     try:

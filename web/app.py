@@ -64,7 +64,7 @@ from web import (
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import EXTENSION, HostBot, WebError, WebState
 from web.inputs import too_large
-from web.markup import discord_html
+from web.markup import discord_html, discord_inline
 
 if TYPE_CHECKING:
     from bot.services import Services
@@ -184,6 +184,7 @@ def _install_handlers(app: Quart) -> None:
     app.jinja_env.globals["get_flashed_messages"] = flashes.get_flashed_messages
     # the outcomes flashed are the sentences Discord gets: bold, code, <t:…> times
     app.jinja_env.filters["discord"] = discord_html
+    app.jinja_env.filters["discord_inline"] = discord_inline
 
     @app.context_processor
     async def common() -> dict[str, Any]:

@@ -9,7 +9,7 @@ the zone named (:func:`web.zones.time_text`).
 
 from __future__ import annotations
 
-__all__ = ["discord_html", "discord_text"]
+__all__ = ["discord_html", "discord_inline", "discord_text"]
 
 import functools
 import re
@@ -65,6 +65,11 @@ def _parser() -> MarkdownIt:
 def discord_html(text: object) -> Markup:
     """``text`` with Discord's markup as HTML, everything else escaped."""
     return Markup(_parser().render(str(text)))
+
+
+def discord_inline(text: object) -> Markup:
+    """``discord_html`` of one line, without the paragraph around it (a table cell's fact)."""
+    return Markup(_parser().renderInline(str(text)))
 
 
 def discord_text(text: object, zone: ZoneInfo | None = None) -> str:

@@ -26,7 +26,7 @@ from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
-from bot.operations.reads import LISTS
+from bot.operations.reads import LISTS, planned_facts
 from bot.wallclock.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
@@ -185,6 +185,10 @@ def planned_row(plan: Schedule) -> dict[str, Any]:
         "last_outcome": plan.last_outcome,
         "last_lateness": plan.last_lateness,
         "run_count": plan.run_count,
+        # the options as given, for the API; `facts` as every face says them (Discord markup)
+        "conditions": dict(plan.conditions) if plan.conditions else None,
+        "announce": list(plan.announce),
+        "facts": [[name, text] for name, text in planned_facts(plan)],
     }
 
 

@@ -4,11 +4,11 @@ summary line uses, and its details as name and value in the reader's language.""
 
 from __future__ import annotations
 
-__all__ = ["ALERTS", "KINDS", "NOTICES", "shown_details", "title_of"]
+__all__ = ["ALERTS", "HIDDEN", "KINDS", "NOTICES", "shown_details", "title_of"]
 
 from typing import TYPE_CHECKING
 
-from bot.i18n import Lazy, _, lazy
+from bot.i18n import N_, Lazy, _, lazy
 
 if TYPE_CHECKING:
     from bot.events.event import Event
@@ -81,6 +81,25 @@ KINDS: dict[str, Lazy] = {
 }
 
 
+# the pack's own fields (datapack core/event/line) as a reader names them
+_PACK_NAMES: dict[str, str] = {
+    "by": N_("runs as"),
+    "retry": N_("retries left"),
+    "players": N_("players online"),
+    "then": N_("after the wait"),
+}
+# the pack's reason words, said as a moderator would
+_PACK_VALUES: dict[tuple[str, str], Lazy] = {
+    ("why", "too_few"): lazy("fewer players online than it requires"),
+    ("why", "too_many"): lazy("more players online than it allows"),
+    ("why", "not_online"): lazy("its player is not online"),
+    ("then", "run"): lazy("run anyway"),
+    ("then", "skip"): lazy("skipped"),
+}
+# the run's key (`k`) is the bot's bookkeeping: kept in the event's details (the API), not shown
+HIDDEN = frozenset({"k"})
+
+
 def title_of(event: Event) -> str:
     """The event's title in the current language (an alert's as the alert channel says it);
     a type nobody named yet is itself."""
@@ -97,6 +116,12 @@ def shown_details(event: Event) -> list[tuple[str, str]]:
     plain one may be a marked reason (a pack event's values are not in the catalog: kept)."""
     shown = []
     for key, value in event.details.items():
-        text = str(value) if isinstance(value, Lazy) else _(value) if value else value
-        shown.append((_(key), text))
+        if key in HIDDEN:
+            continue
+        if isinstance(value, Lazy):
+            text = str(value)
+        else:
+            word = _PACK_VALUES.get((key, value))
+            text = str(word) if word is not None else _(value) if value else value
+        shown.append((_(_PACK_NAMES.get(key, key)), text))
     return shown

@@ -3,7 +3,7 @@ it refused as Discord would, one interaction's exchange, and a clock that moves 
 
 from __future__ import annotations
 
-__all__ = ["EPHEMERAL", "Exchange", "Refusal", "Sent", "VirtualClock"]
+__all__ = ["EPHEMERAL", "Exchange", "Refusal", "Sent", "VirtualClock", "channel_name"]
 
 import asyncio
 from dataclasses import dataclass, field
@@ -13,6 +13,23 @@ from typing import Any
 from bot.localdiscord.message_text import render
 
 EPHEMERAL = 1 << 6  # the message flag Discord shows to the invoker only
+# the channels the settings name, by what goes there (the local Discord has no names for them)
+_CHANNEL_ROLES = (
+    ("alert_channel_id", "alerts"),
+    ("audit_channel_id", "audit"),
+    ("discord_event_channel_id", "events"),
+)
+
+
+def channel_name(channel_id: int | None, local: int, settings: object) -> str:
+    """A channel's name as Discord would show it: the local channel (`local`) is #general,
+    the alert, audit and event channels of `settings` are named for what they carry."""
+    if channel_id == local:
+        return "general"
+    for setting, name in _CHANNEL_ROLES:
+        if channel_id is not None and getattr(settings, setting, None) == channel_id:
+            return name
+    return str(channel_id)
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ __all__ = [
     "Shown",
     "game_time",
     "page",
+    "planned_facts",
     "show",
 ]
 
@@ -21,9 +22,12 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.i18n import N_, _
+from bot.minecraft.conditions import describe, pack_cond
 from bot.operations.queue import ServerRef, TaskRef
 from bot.operations.ranks import Rank
 from bot.store.ledger import LIVE
+from bot.wallclock.when import human
 
 if TYPE_CHECKING:
     from bot.minecraft.pack_tasks import Task
@@ -149,3 +153,21 @@ async def task_on_doubt(target: ServerServices, task: Task | None) -> OnDoubt:
         if entry.bkey == task.k:
             return "run" if entry.on_doubt == "run" else "skip"
     return "skip"
+
+
+# the names of a planned row's facts, as a game-time task's reply names its conditions
+_ONLY_IF = N_("only if")
+_ANNOUNCE = N_("announce")
+
+
+def planned_facts(row: Schedule) -> list[tuple[str, str]]:
+    """What a planned row holds besides its command and times, as (name, text) in the reader's
+    language: its conditions (`require`, `if_not`, `max_wait`, `after_wait`) and its in-game
+    countdown (`announce`). Every face shows these, from here."""
+    facts = []
+    cond = pack_cond(row.conditions)
+    if cond is not None:
+        facts.append((_(_ONLY_IF), describe(cond)))
+    if row.announce:
+        facts.append((_(_ANNOUNCE), ", ".join(human(s) for s in row.announce)))
+    return facts

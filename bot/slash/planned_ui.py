@@ -23,8 +23,9 @@ from discord import app_commands
 from bot.i18n import _
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import run_outcome, schedule_state
+from bot.operations.reads import planned_facts
 from bot.store.schedules import Run, Schedule
-from bot.wallclock.when import human, repeat_text
+from bot.wallclock.when import repeat_text
 
 WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
 
@@ -80,8 +81,8 @@ def planned_embed(
         lines = [stamp_with_distance(t) for t in upcoming]
         embed.add_field(name=_("next runs"), value="\n".join(lines), inline=False)
     embed.add_field(name=_("repeats"), value=repeat_text(row.spec))
-    if row.announce:
-        embed.add_field(name=_("announce"), value=", ".join(human(s) for s in row.announce))
+    for name, text in planned_facts(row):
+        embed.add_field(name=name, value=text, inline=False)
     if row.as_player:
         embed.add_field(name=_("as"), value=_("player `{player}`", player=row.as_player))
     if row.retry:

@@ -131,7 +131,7 @@ async def test_invalid_and_dropped_are_alerts_of_their_own(tailed: Harness, tmp_
     assert dropped["title"] == "Task removed: the entity it runs as is gone"
     assert {f["name"]: f["value"] for f in invalid["fields"]}["task"] == "`typo_task`"
     fields = {f["name"]: f["value"] for f in dropped["fields"]}
-    assert fields["task"] == "`marker_task`" and fields["by"] == "`0-0-0-0-1`"
+    assert fields["task"] == "`marker_task`" and fields["runs as"] == "`0-0-0-0-1`"
     assert not post.payload.get("content")  # mentions are for exhaustion only
 
 
