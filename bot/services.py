@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from bot.minecraft.sftp_files import RemoteFacts
     from bot.store.audit import AuditStore
     from bot.store.db import Database
+    from bot.store.event_log import EventLog
     from bot.store.history import RunHistory
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ class Services:
     scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
     _history: RunHistory | None = field(default=None, repr=False)
     _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
+    _event_log: EventLog | None = field(default=None, repr=False)
     # each server's health checks (bot.background.health), made and started by start()
     health: dict[str, HealthMonitor] = field(default_factory=dict)
 
@@ -179,6 +181,15 @@ class Services:
         return await self.servers[server].pack.get_time()
 
     @property
+    def event_log(self) -> EventLog:
+        """Every server's recent events, kept across restarts (bot.store.event_log)."""
+        if self._event_log is None:
+            from bot.store.event_log import EventLog
+
+            self._event_log = EventLog(self.db)
+        return self._event_log
+
+    @property
     def db(self) -> Database:
         """The bot's database; every store keeps its tables there (bot.store.db)."""
         return self.audit.db
@@ -189,6 +200,8 @@ class Services:
         (a test may have set another scheduler after build_services)."""
         from bot.events.guarded import GuardedEvents
 
+        if self.bus.recorder is None and getattr(self.audit, "db", None) is not None:
+            self.bus.recorder = self.event_log.add  # the events page reads them after a restart
         if self.scheduler is not None:
             for name, server in self.servers.items():
                 if isinstance(server.events, GuardedEvents):

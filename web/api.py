@@ -375,9 +375,11 @@ async def audit(query_args: AuditQuery) -> Any:
 @tag(["events"])
 @page()
 async def events() -> Any:
-    """The most recent pack events, newest first (live: GET /events/stream, SSE).
+    """The most recent events, newest first, kept across restarts (live: GET /events/stream,
+    SSE); `details` are the fields as the source gave them (a run's key `k` included).
 
     What the servers said: tasks run, retried, given up, parked for an offline player and
     restored, restored after a crash. The same events the alert channel gets.
     """
-    return {"events": recent()}
+    found, _older = await recent()
+    return {"events": found}

@@ -9,15 +9,20 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterable, AsyncIterator
+from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from quart import Blueprint, g, make_response, render_template
+from quart import Blueprint, g, make_response, render_template, request
 
 from bot.aio import cancel_and_wait
 from bot.events.kinds import shown_details, title_of
+from bot.i18n import N_
+from bot.i18n.retranslate import retranslate
 from web.auth import page
 from web.context import state
+from web.inputs import whole_number
 from web.markup import discord_text
 from web.zones import reader_zone
 
@@ -29,6 +34,7 @@ log = logging.getLogger(__name__)
 blueprint = Blueprint("events", __name__)
 HEARTBEAT = 15.0  # seconds between SSE comments, so proxies keep the stream open
 CLIENT_QUEUE = 256  # a slow tab loses its oldest events, never holds the bus up
+PAGE = 100  # events a page lists
 
 
 def event_json(event: Event, zone: ZoneInfo | None = None) -> dict[str, Any]:
@@ -49,14 +55,30 @@ def event_json(event: Event, zone: ZoneInfo | None = None) -> dict[str, Any]:
     }
 
 
-def recent(limit: int = 100) -> list[dict[str, Any]]:
-    return [event_json(e) for e in list(state().services.bus.history)[-limit:]][::-1]
+async def recent(before: int | None = None) -> tuple[list[dict[str, Any]], int | None]:
+    """A page of the kept events, newest first (those of before the last restart too), and
+    the marker of the next older page (None on the last)."""
+    found = await state().services.event_log.recent(limit=PAGE, before=before)
+    older = found[-1].id if len(found) == PAGE else None
+    return [event_json(_said_again(s.event)) for s in found], older
+
+
+def _said_again(event: Event) -> Event:
+    """A kept event's texts (kept in English) in the reader's language where the catalogs
+    know them."""
+    details = {k: retranslate(str(v)) for k, v in event.details.items()}
+    return replace(event, details=MappingProxyType(details))
 
 
 @blueprint.get("/events")
 @page()
 async def feed() -> Any:
-    return await render_template("events.html", events=recent(), user=g.user)
+    text = request.args.get("before", "").strip()
+    before = whole_number(text, "before", N_("page marker"), low=0) if text else None
+    events, older = await recent(before)
+    return await render_template(
+        "events.html", events=events, older=older, first=before is None, user=g.user
+    )
 
 
 @blueprint.get("/events/stream")

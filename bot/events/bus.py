@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,8 @@ class EventBus:
     restart_delay: float = RESTART_DELAY
 
     def __init__(self) -> None:
+        # where each event is kept once told (bot.store.event_log), for pages read after a restart
+        self.recorder: Callable[[Event], Awaitable[None]] | None = None
         self._pumps: dict[str, _Pump] = {}
         self.history: deque[Event] = deque(maxlen=HISTORY)
         self.counts: dict[tuple[str, str], int] = {}  # (server, type) -> events seen
@@ -100,11 +102,20 @@ class EventBus:
                 async with contextlib.aclosing(source.events()) as stream:
                     async for event in stream:
                         self._publish(server, event)
+                        await self._record(event)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a broken source is restarted, not given up on
                 log.exception("event source of %s failed; restarting it", server)
                 await asyncio.sleep(self.restart_delay)
+
+    async def _record(self, event: Event) -> None:
+        if self.recorder is None:
+            return
+        try:
+            await self.recorder(event)
+        except Exception:  # a full disk must not stop the alerts: the page misses this one
+            log.exception("keeping event %s of %s failed", event.seq, event.server)
 
     def _publish(self, server: str, event: Event) -> None:
         self.history.append(event)
