@@ -27,8 +27,8 @@ from pydantic import ValidationError
 from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from bot import errors, refusals
-from bot.i18n import N_, _
+from bot import errors
+from bot.i18n import N_, _, refusals
 from bot.i18n.formats import number
 from bot.operations.reads import LISTS
 from web.context import WebError

@@ -25,8 +25,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
 
-from bot import errors, refusals
-from bot.i18n import _
+from bot import errors
+from bot.i18n import _, refusals
 
 VERSION = 1  # files without the condition keys (written before them) read as they did
 # the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from bot.i18n import Text, lazy
-from bot.refusals import nearest
+from bot.i18n.refusals import nearest
 
 _EXPECTED = re.compile(
     r"^Expected (?P<expected>.*) but (?:got (?P<got>.*?)|reached end of file)\.?$", re.DOTALL

@@ -18,8 +18,8 @@ import discord
 import pydantic
 from discord import app_commands
 
-from bot import errors, refusals
-from bot.i18n import _
+from bot import errors
+from bot.i18n import _, refusals
 from bot.slash.fit import MARK, clip
 
 log = logging.getLogger(__name__)

@@ -159,7 +159,7 @@ async def test_a_bad_require_is_refused_and_nothing_is_stored(
 ) -> None:
     operations, recorder, server = ops
     for wall in (False, True):
-        when = {"when": "in 5m"} if wall else {"time": 5}
+        when = {"when": "in 5m"} if wall else {"time": 5, "unit": "tick"}
         req = schedule.ScheduleRequest(run="say x", id="x", require="players>>2", **when)  # type: ignore[arg-type]
         with pytest.raises(errors.ValidationError, match="is not a condition") as refused:
             await schedule.schedule(operations, MOD, req)
