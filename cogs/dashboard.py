@@ -6,6 +6,7 @@ from __future__ import annotations
 
 __all__ = ["DashboardCog", "setup"]
 
+import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +75,12 @@ class DashboardCog(commands.Cog, name="Dashboard"):
 
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
-        self.web_blueprint = _blueprint(bot)  # mounted by the dashboard while this cog is loaded
+
+    @functools.cached_property
+    def web_blueprint(self) -> Any:
+        """Mounted by the dashboard while this cog is loaded; made when first asked for, since
+        importing Quart is ~1 s of a start that a bot without the dashboard never needs."""
+        return _blueprint(self.bot)
 
     @app_commands.command(description="A one-time link that logs you in to the web dashboard.")
     @app_commands.guild_only()
