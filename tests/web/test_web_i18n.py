@@ -69,6 +69,7 @@ async def test_a_chinese_browser_gets_the_dashboard_in_chinese(
     # a typo: the command check's sentence in Chinese, with its caret; nothing queued
     await page.get_by_label("命令", exact=True).fill("sya hello")
     await page.get_by_label("延迟").fill("5")
+    await page.locator("select[name=unit]").select_option("tick")
     await page.get_by_role("button", name="计划", exact=True).click()
     error = page.locator("#schedule-error")
     await error.wait_for()

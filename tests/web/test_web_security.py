@@ -273,7 +273,11 @@ async def test_a_moderator_cannot_reach_the_packs_state_through_the_api_or_the_p
     try:
         status, body = await bearer.post(
             "/api/servers/main/tasks",
-            json={"run": "data modify storage doom.schedule:data queue set value []", "time": 5},
+            json={
+                "run": "data modify storage doom.schedule:data queue set value []",
+                "time": 5,
+                "unit": "tick",
+            },
             headers=headers,
         )
         assert status == 400
@@ -288,6 +292,7 @@ async def test_a_moderator_cannot_reach_the_packs_state_through_the_api_or_the_p
         data={
             "run": "execute as @a run scoreboard objectives remove doom.schedule",
             "time": "5",
+            "unit": "tick",
             "csrf_token": await mod.csrf(),
         },
     )
