@@ -27,6 +27,9 @@ from mcsim.nbt.values import (
     tag_kind,
 )
 
+# Compounds are read with dict.get: nbtlib's Compound.get first tries the key as an nbtlib Path
+# (a str raises AttributeError inside it), ~20x slower, and this is every `data` command's path.
+
 __all__ = [
     "ALL",
     "INVALID_NODE",
@@ -71,7 +74,7 @@ def nbt_matches(standard: Tag | None, subject: Tag | None) -> bool:
     if kind is Compound:
         if len(subject) < len(standard):
             return False
-        return all(nbt_matches(value, subject.get(key)) for key, value in standard.items())
+        return all(nbt_matches(value, dict.get(subject, key)) for key, value in standard.items())
     if isinstance(standard, list):
         if not standard:
             return not subject
@@ -152,14 +155,14 @@ class Named(Node):
 
     def get(self, cur: Tag, out: list[Tag]) -> None:
         if isinstance(cur, dict):
-            value = cur.get(self.name)
+            value = dict.get(cur, self.name)
             if value is not None:
                 out.append(value)
 
     def walk(self, slot: Slot, supplier: Supplier | None, out: list[Slot]) -> None:
         cur = slot[0]
         if isinstance(cur, dict):
-            value = cur.get(self.name)
+            value = dict.get(cur, self.name)
             if value is None:
                 if supplier is None:
                     return
@@ -174,7 +177,7 @@ class Named(Node):
         cur = slot[0]
         if isinstance(cur, dict):
             value = supplier()
-            old = cur.get(self.name)
+            old = dict.get(cur, self.name)
             cur[self.name] = value
             return 0 if old is not None and nbt_equal(value, old) else 1
         return 0
@@ -196,14 +199,14 @@ class FilteredNamed(Node):
 
     def get(self, cur: Tag, out: list[Tag]) -> None:
         if isinstance(cur, dict):
-            value = cur.get(self.name)
+            value = dict.get(cur, self.name)
             if nbt_matches(self.filter, value):
                 out.append(value)
 
     def walk(self, slot: Slot, supplier: Supplier | None, out: list[Slot]) -> None:
         cur = slot[0]
         if isinstance(cur, dict):
-            value = cur.get(self.name)
+            value = dict.get(cur, self.name)
             if value is None:
                 if supplier is None:
                     return
@@ -219,7 +222,7 @@ class FilteredNamed(Node):
     def set(self, slot: Slot, supplier: Supplier) -> int:
         cur = slot[0]
         if isinstance(cur, dict):
-            old = cur.get(self.name)
+            old = dict.get(cur, self.name)
             if nbt_matches(self.filter, old):
                 value = supplier()
                 if not nbt_equal(value, old):
@@ -229,7 +232,7 @@ class FilteredNamed(Node):
 
     def clear(self, slot: Slot) -> int:
         cur = slot[0]
-        if isinstance(cur, dict) and nbt_matches(self.filter, cur.get(self.name)):
+        if isinstance(cur, dict) and nbt_matches(self.filter, dict.get(cur, self.name)):
             del cur[self.name]
             return 1
         return 0
