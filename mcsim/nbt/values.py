@@ -250,7 +250,9 @@ def to_python(tag: Tag) -> object:
     if isinstance(tag, list):
         return [to_python(v) for v in tag]
     if isinstance(tag, Array):
-        return [int(v) for v in tag]
+        # numpy's tolist gives Python ints at once; indexing wraps each element in a tag first
+        # (~100x slower, and every task record holds a UUID array)
+        return list(tag.tolist())
     if isinstance(tag, String):
         return str(tag)
     if isinstance(tag, Float | Double):
