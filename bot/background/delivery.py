@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.background.doubt import DOUBT_TYPE, doubt_label
 from bot.errors import BotError, PackError, may_have_run
 from bot.i18n import N_, Text, lazy
+from bot.i18n.formats import stamp
 from bot.minecraft import handover
 from bot.minecraft.conditions import pack_cond
 from bot.minecraft.pack_client import PackClient, Staged
@@ -57,6 +59,9 @@ class Delivery:
     # unasked
     in_doubt: bool = False
     found_after_restart: bool = False  # recovered, and the mark says it was handed over
+    # the rollbacks counted (PackClient.rollbacks) when the first attempt whose answer was
+    # lost went out: a rollback after it took the mark and the `ran` it may have left
+    lost_answer: int | None = None
 
     @property
     def one_shot(self) -> bool:
@@ -73,6 +78,7 @@ class Delivery:
         # the staged request's content does not depend on the due
         staged: Staged | None = None if self.extra else owner.take_staged(row.id)
         while True:
+            sent_at: int | None = None  # set once this attempt's request may go out
             if attempt > 0:
                 current = await owner.store.get(row.id)
                 if current is not None and current.state == "cancelled":
@@ -94,12 +100,21 @@ class Delivery:
                 # the server took it before the bot stopped: when is not known here (the
                 # pack's `ran` tells the run history), and now is not it
                 self.found_after_restart = known and self.recovered
+                if not known and self._rolled_back(server.pack):
+                    # sent, its answer lost, then the server came back from an older save:
+                    # whether it ran is unknown (bot.background.doubt), the row's policy decides
+                    self.lost_answer = None
+                    self._alert_doubt("run" if row.on_doubt == "run" else "skipped")
+                    if row.on_doubt != "run":
+                        await self._finished_in_doubt()
+                        return
                 if not known and not self.waiting_said and owner.clock.now() > deadline:
                     # never handed over (no mark) and now too late: e.g. the bot died mid
                     # hand-over and came back after max_late
                     await self._finished_badly("missed", N_("it could not be handed over in time"))
                     return
                 self.tries += 1
+                sent_at = server.pack.rollbacks()
                 result = await handover.hand_over(
                     server.pack,
                     command=row.command,
@@ -118,6 +133,8 @@ class Delivery:
             except PackError as e:
                 if e.code in TRANSIENT:
                     self.in_doubt = True
+                    if e.code != "no_input":  # no_input: nothing was queued
+                        self._answer_lost(sent_at)
                     if not await self._wait_retry(e, attempt):
                         return
                     attempt += 1
@@ -141,6 +158,8 @@ class Delivery:
                 return
             except BotError as e:  # unreachable, timeout, bad password: retry until max_late
                 self.in_doubt = self.in_doubt or may_have_run(e)
+                if may_have_run(e):
+                    self._answer_lost(sent_at)
                 # later attempts write the request anew: drop the staged one
                 if staged is not None and server is not None:
                     owner.spawn(drop_staged(server.pack, staged.key))
@@ -168,6 +187,24 @@ class Delivery:
         if server is not None:
             with contextlib.suppress(BotError):
                 await handover.forget_mark(server.pack, key)
+
+    def _answer_lost(self, sent_at: int | None) -> None:
+        if sent_at is not None and self.lost_answer is None:
+            self.lost_answer = sent_at
+
+    def _rolled_back(self, pack: PackClient) -> bool:
+        """An attempt's answer was lost, and the server came back from an older save since it
+        went out: neither the mark nor the record can say whether it ran."""
+        return self.lost_answer is not None and pack.rollbacks() > self.lost_answer
+
+    def _alert_doubt(self, kind: str) -> None:
+        label = lazy("{id} (due {due})", id=self.row.task_id, due=stamp(self.due))
+        self.owner.alert(self.row, DOUBT_TYPE, self.due, **{doubt_label(kind): label})
+
+    async def _finished_in_doubt(self) -> None:
+        """Not sent again (the default policy, `skip`): the alert names it; /run_now runs it."""
+        state: State | None = "done" if self.one_shot else None
+        await self.owner.store.finish_run(self.run_id, "in_doubt", state=state, attempts=self.tries)
 
     async def _wait_retry(self, error: BotError, attempt: int) -> bool:
         """Sleep before the next hand-over attempt; False (the run is marked missed) once it

@@ -6,8 +6,10 @@ with the world, so a run is known only once the poller has read its `ran` event 
 records it before the poller's cursor moves past it). What the server ran after the poller's
 last whole read and before it stopped is lost with the ring: the window of doubt, from the game
 time of that read to the latest game time the server could have reached (bot.store.ledger
-measures it: the poll interval, at the tick rate the bot saw). A task of the bot that was due
-in it (or before it with no `ran` read) and whose run no read brought is in doubt, and its
+measures it: the poll interval, at the highest tick rate the bot saw lately). A task of the bot
+that was due in it (or before it with no `ran` read) and whose run no read brought is in doubt,
+and so is a wall-clock hand-over whose answer was lost when the server died, once the server is
+found back from an older save (the rollback took its mark; bot.background.delivery). Its
 policy decides:
 
 - `skip` (the default): it is not run again. A reward given twice or an announcement made twice
@@ -32,7 +34,16 @@ from bot.events.event import Event
 from bot.i18n import N_, Joined, Text, lazy
 from bot.store.ledger import Entry, Pending
 
-__all__ = ["DOUBT_TYPE", "ON_DOUBT", "DoubtReport", "Window", "in_doubt", "plan_doubt", "window_of"]
+__all__ = [
+    "DOUBT_TYPE",
+    "ON_DOUBT",
+    "DoubtReport",
+    "Window",
+    "doubt_label",
+    "in_doubt",
+    "plan_doubt",
+    "window_of",
+]
 
 DOUBT_TYPE: Final = "in_doubt_after_crash"
 ON_DOUBT: Final = ("skip", "run")  # the policies; the first is the default
@@ -41,6 +52,11 @@ _LABELS: Final = {
     "run": N_("may have run before the crash, run again"),
     "failed": N_("could not be handled"),
 }
+
+
+def doubt_label(kind: str) -> str:
+    """What was done with a task in doubt (`skipped`, `run`, `failed`), as an alert names it."""
+    return _LABELS[kind]
 
 
 @dataclass(frozen=True)

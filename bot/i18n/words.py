@@ -43,6 +43,8 @@ def run_outcome(outcome: str) -> str:
         "skipped": pgettext("run outcome", "skipped"),
         "failed": pgettext("run outcome", "failed"),
         "cancelled": pgettext("run outcome", "cancelled"),
+        # a hand-over whose answer a crash took, not sent again (bot.background.doubt)
+        "in_doubt": pgettext("run outcome", "in doubt after a crash, not sent again"),
         # a game-time task's runs, as the pack's events say them
         "retry": pgettext("run outcome", "failed, retrying"),
         "retry_exhausted": pgettext("run outcome", "failed, no retries left"),

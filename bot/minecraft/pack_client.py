@@ -344,6 +344,12 @@ class PackClient(PackReads):
             await self.compared()
         return bool(await knows(key))
 
+    def rollbacks(self) -> int:
+        """How often the record found the server back from an older save (restores made
+        pending by this process): a hand-over whose answer was lost before one more was counted
+        may have run in the world the rollback took, with no mark or record left to say so."""
+        return int(getattr(self.recorder, "rollbacks", 0))
+
     async def set_hold(self, ticks: int) -> None:
         """Make every #load hold due tasks for up to `ticks` (cfg.hold; 0: no hold) until
         `release`: the crash guard compares the lists with its record first."""

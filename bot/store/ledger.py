@@ -73,8 +73,12 @@ class Ledger(RingSight):
         self._attempt_at: float | None = None  # when the latest read of the ring began
         self._in_flight = False  # that read has not ended yet
         self._lost_at: float | None = None  # the server may have stopped ticking from then on
+        self._peak: tuple[float, float] | None = None  # the highest rate measured lately
         # called when an acknowledgement shows a game time or serial below the marks
         self.on_suspect: list[Callable[[], None]] = []
+        # restores this process made pending: the server came back from an older save (a
+        # hand-over whose answer was lost before one may have run in the world it rolled back)
+        self.rollbacks = 0
 
     async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         if not self._migrated:
@@ -209,6 +213,7 @@ class Ledger(RingSight):
         return result
 
     def _new_pending(self, db: sqlite3.Connection, reason: str) -> Pending:
+        self.rollbacks += 1  # its callers write it: no pending was there
         last_time, last_serial, _ = self._marks(db)
         after, until = self._doubt_window(db, last_time)
         return Pending(last_time, last_serial, reason, self._top_key(db), after, until)

@@ -10,13 +10,17 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["DOUBT_MARGIN", "DOUBT_MIN_RATE", "RingSight"]
+__all__ = ["DOUBT_MARGIN", "DOUBT_MIN_RATE", "RATE_MEMORY", "RingSight"]
 
 # The server ticked at most this fast after the bot's last read of the ring. Vanilla's rate is
 # 20 a second; a `tick rate` the bot measured between its last two reads counts when higher,
 # with half again for a rate raised since.
 DOUBT_MIN_RATE: Final = 20.0
 DOUBT_MARGIN: Final = 1.5
+# A rate measured lower than the highest of this many seconds back does not replace it: a
+# server frozen or stalled between two reads (rate 0) ticks at its own rate again after, and
+# a stalled one catches up faster still.
+RATE_MEMORY: Final = 60.0
 
 
 class RingSight:
@@ -28,6 +32,7 @@ class RingSight:
     _attempt_at: float | None
     _in_flight: bool
     _lost_at: float | None
+    _peak: tuple[float, float] | None  # (the highest rate of RATE_MEMORY, when it was measured)
 
     async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         raise NotImplementedError
@@ -116,7 +121,7 @@ class RingSight:
                 if read_time is not None and row is not None and row[3] is not None:
                     elapsed = now - float(row[3])
                     if elapsed > 0:
-                        rate = (game_time - read_time) / elapsed
+                        rate = self._kept_rate((game_time - read_time) / elapsed, now)
                 db.execute(
                     "INSERT INTO ledger_servers (server, last_time, last_serial, read_time,"
                     " read_at, read_rate) VALUES (?, ?, 0, ?, ?, ?) ON CONFLICT(server) DO"
@@ -130,6 +135,15 @@ class RingSight:
         if await self._run(work):
             self.lost_sight()
             self._suspect()
+
+    def _kept_rate(self, measured: float, now: float) -> float:
+        """The rate the window is measured with: `measured`, or the highest of RATE_MEMORY
+        seconds back when that is higher."""
+        peak = self._peak
+        if peak is not None and peak[0] > measured and now - peak[1] <= RATE_MEMORY:
+            return peak[0]
+        self._peak = (measured, now)
+        return measured
 
     async def poll_failed(self) -> None:
         """A read of the ring failed: the server may have stopped ticking since the last one

@@ -1,0 +1,69 @@
+"""The window of doubt the ledger measures from the ring's reads (bot.store.ledger_sight): a
+server frozen or stalled between the bot's last two reads ticks at its own rate again after,
+so the rate measured over that pause (none) must not shrink the window. Seen in the chaos
+trials with the `rcon` source: a read of the frozen game time, then 20 ticks stepped at 200 a
+second before the SIGKILL; the window ended 3 ticks after the read, and a task run in those 20
+ticks was not in doubt: its saved copy ran again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.store.db import Database
+from bot.store.ledger import Ledger
+from bot.store.ledger_sight import DOUBT_MARGIN, RATE_MEMORY
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def read_at(ledger: Ledger, clock: Clock, at: float, game_time: int) -> None:
+    clock.now = at
+    ledger.poll_started()
+    await ledger.polled(game_time)
+
+
+async def test_a_pause_between_reads_does_not_shrink_the_window(tmp_path: Path) -> None:
+    clock = Clock()
+    db = Database(tmp_path / "bot.sqlite3")
+    ledger = Ledger(db, "sim", clock=clock)
+    try:
+        ledger.regained()  # in sight: the reads count
+        await read_at(ledger, clock, 0.0, 100)
+        await read_at(ledger, clock, 1.0, 300)  # 200 ticks a second
+        await read_at(ledger, clock, 1.05, 300)  # frozen: no tick since the last read
+        clock.now = 1.2  # then stepped at its rate; the next read fails: killed
+        ledger.poll_started()
+        await ledger.poll_failed()
+        pending = await ledger.begin_restore("test")
+        assert pending.doubt_after == 300
+        assert pending.doubt_until is not None
+        assert pending.doubt_until >= 300 + 0.15 * 200 * DOUBT_MARGIN, pending
+    finally:
+        await db.close()
+
+
+async def test_a_rate_measured_long_ago_is_forgotten(tmp_path: Path) -> None:
+    clock = Clock()
+    db = Database(tmp_path / "bot.sqlite3")
+    ledger = Ledger(db, "sim", clock=clock)
+    try:
+        ledger.regained()
+        await read_at(ledger, clock, 0.0, 100)
+        await read_at(ledger, clock, 1.0, 1100)  # a sprint: 1000 ticks a second
+        later = 1.0 + RATE_MEMORY + 1
+        await read_at(ledger, clock, later, 1100 + 20 * int(RATE_MEMORY + 1))  # 20 a second
+        await read_at(ledger, clock, later + 1, 1100 + 20 * int(RATE_MEMORY + 2))
+        clock.now = later + 2
+        ledger.poll_started()
+        await ledger.poll_failed()
+        pending = await ledger.begin_restore("test")
+        assert pending.doubt_after is not None and pending.doubt_until is not None
+        assert pending.doubt_until - pending.doubt_after == 20 * DOUBT_MARGIN, pending
+    finally:
+        await db.close()

@@ -1,0 +1,108 @@
+"""A wall-clock hand-over whose answer a crash took: the server queued the task (and ran it),
+then died before answering, and came back from a save older than the hand-over. Its mark and
+the `ran` the ring had are rolled back with the world, and the bot's record never had the task
+(it records an acknowledgement): nothing can say whether it ran. It is in doubt, as a game-time
+run in the window is (bot.background.doubt): the row's `on_doubt` decides, and an alert names it.
+Seen in the chaos trials with the `rcon` source: the retry sent it again, and it ran twice.
+
+mcsim in-process, stepped by the test, so the order is fixed: the submit runs, one tick runs the
+task, the server crashes, the connection drops before the answer is read."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.background.doubt import DOUBT_TYPE
+from bot.background.scheduler import Scheduler
+from bot.config import DEFAULT_DENY
+from bot.errors import CommandDropped
+from bot.events.event import Event
+from bot.minecraft.command_check import CommandChecker
+from bot.services import ServerServices
+from bot.store.db import Database
+from bot.store.schedules import Creator, ScheduleStore
+from tests.bot.test_ledger import Rig, make_rig
+
+MOD = Creator(7002, "mod#0001")
+
+
+class Feed:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def put_nowait(self, item: Event, /) -> None:
+        self.events.append(item)
+
+
+def crash_after_the_submit(rig: Rig) -> list[str]:
+    """The first hand-over's submit runs, its task runs in the next tick, the server crashes
+    (back to its last save) and the connection drops before the answer is read."""
+    rcon = rig.pack.rcon
+    real = rcon.command
+    crashed: list[str] = []
+
+    async def command(text: str) -> str:
+        reply = await real(text)
+        if "doom.schedule:submit" in text and not crashed:
+            crashed.append(text)
+            rig.server.step(1)  # the task runs: its `ran` only in the ring, the world's
+            rig.restart(crash=True)
+            rcon._drop("test: the server died")
+            raise CommandDropped("The connection dropped; the command may or may not have run.")
+        return reply
+
+    rcon.command = command  # type: ignore[method-assign]
+    return crashed
+
+
+@pytest.mark.parametrize(("policy", "runs"), [("skip", 1), ("run", 2)])
+async def test_a_hand_over_whose_answer_a_crash_took_is_in_doubt(
+    tmp_path: Path, policy: str, runs: int
+) -> None:
+    rig = await make_rig(tmp_path)
+    rig.guard.ring = True
+    rig.pack.compared = rig.guard.compared
+    rig.pack.rcon.on_reconnect.append(rig.guard.notice_reconnect)
+    checker = CommandChecker(deny=DEFAULT_DENY)
+    server = ServerServices(rig.pack.server, rig.pack.rcon, rig.pack, checker, None)
+    store = ScheduleStore(Database(tmp_path / "schedules.sqlite3"))
+    scheduler = Scheduler(store, {"sim": server}, backoff=(0.01,))
+    feed = Feed()
+    scheduler.feed("sim").subscribe(feed)
+    rig.server.run("save-all")  # the crash comes back to before the hand-over
+    saved = rig.server.game_time
+    rig.server.step(40)
+    rig.guard.start()
+    await scheduler.start()
+    try:
+        await asyncio.wait_for(rig.guard.idle.wait(), 10)
+        assert await rig.pack.get_time() > saved  # the bot saw the game time the crash takes back
+        row = await scheduler.create(
+            server="sim",
+            command="say run-w1",
+            task_id="w1",
+            created_by=MOD,
+            when="in 90m",
+            on_doubt=policy,  # type: ignore[arg-type]
+        )
+        crashed = crash_after_the_submit(rig)
+        run = await scheduler.run_now(row.id, "mod", within=10)
+        assert crashed
+        rig.server.step(20)
+        assert rig.runs("run-w1") == runs
+        assert run.outcome == ("in_doubt" if policy == "skip" else "ran"), run
+        doubts = [e for e in feed.events if e.type == DOUBT_TYPE]
+        assert len(doubts) == 1, feed.events
+        said = " ".join(str(v) for v in doubts[0].details.values())
+        assert "w1 (due" in said, said
+        again = "not run again" if policy == "skip" else "run again"
+        assert [k for k in doubts[0].details if k.endswith(f"before the crash, {again}")]
+    finally:
+        await scheduler.stop()
+        await rig.guard.stop()
+        await rig.pack.rcon.close()
+        await rig.db.close()
+        rig.server.stop()
