@@ -37,7 +37,6 @@ from pydantic import ValidationError as PydanticValidationError
 
 from bot import errors
 from bot.i18n import N_, _
-from bot.i18n.formats import number
 from bot.operations import Caller, Face, admin, groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, operations, state
@@ -59,31 +58,6 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
     must not be dropped and the command run at once)."""
 
     @classmethod
-    def rule(cls, field: str) -> str | None:
-        """The rule of a field in the reader's language, said when a value breaks it."""
-        if field == "run":
-            return _("The command must be 1 to {max} characters long.", max=number(MAX_RUN))
-        if field == "time":
-            return _("The delay must be 0 to {max}.", max=number(MAX_INT))
-        if field == "id":
-            return _("A task id is 1 to 64 characters long.")
-        if field == "retry":
-            return _("Retries must be 0 to 1000.")
-        if field == "retry_delay":
-            return _("The retry delay must be 1 to {max} ticks.", max=number(MAX_INT))
-        if field == "every":
-            return _("`every` must be 1 to {max} ticks.", max=number(MAX_INT))
-        if field == "at":
-            return _("`at` is a game tick from 0 to {max}.", max=number(2**63 - 1))
-        if field == "if_not":
-            return _("`if_not` is skip or wait.")
-        if field == "after_wait":
-            return _("`after_wait` is run or skip.")
-        if field == "on_doubt":
-            return _("`on_doubt` is skip or run.")
-        return None
-
-    @classmethod
     def checked(cls, data: Mapping[str, object]) -> Self:
         """The request from these fields; errors.ValidationError with the first fault, named."""
         try:
@@ -98,10 +72,6 @@ class DynamicFields(schedule_ops.DynamicRequest):
     unique id starting with `prefix` (the server is the path's)."""
 
     server: None = None  # the path's
-
-    @classmethod
-    def rule(cls, field: str) -> str | None:
-        return ScheduleRequest.rule(field)
 
     @classmethod
     def checked(cls, data: Mapping[str, object]) -> Self:

@@ -85,22 +85,16 @@ def _field(loc: tuple[int | str, ...]) -> str | None:
 
 
 def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
-    """A body that does not fit its model: the first fault as a sentence, and its field.
-    A model may say its fields' rules in the reader's language (``rule(field)``)."""
+    """A body that does not fit its model: the first fault as a sentence (the words every face
+    uses, bot.i18n.refusals), and its field."""
     if not isinstance(error, ValidationError) or not error.errors():
         return _("The request body must be a JSON object."), None
     first = error.errors()[0]
     field = _field(first["loc"])
-    kind = first["type"]
     if field is None:
         text = _("The request body must be a JSON object.")
-    elif kind in ("extra_forbidden", "missing"):
-        text = refusals.explain(first, model)
     else:
-        # a model may say a field's rule its own way (the schedule form's labels)
-        rule = getattr(model, "rule", None)
-        said = rule(field) if rule is not None else None
-        text = said or refusals.explain(first, model)
+        text = refusals.explain(first, model)
     return text, field
 
 

@@ -121,13 +121,13 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
         (
             {"run": "say x", "time": 2**40, "unit": "tick"},
             "time",
-            "The delay must be 0 to 2,147,483,647",
+            "must be a whole number from 0 to 2,147,483,647",
         ),
         ({"run": "say x", "time": 5, "unit": "week"}, "unit", "`unit` is one of tick, second"),
         (
             {"run": "say x", "time": 5, "unit": "tick", "retry": -1},
             "retry",
-            "Retries must be 0 to 1000",
+            "must be a whole number from 0 to 1,000",
         ),
         ({"run": "", "time": 5, "unit": "tick"}, "run", "1 to 1,400 characters"),
     ]
@@ -172,9 +172,9 @@ async def test_an_unknown_field_is_refused_naming_it_and_nothing_runs(
 async def test_the_schedule_form_says_a_bad_value_on_its_page(kept: Dash, mod: Client) -> None:
     csrf = await mod.csrf()
     for form, said in (
-        ({"run": "say x", "time": "5", "unit": "week"}, "The unit is one of tick, second"),
-        ({"run": "say x", "time": "99999999999"}, "The delay must be 0 to 2,147,483,647"),
-        ({"run": "say x", "time": "5", "retry": "-2"}, "Retries must be 0 to 1000"),
+        ({"run": "say x", "time": "5", "unit": "week"}, "is one of tick, second"),
+        ({"run": "say x", "time": "99999999999"}, "must be a whole number from 0 to 2,147,483,647"),
+        ({"run": "say x", "time": "5", "retry": "-2"}, "must be a whole number from 0 to 1,000"),
     ):
         status, html = await mod.post("/servers/main/schedule", data={**form, "csrf_token": csrf})
         assert status == 400 and said in html, (form, status, html[:300])

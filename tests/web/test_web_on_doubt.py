@@ -66,9 +66,8 @@ async def test_the_form_s_select_sets_the_policy_of_both_kinds(kept: Dash, mod: 
     )
     assert status == 400, html[:500]
     error = html.split('id="schedule-error"', 1)[1].split("</div>", 1)[0]
-    assert "<code>on_doubt</code>:" in error and "<code>on_doubt</code> is skip or run." in error, (
-        error
-    )
+    assert "<code>on_doubt</code>:" in error and "<code>on_doubt</code> is one of" in error, error
+    assert "skip" in error and "run" in error and "twice" in error, error
     assert "odd" not in queue_ids(kept)
 
 
