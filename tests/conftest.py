@@ -14,6 +14,11 @@ import pytest
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# The console serves the dashboard by default (Quart's import and start, about 0.5 s of CPU for
+# each of the suite's many console starts); the tests of that default start theirs without any
+# DOOM_ setting (tests/console/test_console_dashboard_pty.py).
+os.environ.setdefault("DOOM_CONSOLE_DASHBOARD", "false")
+
 pytest_plugins = ["tests.fixtures"]
 
 

@@ -49,7 +49,12 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     done = console(tmp_path, DOOM_LOCALE="zh_CN")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert out.startswith("doom.schedule 控制台：输入 /help，或输入 quit 退出。")
+    # the dashboard's address and its one-time link first (the console serves it by default),
+    # in Chinese, then the greeting
+    lines = out.splitlines()
+    assert lines[0].startswith("网页面板：http://127.0.0.1:") and "/login?t=" in lines[0]
+    assert lines[1].startswith("只有这台计算机能打开它（127.0.0.1）")
+    assert lines[2].startswith("doom.schedule 控制台：输入 /help，或输入 quit 退出。")
     assert "\ndoom.schedule 命令\n" in out
     assert "/定时 (/schedule): 在一段游戏时间后运行一条命令。" in out
     assert "已拒绝：op 在此服务器的禁用列表中。" in out
