@@ -101,6 +101,7 @@ async def test_the_schedule_form_takes_the_conditions_in_chromium(dash: Dash, br
     await page.goto(dash.url + "/servers/main/queue")
     await page.get_by_label("Command", exact=True).fill("say restart")
     await page.get_by_label("Delay").fill("600")
+    await page.locator("select[name=unit]").select_option("tick")
     await page.get_by_label("Id (optional)").fill("restart")
     await page.get_by_label("Run only if (optional)").fill("players>=two")
     await page.get_by_label("If not").select_option("wait")
