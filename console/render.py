@@ -40,6 +40,8 @@ from bot.localdiscord.message_text import buttons, discord_times
 _LEADING = re.compile(r"^ +")
 # an address in a message's text, without the punctuation that may follow it in a sentence
 _URL = re.compile(r"https?://[^\s<>`]*[^\s<>`.,;:!?)\]]")
+_CODE_SPAN = re.compile(r"(`+[^`]*`+)")
+_MARKS = re.compile(r"[\\_*~|]")  # what markdown (and Discord's spoilers) would read in a link
 _NBSP = "\xa0"
 _INDENT = "  "
 
@@ -138,10 +140,19 @@ def _keep_indents(markup: str) -> str:
     lines, fenced = [], False
     for line in markup.split("\n"):
         if not fenced:
-            line = _LEADING.sub(lambda m: _NBSP * len(m[0]), line)
+            line = _literal_links(_LEADING.sub(lambda m: _NBSP * len(m[0]), line))
         lines.append(line)
         fenced ^= line.count("```") % 2 == 1
     return "\n".join(lines)
+
+
+def _literal_links(line: str) -> str:
+    """An address outside code spans with markdown's marks escaped: Discord shows a link as it
+    is, while CommonMark would read `._x_.` in a login token as emphasis and drop the marks."""
+    parts = _CODE_SPAN.split(line)
+    for i in range(0, len(parts), 2):  # the even parts are outside code spans
+        parts[i] = _URL.sub(lambda m: _MARKS.sub(r"\\\g<0>", m[0]), parts[i])
+    return "".join(parts)
 
 
 def message_view(

@@ -96,3 +96,20 @@ def test_a_link_longer_than_the_line_prints_whole_at_120_columns() -> None:
         said = printed(out.getvalue().encode())
         assert said.count(link + "\n") == 2, said
         assert links(out.getvalue().encode()) == ([link, link] if terminal else [])
+
+
+def test_a_link_with_markdown_marks_prints_as_it_is() -> None:
+    """A login token is URL-safe base64 with dots: `._ab_.` or `-*` in it would read as emphasis
+    to markdown, dropping the marks and breaking the link. Discord shows a link as it is; in code
+    spans the text is already literal, and the marks outside links still format."""
+    link = "http://127.0.0.1:40000/login?t=.eJy_Ab3_.x__Yz__.k*q*r.~~s~~"
+    message = {"content": f"Your login link:\n{link}\n`a_b_` and _this_ in italics"}
+    for terminal in (True, False):
+        out = io.StringIO()
+        screen = Screen(out, terminal=terminal)
+        screen.console.width = COLUMNS
+        screen.show(message, prefix="[#1] ")
+        said = printed(out.getvalue().encode())
+        assert link + "\n" in said, said
+        assert "a_b_ and this in italics" in said, said
+        assert links(out.getvalue().encode()) == ([link] if terminal else [])
