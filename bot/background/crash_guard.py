@@ -50,7 +50,14 @@ from dataclasses import replace
 from typing import Final
 
 from bot.aio import cancel_and_wait
-from bot.background.doubt import DOUBT_TYPE, DoubtReport, in_doubt, plan_doubt, window_of
+from bot.background.doubt import (
+    DOUBT_TYPE,
+    DoubtReport,
+    in_doubt,
+    made_after_restart,
+    plan_doubt,
+    window_of,
+)
 from bot.background.restore_plan import (
     ALERT_TYPE,
     RESTORE_LABELS,
@@ -319,7 +326,8 @@ class CrashGuard:
         newer = {e.key: e for e in rows if e.key > pending.first_key}
         # with the log read to its end the ledger knows every run; with the ring, what ran in
         # the last poll interval before the crash is in doubt, and its policy decides
-        window = window_of(pending, self.ledger.made_since_lost()) if self.ring else None
+        made = made_after_restart(self.ledger.made_since_lost(), rows, now)
+        window = window_of(pending, made) if self.ring else None
         doubt = self._partial_doubt or DoubtReport(window)
         self._partial_doubt = doubt
         for entry in rows:

@@ -25,6 +25,7 @@ was done with it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
@@ -41,6 +42,7 @@ __all__ = [
     "Window",
     "doubt_label",
     "in_doubt",
+    "made_after_restart",
     "plan_doubt",
     "window_of",
 ]
@@ -76,6 +78,13 @@ def window_of(pending: Pending, made_after: frozenset[int]) -> Window:
     if pending.doubt_until is None:
         return Window(-1, pending.last_time, made_after)
     return Window(pending.doubt_after or -1, pending.doubt_until, made_after)
+
+
+def made_after_restart(made: frozenset[int], rows: Iterable[Entry], now: int) -> frozenset[int]:
+    """Of the rows made since the bot lost sight of the server, those that may be of the
+    timeline after the restart: one the server acknowledged at a game time the restarted world
+    has not reached yet was made before the crash (its answer read after a failed read)."""
+    return frozenset(e.key for e in rows if e.key in made and e.acked_at <= now)
 
 
 def in_doubt(e: Entry, window: Window, first_key: int) -> bool:

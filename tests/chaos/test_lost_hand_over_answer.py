@@ -106,3 +106,38 @@ async def test_a_hand_over_whose_answer_a_crash_took_is_in_doubt(
         await rig.pack.rcon.close()
         await rig.db.close()
         rig.server.stop()
+
+
+@pytest.mark.parametrize(("policy", "runs"), [("skip", 0), ("run", 1)])
+async def test_a_hand_over_acknowledged_once_the_bot_lost_sight_is_in_doubt(
+    tmp_path: Path, policy: str, runs: int
+) -> None:
+    # the old server acknowledged it after a read of the ring had failed, and died before its
+    # tick: a row made since the bot lost sight is of the restarted timeline only when that
+    # timeline has reached its acknowledgement's game time; this one is of the old one
+    rig = await make_rig(tmp_path)
+    rig.guard.ring = True
+    try:
+        rig.server.run("save-all")  # the crash comes back to before the hand-over
+        rig.server.step(40)
+        rig.ledger.regained()
+        rig.ledger.poll_started()
+        await rig.ledger.polled(await rig.pack.get_time())  # a whole read of the ring
+        rig.ledger.lost_sight()  # a read failed: the server may be gone
+        request = {"on_doubt": policy} if policy == "run" else {}
+        await rig.pack.schedule("say run-w1", 0, "tick", "w1", key="w1d1", **request)
+        rig.restart(crash=True)  # before the tick that would run it
+        rig.guard.notice_reconnect()
+        report = await rig.guard.check()
+        assert report is not None
+        doubt = rig.guard.last_doubt
+        assert doubt is not None, report.texts()
+        said = " ".join(str(v) for items in doubt.done.values() for v in items)
+        assert "w1 (due" in said, said
+        rig.server.step(40)
+        assert rig.runs("run-w1") == runs
+    finally:
+        await rig.guard.stop()
+        await rig.pack.rcon.close()
+        await rig.db.close()
+        rig.server.stop()
