@@ -150,7 +150,9 @@ class RingSight:
         (the end of the window of doubt, kept from the first such failure); the guard looks
         once it answers again."""
         self._in_flight = False
-        now = self._attempt_at if self._attempt_at is not None else self._clock()
+        # when the failure was seen, not when the read began: a read is several commands, and
+        # the server answered the first ones (it ticked on) before it died
+        now = self._clock()
         if self._lost_at is None:
             self._lost_at = now
         self.lost_sight()

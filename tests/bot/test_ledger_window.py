@@ -67,3 +67,22 @@ async def test_a_rate_measured_long_ago_is_forgotten(tmp_path: Path) -> None:
         assert pending.doubt_until - pending.doubt_after == 20 * DOUBT_MARGIN, pending
     finally:
         await db.close()
+
+
+async def test_the_window_ends_when_the_read_failed_not_when_it_began(tmp_path: Path) -> None:
+    clock = Clock()
+    db = Database(tmp_path / "bot.sqlite3")
+    ledger = Ledger(db, "sim", clock=clock)
+    try:
+        ledger.regained()
+        await read_at(ledger, clock, 0.0, 100)
+        await read_at(ledger, clock, 1.0, 300)  # 200 ticks a second
+        clock.now = 1.05
+        ledger.poll_started()  # its game time answered; its later commands take long
+        clock.now = 1.25  # the server died at about 1.2, ticking until then; the read fails
+        await ledger.poll_failed()
+        pending = await ledger.begin_restore("test")
+        assert pending.doubt_until is not None
+        assert pending.doubt_until >= 300 + (1.2 - 1.0) * 200, pending
+    finally:
+        await db.close()
