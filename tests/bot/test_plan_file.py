@@ -150,7 +150,7 @@ def test_a_wrong_entry_changes_nothing_and_is_named(
     cases = {
         "stop": ("planned[2] (halt)", "stop"),
         "past": ("planned[2] (halt)", "in the past"),
-        "typo": ("planned[2] (halt).whenn", "Extra inputs"),
+        "typo": ("planned[2] (halt): unknown key `whenn`", "did you mean `when`?"),
     }
     for case, (where, why) in cases.items():
         bad = {

@@ -86,7 +86,7 @@ async def test_invalid_and_dropped_reach_the_alert_channel_with_their_details(
     bad = embeds["Task removed: its command does not parse"]
     gone = embeds["Task removed: the entity it runs as is gone"]
     assert bad["task"] == "`typo_task`" and bad["server"] == "main"
-    assert gone["task"] == "`marker_task`" and gone["by"] == f"`{stored['by']}`"
+    assert gone["task"] == "`marker_task`" and gone["runs as"] == f"`{stored['by']}`"
     assert gone["late"] == "`1`" and gone["game time"] == str(stored["t"])
     # nothing is left of either task
     queue: Any = mc.storage("doom.schedule:data").get("queue", [])

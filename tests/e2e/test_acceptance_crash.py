@@ -144,7 +144,7 @@ async def test_sigkill_after_the_last_save_loses_nothing_and_runs_nothing_twice(
 
         async def schedule(task_id: str, ticks: int) -> None:
             reply = await live.run(
-                "schedule", MOD, run=f"say ran-{task_id}", time=ticks, id=task_id
+                "schedule", MOD, run=f"say ran-{task_id}", time=ticks, unit="tick", id=task_id
             )
             assert f"Scheduled `{task_id}`" in reply.text, reply.text
 

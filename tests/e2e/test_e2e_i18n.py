@@ -30,6 +30,8 @@ async def test_a_refusal_in_chinese(live: Harness) -> None:
     )
     assert (
         reply.text == "已拒绝：`op` 在此服务器的禁用列表中（位于 `execute as @a run op @s` 中）。"
+        " 管理员可将其从 DOOM_DENY_COMMANDS 中去掉来允许它，或用某台服务器自己的 ALLOW_COMMANDS"
+        " 只对该服务器允许（例如 DOOM_SERVERS__0__ALLOW_COMMANDS=op）。"
     )
 
 

@@ -88,6 +88,7 @@ async def test_moderator_sees_cancels_typos_and_follows_events(
     # a typo: the caret message, nothing queued
     await page.get_by_label("Command", exact=True).fill("sya hello")
     await page.get_by_label("Delay").fill("5")
+    await page.locator("select[name=unit]").select_option("tick")
     await page.get_by_role("button", name="Schedule").click()
     caret = page.locator("pre.caret")
     await caret.wait_for()

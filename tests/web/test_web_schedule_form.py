@@ -125,7 +125,7 @@ async def test_the_readers_zone_is_the_one_chosen_at_first(kept: Dash, mod: Clie
         ({"time": "20", "announce": "1m"}, "announce", "use one or the other, not both"),
         ({"time": "20", "colour": "red"}, "colour", "Unknown field <code>colour</code>"),
         ({"time": "twenty"}, "time", "<code>time</code> must be a whole number"),
-        ({"time": "20", "retry_delay": "0"}, "retry_delay", "The retry delay must be 1 to"),
+        ({"time": "20", "retry_delay": "0"}, "retry_delay", "must be a whole number from 1 to"),
         ({"time": "20", "as_player": "x" * 17}, "as_player", "must be 1 to 16 characters"),
         ({"time": "20", "id": "mine", "prefix": "raid-"}, "id", "An id prefix makes a new"),
         ({"time": "20", "target": "nope"}, "target", "&#39;nope&#39; is not a server group"),
