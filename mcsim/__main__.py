@@ -76,15 +76,16 @@ def main(argv: list[str] | None = None) -> int:
     # against 27 ms with collection off): a pause of the simulator, not of the server it stands
     # in for.
     gc.freeze()
-    print(f"mcsim ({args.flavour}) running on {server.world} (log: {server.log_path})", flush=True)
-    if server.rcon_port is not None:
-        print(f"RCON on 127.0.0.1:{server.rcon_port}", flush=True)
 
     def interrupt(signum: int, frame: object) -> None:
         server.request_stop()
 
+    # before the lines a script waits for: a signal sent once they are read stops it cleanly
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
+    print(f"mcsim ({args.flavour}) running on {server.world} (log: {server.log_path})", flush=True)
+    if server.rcon_port is not None:
+        print(f"RCON on 127.0.0.1:{server.rcon_port}", flush=True)
     try:
         while not server.wait_stopped(0.5):
             pass
