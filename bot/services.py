@@ -215,6 +215,17 @@ class Services:
         if self._pruning is None:
             self._pruning = asyncio.create_task(self._prune_history(), name="history-prune")
         self._start_health()
+        self._warm_checkers()
+
+    def _warm_checkers(self) -> None:
+        """A running bot loads the command parser now: a checker loads it on its first check
+        (the shell's commands mostly never check one), and a slash command's check comes
+        before its reply, which Discord wants within 3 s."""
+        from bot.minecraft.command_check import CommandChecker
+
+        for server in self.servers.values():
+            if isinstance(server.checker, CommandChecker):  # a test's stand-in has nothing to load
+                server.checker.warm()
 
     def _start_health(self) -> None:
         """Each server's health checks, their alerts joined to its event stream."""

@@ -10,27 +10,31 @@ because they would only fail when the task runs.
 Permission levels are read from the 1.21.11 decompile (`requires(...)` of each command:
 MODERATORS 1, GAMEMASTERS 2, ADMINS 3, OWNERS 4); a root not listed needs level 2, and a few
 nodes below a root have their own (NODE_LEVEL).
+
+mecha (and the modules built on it) is imported when the first command is checked, not with
+this module: importing it costs ~0.7 s of CPU, and most `python -m bot` commands build a
+checker for every server without ever checking a command.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
-
-from mecha import AstCommand, AstNode, AstResourceLocation, DiagnosticError, Mecha
-from mecha.ast import AstVector2, AstVector3
+from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
 from bot.errors import CommandParseError, CommandRefused
 from bot.i18n import Joined, Text, lazy
-from bot.minecraft.command_rules import AllowList, refusal
+from bot.minecraft.command_trees import NEWEST_TREE, tree_for_version
 from bot.minecraft.execute_chain import read_chain
-from bot.minecraft.parse_words import in_words
+
+if TYPE_CHECKING:
+    from mecha import AstCommand, AstNode
+
+    from bot.minecraft.command_rules import AllowList
 
 __all__ = [
     "ALIASES",
@@ -96,39 +100,11 @@ _FUNCTION_IDS = (
     "execute:unless:function:",
     "schedule:function:",
 )
-_TREE_FILE = re.compile(r"(\d+)_(\d+)\.json")
 _CACHE_SIZE = 4096
 # mecha's refusal of a bad stage costs ~2^(stages before it) ms (8 stages: ~0.25 s, 12: ~4 s,
 # all of it holding the event loop): longer chains are refused before they are parsed
 MAX_EXECUTE_STAGES = 8
 _STAND_IN = "say x"  # a tail that always parses: the stages are checked with it
-
-
-def _available_trees() -> list[str]:
-    names = [p.name for p in resources.files("mecha.resources").iterdir()]
-    found = [(int(m[1]), int(m[2])) for n in names if (m := _TREE_FILE.fullmatch(n))]
-    return [f"{a}.{b}" for a, b in sorted(found)]
-
-
-NEWEST_TREE = _available_trees()[-1]
-
-
-def tree_for_version(version: str) -> tuple[str, Text | None]:
-    """mecha's tree for a server version ("1.21.4" -> "1.21"), and why it fell back, if it did."""
-    trees = _available_trees()
-    match = re.match(r"^\s*(\d+)\.(\d+)", version or "")
-    if match is not None:
-        wanted = f"{int(match[1])}.{int(match[2])}"
-        if wanted in trees:
-            return wanted, None
-    reason = lazy(
-        "no command tree for Minecraft {version} (known: {trees}); checking commands against "
-        "{newest}, the newest",
-        version=repr(version),
-        trees=", ".join(trees),
-        newest=NEWEST_TREE,
-    )
-    return NEWEST_TREE, reason
 
 
 def required_level(root: str) -> int:
@@ -156,12 +132,18 @@ class _Parser:
     are frozen, so sharing them is safe)."""
 
     def __init__(self, tree: str) -> None:
+        from mecha import Mecha
+
         self.mecha = Mecha(version=tree)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, AstCommand | _Failure] = OrderedDict()
         self.parses = 0
 
     def parse(self, text: str) -> AstCommand | _Failure:
+        from mecha import AstCommand, DiagnosticError
+
+        from bot.minecraft.parse_words import in_words
+
         with self._lock:
             hit = self._cache.get(text)
             if hit is not None:
@@ -213,14 +195,34 @@ class CommandChecker:
         self.function_namespaces = (
             None if function_namespaces is None else frozenset(function_namespaces)
         )
-        # None: no allow-list (DOOM_ALLOWED_COMMANDS unset), any command the other rules let by
-        self.allowed = None if allowed is None else AllowList(allowed, ALIASES)
+        self._allowed = None if allowed is None else tuple(allowed)
         self.version = version
         self.tree, self._fallback = tree_for_version(version)
         if self._fallback is not None:
             log.warning("%s", self._fallback)
-        self._parser = _parser(self.tree)
         self._verdicts: OrderedDict[str, CommandParseError | CommandRefused | None] = OrderedDict()
+
+    @cached_property
+    def allowed(self) -> AllowList | None:
+        """None: no allow-list (DOOM_ALLOWED_COMMANDS unset), any command the other rules let by."""
+        if self._allowed is None:
+            return None
+        from bot.minecraft.command_rules import AllowList
+
+        return AllowList(self._allowed, ALIASES)
+
+    @property
+    def _parser(self) -> _Parser:
+        """The shared parser of this checker's tree, made (with mecha) on the first check."""
+        return _parser(self.tree)
+
+    def warm(self) -> None:
+        """Load mecha and this tree's parser now (~1 s of CPU), not on the first check: a
+        running bot does it at start, so a moderator's first command is answered as fast as
+        the next."""
+        from bot.minecraft.command_rules import refusal  # noqa: F401  (the first check's import)
+
+        self._parser  # noqa: B018  (the property makes the parser)
 
     @property
     def fallback_reason(self) -> str | None:
@@ -270,6 +272,10 @@ class CommandChecker:
         return None if inner is None else _Failure(tail + inner.column, inner.message)
 
     def _judge(self, command: str) -> CommandParseError | CommandRefused | None:
+        from mecha import AstCommand, AstResourceLocation
+
+        from bot.minecraft.command_rules import refusal
+
         early = _shape_error(command)
         if early is not None:
             return CommandParseError(command, early.column, early.message)
@@ -361,6 +367,8 @@ class CommandChecker:
 def _chain(root: AstCommand) -> Iterator[tuple[AstCommand, bool]]:
     """Every command that will run: the top one and each `... run X` (execute, return),
     however deeply nested; with whether it is nested."""
+    from mecha import AstCommand
+
     yield root, False
     for node in root.walk():
         if isinstance(node, AstCommand) and node.identifier.endswith("run:subcommand"):
@@ -371,6 +379,8 @@ def _chain(root: AstCommand) -> Iterator[tuple[AstCommand, bool]]:
 
 def _runs_at(parsed: AstCommand, pos: int) -> bool:
     """Whether the command parsed runs a command that starts at `pos` (the stand-in tail)."""
+    from mecha import AstCommand
+
     return any(
         isinstance(node, AstCommand) and node is not parsed and node.location.pos == pos
         for node in parsed.walk()
@@ -394,6 +404,9 @@ def _spacing_error(command: str, parsed: AstCommand) -> _Failure | None:
     """Brigadier wants exactly one space between arguments and none at either end (mecha
     accepts more). Spaces inside an argument (a message, a string, NBT, JSON, a selector's
     brackets) are that argument's business."""
+    from mecha import AstCommand
+    from mecha.ast import AstVector2, AstVector3
+
     covered = bytearray(len(command))
     for node in parsed.walk():
         if isinstance(node, AstCommand | AstVector2 | AstVector3):
