@@ -455,6 +455,7 @@ def _crash_guard(
     pack.recorder = ledger
     caught_up = events.caught_up if isinstance(events, LogTailer | StoragePoller) else None
     ring = isinstance(events, StoragePoller)
+    ledger.ring = ring
     if isinstance(events, StoragePoller):
         events.watch = ledger  # each read of the ring: the start of a crash's window of doubt
     guard = CrashGuard(ledger, pack, hold_ticks=hold_ticks, caught_up=caught_up, ring=ring)

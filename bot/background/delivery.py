@@ -100,7 +100,7 @@ class Delivery:
                 # the server took it before the bot stopped: when is not known here (the
                 # pack's `ran` tells the run history), and now is not it
                 self.found_after_restart = known and self.recovered
-                if not known and server.event_kind == "rcon" and self._rolled_back(server.pack):
+                if not known and self._rolled_back(server.pack):
                     # sent, its answer lost, then the server came back from an older save:
                     # whether it ran is unknown (bot.background.doubt), the row's policy decides
                     self.lost_answer = None
@@ -193,11 +193,9 @@ class Delivery:
             self.lost_answer = sent_at
 
     def _rolled_back(self, pack: PackClient) -> bool:
-        """An attempt's answer was lost, and the server came back from an older save since it
-        went out: neither the mark nor the ring can say whether it ran. (The log can: its `ran`
-        line outlives the rollback, and the record has read it before `acknowledged` answers,
-        so with a log a hand-over not known is one that did not run, and is sent again.)"""
-        return self.lost_answer is not None and pack.rollbacks() > self.lost_answer
+        """An attempt's answer was lost, and the server may have run it in a world a rollback
+        took since (PackClient.lost_in_rollback)."""
+        return self.lost_answer is not None and pack.lost_in_rollback(self.lost_answer)
 
     def _alert_doubt(self, kind: str) -> None:
         label = lazy("{id} (due {due})", id=self.row.task_id, due=stamp(self.due))

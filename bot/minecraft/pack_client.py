@@ -346,9 +346,15 @@ class PackClient(PackReads):
 
     def rollbacks(self) -> int:
         """How often the record found the server back from an older save (restores made
-        pending by this process): a hand-over whose answer was lost before one more was counted
-        may have run in the world the rollback took, with no mark or record left to say so."""
+        pending by this process)."""
         return int(getattr(self.recorder, "rollbacks", 0))
+
+    def lost_in_rollback(self, sent_at: int) -> bool:
+        """Whether a request whose answer was lost when `rollbacks()` was `sent_at` may have
+        run in a world a rollback took since, with no mark or record left to say so: only with
+        the ring. With the log, its `ran` line outlives the rollback and is in the record before
+        `acknowledged` answers, so a request the record does not know did not run."""
+        return bool(getattr(self.recorder, "ring", False)) and self.rollbacks() > sent_at
 
     async def set_hold(self, ticks: int) -> None:
         """Make every #load hold due tasks for up to `ticks` (cfg.hold; 0: no hold) until

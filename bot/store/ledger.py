@@ -79,6 +79,9 @@ class Ledger(RingSight):
         # restores this process made pending: the server came back from an older save (a
         # hand-over whose answer was lost before one may have run in the world it rolled back)
         self.rollbacks = 0
+        # its `ran` events come from the ring, rolled back with the world (else from the log,
+        # which outlives a rollback: every run is in the record once it is read to its end)
+        self.ring = False
 
     async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         if not self._migrated:

@@ -69,7 +69,7 @@ async def start(tmp_path: Path, kind: str) -> tuple[Rig, Scheduler, Feed, int]:
     rig.pack.rcon.on_reconnect.append(rig.guard.notice_reconnect)
     checker = CommandChecker(deny=DEFAULT_DENY)
     server = ServerServices(rig.pack.server, rig.pack.rcon, rig.pack, checker, None)
-    server.event_kind = kind
+    rig.ledger.ring = kind == "rcon"
     store = ScheduleStore(Database(tmp_path / "schedules.sqlite3"))
     scheduler = Scheduler(store, {"sim": server}, backoff=(0.01,))
     feed = Feed()
