@@ -13,7 +13,6 @@ __all__ = [
     "MAX_ID",
     "body_refusal",
     "check_list",
-    "length_rule",
     "limit_body",
     "page_number",
     "refusal",
@@ -96,24 +95,6 @@ def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
     else:
         text = refusals.explain(first, model)
     return text, field
-
-
-def length_rule(model: Any, field: str) -> str | None:
-    """A text field's length rule, from its bounds in the model (None without both)."""
-    info = getattr(model, "model_fields", {}).get(field)
-    if info is None:
-        return None
-    # pydantic keeps Field(min_length=, max_length=) as annotated-types' MinLen and MaxLen
-    low = next((m.min_length for m in info.metadata if hasattr(m, "min_length")), None)
-    high = next((m.max_length for m in info.metadata if hasattr(m, "max_length")), None)
-    if low is None or high is None:
-        return None
-    return _(
-        "`{field}` must be {low} to {high} characters long.",
-        field=field,
-        low=number(low),
-        high=number(high),
-    )
 
 
 def refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:

@@ -4,7 +4,7 @@ summary line uses, and its details as name and value in the reader's language.""
 
 from __future__ import annotations
 
-__all__ = ["ALERTS", "HIDDEN", "KINDS", "NOTICES", "shown_details", "title_of"]
+__all__ = ["ALERTS", "KINDS", "NOTICES", "shown_details", "title_of"]
 
 from typing import TYPE_CHECKING
 
@@ -97,7 +97,7 @@ _PACK_VALUES: dict[tuple[str, str], Lazy] = {
     ("then", "skip"): lazy("skipped"),
 }
 # the run's key (`k`) is the bot's bookkeeping: kept in the event's details (the API), not shown
-HIDDEN = frozenset({"k"})
+_HIDDEN = frozenset({"k"})
 
 
 def title_of(event: Event) -> str:
@@ -116,7 +116,7 @@ def shown_details(event: Event) -> list[tuple[str, str]]:
     plain one may be a marked reason (a pack event's values are not in the catalog: kept)."""
     shown = []
     for key, value in event.details.items():
-        if key in HIDDEN:
+        if key in _HIDDEN:
             continue
         if isinstance(value, Lazy):
             text = str(value)
