@@ -13,7 +13,6 @@ from pydantic import ValidationError as PydanticValidationError
 from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
-from bot.i18n import _
 from bot.i18n.words import event_state
 from bot.operations import discord_events
 from bot.wallclock.when import human
@@ -21,7 +20,7 @@ from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
 from web.flashes import flash
-from web.inputs import body_refusal
+from web.inputs import body_refusal, refuse_unknown
 from web.schedule_form import condition_fields
 from web.zones import known_zones, reader_zone
 
@@ -64,19 +63,6 @@ async def _find(event: str) -> EventRow:
         raise WebError(404, str(exc)) from None
 
 
-def _unknown(form: Mapping[str, str], known: tuple[str, ...]) -> None:
-    extra = [key for key in form if key not in known]
-    if extra:
-        raise errors.ValidationError(
-            _(
-                "Unknown field `{field}`: this request takes {fields}.",
-                field=extra[0][:40],
-                fields=", ".join(known),
-            ),
-            field=extra[0][:40],
-        )
-
-
 def _model(model: type[M], data: dict[str, object]) -> M:
     try:
         return model.model_validate(data)
@@ -87,7 +73,7 @@ def _model(model: type[M], data: dict[str, object]) -> M:
 
 def create_request(form: Mapping[str, str]) -> discord_events.EventRequest:
     """The create form as /event create's request; a refusal names its field."""
-    _unknown(form, EVENT_FIELDS)
+    refuse_unknown(form, EVENT_FIELDS)
     data: dict[str, object] = {"name": form.get("name", ""), "start": form.get("start", "")}
     for key in _TEXTS:
         if text := (form.get(key) or "").strip():
@@ -100,7 +86,7 @@ def create_request(form: Mapping[str, str]) -> discord_events.EventRequest:
 
 def edit_request(event: str, form: Mapping[str, str], row: EventRow) -> discord_events.EventEdit:
     """The edit form as /event edit's request: only what differs from the event changes."""
-    _unknown(form, EDIT_FIELDS)
+    refuse_unknown(form, EDIT_FIELDS)
     data: dict[str, object] = {"event": event}
     for key in ("start", "end"):
         if text := (form.get(key) or "").strip():

@@ -16,10 +16,12 @@ __all__ = [
     "limit_body",
     "page_number",
     "refusal",
+    "refuse_unknown",
     "too_large",
     "whole_number",
 ]
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -81,6 +83,14 @@ def whole_number(text: str, field: str, what: str, *, low: int = 1, high: int = 
 
 def _field(loc: tuple[int | str, ...]) -> str | None:
     return ".".join(str(part) for part in loc) or None
+
+
+def refuse_unknown(form: Mapping[str, object], known: Iterable[str]) -> None:
+    """errors.ValidationError naming a form's first field that `known` lacks (nothing done)."""
+    names = list(known)
+    extra = [key[:40] for key in form if key not in names]
+    if extra:
+        raise errors.ValidationError(refusals.unknown_field(extra[0], names), field=extra[0])
 
 
 def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:

@@ -31,6 +31,7 @@ from bot.i18n import _
 from web import actions
 from web.actions import DynamicFields, ScheduleRequest
 from web.context import operations
+from web.inputs import refuse_unknown
 from web.picker import Choice, choices
 from web.zones import known_zones, reader_zone, time_text
 
@@ -147,16 +148,7 @@ def read_form(
     """The form's request on the page's `server`, or on the page's `group` (a group's page), or
     on the group `target` names; errors.ValidationError naming the field at fault, nothing
     sent."""
-    unknown = [key for key in form if key not in FIELDS]
-    if unknown:
-        raise errors.ValidationError(
-            _(
-                "Unknown field `{field}`: this request takes {fields}.",
-                field=unknown[0][:40],
-                fields=", ".join(FIELDS),
-            ),
-            field=unknown[0][:40],
-        )
+    refuse_unknown(form, FIELDS)
     data = _fields(form)
     request = ScheduleRequest.checked(data)
     prefix = (form.get("prefix") or "").strip()

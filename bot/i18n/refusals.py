@@ -9,7 +9,7 @@ when the reader's is a typo of one.
 
 from __future__ import annotations
 
-__all__ = ["Noun", "explain", "model_named", "nearest"]
+__all__ = ["Noun", "explain", "model_named", "nearest", "unknown_field"]
 
 import types
 from collections.abc import Iterable
@@ -165,6 +165,11 @@ def explain(
     if kind in ("value_error", "assertion_error") and "error" in ctx:
         return _("`{field}`: {error}", field=field, error=ctx["error"])  # our validator's words
     return _("`{field}` does not take {got}.", field=field, got=_got(got))
+
+
+def unknown_field(name: str, names: Iterable[str]) -> str:
+    """A request's field nobody knows, with the nearest known one (a form's own keys too)."""
+    return _unknown(name, name, list(names), "field")
 
 
 def _unknown(field: str, name: str, names: list[str], noun: Noun) -> str:
