@@ -21,10 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
 
-from bot.i18n import _, pgettext
+from bot.i18n import _, pgettext, refusals
 from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
 from bot.localdiscord.http_session import LocalFile
 
@@ -70,13 +68,9 @@ _WORD_COLON = re.compile(r"(?:^|(?<=\s))([^\W\d]\w*):")
 
 
 def _near_option(word: str, names: list[str]) -> str | None:
-    """The option name ``word`` is a typo of: 1 or 2 edits away (1 for a 3-letter name; none
-    for a 2-letter one such as ``at``, which too many words are near)."""
-    found = process.extract(word, names, scorer=Levenshtein.distance, score_cutoff=2, limit=None)
-    for name, distance, _index in found:
-        if len(name) > 2 and 0 < distance <= (1 if len(name) <= 3 else 2):
-            return str(name)
-    return None
+    """The option name ``word`` is a typo of (refusals.nearest), never a 2-letter one such as
+    ``at``, which too many words are near."""
+    return refusals.nearest(word, [n for n in names if len(n) > 2])
 
 
 def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]) -> None:
