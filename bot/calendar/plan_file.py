@@ -27,6 +27,7 @@ from pydantic import ValidationError as PydanticError
 
 from bot import errors
 from bot.i18n import _, refusals
+from bot.store.schedules import OnDoubt  # the policy after a crash (bot.background.doubt)
 
 VERSION = 1  # files without the condition keys (written before them) read as they did
 # the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);
@@ -36,9 +37,6 @@ Require = Annotated[str | None, Field(min_length=1, max_length=200)]
 IfNot = Literal["skip", "wait"] | None
 MaxWait = Annotated[str | None, Field(min_length=1, max_length=100)]
 AfterWait = Literal["run", "skip"] | None
-# what the crash guard does when a crash leaves it unknown whether the task ran
-# (bot.background.doubt); the default, skip, is not written
-OnDoubt = Literal["skip", "run"]
 
 
 class _Entry(BaseModel):

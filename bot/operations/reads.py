@@ -149,10 +149,8 @@ async def task_on_doubt(target: ServerServices, task: Task | None) -> OnDoubt:
     not); a task made in game, or on a server without the record, has the default."""
     if task is None or task.k is None or target.guard is None:
         return "skip"
-    for entry in await target.guard.ledger.entries(LIVE):
-        if entry.bkey == task.k:
-            return "run" if entry.on_doubt == "run" else "skip"
-    return "skip"
+    found = await target.guard.ledger.entries(LIVE, key=task.k)
+    return found[0].on_doubt if found else "skip"
 
 
 # the names of a planned row's facts, as a game-time task's reply names its conditions

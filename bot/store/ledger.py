@@ -552,12 +552,18 @@ class Ledger(RingSight):
         )
         return row is not None
 
-    async def entries(self, states: Iterable[str] | None = None) -> list[Entry]:
+    async def entries(
+        self, states: Iterable[str] | None = None, *, key: str | None = None
+    ) -> list[Entry]:
+        """The record's tasks (in `states`; of the bot key `key`), in the order made."""
         wanted = tuple(states) if states is not None else None
 
         def work(db: sqlite3.Connection) -> list[Entry]:
             sql = f"SELECT {COLUMNS} FROM ledger_tasks WHERE server = ?"
             args: list[object] = [self.server]
+            if key is not None:
+                sql += " AND bkey = ?"
+                args.append(key)
             if wanted is not None:
                 sql += f" AND state IN ({', '.join('?' * len(wanted))})"
                 args.extend(wanted)

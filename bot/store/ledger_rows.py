@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.minecraft.pack_tasks import Task
+from bot.store.schedules import OnDoubt
 
 __all__ = ["COLUMNS", "MIGRATIONS", "Entry", "Pending", "entry_of"]
 
@@ -98,7 +99,7 @@ class Entry:
     ran_at: int | None = None  # the game time of its last run, from the pack's `ran` event
 
     @property
-    def on_doubt(self) -> str:
+    def on_doubt(self) -> OnDoubt:
         """What the crash guard does with this task when it cannot tell whether it ran (see
         bot.background.doubt): `skip` unless its request said `run`."""
         return "run" if self.request.get("on_doubt") == "run" else "skip"
