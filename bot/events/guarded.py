@@ -61,8 +61,9 @@ class GuardedEvents:
                     async for event in stream:
                         try:
                             await self.guard.saw_event(event)
-                        except Exception:
-                            # not in the record: a source that can read it again must (the ring)
+                        except BaseException:
+                            # not in the record (or stopped while recording it): a source that
+                            # can read it again must
                             refuse = getattr(self.inner, "not_taken", None)
                             if refuse is not None:
                                 refuse(event)

@@ -205,6 +205,10 @@ class LogTailer:
         self._live: _Source | None = None
         self._backlog: list[_Source] = []
         self._seq = -1
+        # the event handed out last (its line's start, the seq before it) until the consumer
+        # asks for the next; `_refused` the same once the consumer said it did not take it
+        self._out: tuple[Event, int, int] | None = None
+        self._refused: tuple[Event, int, int] | None = None
         self._saved: str | None = None
         self._last_save = 0.0
         self._known: set[tuple[str, int]] = set()  # archives that existed or were read
@@ -225,6 +229,7 @@ class LogTailer:
 
     async def events(self) -> AsyncGenerator[Event, None]:
         self._in_backlog = False  # a stream closed while in an archive left it set
+        self._out = self._refused = None
         await self._resume()
         self.ready.set()
         current: _Source | None = None
@@ -321,9 +326,8 @@ class LogTailer:
             if ev is None:
                 continue
             if self.reorder_window <= 0:
-                self._seq = max(self._seq, ev.seq)
-                yield ev
-                await self._save(src, force=True)
+                async for out in self._hand_out(src, ev, start):
+                    yield out
                 continue
             self._pending[ev.seq] = (ev, start, time.monotonic())
             async for out in self._release(src, final=False):
@@ -343,12 +347,29 @@ class LogTailer:
             # the count; a lower seq arriving after it is still delivered (late, not lost).
             if not (final or self._seq < 0 or low <= self._seq + 1 or low <= expired):
                 return
-            ev, _, _ = self._pending.pop(low)
+            ev, start, _ = self._pending.pop(low)
             if 0 <= self._seq < low - 1 and not final:
                 log.info("%s: seq %d..%d did not arrive in time", self.path, self._seq + 1, low - 1)
-            self._seq = max(self._seq, low)
-            yield ev
-            await self._save(src, force=True)
+            async for out in self._hand_out(src, ev, start):
+                yield out
+
+    async def _hand_out(self, src: _Source, ev: Event, start: int) -> AsyncGenerator[Event, None]:
+        """Yield `ev` (its line starting at `start`); the place moves past it once the consumer
+        asks for the next. A consumer that stops before it recorded the event says so
+        (`not_taken`): the place saved as the stream closes stays before its line."""
+        before = self._seq
+        self._seq = max(self._seq, ev.seq)
+        self._out = (ev, start, before)
+        yield ev
+        self._out = self._refused = None
+        await self._save(src, force=True)
+
+    def not_taken(self, event: Event) -> None:
+        """The consumer could not record the event just handed out (and stops): the place
+        stays before its line, so the next stream reads it again."""
+        if self._out is not None and self._out[0] is event:
+            self._refused = self._out
+            self._dedup.forget(event)
 
     async def caught_up(self) -> None:
         """Wait until every line latest.log had when this was called has been read and its
@@ -425,13 +446,17 @@ class LogTailer:
             return
         # A held event's line must be read again after a restart: stay before it.
         held = [start for _, start, _ in self._pending.values()]
+        seq = max(self._seq, self._dedup.floor(self.server))
+        if self._refused is not None:  # and the one the consumer did not take
+            held.append(self._refused[1])
+            seq = self._refused[2]
         cursor = TailCursor(
             dev=src.ident[0],
             ino=src.ident[1],
             offset=min([src.offset, *held]),
             head=src.head,
             head_len=src.head_len,
-            seq=max(self._seq, self._dedup.floor(self.server)),
+            seq=seq,
         )
         key = cursor.dumps()
         if key != self._saved:

@@ -182,6 +182,31 @@ async def test_restart_resumes_in_the_same_file(tmp_path: Path) -> None:
             await nothing_more(t2, it)
 
 
+async def test_an_event_the_consumer_did_not_take_is_read_again_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The bot stops while it records an event (the consumer says `not_taken` as it stops): the
+    place saved as the stream closes stays before that line, and the next start reads it."""
+    store = MemStore()
+    with ServerLog(tmp_path) as slog:
+        t = tailer(slog.path, store)
+        async with aclosing(t.events()) as it:
+            pending = asyncio.ensure_future(take(it, 1))
+            await asyncio.sleep(POLL * 4)
+            for seq in (1, 2, 3):
+                say(slog, seq)
+            assert await asyncio.wait_for(pending, WAIT) == [1]
+            second = await asyncio.wait_for(anext(it), WAIT)
+            assert second.seq == 2
+            t.not_taken(second)
+        saved = TailCursor.loads(store.values["log:survival"])
+        assert saved is not None and saved.seq == 1
+        t2 = tailer(slog.path, store)
+        async with aclosing(t2.events()) as it:
+            assert await take(it, 2) == [2, 3]
+            await nothing_more(t2, it)
+
+
 async def test_restart_after_rotations_while_down(tmp_path: Path) -> None:
     store = MemStore()
     with ServerLog(tmp_path) as slog:
