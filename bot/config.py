@@ -132,6 +132,9 @@ class ServerConfig(BaseModel):
     world_dir: Path | None = None
     log_path: Path | None = None
     event_source: Literal["log", "rcon", "auto"] = "auto"
+    # the pack says each event in chat (and so in the log); false: the ring buffer only, read
+    # over RCON. None: true when the events are read from the log, else as the pack has it
+    events_in_chat: bool | None = None
     # the server's root folder over SFTP (bot.minecraft.sftp): sftp://user@host:port/path
     sftp_url: str | None = None
     sftp_password: SecretStr | None = None
@@ -194,6 +197,11 @@ class ServerConfig(BaseModel):
             raise ValueError(
                 "event_source 'log' needs log_path (the server's logs/latest.log), world_dir "
                 "or sftp_url"
+            )
+        if self.event_source == "log" and self.events_in_chat is False:
+            raise ValueError(
+                "events_in_chat false keeps the pack's events out of the log (they are only said "
+                "in chat, and so in the log, when it is on); set event_source to rcon or auto"
             )
         return self
 

@@ -399,6 +399,8 @@ def build_server(
 
         installer = PackInstaller(rcon, server, files=SftpWorld(sftp))
     guard = _crash_guard(rcon, pack, events, store, hold_ticks=round(settings.crash_hold * 20))
+    # the log source reads the events the pack says: they must be said
+    guard.say_events = server.events_in_chat if kind == "rcon" else True
     guarded = _guarded(events, guard)
     return ServerServices(
         server,

@@ -110,8 +110,12 @@ class CrashGuard:
         hold_ticks: int = 0,
         caught_up: CaughtUp | None = None,
         ring: bool = False,
+        say_events: bool | None = None,
     ) -> None:
         self.ledger = ledger
+        # the pack's cfg.log as the server's events_in_chat says (None: as the pack has it),
+        # set at each compare: a server back from an older save may have it as it was then
+        self.say_events = say_events
         # the events come from the ring buffer (rolled back by a crash with the world): the
         # runs of the last poll interval before a crash are in doubt (bot.background.doubt)
         self.ring = ring
@@ -265,6 +269,8 @@ class CrashGuard:
                 async with self.pack.exclusive():  # no change of the bot's lands mid-compare
                     report = await self.restore(pending)
             if marks or full or pending is not None:
+                if self.say_events is not None:  # before the release: no run said otherwise
+                    await self.pack.say_events(self.say_events)
                 # compared: the pack's hold after its #load (datapack/README.md) may end
                 await self.pack.set_hold(self.hold_ticks)
                 await self.pack.release()

@@ -58,6 +58,8 @@ class _ServerLike(Protocol):
     def world_dir(self) -> Path | None: ...
     @property
     def event_source(self) -> Literal["log", "rcon", "auto"]: ...
+    @property
+    def events_in_chat(self) -> bool | None: ...
 
 
 def local_log(server: _ServerLike) -> Path | None:
@@ -143,7 +145,7 @@ def event_kind(server: _ServerLike, sftp: SftpSession | None) -> Literal["log", 
     """Where a server's events are read: `log` (this machine), `sftp` (the log over SFTP), or
     `rcon` (the ring buffer)."""
     here = local_log(server)
-    if server.event_source == "rcon":
+    if server.event_source == "rcon" or server.events_in_chat is False:
         return "rcon"
     if server.event_source == "log":
         if sftp is not None and server.log_path is None and not log_readable(here):

@@ -363,6 +363,12 @@ class PackClient(PackReads):
             f"data modify storage doom.schedule:data cfg.hold set value {max(int(ticks), 0)}"
         )
 
+    async def say_events(self, on: bool) -> None:
+        """Whether the pack says each event (cfg.log: a `say`, in the server's log and every
+        player's chat) or keeps them in its ring buffer only."""
+        flag = "1b" if on else "0b"
+        await self.rcon.command(f"data modify storage doom.schedule:data cfg.log set value {flag}")
+
     async def release(self) -> None:
         """End #load's hold (doom.schedule:release): due tasks run from the next tick."""
         await self.rcon.command("function doom.schedule:release")

@@ -29,6 +29,7 @@ class Srv:
     log_path: Path | None
     event_source: Literal["log", "rcon", "auto"] = "auto"
     world_dir: Path | None = None
+    events_in_chat: bool | None = None
 
 
 class Buffer:
