@@ -117,7 +117,7 @@ async def audit_rows(entries: list[Mutation]) -> list[AuditRow]:
             names.get(m.user_id) or m.user_name or str(m.user_id),
             face_name(m.face),
             action_name(m.action),
-            time_text(m.time, short=True),
+            time_text(m.time),
             discord_html(retranslate(m.outcome)),
         )
         for m in entries

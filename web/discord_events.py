@@ -22,7 +22,7 @@ from web.context import WebError, operations, state
 from web.flashes import flash
 from web.inputs import body_refusal, refuse_unknown
 from web.schedule_form import condition_fields
-from web.zones import known_zones, reader_zone
+from web.zones import reader_zone, zone_groups
 
 if TYPE_CHECKING:
     from bot.store.guild_events import EventRow
@@ -143,7 +143,7 @@ async def _render_list(
         error=str(error) if error is not None else None,
         error_field=getattr(error, "field", None),
         servers=sorted(state().services.servers),
-        zones=known_zones(),
+        zones=zone_groups(),
         reader_zone=reader_zone().key,
     )
     return body, status

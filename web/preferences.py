@@ -13,7 +13,7 @@ from quart import Blueprint, g, redirect, render_template, request
 from bot.i18n import _
 from web.auth import action, page, write_limit
 from web.flashes import flash
-from web.zones import COOKIE, COOKIE_AGE, default_zone, known_zones, reader_zone, zone_named
+from web.zones import COOKIE, COOKIE_AGE, default_zone, reader_zone, zone_groups, zone_named
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ async def timezone() -> Any:
     return await render_template(
         "timezone.html",
         user=g.user,
-        zones=known_zones(),
+        zones=zone_groups(),
         chosen=reader_zone().key,
         default=default_zone().key,
     )

@@ -33,7 +33,7 @@ from web.actions import DynamicFields, ScheduleRequest
 from web.context import operations
 from web.inputs import refuse_unknown
 from web.picker import Choice, choices
-from web.zones import known_zones, reader_zone, time_text
+from web.zones import reader_zone, time_text, zone_groups
 
 if TYPE_CHECKING:
     from bot.operations.schedule import Preview
@@ -231,7 +231,7 @@ async def form_context(server: ServerServices | None, group: str | None = None) 
     groups = [c for c in choices() if c.group]
     if server is None:
         return {
-            "zones": known_zones(),
+            "zones": zone_groups(),
             "reader_zone": reader_zone().key,
             "targets": groups,
             "here": group,
@@ -245,7 +245,7 @@ async def form_context(server: ServerServices | None, group: str | None = None) 
         tick = None
     only = Choice(server.name, _("{server} only", server=server.name), False)
     return {
-        "zones": known_zones(),
+        "zones": zone_groups(),
         "reader_zone": reader_zone().key,
         "targets": [only, *groups],
         "here": server.name,

@@ -6,7 +6,15 @@ this machine knows, else ``DOOM_WEB_TIMEZONE``, else ``DOOM_TIMEZONE``.
 
 from __future__ import annotations
 
-__all__ = ["COOKIE", "known_zones", "reader_zone", "time_text", "zone_label", "zone_named"]
+__all__ = [
+    "COOKIE",
+    "known_zones",
+    "reader_zone",
+    "time_text",
+    "zone_groups",
+    "zone_label",
+    "zone_named",
+]
 
 import functools
 from datetime import UTC, datetime
@@ -15,6 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from quart import has_request_context, request
 
 from bot.i18n import formats
+from bot.wallclock.zones import zone_groups
 from web.context import state
 
 COOKIE = "doom_tz"
@@ -54,12 +63,9 @@ def zone_label(zone: ZoneInfo | None = None) -> str:
     return (zone or reader_zone()).key
 
 
-def time_text(when: datetime, *, short: bool = False, zone: ZoneInfo | None = None) -> str:
+def time_text(when: datetime, *, zone: ZoneInfo | None = None) -> str:
     """``when`` in the reader's zone (or `zone`: a stream's, read while the request was there),
-    the zone's abbreviation after it: "Dec 11, 2026, 3:40:00 PM CET"; `short` for a table column
-    ("12/11/26, 3:40 PM CET")."""
-    zone = zone or reader_zone()
+    written as every face writes a time (bot.i18n.formats.clock): "Fri, Dec 11, 2026, 3:40 PM
+    CET"."""
     aware = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-    local = aware.astimezone(zone)
-    text = formats.datetime_text(local, format="short" if short else "medium")
-    return f"{text} {local.tzname() or zone.key}"
+    return formats.clock(aware, zone=zone or reader_zone())

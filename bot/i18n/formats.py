@@ -7,7 +7,7 @@ wrong in some language; CLDR has them right for every locale a catalog may be ad
 from __future__ import annotations
 
 __all__ = [
-    "datetime_text",
+    "clock",
     "decimal",
     "duration",
     "moment",
@@ -22,7 +22,12 @@ __all__ = [
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_datetime, format_skeleton, format_timedelta
+from babel.dates import (
+    format_skeleton,
+    format_time,
+    format_timedelta,
+    get_datetime_format,
+)
 from babel.numbers import format_decimal
 from discord.utils import TimestampStyle, format_dt
 
@@ -63,12 +68,6 @@ def relative(when: datetime, *, now: datetime | None = None, locale: str | None 
     return format_timedelta(when - base, add_direction=True, locale=_locale(locale))
 
 
-def datetime_text(when: datetime, *, locale: str | None = None, format: str = "medium") -> str:
-    """A date and time in the locale's medium (or short) format, in ``when``'s own zone:
-    "Jan 2, 2026, 3:04:05 AM"."""
-    return format_datetime(when, format, tzinfo=when.tzinfo, locale=_locale(locale))
-
-
 def stamp(when: datetime, style: TimestampStyle = "F") -> str:
     """The one way a time is written in a Discord message: Discord's timestamp markup, which
     each reader's client shows in their own zone and language (``F``: "Friday, December 4,
@@ -91,6 +90,21 @@ def zone_name(when: datetime) -> str:
     return short or "UTC"
 
 
+def clock(when: datetime, *, zone: tzinfo | None = None, locale: str | None = None) -> str:
+    """The one way a time is written outside Discord, on every face (the console, the
+    dashboard's pages and tables, the audit log): the day with its weekday and the time to the
+    minute in ``zone`` (None: ``when``'s own, or the system's for a naive one), the zone named,
+    each part as the locale writes it: "Sun, Dec 6, 2026, 4:24 AM UTC", "2026年12月6日周日
+    04:24 UTC"."""
+    aware = when if when.tzinfo is not None else when.astimezone()
+    shown = aware.astimezone(zone) if zone is not None else aware
+    loc = _locale(locale)
+    day = format_skeleton("yMMMEd", shown, tzinfo=shown.tzinfo, locale=loc)
+    time = format_time(shown, "short", tzinfo=shown.tzinfo, locale=loc)
+    glued = str(get_datetime_format("medium", locale=loc)).replace("{1}", day).replace("{0}", time)
+    return f"{glued} {zone_name(shown)}"
+
+
 def moment(
     when: datetime,
     *,
@@ -98,16 +112,13 @@ def moment(
     now: datetime | None = None,
     locale: str | None = None,
 ) -> str:
-    """The one way a time reads outside Discord: the date and time in ``zone`` (None: the
-    system's) with the zone named, then how far away it is: "Fri, Dec 4, 2026 20:00 CET (in 3
-    days)", in the locale's words and brackets."""
+    """A time to wait for or just past, outside Discord: :func:`clock` in ``zone`` (None: the
+    system's), then how far away it is: "Fri, Dec 4, 2026, 8:00 PM CET (in 3 days)", in the
+    locale's words and brackets."""
     aware = when if when.tzinfo is not None else when.astimezone()
-    shown = aware.astimezone(zone)
     loc = _locale(locale)
-    day = format_skeleton("yMMMEd", shown, tzinfo=shown.tzinfo, locale=loc)
-    clock = format_skeleton("Hm", shown, tzinfo=shown.tzinfo, locale=loc)
     return _(
         "{time} ({relative})",
-        time=f"{day} {clock} {zone_name(shown)}",
+        time=clock(aware.astimezone(zone), locale=loc),
         relative=relative(aware, now=now, locale=loc),
     )

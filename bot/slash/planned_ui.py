@@ -12,8 +12,6 @@ __all__ = [
     "timezone_autocomplete",
 ]
 
-import functools
-import zoneinfo
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -26,6 +24,7 @@ from bot.i18n.words import run_outcome, schedule_state
 from bot.operations.reads import planned_facts
 from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import repeat_text
+from bot.wallclock.zones import canonical_zones
 
 WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
 
@@ -103,17 +102,13 @@ def planned_embed(
     return embed
 
 
-@functools.cache
-def _zones() -> tuple[str, ...]:
-    return tuple(sorted(zoneinfo.available_timezones()))
-
-
 async def timezone_autocomplete(
     interaction: discord.Interaction[discord.Client], current: str
 ) -> list[app_commands.Choice[str]]:
-    """IANA zone names starting with (then containing) what the user typed (no round trip)."""
+    """Canonical zone names (bot.wallclock.zones) starting with (then containing) what the
+    user typed (no round trip); any other IANA name typed in full is still taken."""
     low = current.lower().replace(" ", "_")
-    zones = _zones()
+    zones = canonical_zones()
     ranked = [z for z in zones if z.lower().startswith(low)]
     ranked += [z for z in zones if low in z.lower() and z not in ranked]
     return [app_commands.Choice(name=z, value=z) for z in ranked[:25]]

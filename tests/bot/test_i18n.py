@@ -5,8 +5,9 @@ and texts are picked and formatted for the right locale."""
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from babel.messages.pofile import read_po
@@ -150,11 +151,15 @@ def test_numbers_dates_and_relative_times_are_formatted_by_babel() -> None:
         assert formats.relative(now + timedelta(minutes=5), now=now) == "5分钟后"
         assert formats.relative(now - timedelta(hours=2), now=now) == "2小时前"
         assert formats.number(1234567) == "1,234,567"
-        assert formats.datetime_text(now) == "2026年1月2日 03:04:05"
+        # one way to write a time on every face: the locale's day, weekday and clock
+        utc = now.replace(tzinfo=UTC)
+        assert formats.clock(utc) == "2026年1月2日周五 03:04 UTC"
+        assert formats.clock(utc, zone=ZoneInfo("America/New_York")) == "2026年1月1日周四 22:04 EST"
         assert formats.ticks_duration(20 * 3600) == "1小时"
     assert formats.relative(now + timedelta(minutes=5), now=now) == "in 5 minutes"
     assert formats.decimal(19.96) == "20.0"
     assert formats.duration(90) == "2 minutes"  # rounded to the largest unit
+    assert formats.clock(now.replace(tzinfo=UTC)) == "Fri, Jan 2, 2026, 3:04\u202fAM UTC"
 
 
 def test_in_game_texts_use_the_servers_own_language_setting(

@@ -49,14 +49,16 @@ def test_a_pipe_gets_plain_text_with_no_discord_markup() -> None:
     for raw in ("**", "```", "`", "<t:", "\x1b["):
         assert raw not in text, (raw, text)
     lines = text.splitlines()
-    assert lines[0] == "Planned raid on main for Fri, Dec 4, 2026 20:00 CET (in 29 seconds)."
+    assert (
+        lines[0] == "Planned raid on main for Fri, Dec 4, 2026, 8:00\u202fPM CET (in 29 seconds)."
+    )
     assert lines[1] == "Use /cancel to stop."
     assert "  say hi" in lines  # the description's indented line keeps its indent
     assert all(line == line.rstrip() for line in lines)  # nothing padded to a width
     # the field values start in one column; a value's second line starts under its first
     runs = next(i for i, line in enumerate(lines) if line.startswith("  next runs:"))
     column = lines[runs].index("Fri")
-    assert lines[runs + 1] == " " * column + "Fri, Dec 11, 2026 20:00 CET (in 1 week)"
+    assert lines[runs + 1] == " " * column + "Fri, Dec 11, 2026, 8:00\u202fPM CET (in 1 week)"
     assert lines[runs + 2].startswith("  state:") and lines[runs + 2].index("scheduled") == column
     assert "say hi" in lines[runs - 1] and lines[runs - 1].startswith("  runs:")
     # one time format: the zone named, the relative part once, no bracket inside a bracket

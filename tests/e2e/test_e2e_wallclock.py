@@ -206,8 +206,10 @@ async def test_a_berlin_time_is_a_discord_timestamp_and_reads_with_its_zone(
     content = reply.messages[0].data["content"]
     assert f"for <t:{due}:F> (<t:{due}:R>)." in content, content
     # the harness reads it as a person in UTC would: the instant in the one console format
-    assert "Planned `raid` on main for Fri, Dec 11, 2026 19:00 UTC (" in reply.text, reply.text
-    assert "PM" not in reply.text and "<t:" not in reply.text
+    assert "Planned `raid` on main for Fri, Dec 11, 2026, 7:00\u202fPM UTC (" in reply.text, (
+        reply.text
+    )
+    assert "<t:" not in reply.text
     next_runs = next(
         f["value"] for e in reply.embeds for f in e["fields"] if f["name"] == "next runs"
     )

@@ -87,8 +87,12 @@ async def test_a_slow_server_is_a_tps_warning_that_says_how_much_later(
     [tps] = [c for c in result.checks if c.name == "measured TPS"]
     detail = str(tps.detail)
     assert "below 20" in detail, detail
+    tps = float(detail.split(":")[0])
     factor = float(detail.split(" runs ")[1].split(" times")[0])
-    assert 1.6 <= factor <= 3.0, detail  # about 2: twice as long in wall-clock time
+    # the factor is what the measured rate makes of a second; the rate is about 10, measured
+    # over one second of a server that catches up on ticks it fell behind by (as vanilla does)
+    assert factor == round(20 / tps, 1), detail
+    assert 1.1 <= factor <= 4.0, detail
     rest = {name: v for name, v in found.items() if name != "measured TPS"}
     assert set(rest.values()) == {"PASS"}, result.text()  # nothing else minds 10 TPS
     assert result.ok

@@ -66,12 +66,13 @@ async def test_audit_renders_discord_markup_safely_in_the_readers_zone(
     assert "<code>say &lt;b&gt;hi&lt;/b&gt;</code>" in outcome
     assert "<pre><code>**not bold** &lt;i&gt;x&lt;/i&gt;" in outcome  # a code block stays code
     assert "<t:" not in html and "&lt;t:" not in html and "**" not in outcome.split("<pre>")[0]
-    assert '<time datetime="2026-12-01T22:37:34+00:00">Dec 1, 2026, 10:37:34 PM UTC</time>' in (
+    # written as every face writes a time: weekday, day, the locale's clock, the zone
+    assert '<time datetime="2026-12-01T22:37:34+00:00">Tue, Dec 1, 2026, 10:37 PM UTC</time>' in (
         outcome
     )
     # a reader who picked Shanghai sees the same moment there, the zone named
     status, html = await mod.get("/audit", cookies={"doom_tz": "Asia/Shanghai"})
-    assert "Dec 2, 2026, 6:37:34 AM CST</time>" in cells(html, "Build contest")[5]
+    assert "Wed, Dec 2, 2026, 6:37 AM CST</time>" in cells(html, "Build contest")[5]
     assert "Times: Asia/Shanghai" in html
 
 
@@ -95,10 +96,10 @@ async def test_audit_says_where_each_change_came_from(kept: Dash, mod: Client) -
     assert [m["face"] for m in api] == [None, "api", "web", "discord"]
     assert [r.path for r in h.discord.refused] == ["/guilds/{guild_id}/members/{member_id}"]
     h.discord.refused.clear()  # the lookup of user 1's name, refused as Discord would
-    # the When column is one short time and how long ago, not a paragraph
+    # the When column is a time as every page writes it and how long ago, not a paragraph
     when = cells(html, "Paused")[0]
     assert re.fullmatch(
-        r'<time datetime="[^"]+">\d+/\d+/\d+, \d+:\d+ [AP]M UTC</time><br>'
+        r'<time datetime="[^"]+">\w{3}, \w{3} \d+, \d{4}, \d+:\d\d [AP]M UTC</time><br>'
         r'<span class="muted">[^<]+</span>',
         when,
     ), when
@@ -150,7 +151,12 @@ async def test_the_time_zone_is_named_and_can_be_picked(kept: Dash, mod: Client)
     due = re.search(r"<time datetime=\"[^\"]+\">([^<]+)</time>", html)
     assert due is not None and due[1].endswith(" UTC")
     status, html = await mod.get("/timezone")
-    assert status == 200 and "<option>Europe/Berlin</option>" in html
+    # the canonical zones by region, each place as read; no alias, no "Factory"
+    assert status == 200 and '<optgroup label="Europe">' in html
+    assert '<option value="Europe/Berlin">Berlin</option>' in html
+    assert '<option value="America/New_York">New York</option>' in html
+    for odd in ("Factory", "localtime", "US/Eastern", "Etc/GMT+5", "Europe/Kiev"):
+        assert f'value="{odd}"' not in html
     csrf = await mod.csrf()
     status, _ = await mod.post("/timezone", data={"csrf_token": csrf, "zone": "Europe/Berlin"})
     assert status == 303
@@ -163,7 +169,11 @@ async def test_the_time_zone_is_named_and_can_be_picked(kept: Dash, mod: Client)
     assert status == 303
     status, html = await mod.get("/timezone")
     assert "is not a time zone this dashboard knows" in html
-    assert "<option selected>Europe/Berlin" in html
+    assert '<option value="Europe/Berlin" selected>Berlin</option>' in html
+    # an old alias chosen elsewhere still reads, and stays the one chosen
+    status, html = await mod.get("/timezone", cookies={"doom_tz": "US/Eastern"})
+    assert '<option value="US/Eastern" selected>US/Eastern</option>' in html
+    assert html.count(" selected>") == 1
     # back to the default
     await mod.post("/timezone", data={"csrf_token": csrf, "zone": ""})
     assert "Times: UTC" in (await mod.get("/timezone"))[1]
