@@ -344,6 +344,7 @@ def build_checker(
         function_namespaces=server.function_namespaces,
         allowed=settings.allowed_commands,
         version=version.version or NEWEST_TREE,
+        ids_version=version.version,
     )
     if version.version is None:
         # the checker warns itself when it has no tree for a known version

@@ -33,6 +33,7 @@ from mcsim import parse_cache
 from mcsim.context import Source
 from mcsim.deepstack import ensure_recursion_limit
 from mcsim.errors import BudgetExceeded, CommandError, CommandSyntaxError, UnsupportedCommand
+from mcsim.ids import unknown_id
 from mcsim.parse_shapes import parse_by_shape
 from mcsim.permissions import Gate, clamp_level, command_gates
 from mcsim.registry import Call, CommandHandler, find_handler, find_modifier
@@ -508,7 +509,18 @@ def _parse_command(text: str) -> tuple[AstCommand, tuple[Gate, ...]]:
         # mecha reads `#...` right after an argument as a comment; brigadier reads it as
         # trailing data and refuses the line (`a#b` as an objective reads `a`).
         raise _trailing_data(text, end)
+    unknown = unknown_id(_tree(), commands[0])
+    if unknown is not None:
+        raise _brigadier_error(text, unknown[1], unknown[0])
     return commands[0], command_gates(commands[0])
+
+
+def _tree() -> Any:
+    with _parse_lock:
+        parser = _parsers.get(TREE_VERSION)
+        if parser is None:
+            parser = _parsers[TREE_VERSION] = Mecha(version=TREE_VERSION)
+        return parser.spec.tree
 
 
 def _parse(text: str, version: str) -> Any:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from mecha import AstCommand, AstNode
 
     from bot.minecraft.command_rules import AllowList
+    from bot.minecraft.registries import RegistryIds
 
 __all__ = [
     "ALIASES",
@@ -188,6 +189,7 @@ class CommandChecker:
         function_namespaces: Iterable[str] | None = None,
         allowed: Iterable[str] | None = None,
         version: str = "1.21",
+        ids_version: str | None = None,
     ) -> None:
         self.deny = tuple(sorted({w for e in deny if (w := _normalize(e))}))
         self.function_permission_level = function_permission_level
@@ -198,6 +200,9 @@ class CommandChecker:
         self._allowed = None if allowed is None else tuple(allowed)
         self.version = version
         self.tree, self._fallback = tree_for_version(version)
+        # the release whose registry ids are checked (None: the server's version is not known,
+        # so no id is refused); see bot.minecraft.registries
+        self.ids_version = ids_version
         if self._fallback is not None:
             log.warning("%s", self._fallback)
         self._verdicts: OrderedDict[str, CommandParseError | CommandRefused | None] = OrderedDict()
@@ -223,6 +228,13 @@ class CommandChecker:
         from bot.minecraft.command_rules import refusal  # noqa: F401  (the first check's import)
 
         self._parser  # noqa: B018  (the property makes the parser)
+        self._ids  # noqa: B018  (and the registry ids are read)
+
+    @cached_property
+    def _ids(self) -> RegistryIds | None:
+        from bot.minecraft.registries import ids_for_version
+
+        return ids_for_version(self.ids_version)
 
     @property
     def fallback_reason(self) -> str | None:
@@ -299,6 +311,12 @@ class CommandChecker:
         spacing = _spacing_error(command, parsed)
         if spacing is not None:
             return CommandParseError(command, spacing.column, spacing.message)
+        if self._ids is not None:
+            from bot.minecraft.registries import unknown_id
+
+            unknown = unknown_id(self._parser.mecha.spec.tree, parsed, self._ids)
+            if unknown is not None:
+                return CommandParseError(command, unknown.pos + 1, unknown.message)
         for node, nested in _chain(parsed):
             text = command[node.location.pos : node.end_location.pos]
             words = _normalize(text)

@@ -70,6 +70,10 @@ def test_the_wheel_ships_the_pack_and_the_installed_bot_finds_it(tmp_path: Path)
         assert {"web/templates/base.html", "web/static/app.css", "web/static/app.js"} <= set(
             zf.namelist()
         )
+        # the registry ids the command check and mcsim read
+        assert {"bot/minecraft/registries/ids.json.gz", "mcsim/registries.json.gz"} <= set(
+            zf.namelist()
+        )
         zf.extractall(tmp_path / "site")  # what `pip install` puts in site-packages
     assert shipped == pack_files(REPO / "datapack")
     assert {"pack.mcmeta", "data/doom.schedule/function/core/tick.mcfunction"} <= shipped

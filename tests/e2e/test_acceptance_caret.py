@@ -4,8 +4,11 @@ command hidden in an execute chain is refused the same way. The queue is read ba
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
+from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness
 
@@ -21,7 +24,12 @@ async def queue_ids(live: Harness) -> list[str]:
 
 @pytest.mark.parametrize(
     ("command", "column"),
-    [("tp @s ~ ~ ~x", 11), ("sya hello", 1), ("scoreboard players add x y -1", 28)],
+    [
+        ("tp @s ~ ~ ~x", 11),
+        ("sya hello", 1),
+        ("scoreboard players add x y -1", 28),
+        ("give @a diamond_swordd 1", 9),  # an id the server's release does not have
+    ],
 )
 async def test_a_typo_shows_the_caret_under_the_fault_and_queues_nothing(
     live: Harness, mc: Server, command: str, column: int
@@ -55,4 +63,20 @@ async def test_a_denied_command_inside_execute_is_refused_and_queues_nothing(
     )
     assert reply.ephemeral
     assert "`op` is on this server's deny-list" in reply.text
+    assert await queue_ids(live) == []
+
+
+async def test_the_console_shows_an_unknown_id_under_a_caret_with_the_id_meant(
+    live: Harness, mc: Server
+) -> None:
+    out = io.StringIO()
+    line = "/schedule run:give @a diamond_swordd 1 time:5 unit:tick id:typo\n"
+    await run_console(live.discord, io.StringIO(line), out, MOD.id, MOD.roles)
+    text = out.getvalue()
+    lines = [row.strip("\n") for row in text.splitlines()]
+    at = next(i for i, row in enumerate(lines) if row.strip() == "give @a diamond_swordd 1")
+    indent = lines[at].index("give")
+    assert lines[at + 1].rstrip() == " " * (indent + 8) + "^", text
+    assert "Minecraft 1.21.11 has no item minecraft:diamond_swordd" in text, text
+    assert "did you mean minecraft:diamond_sword?" in text, text
     assert await queue_ids(live) == []

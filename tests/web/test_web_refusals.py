@@ -33,6 +33,12 @@ async def test_api_refusals_name_the_field_and_the_word_meant(mod: Client) -> No
         ),
         ({"run": "say x", "tme": 5, "unit": "tick"}, "tme", "did you mean `time`?"),
         ({"run": "sya hello", "time": 5, "unit": "tick"}, "run", "did you mean `say`?"),
+        (
+            {"run": "give @a diamond_swordd 1", "time": 5, "unit": "tick"},
+            "run",
+            "Minecraft 1.21.11 has no item `minecraft:diamond_swordd`: did you mean "
+            "`minecraft:diamond_sword`?",
+        ),
     ]
     for payload, field, said in cases:
         status, body = await mod.post("/api/servers/main/tasks", json=payload, headers=headers)
