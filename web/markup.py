@@ -22,10 +22,11 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
+from bot.i18n import formats
 from web.zones import time_text
 
 # Discord's <t:seconds> and <t:seconds:style>; a time far outside datetime's range stays text
-TIMESTAMP = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>")
+TIMESTAMP = re.compile(r"<t:(-?\d{1,12})(?::([tTdDfFR]))?>")
 
 
 def _moment(seconds: str) -> datetime | None:
@@ -41,7 +42,7 @@ def _timestamp(state: StateInline, silent: bool) -> bool:
         return False
     if not silent:
         token = state.push("discord_time", "time", 0)
-        token.meta = {"when": when}
+        token.meta = {"when": when, "relative": found[2] == "R"}
     state.pos = found.end()
     return True
 
@@ -50,7 +51,14 @@ def _render_time(
     self: object, tokens: Sequence[Token], idx: int, options: object, env: object
 ) -> str:
     when: datetime = tokens[idx].meta["when"]
-    return f'<time datetime="{when.isoformat()}">{escape(time_text(when))}</time>'
+    shown = _said(when, relative=tokens[idx].meta["relative"])
+    return f'<time datetime="{when.isoformat()}">{escape(shown)}</time>'
+
+
+def _said(when: datetime, *, relative: bool, zone: ZoneInfo | None = None) -> str:
+    """A timestamp as Discord shows its style: `R` as how far away it is ("in 5 days"), any
+    other as the time in the reader's zone."""
+    return formats.relative(when) if relative else time_text(when, zone=zone)
 
 
 @functools.cache
@@ -78,6 +86,6 @@ def discord_text(text: object, zone: ZoneInfo | None = None) -> str:
 
     def said(found: re.Match[str]) -> str:
         when = _moment(found[1])
-        return found[0] if when is None else time_text(when, zone=zone)
+        return found[0] if when is None else _said(when, relative=found[2] == "R", zone=zone)
 
     return TIMESTAMP.sub(said, str(text))

@@ -117,6 +117,14 @@ async def test_history_in_discord_the_api_and_metrics(dash: Dash, mod: Client) -
     assert restarted == []
 
 
+# how much wider than the window the page is, and the times broken over two lines
+PHONE_FITS = """() => ({
+  wide: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
+  broken: [...document.querySelectorAll("main time")]
+    .filter((t) => t.getClientRects().length > 1).map((t) => t.textContent),
+})"""
+
+
 @pytest.mark.slow
 async def test_the_history_page_in_a_browser(dash: Dash, browser: Any, shots: Path) -> None:
     await minutely(dash, 11)
@@ -142,3 +150,23 @@ async def test_the_history_page_in_a_browser(dash: Dash, browser: Any, shots: Pa
     assert await rows.count() == 3
     assert "page 2 of 2" in await page.locator("caption").inner_text()
     await page.screenshot(path=str(shots / "history-2.png"), full_page=True)
+    # a phone, in both languages: the history, the planned rows and the audit log fit its width,
+    # and every time reads on one line
+    for locale in ("en-US", "zh-CN"):
+        ctx = await browser.new_context(locale=locale, viewport={"width": 390, "height": 844})
+        ctx.set_default_timeout(TIMEOUT)
+        phone = await ctx.new_page()
+        await phone.goto(await dash.link(MOD))
+        await phone.locator("main form button[type=submit]").click()  # "Log in" / "登录"
+        await phone.wait_for_url("**/servers")
+        for path, name in (
+            ("/servers/main/history/m", "history"),
+            ("/servers/main/planned", "planned"),
+            ("/audit", "audit"),
+        ):
+            await phone.goto(f"{dash.url}{path}")
+            await phone.locator("main time").first.wait_for(timeout=TIMEOUT)
+            fits = await phone.evaluate(PHONE_FITS)
+            assert fits == {"wide": 0, "broken": []}, (locale, path, fits)
+            await phone.screenshot(path=str(shots / f"{locale}-390-{name}.png"), full_page=True)
+        await ctx.close()

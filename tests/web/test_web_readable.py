@@ -23,7 +23,7 @@ HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'
 # Discord's markup as an event's outcome has it, with markup a user could type in a name
 OUTCOME = (
     f"Event #1 **Build contest {HOSTILE}** made: Discord event <t:1796164654:F> to"
-    " <t:1796168254:F>; run `say <b>hi</b>`.\n```\n**not bold** <i>x</i>\n```"
+    " <t:1796168254:F> (<t:1796168254:R>); run `say <b>hi</b>`.\n```\n**not bold** <i>x</i>\n```"
 )
 
 
@@ -70,6 +70,8 @@ async def test_audit_renders_discord_markup_safely_in_the_readers_zone(
     assert '<time datetime="2026-12-01T22:37:34+00:00">Tue, Dec 1, 2026, 10:37 PM UTC</time>' in (
         outcome
     )
+    # Discord's relative style reads as how far away it is, not the time a second time
+    assert re.search(r'11:37 PM UTC</time> \(<time datetime="[^"]+">[^<U]+</time>\)', outcome)
     # a reader who picked Shanghai sees the same moment there, the zone named
     status, html = await mod.get("/audit", cookies={"doom_tz": "Asia/Shanghai"})
     assert "Wed, Dec 2, 2026, 6:37 AM CST</time>" in cells(html, "Build contest")[5]
