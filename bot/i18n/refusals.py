@@ -96,31 +96,47 @@ def _choices(model: Any, name: str) -> tuple[str, ...]:
     return tuple(str(a) for a in get_args(inner)) if get_origin(inner) is Literal else ()
 
 
-def _bounds(model: Any, name: str, ctx: dict[str, Any]) -> tuple[Any, Any]:
-    """A number's lowest and highest allowed value (the model's, else pydantic's context)."""
-    low = high = None
+def _limits(model: Any, name: str) -> dict[str, Any]:
+    """The constraints set on a model's field (an Interval names all four bounds, the unset
+    ones None: they must not hide a bound another rule set)."""
+    found: dict[str, Any] = {}
     info = getattr(model, "model_fields", {}).get(name)
     for rule in info.metadata if info is not None else ():
-        low = getattr(rule, "ge", low)
-        high = getattr(rule, "le", high)
-        if getattr(rule, "gt", None) is not None:
-            low = rule.gt + 1
-        if getattr(rule, "lt", None) is not None:
-            high = rule.lt - 1
-    low = ctx.get("ge", low) if low is None else low
-    high = ctx.get("le", high) if high is None else high
-    return low, high
+        for key in ("ge", "gt", "le", "lt", "min_length", "max_length"):
+            value = getattr(rule, key, None)
+            if value is not None:
+                found[key] = value
+    return found
+
+
+def _bounds(
+    model: Any, name: str, ctx: dict[str, Any], *, whole: bool
+) -> tuple[Any, Any, bool, bool]:
+    """A number's lowest and highest allowed value (the model's, else pydantic's context), and
+    whether each is itself excluded (a `gt`/`lt` of a number that need not be whole; a whole
+    one's becomes the next whole number in)."""
+    rules = {**ctx, **_limits(model, name)}
+    low, high = rules.get("ge"), rules.get("le")
+    above = below = False
+    if low is None and rules.get("gt") is not None:
+        low, above = (rules["gt"] + 1, False) if whole else (rules["gt"], True)
+    if high is None and rules.get("lt") is not None:
+        high, below = (rules["lt"] - 1, False) if whole else (rules["lt"], True)
+    return low, high, above, below
+
+
+def _whole(model: Any, name: str, default: bool) -> bool:
+    """Whether the field takes whole numbers only (its annotation says, else the fault)."""
+    info = getattr(model, "model_fields", {}).get(name)
+    inner = _bare(info.annotation) if info is not None else None
+    if inner is int:
+        return True
+    return False if inner is float else default
 
 
 def _lengths(model: Any, name: str, ctx: dict[str, Any]) -> tuple[Any, Any]:
-    low = high = None
-    info = getattr(model, "model_fields", {}).get(name)
-    for rule in info.metadata if info is not None else ():
-        low = getattr(rule, "min_length", low)
-        high = getattr(rule, "max_length", high)
-    return (low if low is not None else ctx.get("min_length")), (
-        high if high is not None else ctx.get("max_length")
-    )
+    rules = {**ctx, **_limits(model, name)}
+    return rules.get("min_length"), rules.get("max_length")
 
 
 def _got(value: object) -> str:
@@ -151,7 +167,8 @@ def explain(
     if kind in ("literal_error", "enum") or choices:
         return _one_of(field, choices or (str(ctx.get("expected", "")),), got)
     if kind in _WHOLE | _NUMBER | _BOUND:
-        return _number_rule(field, *_bounds(holder, name, ctx), got, whole=kind not in _NUMBER)
+        whole = _whole(holder, name, kind not in _NUMBER)
+        return _number_rule(field, *_bounds(holder, name, ctx, whole=whole), got, whole=whole)
     if kind in _LENGTH:
         return _length_rule(field, *_lengths(holder, name, ctx))
     if kind in ("bool_parsing", "bool_type"):
@@ -212,8 +229,21 @@ def _one_of(field: str, choices: tuple[str, ...], got: object) -> str:
     )
 
 
-def _number_rule(field: str, low: Any, high: Any, got: object, *, whole: bool) -> str:
+def _number_rule(
+    field: str, low: Any, high: Any, above: bool, below: bool, got: object, *, whole: bool
+) -> str:
     said = {"field": field, "got": _got(got)}
+    if above and high is None:
+        return _("`{field}` must be more than {low}, not {got}.", low=number(low), **said)
+    if below and low is None:
+        return _("`{field}` must be less than {high}, not {got}.", high=number(high), **said)
+    if above or below:
+        return _(
+            "`{field}` must be a number between {low} and {high}, not {got}.",
+            low=number(low),
+            high=number(high),
+            **said,
+        )
     if low is not None and high is not None:
         said |= {"low": number(low), "high": number(high)}
         if whole:
