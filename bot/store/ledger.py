@@ -193,6 +193,7 @@ class Ledger(RingSight):
                         if 0 <= game_time < last_time
                         else N_("its task serial went back")
                     )
+                    self.rollbacks += 1
                     self._set_pending(db, self._new_pending(db, why))
                     return True
                 self._see(db, game_time, serial)
@@ -202,7 +203,10 @@ class Ledger(RingSight):
         return rolled
 
     async def begin_restore(self, reason: str) -> Pending:
-        """Mark a restore as pending (kept if one is already); returns it."""
+        """Mark a restore as pending (kept if one is already); returns it. Each call is a start
+        of the server, so each counts as a rollback (a second crash while a restore is still
+        pending included): over RCON a stop and a crash look alike."""
+        self.rollbacks += 1
 
         def work(db: sqlite3.Connection) -> Pending:
             with db:
@@ -216,7 +220,6 @@ class Ledger(RingSight):
         return result
 
     def _new_pending(self, db: sqlite3.Connection, reason: str) -> Pending:
-        self.rollbacks += 1  # its callers write it: no pending was there
         last_time, last_serial, _ = self._marks(db)
         after, until = self._doubt_window(db, last_time)
         return Pending(last_time, last_serial, reason, self._top_key(db), after, until)

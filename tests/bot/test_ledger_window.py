@@ -86,3 +86,23 @@ async def test_the_window_ends_when_the_read_failed_not_when_it_began(tmp_path: 
         assert pending.doubt_until >= 300 + (1.2 - 1.0) * 200, pending
     finally:
         await db.close()
+
+
+async def test_a_second_start_while_a_restore_is_pending_counts_as_a_rollback(
+    tmp_path: Path,
+) -> None:
+    """A hand-over sent after the first crash whose answer a second crash took (the restore of
+    the first still pending) may have run in a world rolled back again: it is in doubt."""
+    db = Database(tmp_path / "bot.sqlite3")
+    ledger = Ledger(db, "sim")
+    ledger.ring = True
+    try:
+        await ledger.saw(500, 5, await ledger.marks())
+        assert await ledger.saw(100, 1, await ledger.marks())  # the first crash: time went back
+        assert ledger.rollbacks == 1
+        sent_at = ledger.rollbacks  # a hand-over sent now, its answer lost
+        first = await ledger.begin_restore("the server started again")  # the second start
+        assert ledger.rollbacks == sent_at + 1
+        assert (await ledger.begin_restore("again")).reason == first.reason  # the one pending
+    finally:
+        await db.close()
