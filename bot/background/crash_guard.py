@@ -110,12 +110,10 @@ class CrashGuard:
         hold_ticks: int = 0,
         caught_up: CaughtUp | None = None,
         ring: bool = False,
-        say_events: bool | None = None,
     ) -> None:
         self.ledger = ledger
-        # the pack's cfg.log as the server's events_in_chat says (None: as the pack has it),
-        # set at each compare: a server back from an older save may have it as it was then
-        self.say_events = say_events
+        # the pack's cfg.log as events_in_chat says (None: left as it is), set at each compare
+        self.say_events: bool | None = None
         # the events come from the ring buffer (rolled back by a crash with the world): the
         # runs of the last poll interval before a crash are in doubt (bot.background.doubt)
         self.ring = ring
