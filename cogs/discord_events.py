@@ -23,6 +23,7 @@ from bot.guildevents.timers import EventTimers
 from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import event_state, run_outcome, schedule_state
+from bot.minecraft.task_fields import MAX_REQUIRE, MAX_TIME_TEXT
 from bot.operations import discord_events
 from bot.slash import fit
 from bot.slash.cog_helpers import AFTER_WAIT, IF_NOT, server_autocomplete
@@ -214,9 +215,9 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         reminders: str | None = None,
         repeat: str | None = None,
         timezone: str | None = None,
-        require: app_commands.Range[str, 1, 200] | None = None,
+        require: app_commands.Range[str, 1, MAX_REQUIRE] | None = None,
         if_not: str | None = None,
-        max_wait: app_commands.Range[str, 1, 100] | None = None,
+        max_wait: app_commands.Range[str, 1, MAX_TIME_TEXT] | None = None,
         after_wait: str | None = None,
     ) -> None:
         request = discord_events.EventRequest(

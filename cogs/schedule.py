@@ -17,9 +17,18 @@ from discord.ext import commands
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import number
 from bot.minecraft.conditions import describe
+from bot.minecraft.task_fields import (
+    MAX_COMMAND,
+    MAX_ID,
+    MAX_INT,
+    MAX_PLAYER,
+    MAX_REQUIRE,
+    MAX_RETRY,
+    MAX_TIME_TEXT,
+    MAX_ZONE,
+)
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
-from bot.operations.schedule import MAX_INT
 from bot.slash import fit
 from bot.slash.cog_helpers import (
     AFTER_WAIT,
@@ -49,7 +58,7 @@ UNITS = [
     app_commands.Choice(name="game_day", value="game_day"),
 ]
 RUN_HELP = "The Minecraft command to run (without the leading /)."
-RunText = app_commands.Range[str, 1, 1400]
+RunText = app_commands.Range[str, 1, MAX_COMMAND]
 Said = queue.Changed | runs.RanNow | groups.GroupOutcome[Any]  # what a change's reply says
 Delay = app_commands.Range[int, 0, MAX_INT]
 
@@ -176,20 +185,20 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         run: RunText,
         time: Delay | None = None,
         unit: str | None = None,
-        id: app_commands.Range[str, 1, 64] | None = None,
-        retry: app_commands.Range[int, 0, 1000] = 0,
+        id: app_commands.Range[str, 1, MAX_ID] | None = None,
+        retry: app_commands.Range[int, 0, MAX_RETRY] = 0,
         retry_delay: app_commands.Range[int, 1, MAX_INT] = 1,
         every: app_commands.Range[int, 1, MAX_INT] | None = None,
         at: app_commands.Range[int, 0, 2**63 - 1] | None = None,
-        as_player: app_commands.Range[str, 1, 16] | None = None,
+        as_player: app_commands.Range[str, 1, MAX_PLAYER] | None = None,
         server: str | None = None,
-        when: app_commands.Range[str, 1, 100] | None = None,
-        repeat: app_commands.Range[str, 1, 100] | None = None,
-        timezone: app_commands.Range[str, 1, 64] | None = None,
-        announce: app_commands.Range[str, 1, 100] | None = None,
-        require: app_commands.Range[str, 1, 200] | None = None,
+        when: app_commands.Range[str, 1, MAX_TIME_TEXT] | None = None,
+        repeat: app_commands.Range[str, 1, MAX_TIME_TEXT] | None = None,
+        timezone: app_commands.Range[str, 1, MAX_ZONE] | None = None,
+        announce: app_commands.Range[str, 1, MAX_TIME_TEXT] | None = None,
+        require: app_commands.Range[str, 1, MAX_REQUIRE] | None = None,
         if_not: str | None = None,
-        max_wait: app_commands.Range[str, 1, 100] | None = None,
+        max_wait: app_commands.Range[str, 1, MAX_TIME_TEXT] | None = None,
         after_wait: str | None = None,
         on_doubt: str | None = None,
     ) -> None:

@@ -37,6 +37,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from bot import errors
 from bot.i18n import N_, _
+from bot.minecraft import task_fields
 from bot.operations import Caller, Face, admin, groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, operations, state
@@ -48,8 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 UNITS = schedule_ops.UNITS
-MAX_INT = schedule_ops.MAX_INT
-MAX_RUN = schedule_ops.MAX_RUN
+MAX_INT = task_fields.MAX_INT
+MAX_RUN = task_fields.MAX_COMMAND
 
 
 class ScheduleRequest(schedule_ops.ScheduleFields):
@@ -152,7 +153,7 @@ async def game_time(user: WebUser, server: ServerServices) -> reads.Clock:
 def check_task_id(task_id: str) -> None:
     """A task id from a path is 1 to 64 characters, said as a sentence (the request models
     would refuse it in pydantic's English)."""
-    if not 1 <= len(task_id) <= schedule_ops.MAX_ID:
+    if not 1 <= len(task_id) <= task_fields.MAX_ID:
         raise errors.ValidationError(_("A task id is 1 to 64 characters long."), field="task_id")
 
 

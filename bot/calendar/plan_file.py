@@ -19,7 +19,7 @@ __all__ = [
     "load",
 ]
 
-from typing import Annotated, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,16 +27,26 @@ from pydantic import ValidationError as PydanticError
 
 from bot import errors
 from bot.i18n import _, refusals
+from bot.minecraft.task_fields import (
+    AfterWait,
+    Command,
+    IfNot,
+    MaxWait,
+    Period,
+    Player,
+    Require,
+    Retries,
+    TaskId,
+    Ticks,
+    TimeText,
+    ZoneName,
+)
 from bot.store.schedules import OnDoubt  # the policy after a crash (bot.background.doubt)
 
 VERSION = 1  # files without the condition keys (written before them) read as they did
 # the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);
 # each kind of entry has them last, so a file reads what runs first, then under what conditions
 CONDITION_KEYS = ("require", "if_not", "max_wait", "after_wait")
-Require = Annotated[str | None, Field(min_length=1, max_length=200)]
-IfNot = Literal["skip", "wait"] | None
-MaxWait = Annotated[str | None, Field(min_length=1, max_length=100)]
-AfterWait = Literal["run", "skip"] | None
 
 
 class _Entry(BaseModel):
@@ -52,39 +62,39 @@ def condition_options(entry: PlannedEntry | TaskEntry | EventEntry) -> dict[str,
 class PlannedEntry(_Entry):
     """A wall-clock row: as /schedule's `when`, `repeat`, `timezone`, `announce`."""
 
-    id: str = Field(min_length=1, max_length=64)
-    run: str = Field(min_length=1, max_length=1400)
-    when: str | None = Field(default=None, min_length=1, max_length=100)
-    repeat: str | None = Field(default=None, min_length=1, max_length=100)
-    timezone: str = Field(default="UTC", min_length=1, max_length=64)
-    announce: str | None = Field(default=None, min_length=1, max_length=100)
-    retry: int = Field(default=0, ge=0, le=1000)
-    retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
-    as_player: str | None = Field(default=None, min_length=1, max_length=16)
+    id: TaskId
+    run: Command
+    when: TimeText | None = None
+    repeat: TimeText | None = None
+    timezone: ZoneName = "UTC"
+    announce: TimeText | None = None
+    retry: Retries = 0
+    retry_delay: Period = 1
+    as_player: Player | None = None
     on_doubt: OnDoubt = "skip"
     paused: bool = False
-    require: Require = None
-    if_not: IfNot = None
-    max_wait: MaxWait = None
-    after_wait: AfterWait = None
+    require: Require | None = None
+    if_not: IfNot | None = None
+    max_wait: MaxWait | None = None
+    after_wait: AfterWait | None = None
 
 
 class TaskEntry(_Entry):
     """A game-time task in the pack's queue: `time` ticks from now (its remaining delay)."""
 
-    id: str = Field(min_length=1, max_length=64)
-    run: str = Field(min_length=1, max_length=1400)
-    time: int = Field(ge=0, le=2**31 - 1)
-    every: int | None = Field(default=None, ge=1, le=2**31 - 1)
-    retry: int = Field(default=0, ge=0, le=1000)
-    retry_delay: int = Field(default=1, ge=1, le=2**31 - 1)
-    as_player: str | None = Field(default=None, min_length=1, max_length=16)
+    id: TaskId
+    run: Command
+    time: Ticks
+    every: Period | None = None
+    retry: Retries = 0
+    retry_delay: Period = 1
+    as_player: Player | None = None
     on_doubt: OnDoubt = "skip"
     paused: bool = False
-    require: Require = None
-    if_not: IfNot = None
-    max_wait: MaxWait = None
-    after_wait: AfterWait = None
+    require: Require | None = None
+    if_not: IfNot | None = None
+    max_wait: MaxWait | None = None
+    after_wait: AfterWait | None = None
 
 
 class EventEntry(_Entry):
@@ -93,18 +103,18 @@ class EventEntry(_Entry):
     name: str = Field(min_length=1, max_length=100)
     start: str
     end: str
-    timezone: str = "UTC"
+    timezone: ZoneName = "UTC"
     location: str | None = None
     description: str | None = None
-    start_run: str | None = None
-    end_run: str | None = None
-    repeat: str | None = None
-    announce: str | None = None  # in-game countdown before the start, as /event create's
-    reminders: str | None = None  # Discord reminders before the start
-    require: Require = None  # the start task's conditions
-    if_not: IfNot = None
-    max_wait: MaxWait = None
-    after_wait: AfterWait = None
+    start_run: Command | None = None
+    end_run: Command | None = None
+    repeat: TimeText | None = None
+    announce: TimeText | None = None  # in-game countdown before the start, as /event create's
+    reminders: TimeText | None = None  # Discord reminders before the start
+    require: Require | None = None  # the start task's conditions
+    if_not: IfNot | None = None
+    max_wait: MaxWait | None = None
+    after_wait: AfterWait | None = None
 
 
 class PlanDocument(_Entry):

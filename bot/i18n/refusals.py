@@ -101,12 +101,28 @@ def _limits(model: Any, name: str) -> dict[str, Any]:
     ones None: they must not hide a bound another rule set)."""
     found: dict[str, Any] = {}
     info = getattr(model, "model_fields", {}).get(name)
-    for rule in info.metadata if info is not None else ():
+    rules = list(info.metadata) if info is not None else []
+    if info is not None:  # an Annotated type inside `... | None` keeps its rules there
+        rules += _annotated_rules(info.annotation)
+    for rule in rules:
         for key in ("ge", "gt", "le", "lt", "min_length", "max_length"):
             value = getattr(rule, key, None)
             if value is not None:
                 found[key] = value
     return found
+
+
+def _annotated_rules(annotation: Any) -> list[Any]:
+    """The constraints of the Annotated types in `annotation` (in a union's members too)."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        rules: list[Any] = []
+        for extra in get_args(annotation)[1:]:
+            rules.extend(getattr(extra, "metadata", [extra]))
+        return rules
+    if origin in (Union, types.UnionType):
+        return [r for member in get_args(annotation) for r in _annotated_rules(member)]
+    return []
 
 
 def _bounds(

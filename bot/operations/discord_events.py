@@ -32,6 +32,7 @@ from bot.guildevents import plan
 from bot.guildevents.readiness import event_permission_problem
 from bot.i18n import _
 from bot.i18n.formats import stamp
+from bot.minecraft.task_fields import Command, TimeText, ZoneName
 from bot.operations.ranks import Rank
 from bot.operations.schedule import ConditionFields
 from bot.store.guild_events import LIVE_STATES
@@ -57,12 +58,12 @@ class EventRequest(ConditionFields):  # its start task's conditions, as /schedul
     end: str | None = Field(default=None, min_length=1, max_length=100)
     description: str | None = None
     server: str | None = None
-    start_run: str | None = Field(default=None, min_length=1, max_length=1400)
-    end_run: str | None = Field(default=None, min_length=1, max_length=1400)
-    announce: str | None = Field(default=None, min_length=1, max_length=100)
-    reminders: str | None = Field(default=None, min_length=1, max_length=100)
-    repeat: str | None = Field(default=None, min_length=1, max_length=100)
-    timezone: str | None = Field(default=None, min_length=1, max_length=64)
+    start_run: Command | None = None
+    end_run: Command | None = None
+    announce: TimeText | None = None
+    reminders: TimeText | None = None
+    repeat: TimeText | None = None
+    timezone: ZoneName | None = None
 
 
 class EventRef(BaseModel):

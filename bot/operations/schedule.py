@@ -24,7 +24,7 @@ __all__ = [
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,7 +33,23 @@ from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp
 from bot.minecraft.conditions import Conditions, parse_conditions
 from bot.minecraft.handover import pause_when_empty_seconds, players_online
-from bot.minecraft.pack_input import check_id, check_player
+from bot.minecraft.pack_input import MAX_ID, MAX_INT, check_id, check_player
+from bot.minecraft.task_fields import (
+    UNITS,
+    AfterWait,
+    Command,
+    IfNot,
+    MaxWait,
+    Period,
+    Player,
+    Require,
+    Retries,
+    TaskId,
+    Ticks,
+    TimeText,
+    Unit,
+    ZoneName,
+)
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator, OnDoubt
 from bot.wallclock.when import next_runs
@@ -45,15 +61,9 @@ if TYPE_CHECKING:
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
 
-MAX_INT = 2**31 - 1  # the pack's scores are Ints
-# the pack's unit names; "day" is a real day, "game_day" one in-game day (24000 ticks)
-UNITS = ("tick", "second", "minute", "hour", "day", "game_day")
-Unit = Literal["tick", "second", "minute", "hour", "day", "game_day"]
 DYNAMIC_PREFIX = "discord-"
 # the start of the ids the bot makes up, by face: a moderator can tell where a task came from
 PREFIXES = {"discord": DYNAMIC_PREFIX, "console": DYNAMIC_PREFIX, "web": "web-", "api": "web-"}
-MAX_RUN = 1400  # what one Discord option holds; a task's command is at most this long
-MAX_ID = 64  # the pack's longest task id
 PREVIEW_RUNS = 5  # the next runs a preview shows
 
 
@@ -61,10 +71,10 @@ class ConditionFields(BaseModel):
     """The conditions checked when a task is due (bot.minecraft.conditions): /schedule's, for
     both kinds, and /event's for its start task."""
 
-    require: str | None = Field(default=None, min_length=1, max_length=200)
-    if_not: Literal["skip", "wait"] | None = None
-    max_wait: str | None = Field(default=None, min_length=1, max_length=100)
-    after_wait: Literal["run", "skip"] | None = None
+    require: Require | None = None
+    if_not: IfNot | None = None
+    max_wait: MaxWait | None = None
+    after_wait: AfterWait | None = None
 
     def condition_options(self) -> dict[str, str]:
         """The condition options given, by name (what a wall-clock row stores)."""
@@ -88,21 +98,21 @@ class ScheduleFields(ConditionFields):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    run: str = Field(min_length=1, max_length=MAX_RUN)
-    time: int | None = Field(default=None, ge=0, le=MAX_INT)
+    run: Command
+    time: Ticks | None = None
     # no default: a bare `time:5` was 5 ticks (a quarter second) to a moderator who meant
     # seconds; `check` asks for the unit with the choices instead
     unit: Unit | None = None
-    id: str | None = Field(default=None, min_length=1, max_length=MAX_ID)
-    retry: int = Field(default=0, ge=0, le=1000)
-    retry_delay: int = Field(default=1, ge=1, le=MAX_INT)
-    every: int | None = Field(default=None, ge=1, le=MAX_INT)
+    id: TaskId | None = None
+    retry: Retries = 0
+    retry_delay: Period = 1
+    every: Period | None = None
     at: int | None = Field(default=None, ge=0, le=2**63 - 1)
-    as_player: str | None = Field(default=None, min_length=1, max_length=16)
-    when: str | None = Field(default=None, min_length=1, max_length=100)
-    repeat: str | None = Field(default=None, min_length=1, max_length=100)
-    timezone: str | None = Field(default=None, min_length=1, max_length=64)
-    announce: str | None = Field(default=None, min_length=1, max_length=100)
+    as_player: Player | None = None
+    when: TimeText | None = None
+    repeat: TimeText | None = None
+    timezone: ZoneName | None = None
+    announce: TimeText | None = None
     # what the crash guard does when a crash leaves it unknown whether the task ran
     # (bot.background.doubt); None: skip, the default
     on_doubt: OnDoubt | None = None
@@ -135,8 +145,8 @@ class DynamicRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    run: str = Field(min_length=1, max_length=MAX_RUN)
-    time: int = Field(ge=0, le=MAX_INT)
+    run: Command
+    time: Ticks
     unit: Unit
     prefix: str = Field(default=DYNAMIC_PREFIX, min_length=1, max_length=32)
     server: str | None = None
