@@ -16,6 +16,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 OUT = Path(__file__).with_name("ids.json.gz")
 MCSIM = Path(__file__).parents[3] / "mcsim" / "registries.json.gz"
@@ -45,7 +46,7 @@ def _names(data: Path, version_paths: dict[str, str], registry: str) -> list[str
     return sorted({str(r["name"]) for r in rows})
 
 
-def build(data: Path) -> dict[str, object]:
+def build(data: Path) -> dict[str, Any]:
     paths = json.loads((data / "dataPaths.json").read_text())["pc"]
     sets: dict[str, list[str]] = {}
     versions: dict[str, dict[str, str]] = {}
@@ -67,11 +68,10 @@ def main() -> None:
     data = Path(sys.argv[1])
     built = build(data)
     OUT.write_bytes(gzip.compress(json.dumps(built, separators=(",", ":")).encode(), mtime=0))
-    own = built["versions"][MCSIM_VERSION]  # type: ignore[index]
-    sets = built["sets"]
-    mcsim = {registry: sets[key] for registry, key in own.items()}  # type: ignore[index]
+    own = built["versions"][MCSIM_VERSION]
+    mcsim = {registry: built["sets"][key] for registry, key in own.items()}
     MCSIM.write_bytes(gzip.compress(json.dumps(mcsim, separators=(",", ":")).encode(), mtime=0))
-    print(f"{OUT}: {len(built['versions'])} releases; {MCSIM}: {MCSIM_VERSION}")  # type: ignore[arg-type]
+    print(f"{OUT}: {len(built['versions'])} releases; {MCSIM}: {MCSIM_VERSION}")
 
 
 if __name__ == "__main__":
