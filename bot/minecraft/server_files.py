@@ -30,6 +30,7 @@ __all__ = [
 import gzip
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Literal, Protocol
@@ -167,13 +168,18 @@ def _head(path: Path) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-def version_from_logs(log_path: Path) -> str | None:
-    """The version in the newest start line: latest.log first, then the rolled logs newest first
-    (after a daily roll latest.log holds no start line)."""
+def log_heads(log_path: Path) -> Iterator[str]:
+    """The first bytes of latest.log, then of each rolled log, newest first: after a daily roll
+    (vanilla rolls at midnight too) latest.log holds no start-up lines; an archive does."""
     for path in [log_path, *_rotated_logs(log_path.parent)]:
         head = _head(path)
-        if head is None:
-            continue
+        if head is not None:
+            yield head
+
+
+def version_from_logs(log_path: Path) -> str | None:
+    """The version in the newest start line (see log_heads)."""
+    for head in log_heads(log_path):
         found = version_in(head)
         if found is not None:
             return found

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Final, Literal, Protocol
 
 from bot.i18n import _
+from bot.minecraft.server_files import log_heads
 
 __all__ = [
     "UNKNOWN_SOFTWARE",
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 Family = Literal["vanilla", "bukkit", "fabric", "unknown"]
 
 _HEAD_LINES: Final = 400  # start-up is over well before this many lines (`Done (...)!`)
-_HEAD_BYTES: Final = 256 * 1024
 _COLOUR: Final = re.compile("§.?", re.S)
 # `[12:00:00] [Server thread/INFO]: msg`, `[2024-05-01 12:00:00] [main/INFO]: msg`, and the
 # console layout `[12:00:00 INFO]: msg`; a logger other than Minecraft's adds `[Name] ` to msg.
@@ -154,22 +154,17 @@ def detect_from_log_lines(lines: Iterable[str]) -> ServerSoftware | None:
     return ServerSoftware(family, name, version, build, carpet and family == "fabric", "log")
 
 
-def _read_head(path: Path) -> list[str]:
-    with path.open("rb") as fh:
-        data = fh.read(_HEAD_BYTES)
-    return data.decode("utf-8", errors="replace").splitlines()[:_HEAD_LINES]
-
-
 def detect_from_log(path: Path | None) -> ServerSoftware | None:
-    """Detection from latest.log's start-up lines; None when unreadable or already rolled."""
+    """Detection from the start-up lines of latest.log, or of the newest rolled log that has
+    them (a server running past midnight has rolled them away); None when none is readable."""
     if path is None:
         return None
-    try:
-        lines = _read_head(path)
-    except OSError as e:
-        log.info("cannot read %s to detect the server software: %s", path, e)
-        return None
-    return detect_from_log_lines(lines)
+    for head in log_heads(path):
+        found = detect_from_log_lines(head.splitlines()[:_HEAD_LINES])
+        if found is not None:
+            return found
+    log.info("no start-up lines in %s or its rolled logs to detect the server software", path)
+    return None
 
 
 class _Rcon(Protocol):

@@ -46,6 +46,19 @@ def test_each_flavours_start_up_log_names_its_software(tmp_path: Path, flavour: 
     assert found.reload_command == want
 
 
+def test_a_log_rolled_at_midnight_still_names_the_software(tmp_path: Path) -> None:
+    """A server running past midnight rolls latest.log (its start-up lines go to the archive):
+    the software and its build are read from the newest rolled log that has them."""
+    with Server(tmp_path / "w", frozen=True, flavour="paper-1.21.6") as srv:
+        assert srv.log is not None
+        srv.log.rotate()
+        srv.log.info(EVENT)
+        assert "Paper" not in srv.log_path.read_text(encoding="utf-8")
+        found = detect_from_log(srv.log_path)
+    assert found is not None and (found.name, found.version) == ("Paper", "1.21.6")
+    assert found.build is not None and found.build.startswith("1.21.6-")
+
+
 @pytest.mark.parametrize("flavour", sorted(FLAVOURS))
 async def test_rcon_probes_tell_bukkit_from_the_rest(tmp_path: Path, flavour: str) -> None:
     srv = Server(tmp_path / "w", frozen=True, flavour=flavour, rcon_port=0, rcon_password="pw")
