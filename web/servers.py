@@ -26,7 +26,7 @@ from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
-from bot.operations.reads import LISTS, planned_facts
+from bot.operations.reads import LISTS, doubt_fact, planned_facts
 from bot.wallclock.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
@@ -188,7 +188,8 @@ def planned_row(plan: Schedule) -> dict[str, Any]:
         # the options as given, for the API; `facts` as every face says them (Discord markup)
         "conditions": dict(plan.conditions) if plan.conditions else None,
         "announce": list(plan.announce),
-        "facts": [[name, text] for name, text in planned_facts(plan)],
+        "on_doubt": plan.on_doubt,
+        "facts": [list(fact) for fact in [*planned_facts(plan), doubt_fact(plan.on_doubt)] if fact],
     }
 
 

@@ -10,6 +10,7 @@ __all__ = [
     "ListRequest",
     "Page",
     "Shown",
+    "doubt_fact",
     "game_time",
     "page",
     "planned_facts",
@@ -156,6 +157,14 @@ async def task_on_doubt(target: ServerServices, task: Task | None) -> OnDoubt:
 # the names of a planned row's facts, as a game-time task's reply names its conditions
 _ONLY_IF = N_("only if")
 _ANNOUNCE = N_("announce")
+
+
+def doubt_fact(on_doubt: str) -> tuple[str, str] | None:
+    """A task's policy after a crash (bot.background.doubt) as (name, text) in the reader's
+    language, when it is not the default; every face says it from here."""
+    if on_doubt != "run":
+        return None
+    return _("after a crash"), _("run again if it may not have run")
 
 
 def planned_facts(row: Schedule) -> list[tuple[str, str]]:

@@ -21,7 +21,7 @@ from discord import app_commands
 from bot.i18n import _
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import run_outcome, schedule_state
-from bot.operations.reads import planned_facts
+from bot.operations.reads import doubt_fact, planned_facts
 from bot.store.schedules import Run, Schedule
 from bot.wallclock.when import repeat_text
 from bot.wallclock.zones import canonical_zones
@@ -31,8 +31,9 @@ WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
 
 def add_doubt_field(embed: discord.Embed, on_doubt: str) -> None:
     """A task's policy after a crash (bot.background.doubt), said when it is not the default."""
-    if on_doubt == "run":
-        embed.add_field(name=_("after a crash"), value=_("run again if it may not have run"))
+    fact = doubt_fact(on_doubt)
+    if fact is not None:
+        embed.add_field(name=fact[0], value=fact[1])
 
 
 def _late(row: Schedule) -> str:

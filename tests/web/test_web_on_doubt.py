@@ -60,6 +60,10 @@ async def test_the_form_s_select_sets_the_policy_of_both_kinds(kept: Dash, mod: 
     assert scheduler is not None
     row = await scheduler.store.find("main", "nightly")
     assert row is not None and row.on_doubt == "run"
+    # the planned page says it on the row
+    status, html = await mod.get("/servers/main/planned")
+    row_html = next(r for r in html.split("<tr") if "nightly" in r)
+    assert status == 200 and "after a crash: run again if it may not have run" in row_html
     # a value the select does not offer: named, nothing made
     status, html = await mod.post(
         "/servers/main/queue", data={**base, "time": "900", "id": "odd", "on_doubt": "twice"}
@@ -85,6 +89,9 @@ async def test_the_api_takes_the_policy_and_names_a_bad_one(kept: Dash, mod: Cli
     assert kept.harness.services.scheduler is not None
     row = await kept.harness.services.scheduler.store.find("main", "api-planned")
     assert row is not None and row.on_doubt == "run"
+    status, text = await mod.get("/api/servers/main/lists/planned")
+    [listed] = [r for r in json.loads(text)["tasks"] if r["task_id"] == "api-planned"]
+    assert status == 200 and listed["on_doubt"] == "run", listed
     bad = {"run": "say hi", "time": 600, "unit": "tick", "id": "api-bad", "on_doubt": "always"}
     status, text = await mod.post("/api/servers/main/tasks", json=bad, headers=headers)
     assert status == 400, text
