@@ -33,15 +33,13 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Self
 
-from pydantic import ValidationError as PydanticValidationError
-
 from bot import errors
 from bot.i18n import N_, _
 from bot.minecraft import task_fields
 from bot.operations import Caller, Face, admin, groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
 from web.context import WebError, WebUser, operations, state
-from web.inputs import body_refusal, whole_number
+from web.inputs import validated, whole_number
 
 if TYPE_CHECKING:
     from bot.services import ServerServices
@@ -61,11 +59,7 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
     @classmethod
     def checked(cls, data: Mapping[str, object]) -> Self:
         """The request from these fields; errors.ValidationError with the first fault, named."""
-        try:
-            return cls.model_validate(data)
-        except PydanticValidationError as exc:
-            text, field = body_refusal(exc, cls)
-            raise errors.ValidationError(text, field=field) from None
+        return validated(cls, data)
 
 
 class DynamicFields(schedule_ops.DynamicRequest):
@@ -76,11 +70,7 @@ class DynamicFields(schedule_ops.DynamicRequest):
 
     @classmethod
     def checked(cls, data: Mapping[str, object]) -> Self:
-        try:
-            return cls.model_validate(data)
-        except PydanticValidationError as exc:
-            text, field = body_refusal(exc, cls)
-            raise errors.ValidationError(text, field=field) from None
+        return validated(cls, data)
 
 
 def server_named(name: str) -> ServerServices:

@@ -7,9 +7,8 @@ from __future__ import annotations
 __all__ = ["EVENT_FIELDS", "blueprint"]
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError as PydanticValidationError
 from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
@@ -20,7 +19,7 @@ from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
 from web.flashes import flash
-from web.inputs import body_refusal, refuse_unknown
+from web.inputs import refuse_unknown, validated
 from web.schedule_form import condition_fields
 from web.zones import reader_zone, zone_groups
 
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from bot.store.guild_events import EventRow
 
 blueprint = Blueprint("discord_events", __name__)
-M = TypeVar("M", discord_events.EventRequest, discord_events.EventEdit)
 
 # what the create form sends: /event create's options
 EVENT_FIELDS = (
@@ -63,14 +61,6 @@ async def _find(event: str) -> EventRow:
         raise WebError(404, str(exc)) from None
 
 
-def _model(model: type[M], data: dict[str, object]) -> M:
-    try:
-        return model.model_validate(data)
-    except PydanticValidationError as exc:
-        text, field = body_refusal(exc, model)
-        raise errors.ValidationError(text, field=field) from None
-
-
 def create_request(form: Mapping[str, str]) -> discord_events.EventRequest:
     """The create form as /event create's request; a refusal names its field."""
     refuse_unknown(form, EVENT_FIELDS)
@@ -81,7 +71,7 @@ def create_request(form: Mapping[str, str]) -> discord_events.EventRequest:
     for key in ("server", "timezone"):
         if choice := (form.get(key) or "").strip():
             data[key] = choice
-    return _model(discord_events.EventRequest, {**data, **condition_fields(form)})
+    return validated(discord_events.EventRequest, {**data, **condition_fields(form)})
 
 
 def edit_request(event: str, form: Mapping[str, str], row: EventRow) -> discord_events.EventEdit:
@@ -95,7 +85,7 @@ def edit_request(event: str, form: Mapping[str, str], row: EventRow) -> discord_
         data["name"] = name
     if (description := form.get("description", "")) != (row.description or ""):
         data["description"] = description
-    return _model(discord_events.EventEdit, data)
+    return validated(discord_events.EventEdit, data)
 
 
 def event_view(row: EventRow) -> dict[str, Any]:
