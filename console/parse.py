@@ -73,23 +73,26 @@ def _near_option(word: str, names: list[str]) -> str | None:
     return refusals.nearest(word, [n for n in names if len(n) > 2])
 
 
+def _unknown_option(word: str, names: list[str]) -> ValueError:
+    """`word:` names no option: the nearest one when it is a typo of one, else every name."""
+    near = _near_option(word, names)
+    if near is not None:
+        return ValueError(
+            _("unknown option {option}: did you mean {suggestion}?", option=word, suggestion=near)
+        )
+    return ValueError(
+        _("unknown option {option} (options: {names})", option=word, names=", ".join(names))
+    )
+
+
 def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]) -> None:
     """A `name:` that is no option but nearly one is a typo, not part of the value before it:
     `run:say hi tme:5` would otherwise run `say hi tme:5` with no time. Raises ValueError."""
     names = list(params)
     for match in _WORD_COLON.finditer(rest):
         word = match.group(1)
-        if word in params:
-            continue
-        near = _near_option(word, names)
-        if near is not None:
-            raise ValueError(
-                _(
-                    "unknown option {option}: did you mean {suggestion}?",
-                    option=word,
-                    suggestion=near,
-                )
-            )
+        if word not in params and _near_option(word, names) is not None:
+            raise _unknown_option(word, names)
 
 
 # options whose value is one word from a closed set: a `name:` inside one is an option
@@ -112,14 +115,7 @@ def _refuse_option_in_value(
     found = _WORD_COLON.search(text)
     if found is None or found.start() == 0:
         return
-    word = found.group(1)
-    names = ", ".join(p.name for p in cmd.parameters)
-    near = _near_option(word, [p.name for p in cmd.parameters])
-    if near is not None:
-        raise ValueError(
-            _("unknown option {option}: did you mean {suggestion}?", option=word, suggestion=near)
-        )
-    raise ValueError(_("unknown option {option} (options: {names})", option=word, names=names))
+    raise _unknown_option(found.group(1), [p.name for p in cmd.parameters])
 
 
 def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
@@ -141,13 +137,7 @@ def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
     found = list(option_marker(params).finditer(rest))
     before = rest[: found[0].start()] if found else rest
     if (first := _WORD_COLON.match(before.strip())) is not None:
-        raise ValueError(
-            _(
-                "unknown option {option} (options: {names})",
-                option=first.group(1),
-                names=", ".join(p.name for p in cmd.parameters),
-            )
-        )
+        raise _unknown_option(first.group(1), [p.name for p in cmd.parameters])
     if before.strip():
         raise ValueError(
             _(
