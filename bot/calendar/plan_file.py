@@ -27,20 +27,7 @@ from pydantic import ValidationError as PydanticError
 
 from bot import errors
 from bot.i18n import _, refusals
-from bot.minecraft.task_fields import (
-    AfterWait,
-    Command,
-    IfNot,
-    MaxWait,
-    Period,
-    Player,
-    Require,
-    Retries,
-    TaskId,
-    Ticks,
-    TimeText,
-    ZoneName,
-)
+from bot.minecraft import task_fields as fields
 from bot.store.schedules import OnDoubt  # the policy after a crash (bot.background.doubt)
 
 VERSION = 1  # files without the condition keys (written before them) read as they did
@@ -62,39 +49,39 @@ def condition_options(entry: PlannedEntry | TaskEntry | EventEntry) -> dict[str,
 class PlannedEntry(_Entry):
     """A wall-clock row: as /schedule's `when`, `repeat`, `timezone`, `announce`."""
 
-    id: TaskId
-    run: Command
-    when: TimeText | None = None
-    repeat: TimeText | None = None
-    timezone: ZoneName = "UTC"
-    announce: TimeText | None = None
-    retry: Retries = 0
-    retry_delay: Period = 1
-    as_player: Player | None = None
+    id: fields.TaskId
+    run: fields.Command
+    when: fields.TimeText | None = None
+    repeat: fields.TimeText | None = None
+    timezone: fields.ZoneName = "UTC"
+    announce: fields.TimeText | None = None
+    retry: fields.Retries = 0
+    retry_delay: fields.Period = 1
+    as_player: fields.Player | None = None
     on_doubt: OnDoubt = "skip"
     paused: bool = False
-    require: Require | None = None
-    if_not: IfNot | None = None
-    max_wait: MaxWait | None = None
-    after_wait: AfterWait | None = None
+    require: fields.Require | None = None
+    if_not: fields.IfNot | None = None
+    max_wait: fields.MaxWait | None = None
+    after_wait: fields.AfterWait | None = None
 
 
 class TaskEntry(_Entry):
     """A game-time task in the pack's queue: `time` ticks from now (its remaining delay)."""
 
-    id: TaskId
-    run: Command
-    time: Ticks
-    every: Period | None = None
-    retry: Retries = 0
-    retry_delay: Period = 1
-    as_player: Player | None = None
+    id: fields.TaskId
+    run: fields.Command
+    time: fields.Ticks
+    every: fields.Period | None = None
+    retry: fields.Retries = 0
+    retry_delay: fields.Period = 1
+    as_player: fields.Player | None = None
     on_doubt: OnDoubt = "skip"
     paused: bool = False
-    require: Require | None = None
-    if_not: IfNot | None = None
-    max_wait: MaxWait | None = None
-    after_wait: AfterWait | None = None
+    require: fields.Require | None = None
+    if_not: fields.IfNot | None = None
+    max_wait: fields.MaxWait | None = None
+    after_wait: fields.AfterWait | None = None
 
 
 class EventEntry(_Entry):
@@ -103,18 +90,19 @@ class EventEntry(_Entry):
     name: str = Field(min_length=1, max_length=100)
     start: str
     end: str
-    timezone: ZoneName = "UTC"
+    timezone: fields.ZoneName = "UTC"
     location: str | None = None
     description: str | None = None
-    start_run: Command | None = None
-    end_run: Command | None = None
-    repeat: TimeText | None = None
-    announce: TimeText | None = None  # in-game countdown before the start, as /event create's
-    reminders: TimeText | None = None  # Discord reminders before the start
-    require: Require | None = None  # the start task's conditions
-    if_not: IfNot | None = None
-    max_wait: MaxWait | None = None
-    after_wait: AfterWait | None = None
+    start_run: fields.Command | None = None
+    end_run: fields.Command | None = None
+    repeat: fields.TimeText | None = None
+    # in-game countdown before the start, as /event create's
+    announce: fields.TimeText | None = None
+    reminders: fields.TimeText | None = None  # Discord reminders before the start
+    require: fields.Require | None = None  # the start task's conditions
+    if_not: fields.IfNot | None = None
+    max_wait: fields.MaxWait | None = None
+    after_wait: fields.AfterWait | None = None
 
 
 class PlanDocument(_Entry):
