@@ -2,8 +2,12 @@
 (ItemStringReader, item predicates too), a block (BlockArgumentParser), a particle, and an
 element of a registry read by RegistryEntryReferenceArgumentType (`minecraft:resource`: entity
 types, effects, enchantments...). An unknown id refuses the whole line, with vanilla's message
-and its cursor (at the id's start for items and blocks, after it for the others). Sounds are
-not checked (playsound takes any id), nor the registries read as keys or tags.
+and its cursor. Read from the 1.21.11 decompile: ItemStringReader puts the cursor back at the
+item id's start; RegistryEntryReferenceArgumentType throws with the cursor after the id.
+Inferred, not read: blocks (BlockArgumentParser) at the id's start as items, and item and block
+predicates (a PEG parser in 1.21, ItemPredicateParsing) as their stack/state counterparts; an
+unknown tag (vanilla: "Unknown item tag") is not refused. Sounds are not checked (playsound
+takes any id), nor the registries read as keys.
 
 The ids are 1.21.11's, from PrismarineJS's minecraft-data (registries.json.gz, written by
 `python -m bot.minecraft.registries`). Data packs may add enchantments, which mcsim does not
