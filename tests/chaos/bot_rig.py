@@ -153,7 +153,10 @@ async def _type_all(
         if not bot.alive:
             return
         typed.append(name)
-        mark = await bot.type(line)
+        try:
+            mark = await bot.type(line)
+        except (ConnectionResetError, BrokenPipeError):
+            return  # killed while the line was on its way: in flight, like an unanswered one
         loop = asyncio.get_running_loop()
         deadline = loop.time() + WAIT
         while not any(a.format(name) in bot.out[mark:] for a in ACKS):
