@@ -1,18 +1,20 @@
-"""`python -m bot [run|console|install-datapack|check|events|selftest|export|import]`: the bot's
-launcher.
+"""`python -m bot [run|console|serve|install-datapack|check|events|selftest|export|import|token|
+login]`: the bot's launcher.
 
 With no command: `run` when a Discord token is set, else `console`. With no Minecraft server
 configured, every command uses an embedded mcsim world in `<data_dir>/world`
 (bot.minecraft.embedded), started before the command and stopped after it.
 
-One process per data folder (bot.datadir_lock): every command holds `<data_dir>/bot.lock` while
-it runs; a second one on the same folder changes nothing and exits 2 with a sentence naming the
-first one's pid and what to do instead (while a bot runs: its console or Discord command).
+`serve` runs the core and the dashboard with no Discord; `token` and `login` give ways into it
+(bot.cli.serve). One process per data folder (bot.datadir_lock): every command but `token` and
+`login` (which only write to the database) holds `<data_dir>/bot.lock` while it runs; a second
+one on the same folder changes nothing and exits 2 with a sentence naming the first one's pid
+and what to do instead (while a bot runs: its console or Discord command).
 
 Exit codes: 0 done, 1 a check, an install or a selftest check failed (or a bot error), 2 bad
 settings or usage, or the data folder in use, 130 interrupted while starting. Ctrl-C (SIGINT)
-and SIGTERM (`docker stop`) are the same clean stop of `run`, `console` and `events`: exit 0
-within 5 s, even with a server frozen or unreachable (bot.aio.run_until_stopped).
+and SIGTERM (`docker stop`) are the same clean stop of `run`, `console`, `serve` and `events`:
+exit 0 within 5 s, even with a server frozen or unreachable (bot.aio.run_until_stopped).
 """
 
 from __future__ import annotations
@@ -44,7 +46,20 @@ __all__ = ["COMMANDS", "main"]
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("run", "console", "install-datapack", "check", "events", "selftest", "export", "import")
+COMMANDS = (
+    "run",
+    "console",
+    "serve",
+    "install-datapack",
+    "check",
+    "events",
+    "selftest",
+    "export",
+    "import",
+    "token",
+    "login",
+)
+UNLOCKED = ("token", "login")  # database writes only: they run beside a serving process
 LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: also the terminal)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -98,8 +113,18 @@ def _parser() -> argparse.ArgumentParser:
         help=_("default: run when DOOM_DISCORD_TOKEN is set, else console"),
     )
     parser.add_argument(
-        "file", nargs="?", type=Path, help=_("import: the plan file to read (- for stdin)")
+        "words",
+        nargs="*",
+        metavar="ARG",
+        help=_("import: the plan file to read (- for stdin); token: new NAME, list or revoke NAME"),
     )
+    parser.add_argument(
+        "--rank",
+        choices=("moderator", "admin"),
+        default="moderator",
+        help=_("token new, login: the rank it gives (default: moderator)"),
+    )
+    parser.add_argument("--name", help=_("login: who the link is for (default: your user name)"))
     parser.add_argument(
         "--dry-run", action="store_true", help=_("import: say what would change, change nothing")
     )
@@ -145,6 +170,21 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     if command == "run" and settings.discord_token is None:
         print(_("DOOM_DISCORD_TOKEN: is required for `run` (or use `console`)."), file=sys.stderr)
         return 2
+    if command == "serve" and settings.web_port is None:
+        print(
+            _(
+                "DOOM_WEB_PORT: serve runs the dashboard and its API, so it needs a port "
+                "(e.g. DOOM_WEB_PORT=8080)."
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    if command in UNLOCKED:
+        from bot.cli import serve
+
+        if command == "token":
+            return asyncio.run(serve.token(settings, args.words, args.rank, stdout))
+        return asyncio.run(serve.login(settings, args.name, args.rank, stdout))
     from bot.datadir_lock import DataDirBusy, DataDirLock, busy_message
 
     try:
@@ -187,16 +227,17 @@ def _owned(command: str, settings: Settings, args: argparse.Namespace, stdout: T
                     file=sys.stderr,
                 )
                 return 2
-        if command == "import" and args.file is None:
+        file = Path(args.words[0]) if args.words else None
+        if command == "import" and file is None:
             print(_("import: name the plan file to read (or - for stdin)."), file=sys.stderr)
             return 2
-        return _dispatch(command, settings, args.server, stdout, args.file, args.dry_run)
+        return _dispatch(command, settings, args.server, stdout, file, args.dry_run)
     except Stopped as stop:  # SIGTERM or SIGINT, and the clean-up ran
         print(_("Interrupted.") if stop.signum == signal.SIGINT else _("Stopped."), file=sys.stderr)
         return 0
     except KeyboardInterrupt:
         print(_("Interrupted."), file=sys.stderr)
-        return 0 if command in ("run", "console", "events") else 130
+        return 0 if command in ("run", "console", "serve", "events") else 130
     except BotError as e:
         print(e, file=sys.stderr)
         return 1
@@ -219,7 +260,7 @@ def _dispatch(
     file: Path | None = None,
     dry_run: bool = False,
 ) -> int:
-    from bot import plan_cli
+    from bot.cli import plan as plan_cli
 
     if command == "console":
         from console.front import main as console_main  # the one import of the console face
@@ -227,6 +268,7 @@ def _dispatch(
         return console_main(settings)
     runners: dict[str, Callable[[], int]] = {
         "run": lambda: run_until_stopped(_run(settings)),
+        "serve": lambda: run_until_stopped(_serve(settings, out)),
         "install-datapack": lambda: asyncio.run(_install(settings, only, out)),
         "check": lambda: asyncio.run(_check(settings, out)),
         "events": lambda: run_until_stopped(_events(settings, only, out)),
@@ -253,6 +295,12 @@ async def _run(settings: Settings) -> int:
 
     assert settings.discord_token is not None
     return await run_bot(settings, Gateway(settings.discord_token.get_secret_value()))
+
+
+async def _serve(settings: Settings, out: TextIO) -> int:
+    from bot.cli.serve import serve
+
+    return await serve(settings, out)
 
 
 async def _install(settings: Settings, only: str | None, out: TextIO) -> int:
@@ -297,7 +345,7 @@ async def _selftest(settings: Settings, only: str | None, out: TextIO) -> int:
 
 
 async def _check(settings: Settings, out: TextIO) -> int:
-    from bot.cli_check import check_all
+    from bot.cli.check import check_all
 
     return await check_all(settings, out)
 

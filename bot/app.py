@@ -20,13 +20,13 @@ from discord.ext import commands
 
 from bot import errors
 from bot.aio import cancel_and_wait
+from bot.core import Core
 from bot.i18n import _, pick, set_locale
-from bot.i18n.translator import DoomTranslator
-from bot.operations import Caller, Face, Operations
-from bot.operations.base import StoreAuditor
+from bot.operations import Caller, Face
 from bot.slash import errors_ui
 from bot.slash.fit import fit_embed
 from bot.slash.permissions import rank_of
+from bot.slash.translator import DoomTranslator
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -65,7 +65,14 @@ class Dashboard(Protocol):
 class DoomBot(commands.Bot):
     """The bot: settings, services, the extensions from settings, the command tree."""
 
-    def __init__(self, settings: Settings, services: Services, *, sync_commands: bool = False):
+    def __init__(
+        self,
+        settings: Settings,
+        services: Services,
+        *,
+        sync_commands: bool = False,
+        core: Core | None = None,
+    ):
         intents = discord.Intents.none()
         intents.guilds = True  # the guild cache holds the roles the permission checks read
         intents.guild_scheduled_events = True  # /event follows moves and cancels made in Discord
@@ -79,8 +86,11 @@ class DoomBot(commands.Bot):
         )
         self.settings = settings
         self.services = services
-        # every face's operations (bot.operations): the cogs turn interactions into requests
-        self.ops = Operations(services, self)
+        # the core every face drives (bot.core): the cogs turn interactions into its requests;
+        # the audit channel is one more place its audit trail tells
+        self.core = core or Core.around(services)
+        self.ops = self.core.ops
+        self.core.audit.sinks.append(self)
         self.face: Face = "discord"  # the console front end says "console"
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
@@ -213,6 +223,25 @@ class DoomBot(commands.Bot):
             log.warning("could not post to channel %s", channel_id, exc_info=True)
             return None
 
+    def member_name(self, guild_id: int, user_id: int) -> str | None:
+        """A member's name as the guild shows it, from the cache only (None: not cached)."""
+        guild = self.get_guild(guild_id)
+        member = guild.get_member(user_id) if guild is not None else None
+        return str(member.display_name) if member is not None else None
+
+    async def member(self, guild_id: int, user_id: int) -> dict[str, Any] | None:
+        """The member's payload from Discord now (``GET /guilds/{guild}/members/{user}``); None
+        when they are not in the guild; DiscordUnavailable when Discord does not say."""
+        try:
+            found = dict(await self.http.get_member(guild_id, user_id))
+        except discord.NotFound:
+            return None
+        except discord.HTTPException as exc:
+            raise errors.DiscordUnavailable(
+                _("Discord did not answer (HTTP {status}).", status=exc.status)
+            ) from None
+        return found
+
     async def audit(
         self,
         interaction: discord.Interaction[Any],
@@ -233,9 +262,20 @@ class DoomBot(commands.Bot):
         request: Mapping[str, object],
         outcome: str,
     ) -> None:
-        """`audit` for a caller of any face (bot.operations.Auditor)."""
+        """`audit` for a caller of any face: the core's audit trail, this channel included."""
+        await self.core.audit.audit_as(caller, server, action, request, outcome)
+
+    async def audited(
+        self,
+        caller: Caller,
+        server: ServerServices | None,
+        action: str,
+        request: Mapping[str, object],
+        outcome: str,
+    ) -> None:
+        """The audit trail's Discord sink (bot.core.AuditSink): the entry, queued for the audit
+        channel when one is configured."""
         server_name = server.config.name if server is not None else ""
-        await StoreAuditor(self.services).audit_as(caller, server, action, request, outcome)
         channel_id = self.audit_channel_id(server)
         if channel_id is None:
             return

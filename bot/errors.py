@@ -20,6 +20,7 @@ __all__ = [
     "CommandRefused",
     "CommandTooLong",
     "ConfigError",
+    "DiscordUnavailable",
     "ImportFailed",
     "NotAllowed",
     "NotFound",
@@ -56,6 +57,10 @@ class ServerUnavailable(BotError):
 
 class CommandDropped(ServerUnavailable):
     """The connection dropped after the command was sent: it may or may not have run."""
+
+
+class DiscordUnavailable(BotError):
+    """Discord did not answer a question the bot asked it (a member's roles, a name)."""
 
 
 class BadPassword(BotError):

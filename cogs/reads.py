@@ -15,7 +15,6 @@ from discord.ext import commands
 
 from bot.i18n import N_, _, pgettext
 from bot.i18n.formats import decimal, number
-from bot.i18n.translator import shown_name
 from bot.operations import groups, reads, runs
 from bot.operations.queue import ServerRef, TaskRef
 from bot.slash import fit
@@ -23,6 +22,7 @@ from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command,
 from bot.slash.fit import pack_embeds
 from bot.slash.history_ui import history_embed
 from bot.slash.planned_ui import add_doubt_field, planned_embed, planned_line
+from bot.slash.translator import shown_name
 
 if TYPE_CHECKING:
     from bot.app import DoomBot

@@ -23,8 +23,8 @@ import discord
 from discord import app_commands
 
 from bot.i18n import _, pgettext, refusals
-from bot.i18n.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
 from bot.localdiscord.http_session import LocalFile
+from bot.slash.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
 
 if TYPE_CHECKING:
     from bot.app import DoomBot

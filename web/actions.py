@@ -33,6 +33,8 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Self
 
+from pydantic import ConfigDict
+
 from bot import errors
 from bot.i18n import N_, _
 from bot.minecraft import task_fields
@@ -56,6 +58,16 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
     path's): every field of /schedule; a field it does not know is refused (a script's `when`
     must not be dropped and the command run at once)."""
 
+    # the OpenAPI document's examples (a script's first request; the API tests send them too)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"run": "say The raid starts!", "time": 5, "unit": "minute", "id": "raid"},
+                {"run": "say Build night!", "when": "friday 20:00", "id": "build-night"},
+            ]
+        }
+    )
+
     @classmethod
     def checked(cls, data: Mapping[str, object]) -> Self:
         """The request from these fields; errors.ValidationError with the first fault, named."""
@@ -65,6 +77,10 @@ class ScheduleRequest(schedule_ops.ScheduleFields):
 class DynamicFields(schedule_ops.DynamicRequest):
     """`POST /api/servers/<server>/tasks/dynamic`: a command after some game time under a new
     unique id starting with `prefix` (the server is the path's)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"run": "say hi", "time": 30, "unit": "second"}]}
+    )
 
     server: None = None  # the path's
 
@@ -226,6 +242,11 @@ async def selftest(user: WebUser, server: ServerServices) -> admin.Tested:
 
 
 async def reload_extension(user: WebUser, name: str) -> str:
-    outcome = await state().bot.reload_named(name)
+    bot = state().bot
+    if bot is None:
+        raise WebError(
+            409, _("Extensions are the Discord bot's cogs, and no Discord bot runs here.")
+        )
+    outcome = await bot.reload_named(name)
     await operations().audit(caller(user), None, "reload", {"extension": name}, outcome)
     return outcome

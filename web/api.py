@@ -45,7 +45,7 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 
 class ClearRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"confirm": True}]})
 
     confirm: bool
 
@@ -80,7 +80,8 @@ class AuditQuery(BaseModel):
 async def me() -> Any:
     """Who you are logged in as, your rank, and the CSRF token for cookie-based writes.
 
-    `rank` is `none`, `moderator` or `admin`, decided from your Discord roles now. A script
+    `rank` is `none`, `moderator` or `admin`, decided from your Discord roles now (or the
+    rank a `python -m bot login` link or `token new` token was made with). A script
     that writes with the session cookie sends the token as `X-CSRF-Token`; one with a bearer
     token needs none.
     """

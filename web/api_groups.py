@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 
 class ClearGroup(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"confirm": True}]})
 
     confirm: bool
 

@@ -64,9 +64,10 @@ from web import (
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import EXTENSION, HostBot, WebError, WebState
 from web.inputs import too_large
-from web.markup import discord_html, discord_inline
+from web.markup import discord_html, discord_inline, plain_json
 
 if TYPE_CHECKING:
+    from bot.operations import Operations
     from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -193,6 +194,15 @@ def _install_handlers(app: Quart) -> None:
         return {"csrf_token": csrf_token, "plugins": plugins}
 
     @app.after_request
+    async def plain_api(response: Response) -> Response:
+        # the API speaks JSON, not Discord: the sentences without markup, times in ISO 8601
+        api = request.path.startswith("/api/") and request.path != "/api/openapi.json"
+        if api and response.mimetype == "application/json":
+            body = await response.get_json()
+            response.set_data(app.json.dumps(plain_json(body)))
+        return response
+
+    @app.after_request
     async def headers(response: Response) -> Response:
         # no framing (clickjacking), no sniffing, nothing loaded from elsewhere
         response.headers.setdefault("X-Frame-Options", "DENY")
@@ -209,14 +219,17 @@ def _install_handlers(app: Quart) -> None:
 class HostApp(Quart):
     """The dashboard app; requests under /x/<name>/ go to a loaded extension's own app."""
 
-    bot: HostBot
+    bot: HostBot | None  # None: no Discord, so no cogs and no pages of theirs
     serving: asyncio.Event  # set once Hypercorn has started the app
     _mounted: dict[int, Quart]
+
+    def _cogs(self) -> list[Any]:
+        return [] if self.bot is None else list(self.bot.cogs.values())
 
     def plugins(self) -> list[tuple[str, str]]:
         """(label, path) of every mounted extension page, for the navigation."""
         found = []
-        for cog in list(self.bot.cogs.values()):
+        for cog in self._cogs():
             blueprint: Blueprint | None = getattr(cog, "web_blueprint", None)
             if blueprint is not None:
                 label = getattr(cog, "web_label", blueprint.name)
@@ -225,7 +238,7 @@ class HostApp(Quart):
 
     def _blueprints(self) -> dict[str, Blueprint]:
         found: dict[str, Blueprint] = {}
-        for cog in list(self.bot.cogs.values()):
+        for cog in self._cogs():
             blueprint: Blueprint | None = getattr(cog, "web_blueprint", None)
             if blueprint is not None:
                 found[blueprint.name] = blueprint
@@ -279,13 +292,15 @@ class HostApp(Quart):
 def create_app(
     services: Services,
     *,
-    bot: HostBot,
+    bot: HostBot | None,
+    ops: Operations | None = None,
     settings: Settings | None = None,
     clock: Callable[[], float] = time.time,
     secret: bytes | None = None,
     base_url: str = "",
 ) -> HostApp:
-    """The dashboard for these services. `clock` (epoch seconds) drives link and session
+    """The dashboard for these services and the core's operations `ops` (default: the bot's);
+    `bot` is the Discord bot when one runs. `clock` (epoch seconds) drives link and session
     expiry; `secret` signs cookies, links and tokens (default: random, so a restart logs
     everyone out and voids unused links)."""
     from web.metrics import Metrics
@@ -309,8 +324,12 @@ def create_app(
         MAX_FORM_MEMORY_SIZE=settings.web_max_body,
         QUART_SCHEMA_CONVERSION_PREFERENCE="pydantic",
     )
+    found_ops = ops if ops is not None else getattr(bot, "ops", None)
+    if found_ops is None:
+        raise ValueError("the dashboard needs the core's operations, or a bot holding them")
     web = WebState(
         services,
+        found_ops,
         bot,
         settings,
         LoginLinks(key, clock),

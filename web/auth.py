@@ -1,10 +1,13 @@
-"""Login without a password: a one-time link from `/dashboard` opens a session.
+"""Login without a password: a one-time link from `/dashboard` (or, with no Discord, from
+``python -m bot login``) opens a session; scripts send an API token.
 
 The link carries a signed claim (itsdangerous' timestamped serializer: the project writes no
 crypto) with a nonce that is good once and for :data:`LINK_TTL` seconds. Opening it shows a
 "Log in" button and only pressing it spends the nonce, so a link preview that fetches the URL
 cannot use it up. The session lives on the server (logout ends it everywhere); the cookie holds
-only its id, signed by Quart. CSRF tokens and API tokens are the session's secrets, signed.
+only its id, signed by Quart. CSRF tokens and a session's API tokens are the session's
+secrets, signed; a long-lived API token (``python -m bot token new``) and a ``login`` link
+are kept hashed in the database (bot.operations.access) and carry their own rank.
 """
 
 from __future__ import annotations
@@ -45,7 +48,9 @@ from quart_rate_limiter import RateLimit, rate_limit
 from werkzeug.exceptions import HTTPException
 
 from bot.i18n import N_, _
+from bot.operations import access
 from bot.operations.ranks import Rank
+from bot.store.access import TOKEN_PREFIX
 from web.context import WebError, WebUser, state
 
 log = logging.getLogger(__name__)
@@ -134,6 +139,8 @@ class WebSession:
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     rank: Rank | None = None
     rank_at: float = 0.0
+    # the rank a login link made without Discord gives, fixed (no roles to ask again)
+    fixed_rank: Rank | None = None
     flashes: list[tuple[str, str]] = field(default_factory=list)  # web.flashes: (category, text)
 
 
@@ -146,11 +153,13 @@ class Sessions:
         self._csrf = URLSafeSerializer(secret, salt="doom-csrf")
         self._api = URLSafeSerializer(secret, salt="doom-api")
 
-    def open(self, claim: LinkClaim) -> WebSession:
+    def open(self, claim: LinkClaim, rank: Rank | None = None) -> WebSession:
+        """A session for the claim's user; `rank` fixes their rank (a `login` link's)."""
         sid = secrets.token_urlsafe(24)
         found = WebSession(
             sid, claim.user_id, claim.guild_id, claim.name, self._clock() + SESSION_TTL
         )
+        found.fixed_rank = rank
         self._by_id[sid] = found
         return found
 
@@ -202,11 +211,9 @@ async def current_user(*, fresh: bool = False) -> WebUser:
     web = state()
     header = request.headers.get("Authorization", "")
     by_token = header.startswith("Bearer ")
-    found = web.sessions.by_api_token(header[7:].strip()) if by_token else None
-    if not by_token:
-        found = cookie_session()
+    found = await _by_bearer(header[7:].strip()) if by_token else cookie_session()
     if found is None:
-        raise WebError(401, _("You are not logged in: run /dashboard in Discord for a login link."))
+        raise WebError(401, not_logged_in())
     rank = await web.rank(found, fresh=fresh)
     if rank < Rank.MODERATOR:
         web.sessions.end(found.sid)
@@ -215,6 +222,30 @@ async def current_user(*, fresh: bool = False) -> WebUser:
             403, _("Your Discord roles no longer allow the dashboard; you were logged out.")
         )
     return WebUser(found.user_id, found.name, found.guild_id, rank, found, by_token)
+
+
+def not_logged_in() -> str:
+    """How to log in, said for what runs here: Discord's /dashboard, or the CLI's."""
+    if state().bot is None:
+        return _(
+            "You are not logged in: an admin of this server runs 'python -m bot login' for a "
+            "one-time link, or 'python -m bot token new NAME' for an API token."
+        )
+    return _("You are not logged in: run /dashboard in Discord for a login link.")
+
+
+async def _by_bearer(token: str) -> WebSession | None:
+    """A session's own API token, or a long-lived one (kept hashed in the database)."""
+    web = state()
+    if not token.startswith(TOKEN_PREFIX):
+        return web.sessions.by_api_token(token)
+    grant = await access.grant(web.ops, token, login_code=False)
+    if grant is None:
+        return None
+    # no session is kept for it: each request shows the token, revoking it ends it at once
+    found = WebSession(f"token:{grant.name}", 0, 0, _("token {name}", name=grant.name), 0.0)
+    found.fixed_rank = access.rank_of(grant.rank)
+    return found
 
 
 def _need(user: WebUser, rank: Rank, what: str) -> None:
@@ -320,20 +351,42 @@ login_limit = rate_limit(
 # -- routes ----------------------------------------------------------------------------------
 
 
+async def _code_claim(code: str, *, spend: bool) -> tuple[LinkClaim, Rank]:
+    """The claim of a good `python -m bot login` link; WebError(403) otherwise."""
+    grant = await access.grant(state().ops, code, login_code=True, spend=spend)
+    if grant is None:
+        raise WebError(
+            403,
+            _(
+                "This login link has expired or was already used (each link works once, for 5 "
+                "minutes): run 'python -m bot login' again for a new one."
+            ),
+        )
+    return LinkClaim(0, 0, grant.name), access.rank_of(grant.rank)
+
+
 @blueprint.get("/login")
 @login_limit
 async def login_form() -> Any:
+    code = request.args.get("c", "")
+    if code:
+        claim, _rank = await _code_claim(code, spend=False)
+        return await render_template("login.html", field="c", token=code, claim=claim)
     token = request.args.get("t", "")
     claim = state().links.check(token, spend=False)
-    return await render_template("login.html", token=token, claim=claim)
+    return await render_template("login.html", field="t", token=token, claim=claim)
 
 
 @blueprint.post("/login")
 @login_limit
 async def login() -> Any:
     form = await request.form
-    claim = state().links.check(form.get("t", ""), spend=True)
-    opened = state().sessions.open(claim)
+    rank: Rank | None = None
+    if form.get("c"):
+        claim, rank = await _code_claim(str(form["c"]), spend=True)
+    else:
+        claim = state().links.check(form.get("t", ""), spend=True)
+    opened = state().sessions.open(claim, rank)
     session.clear()
     session["sid"] = opened.sid
     log.info("web login: user %s", claim.user_id)
@@ -356,7 +409,11 @@ async def logout() -> Any:
 async def logged_out() -> Any:
     if cookie_session() is not None:
         return redirect("/servers", 303)  # not logged out (another tab logged in again)
-    message = _("You are logged out. /dashboard gives a new link.")
+    message = (
+        _("You are logged out. /dashboard gives a new link.")
+        if state().bot is not None
+        else _("You are logged out. 'python -m bot login' gives a new link.")
+    )
     return await render_template("message.html", title=_("Logged out"), message=message)
 
 

@@ -1,10 +1,11 @@
-"""What every part of the dashboard shares: the bot's services, the bot itself (for Discord
-look-ups and extensions), the login state, and who is asking.
+"""What every part of the dashboard shares: the core's services and operations, the Discord
+bot when one runs (for its members and extensions), the login state, and who is asking.
 
-The web face holds no permissions of its own: a user's rank is the one
-:func:`bot.operations.ranks.rank_for` gives the roles Discord reports for them *now*, asked
-through the bot (``GET /guilds/{guild}/members/{user}``; the local Discord answers it in tests
-and the console). Writes always ask again; reads reuse an answer for a few seconds.
+The web face holds no permissions of its own. A user who logged in with a /dashboard link has
+the rank :func:`bot.operations.ranks.rank_for` gives the roles Discord reports for them *now*,
+asked through the bot (``GET /guilds/{guild}/members/{user}``; the local Discord answers it in
+tests and the console): writes always ask again, reads reuse an answer for a few seconds. A
+login link or an API token made without Discord (bot.operations.access) carries its own rank.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-import discord
 from quart import current_app
 
+from bot import errors
 from bot.i18n import _
 from bot.operations.ranks import Rank, rank_for
 from web.names import MemberNames, display_name
@@ -39,11 +40,9 @@ READ_RANK_TTL = 10.0  # seconds a read may rely on the last roles Discord report
 
 
 class HostBot(Protocol):
-    """What the dashboard uses of the bot (bot.app.DoomBot)."""
+    """What the dashboard uses of the Discord bot (bot.app.DoomBot), when one runs."""
 
-    http: Any
     failed_extensions: dict[str, BaseException]
-    ops: Operations  # every write goes through it
 
     @property
     def extensions(self) -> Mapping[str, Any]: ...
@@ -51,8 +50,8 @@ class HostBot(Protocol):
     def cogs(self) -> Mapping[str, Any]: ...
 
     async def reload_named(self, name: str) -> str: ...
-    async def post(self, channel_id: int, **kwargs: Any) -> Any: ...
-    def audit_channel_id(self, server: Any) -> int | None: ...
+    def member_name(self, guild_id: int, user_id: int) -> str | None: ...
+    async def member(self, guild_id: int, user_id: int) -> Mapping[str, Any] | None: ...
 
 
 class WebError(Exception):
@@ -85,7 +84,8 @@ class WebUser:
 @dataclass
 class WebState:
     services: Services
-    bot: HostBot
+    ops: Operations  # every read and write goes through it
+    bot: HostBot | None  # None: no Discord in this process (python -m bot serve)
     settings: Settings
     links: LoginLinks
     sessions: Sessions
@@ -99,18 +99,21 @@ class WebState:
 
     async def rank(self, session: WebSession, *, fresh: bool) -> Rank:
         """The rank the user's roles in Discord give them now (see the module docstring)."""
+        if session.fixed_rank is not None:
+            return session.fixed_rank
+        if self.bot is None:
+            return Rank.NONE  # a Discord login, and no Discord to ask: no rank
         now = self.clock()
         if not fresh and session.rank is not None and now - session.rank_at < READ_RANK_TTL:
             return session.rank
         try:
-            member = await self.bot.http.get_member(session.guild_id, session.user_id)
-            roles = [int(r) for r in member.get("roles", [])]
-            session.name = display_name(member) or session.name  # as Discord shows it now
-        except discord.NotFound:
-            roles = []  # no longer in the guild: only user-id grants remain
-        except discord.HTTPException as exc:
-            log.warning("could not read the roles of user %s: HTTP %s", session.user_id, exc.status)
+            member = await self.bot.member(session.guild_id, session.user_id)
+        except errors.DiscordUnavailable as exc:
+            log.warning("could not read the roles of user %s: %s", session.user_id, exc)
             raise WebError(503, _("Discord did not say what roles you hold; try again.")) from None
+        roles = [] if member is None else [int(r) for r in member.get("roles", [])]
+        if member is not None:  # else no longer in the guild: only user-id grants remain
+            session.name = display_name(member) or session.name  # as Discord shows it now
         rank = rank_for(session.user_id, roles, self.settings)
         session.rank, session.rank_at = rank, now
         return rank
@@ -123,5 +126,5 @@ def state() -> WebState:
 
 
 def operations() -> Operations:
-    """The application layer every face calls (the bot's)."""
-    return state().bot.ops
+    """The application layer every face calls (the core's)."""
+    return state().ops

@@ -24,6 +24,8 @@ blueprint = Blueprint("extensions", __name__)
 
 def extension_rows() -> list[dict[str, Any]]:
     bot = state().bot
+    if bot is None:
+        return []  # no Discord bot in this process: no cogs
     names = sorted({*state().settings.extensions, *bot.extensions})
     pages = {}
     for cog in bot.cogs.values():

@@ -1,5 +1,6 @@
 """Discord's markup in texts the bot wrote for Discord (audit outcomes, alert details), as HTML:
-bold, inline code, code blocks and ``<t:…>`` timestamps, shown as Discord shows them.
+bold, inline code, code blocks and ``<t:…>`` timestamps, shown as Discord shows them; and as
+plain text for the JSON API (:func:`discord_plain`: no markup, times in ISO 8601).
 
 markdown-it-py parses it with raw HTML off, so any ``<tag>`` in the text (a command, a task id,
 an event's name) comes out escaped; only the few rules below are on, so a ``#`` or a ``-`` at the
@@ -9,12 +10,13 @@ the zone named (:func:`web.zones.time_text`).
 
 from __future__ import annotations
 
-__all__ = ["discord_html", "discord_inline", "discord_text"]
+__all__ = ["PROSE", "discord_html", "discord_inline", "discord_plain", "discord_text", "plain_json"]
 
 import functools
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from markdown_it import MarkdownIt
@@ -89,3 +91,53 @@ def discord_text(text: object, zone: ZoneInfo | None = None) -> str:
         return found[0] if when is None else _said(when, relative=found[2] == "R", zone=zone)
 
     return TIMESTAMP.sub(said, str(text))
+
+
+# "<t:N:F> (<t:N:R>)", a time with how far away it is, is one instant in JSON
+_WITH_DISTANCE = re.compile(r"<t:(-?\d{1,12}):[fF]> \(<t:\1:R>\)")
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def _plain_inline(tokens: Sequence[Token]) -> str:
+    parts: list[str] = []
+    for token in tokens:
+        if token.type in ("text", "code_inline"):
+            parts.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif token.type == "discord_time":
+            parts.append(_iso(token.meta["when"]))
+        # emphasis and strong open/close tokens say nothing in plain text
+    return "".join(parts)
+
+
+def discord_plain(text: object) -> str:
+    """``text`` without Discord's markup, for JSON: code and bold as their words, a code block
+    as its lines, every timestamp as an ISO 8601 instant in UTC."""
+    source = _WITH_DISTANCE.sub(lambda m: f"<t:{m[1]}:F>", str(text))
+    blocks: list[str] = []
+    for token in _parser().parse(source):
+        if token.type == "inline":
+            blocks.append(_plain_inline(token.children or []))
+        elif token.type == "fence":
+            blocks.append(token.content.rstrip("\n"))
+    return "\n\n".join(blocks)
+
+
+# the API's keys whose values are the bot's sentences (an outcome, a refusal, a verdict), which
+# are written for Discord; every other value is data (a command, an id, a name) and stays as is
+PROSE = frozenset({"outcome", "error", "verdict", "detail", "warning", "note", "pack_damage"})
+
+
+def plain_json(value: Any, *, prose: bool = False) -> Any:
+    """A JSON body with the values of the :data:`PROSE` keys as :func:`discord_plain`."""
+    if isinstance(value, dict):
+        return {k: plain_json(v, prose=k in PROSE) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_json(v, prose=prose) for v in value]
+    if prose and isinstance(value, str):
+        return discord_plain(value)
+    return value

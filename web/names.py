@@ -15,10 +15,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import discord
 from cachetools import TLRUCache
+
+from bot import errors
+
+if TYPE_CHECKING:
+    from web.context import HostBot
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +44,11 @@ class MemberNames:
     """Names of a guild's members by id (see the module docstring); `clock` for tests."""
 
     def __init__(
-        self, bot: Any, *, clock: Callable[[], float] = time.monotonic, size: int = MAX_NAMES
+        self,
+        bot: HostBot | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        size: int = MAX_NAMES,
     ) -> None:
         self._bot = bot
         # a name found lives NAME_TTL, a miss MISS_TTL (TLRU: a lifetime per entry)
@@ -50,26 +58,21 @@ class MemberNames:
             timer=clock,
         )
 
-    def _cached_member(self, guild_id: int, user_id: int) -> str | None:
-        get_guild = getattr(self._bot, "get_guild", None)
-        guild = get_guild(guild_id) if get_guild is not None else None
-        member = guild.get_member(user_id) if guild is not None else None
-        return str(member.display_name) if member is not None else None
-
     async def name(self, guild_id: int, user_id: int) -> str | None:
+        if self._bot is None:
+            return None  # no Discord in this process: the name recorded with the entry
         key = (guild_id, user_id)
         if key in self._cache:
             found: str | None = self._cache[key]
             return found
-        found = self._cached_member(guild_id, user_id)
+        found = self._bot.member_name(guild_id, user_id)
         if found is None:
             try:
-                found = display_name(await self._bot.http.get_member(guild_id, user_id))
-            except discord.NotFound:
-                found = None
-            except discord.HTTPException as exc:
-                log.info("no name for user %s from Discord: HTTP %s", user_id, exc.status)
+                member = await self._bot.member(guild_id, user_id)
+            except errors.DiscordUnavailable as exc:
+                log.info("no name for user %s from Discord: %s", user_id, exc)
                 return None  # not cached: the next page asks again
+            found = None if member is None else display_name(member)
         self._cache[key] = found
         return found
 

@@ -27,6 +27,7 @@ from web.context import EXTENSION, HostBot, WebState
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.operations import Operations
     from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -83,8 +84,9 @@ class WebServer:
     def __init__(
         self,
         services: Services,
-        bot: HostBot,
+        bot: HostBot | None,
         *,
+        ops: Operations | None = None,
         settings: Settings | None = None,
         host: str | None = None,
         port: int | None = None,
@@ -93,7 +95,9 @@ class WebServer:
         self.settings = settings or services.settings
         self.host = host or self.settings.web_host
         self.requested_port = port if port is not None else (self.settings.web_port or 0)
-        self.app: HostApp = create_app(services, bot=bot, settings=self.settings, clock=clock)
+        self.app: HostApp = create_app(
+            services, bot=bot, ops=ops, settings=self.settings, clock=clock
+        )
         self.port = 0
         self._socket: socket.socket | None = None
         self._stop = asyncio.Event()
@@ -129,9 +133,7 @@ class WebServer:
         config.graceful_timeout = 1.0
         config.include_server_header = False
         self.state.base_url = self.base_url
-        ops = getattr(self.state.bot, "ops", None)
-        if ops is not None:  # the calendar feed's address is the dashboard's
-            ops.web_url = self.base_url
+        self.state.ops.web_url = self.base_url  # the calendar feed's address is the dashboard's
         app = TrustedProxies(self.app, self.settings.web_trusted_proxies)
         self._task = asyncio.create_task(
             serve(app, config, shutdown_trigger=self._stop.wait),
@@ -158,10 +160,12 @@ class WebServer:
                 self._socket.close()
 
 
-async def start_web(services: Services, bot: HostBot) -> WebServer | None:
+async def start_web(
+    services: Services, bot: HostBot | None, ops: Operations | None = None
+) -> WebServer | None:
     """The dashboard when DOOM_WEB_PORT is set (started), else None."""
     if services.settings.web_port is None:
         return None
-    server = WebServer(services, bot)
+    server = WebServer(services, bot, ops=ops)
     await server.start()
     return server

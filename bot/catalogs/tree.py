@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 from bot.app import DoomBot
 from bot.config import Settings
-from bot.i18n.translator import DoomTranslator, tree_messages
 from bot.services import Services
+from bot.slash.translator import DoomTranslator, tree_messages
 from bot.store.audit import AuditStore
 
 T = TypeVar("T")

@@ -24,7 +24,7 @@ import discord
 from bot.errors import ValidationError
 from bot.guildevents import plan
 from bot.guildevents.event_tasks import EventTasks, TaskStatus
-from bot.guildevents.readiness import event_permission_problem
+from bot.guildevents.readiness import event_permission_problem, usable_guild
 from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
 from bot.i18n.formats import stamp
 from bot.i18n.words import event_state
@@ -66,6 +66,10 @@ class GuildEvents:
         self._locks: dict[int, asyncio.Lock] = {}
         self.wake = asyncio.Event()  # rows changed: the timers look again
         self.alerts: list[str] = []  # every alert text posted, newest last (for /status, tests)
+
+    def guild(self, guild_id: int | None) -> discord.Guild:
+        """The guild to make events in; ValidationError saying why the bot cannot."""
+        return usable_guild(self.bot.get_guild(guild_id) if guild_id is not None else None)
 
     def guild_locale(self, guild: discord.Guild | None) -> str:
         """What members read (the Discord event's own texts): DOOM_LOCALE, else the guild's."""

@@ -15,6 +15,7 @@ __all__ = [
     "event_permission_problem",
     "permission_sentence",
     "status_line",
+    "usable_guild",
 ]
 
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from typing import Any, TextIO
 
 import discord
 
+from bot import errors
 from bot.i18n import _, lazy
 
 INTENT_MISSING = lazy(
@@ -112,6 +114,15 @@ async def check_guilds(
             ok = False
             print("  " + _("Discord events: {problems}", problems=problem), file=out)
     return ok
+
+
+def usable_guild(guild: discord.Guild | None) -> discord.Guild:
+    """The guild when the bot can make events in it; ValidationError saying why not."""
+    problem = event_permission_problem(guild)
+    if problem is not None:
+        raise errors.ValidationError(problem)
+    assert guild is not None
+    return guild
 
 
 def event_permission_problem(guild: discord.Guild | None) -> str | None:

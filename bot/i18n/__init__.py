@@ -18,8 +18,8 @@ literal (``_("Paused `{id}`.", id=id)``) and never passes a locale around:
 Texts made before their locale is known (errors cached by the command checker, module-level
 titles) are :func:`lazy`: they are translated each time they are turned into a string.
 
-This module does not import discord: bot/minecraft/ uses it too. The Discord side (the command
-tree's :class:`~discord.app_commands.Translator`) is :mod:`bot.i18n.translator`.
+This module does not import discord: the core uses it. The Discord side (the command tree's
+:class:`~discord.app_commands.Translator`) is the Discord face's :mod:`bot.slash.translator`.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ __all__ = [
 ]
 
 from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from babel.dates import (
@@ -29,9 +30,11 @@ from babel.dates import (
     get_datetime_format,
 )
 from babel.numbers import format_decimal
-from discord.utils import TimestampStyle, format_dt
 
 from bot.i18n import _, current_locale
+
+# Discord's timestamp styles (https://discord.com/developers/docs/reference#message-formatting)
+TimestampStyle = Literal["f", "F", "d", "D", "t", "T", "R"]
 
 TICKS_PER_SECOND = 20  # at full speed; a lagging server is slower, so this is the shortest time
 
@@ -73,7 +76,8 @@ def stamp(when: datetime, style: TimestampStyle = "F") -> str:
     each reader's client shows in their own zone and language (``F``: "Friday, December 4,
     2026 20:00"; ``f`` without the weekday; ``R``: "in 3 days"). The console and the tests'
     plain renderer read it back as :func:`moment`; the dashboard as its reader's zone."""
-    return format_dt(when, style)
+    # discord.utils.format_dt, written here so the core does not load discord.py for a string
+    return f"<t:{int(when.timestamp())}:{style}>"
 
 
 def stamp_with_distance(when: datetime) -> str:

@@ -17,10 +17,11 @@ pages and the JSON API) only turn their input into a request and the outcome int
 - :mod:`bot.operations.calendar`: the calendar feed's address, and the feed.
 - :mod:`bot.operations.plan`: the plan file's export and import.
 - :mod:`bot.operations.groups`: one request for a group of servers, each server's outcome.
+- :mod:`bot.operations.access`: API tokens and login links made without Discord.
 - :mod:`bot.operations.discord_events`: Discord scheduled events with their in-game tasks.
 """
 
-from bot.operations import admin, calendar, groups, plan, queue, reads, schedule
+from bot.operations import access, admin, calendar, groups, plan, queue, reads, schedule
 from bot.operations.base import Auditor, Operations
 from bot.operations.caller import Caller, Face
 from bot.operations.ranks import Rank, rank_for
@@ -31,6 +32,7 @@ __all__ = [
     "Face",
     "Operations",
     "Rank",
+    "access",
     "admin",
     "calendar",
     "groups",

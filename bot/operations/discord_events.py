@@ -29,7 +29,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
 from bot.guildevents import plan
-from bot.guildevents.readiness import event_permission_problem
 from bot.i18n import _
 from bot.i18n.formats import stamp
 from bot.minecraft.task_fields import Command, TimeText, ZoneName
@@ -38,8 +37,6 @@ from bot.operations.schedule import ConditionFields
 from bot.store.guild_events import LIVE_STATES
 
 if TYPE_CHECKING:
-    import discord
-
     from bot.guildevents.binding import GuildEvents
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
@@ -101,18 +98,21 @@ class Listed:
 
 def _binding(ops: Operations) -> GuildEvents:
     found = ops.guild_events
+    if found is None and ops.services.settings.discord_token is None:
+        raise errors.ValidationError(
+            _(
+                "Discord is not configured here (no DOOM_DISCORD_TOKEN), so there are no "
+                "Discord events to make, change or list; schedule tasks instead."
+            )
+        )
     if found is None:
-        raise errors.ValidationError(_("Discord events are not available in this bot."))
+        raise errors.ValidationError(
+            _(
+                "Discord events are not available: the bot's cogs.discord_events extension is "
+                "not loaded (an admin can load it on the dashboard's extensions page)."
+            )
+        )
     return found
-
-
-def _guild(binding: GuildEvents, caller: Caller) -> discord.Guild:
-    guild = binding.bot.get_guild(caller.guild_id) if caller.guild_id is not None else None
-    problem = event_permission_problem(guild)
-    if problem is not None:
-        raise errors.ValidationError(problem)
-    assert guild is not None
-    return guild
 
 
 def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
@@ -120,7 +120,7 @@ def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
     ops.require(caller, Rank.MODERATOR, "/event create")
     binding = _binding(ops)
     target = ops.server(req.server)
-    _guild(binding, caller)
+    binding.guild(caller.guild_id)
     req.conditions()
     # the default start and end commands are the bot's own; the given ones are checked here,
     # so a refused one stops the request before anything is made
@@ -145,7 +145,7 @@ async def create(ops: Operations, caller: Caller, req: EventRequest) -> EventCha
     binding = _binding(ops)
     target = ops.server(req.server)
     row = await binding.create(
-        _guild(binding, caller),
+        binding.guild(caller.guild_id),
         target,
         draft,
         start_run=req.start_run,

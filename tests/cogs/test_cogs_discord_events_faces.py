@@ -14,7 +14,7 @@ import pytest
 from discord.http import Route
 from pydantic import SecretStr
 
-from bot.cli_check import check_discord
+from bot.cli.check import check_discord
 from console.session import parse_line, run_console
 from tests.cogs.discord_events_fixture import EventHarness, event_harness
 from tests.cogs.harness import ADMIN, MOD

@@ -125,7 +125,7 @@ async def test_audit_filters_and_planned_without_a_scheduler(dash: Dash, admin: 
     status, body = await admin.get("/api/audit?action=pause")
     rows = json.loads(body)["mutations"]
     assert [(r["action"], r["user_id"], r["outcome"]) for r in rows] == [
-        ("pause", ADMIN.id, "Paused `a1`.")
+        ("pause", ADMIN.id, "Paused a1.")
     ]
     status, body = await admin.get(f"/api/audit?user={MOD.id}")
     assert [r["action"] for r in json.loads(body)["mutations"]] == ["schedule"]
@@ -234,7 +234,7 @@ async def test_discord_events_from_the_api_as_from_event(dash: Dash, admin: Clie
     status, answer = await admin.post("/api/discord-events", json=body, headers=csrf)
     assert status == 201, answer
     made = json.loads(answer)
-    assert made["outcome"].startswith("Event #1 **Build Battle** made"), made
+    assert made["outcome"].startswith("Event #1 Build Battle made: Discord event 20"), made
     live = dash.harness.discord.scheduled.live()
     assert [e["name"] for e in live] == ["Build Battle"]
     first_start = live[0]["scheduled_start_time"]
@@ -267,14 +267,12 @@ async def test_schedule_dynamic_time_and_cancel_all_from_the_api(dash: Dash, adm
     status, answer = await admin.post("/api/servers/main/tasks/dynamic", json=body, headers=csrf)
     assert status == 201, answer
     made = json.loads(answer)
-    assert (
-        made["id"].startswith("raid-") and made["outcome"] == f"Scheduled `{made['id']}` on main."
-    )
+    assert made["id"].startswith("raid-") and made["outcome"] == f"Scheduled {made['id']} on main."
     for _ in range(2):
         await dash.harness.run("schedule", ADMIN, run="say x", time=900, unit="tick", id="twice")
     status, answer = await admin.post("/api/servers/main/tasks/twice/cancel_all", headers=csrf)
     assert status == 200 and json.loads(answer)["outcome"] == (
-        "Cancelled 2 task(s) `twice` on main."
+        "Cancelled 2 task(s) twice on main."
     ), answer
     ids = [str(t["id"]) for t in dash.mc.storage("doom.schedule:data").get("queue", [])]  # type: ignore[attr-defined]
     assert ids == [made["id"]]

@@ -1,4 +1,5 @@
-"""Generated bad input on every route, over real HTTP to the Hypercorn server: never a 5xx.
+"""Generated bad input on every route, over real HTTP to the Hypercorn server: never a 5xx, and
+no Discord markup in the API's sentences.
 
 The API's routes come from its own OpenAPI document (schemathesis: values that fit the schema
 and values that do not, for every parameter and body), called with a bearer token of an admin
@@ -41,6 +42,43 @@ FUZZ = settings(
 KNOWN = {"name": "main", "which": "queue", "verb": "pause", "task_id": "keep", "plan_id": "1"}
 
 
+# Discord's markup: the API's sentences are plain text, times in ISO 8601
+MARKUP = ("`", "**", "<t:")
+
+
+def _sent(case: Any) -> str:
+    return json.dumps([case.body, case.path_parameters, case.query], default=str)
+
+
+# the keys whose values are data a user gave (a command, an id, a name, a plan file's entry),
+# which the API gives back as they are; every other text in an answer is the bot's own
+DATA = frozenset(
+    {"run", "id", "task_id", "name", "description", "request", "entry", "details", "shown"}
+)
+
+
+def _prose(response: Any) -> str:
+    """Every text of a JSON answer but the DATA keys' values, joined ("" for other answers)."""
+    # schemathesis' Response: each header's values as a list, names as sent (lower case)
+    types = {k.lower(): v for k, v in response.headers.items()}.get("content-type", [])
+    if not any("json" in t for t in types):
+        return ""
+    found: list[str] = []
+
+    def walk(value: Any, data: bool) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(inner, key in DATA)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner, data)
+        elif not data and isinstance(value, str):
+            found.append(value)
+
+    walk(response.json(), False)
+    return "\n".join(found)
+
+
 async def bearer(dash: Dash, user: User) -> str:
     """A bearer token of a session of its own (the write limit counts per session)."""
     client = await Client(dash).login(user)
@@ -65,6 +103,7 @@ def drive(operation: Any, url: str, token: str, fixed: dict[str, str], examples:
         @given(case=strategy)
         def call(case: Any) -> None:
             nonlocal calls
+            sent = _sent(case)  # before the call, which may encode the path's values
             response = case.call(
                 base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30
             )
@@ -74,6 +113,9 @@ def drive(operation: Any, url: str, token: str, fixed: dict[str, str], examples:
                 response.status_code,
                 response.text[:500],
             )
+            if not any(m in sent for m in MARKUP):  # else the input may be quoted back
+                said = _prose(response)
+                assert not [m for m in MARKUP if m in said], (case.as_curl_command(), said[:500])
 
         call()
     return calls
@@ -115,6 +157,49 @@ async def test_every_api_route_answers_generated_input_without_a_5xx(
                 examples = EXAMPLES // 2 if fixed and operation.method == "post" else EXAMPLES
                 total += await asyncio.to_thread(drive, operation, kept.url, token, fixed, examples)
     assert total >= len(operations) * 2 * EXAMPLES  # every operation was really called
+
+
+def send_examples(operation: Any, url: str, token: str) -> list[str]:
+    """Each request the document gives as an example, with the path's names known; what the
+    API said in each answer (its texts but the data it gives back)."""
+    said: list[str] = []
+    for strategy in operation.get_strategies_from_examples():
+
+        @settings(FUZZ, max_examples=1)
+        @given(case=strategy)
+        def call(case: Any) -> None:
+            for name in case.path_parameters or {}:
+                case.path_parameters[name] = {**KNOWN, "group": "all"}.get(
+                    name, case.path_parameters[name]
+                )
+            response = case.call(
+                base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+            )
+            assert response.status_code < 500, (case.as_curl_command(), response.text[:500])
+            said.append(_prose(response))
+
+        call()
+    return said
+
+
+async def test_the_documented_examples_are_answered_in_plain_sentences(kept: Dash) -> None:
+    """The examples of the API's document, sent as they are: their answers' sentences carry
+    no Discord markup (no backticks, bold or <t:…> times)."""
+    anon = Client(kept)
+    try:
+        status, text = await anon.get("/api/openapi.json")
+        assert status == 200, text
+    finally:
+        await anon.close()
+    schema = schemathesis.openapi.from_dict(json.loads(text))
+    token = await bearer(kept, ADMIN)
+    said: list[str] = []
+    for result in schema.get_all_operations():
+        said += await asyncio.to_thread(send_examples, result.ok(), kept.url, token)
+    assert len(said) >= 5, said  # the examples were sent and answered
+    assert any("raid" in s for s in said), [s for s in said if s]  # ... and reached the operations
+    marked = [s for s in said if any(m in s for m in MARKUP)]
+    assert not marked, marked
 
 
 # -- the routes outside the OpenAPI document ---------------------------------------------------

@@ -73,7 +73,7 @@ async def test_schedule_on_a_group_from_the_api(pair: tuple[Dash, Server]) -> No
         status, found = await _post(client, "/api/groups/all/tasks", body)
         assert status == 200, found
         main = _by_server(found)["main"]
-        assert main["ok"] is True and main["outcome"].startswith("Scheduled `g1` on main."), found
+        assert main["ok"] is True and main["outcome"].startswith("Scheduled g1 on main."), found
         assert found["outcome"].startswith("all: done on 2 of 2 servers."), found
         assert queue_ids(dash) == ["g1"]
         status, found = await _post(

@@ -5,6 +5,7 @@ and the lateness of its runs on /metrics."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -62,14 +63,14 @@ async def test_the_planned_list_and_its_actions(dash: Dash, mod: Client) -> None
     status, body = await mod.post(
         f"/api/servers/main/planned/{raid}/cancel", headers={"X-CSRF-Token": csrf}
     )
-    assert status == 200 and json.loads(body) == {"outcome": "Cancelled planned `raid` on main."}
+    assert status == 200 and json.loads(body) == {"outcome": "Cancelled planned raid on main."}
     assert [r["task_id"] for r in (await planned(mod))["tasks"]] == ["hourly"]
     status, body = await mod.post(
         f"/api/servers/main/planned/{raid}/cancel", headers={"X-CSRF-Token": csrf}
     )
     assert status == 400 and "cannot be cancelled" in json.loads(body)["error"]
     status, body = await mod.get(f"/api/audit?action=cancel&user={MOD.id}")
-    assert json.loads(body)["mutations"][0]["outcome"] == "Cancelled planned `raid` on main."
+    assert json.loads(body)["mutations"][0]["outcome"] == "Cancelled planned raid on main."
     # without the CSRF token nothing changes; an unknown row is a 404 sentence
     hourly = rows["hourly"]["id"]
     assert (await mod.post(f"/servers/main/planned/{hourly}/cancel"))[0] == 403
@@ -119,8 +120,8 @@ async def test_the_api_plans_a_wall_clock_row_that_runs_once(dash: Dash, mod: Cl
     assert status == 201, answer
     made = json.loads(answer)
     assert made["task"] is None and made["planned"]["task_id"] == "api-once"
-    assert made["planned"]["timezone"] == "Europe/Berlin" and made["outcome"].startswith(
-        "Planned `api-once` on main for "
+    assert made["planned"]["timezone"] == "Europe/Berlin" and re.fullmatch(
+        r"Planned api-once on main for \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\.", made["outcome"]
     )
     # the planned count is on the server card, in /api/servers and in /status
     status, answer = await mod.get("/api/servers")

@@ -128,13 +128,13 @@ async def test_members_are_named_as_discord_names_them(kept: Dash) -> None:
 async def test_member_names_are_cached_with_a_bound_and_an_expiry() -> None:
     calls: list[int] = []
 
-    class Http:
-        async def get_member(self, guild_id: int, user_id: int) -> dict[str, Any]:
+    class Bot:
+        def member_name(self, guild_id: int, user_id: int) -> str | None:
+            return None  # nothing in the bot's cache: Discord is asked
+
+        async def member(self, guild_id: int, user_id: int) -> dict[str, Any]:
             calls.append(user_id)
             return {"nick": None, "user": {"username": f"u{user_id}", "global_name": "G"}}
-
-    class Bot:
-        http = Http()
 
     now = [0.0]
     names = MemberNames(Bot(), clock=lambda: now[0], size=2)

@@ -50,7 +50,7 @@ async def test_run_now_from_discord_the_page_and_the_api(dash: Dash, mod: Client
         "/api/servers/main/tasks/later/run_now", headers={"X-CSRF-Token": csrf}
     )
     assert status == 200, body
-    assert json.loads(body) == {"outcome": "Ran `later` on main now; its schedule is unchanged."}
+    assert json.loads(body) == {"outcome": "Ran later on main now; its schedule is unchanged."}
     assert dash.mc.score("#n", "now") == 3 and queued(dash) == before
     # a planned row: an extra run, its next due kept, "triggered by" in its record
     await h.run("schedule", MOD, run=ADD, id="nightly", when="in 90m")

@@ -171,7 +171,7 @@ async def test_bearer_token_for_scripts_and_logout_ends_it(kept: Dash, mod: Clie
             headers=headers,
         )
         assert status == 201, body
-        assert "Scheduled `api`" in body
+        assert "Scheduled api on main." in body
         assert sorted(queue_ids(kept)) == ["api", "keep"]
         status, body = await bearer.post(
             "/api/servers/main/tasks",

@@ -1,0 +1,181 @@
+"""`python -m bot serve`, `python -m bot token ...` and `python -m bot login`: a server
+administered with no Discord at all.
+
+``serve`` runs the core (bot.core), its background work (wall-clock schedules, crash guards,
+every server's events) and the dashboard with its JSON API, until SIGTERM or Ctrl-C. Nothing on
+this path imports discord.py. The pack's alerts go to the log (and the dashboard's events page):
+with no Discord there is no alert channel.
+
+``token`` and ``login`` only write to the database (bot.store.access), so they run beside a
+``serve`` (or a bot) on the same data folder: they take no lock and start no server.
+"""
+
+from __future__ import annotations
+
+__all__ = ["login", "serve", "token"]
+
+import asyncio
+import getpass
+import logging
+import secrets
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from bot.aio import cancel_and_wait
+from bot.core import Core, build_core
+from bot.errors import BotError, ConfigError
+from bot.events.kinds import ALERTS, KINDS
+from bot.i18n import _
+from bot.i18n.formats import clock
+from bot.operations import Caller, Operations, Rank, access
+from bot.operations.base import StoreAuditor
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.services import ServerServices, Services
+
+log = logging.getLogger(__name__)
+
+DASHBOARD_URL = "dashboard_url"  # the audit store's cursor holding where `serve` listens
+
+
+async def serve(settings: Settings, out: TextIO) -> int:
+    if settings.web_port is None:
+        raise ConfigError(
+            _(
+                "DOOM_WEB_PORT: serve runs the dashboard and its API, so it needs a port "
+                "(e.g. DOOM_WEB_PORT=8080)."
+            )
+        )
+    try:
+        from web.server import WebServer  # the one import of the web face on this path
+    except ImportError as exc:
+        raise ConfigError(
+            f"serve needs the dashboard, which cannot load ({exc}): install the [web] extra, "
+            "e.g. pip install -e '.[web]'."
+        ) from None
+    core = await build_core(settings)
+    followers: list[asyncio.Task[None]] = []
+    web: WebServer | None = None
+    try:
+        await core.start()
+        followers = [
+            asyncio.create_task(_follow(core, s), name=f"events {s.name}")
+            for s in core.services.servers.values()
+            if s.events is not None
+        ]
+        web = WebServer(core.services, None, ops=core.ops)
+        await web.start()
+        await core.services.audit.set_cursor(DASHBOARD_URL, web.base_url)
+        print(
+            _(
+                "Serving the dashboard and API at {url} (no Discord). For a login link: "
+                "python -m bot login; for an API token: python -m bot token new NAME.",
+                url=web.base_url,
+            ),
+            file=out,
+            flush=True,
+        )
+        await asyncio.Event().wait()  # until SIGTERM or Ctrl-C cancels it
+        return 0
+    finally:
+        await cancel_and_wait(*followers)
+        if web is not None:
+            await web.stop()
+        await core.close()
+
+
+async def _follow(core: Core, server: ServerServices) -> None:
+    """Read a server's events while serving: its crash guard keeps its record as they pass,
+    and an alert is logged (what the Discord bot's alerts cog posts to a channel)."""
+    assert server.events is not None
+    async with core.services.bus.subscribe(server.name, server.events) as stream:
+        async for event in stream:
+            if event.type in ALERTS:
+                log.warning(
+                    "alert on %s: %s %s",
+                    server.name,
+                    KINDS.get(event.type, event.type),
+                    event.task_id,
+                )
+
+
+def _shell(settings: Settings) -> tuple[Services, Operations, Caller]:
+    """The operations over the data folder's database alone: no server, no background work."""
+    from bot.services import Services
+    from bot.store.audit import AuditStore
+    from bot.store.db import open_in
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    services = Services(settings, {}, AuditStore(open_in(settings.data_dir)))
+    ops = Operations(services, StoreAuditor(services))
+    # whoever has the bot's settings and data folder is its admin, as for `import`
+    caller = Caller(0, f"{getpass.getuser()} (shell)", Rank.ADMIN, "console", secrets.randbits(40))
+    return services, ops, caller
+
+
+async def token(settings: Settings, words: list[str], rank: str, out: TextIO) -> int:
+    """``token new NAME``, ``token list``, ``token revoke NAME``."""
+    verb, names = (words[0], words[1:]) if words else ("", [])
+    if (verb, len(names)) not in (("new", 1), ("list", 0), ("revoke", 1)):
+        print(
+            _("usage: token new NAME [--rank moderator|admin] | token list | token revoke NAME"),
+            file=sys.stderr,
+        )
+        return 2
+    services, ops, caller = _shell(settings)
+    try:
+        if verb == "new":
+            made = await access.new_token(
+                ops, caller, access.AccessRequest.model_validate({"name": names[0], "rank": rank})
+            )
+            print(made.text, file=sys.stderr)
+            print(made.secret, file=out)
+        elif verb == "revoke":
+            print(await access.revoke(ops, caller, names[0]), file=out)
+        else:
+            found = await access.tokens(ops, caller)
+            if not found:
+                print(_("No API tokens."), file=out)
+            for t in found:
+                used = clock(t.last_used_at) if t.last_used_at else _("never")
+                print(
+                    _(
+                        "{name}\t{rank}\tmade {made}\tlast used {used}",
+                        name=t.name,
+                        rank=_(t.rank),
+                        made=clock(t.created_at),
+                        used=used,
+                    ),
+                    file=out,
+                )
+        return 0
+    except BotError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    finally:
+        await services.close()
+
+
+async def login(settings: Settings, name: str | None, rank: str, out: TextIO) -> int:
+    """A one-time dashboard link, printed."""
+    services, ops, caller = _shell(settings)
+    try:
+        who = name or getpass.getuser()
+        secret = await access.login(
+            ops, caller, access.AccessRequest.model_validate({"name": who, "rank": rank})
+        )
+        base = settings.web_url or await services.audit.get_cursor(DASHBOARD_URL)
+        if not base:
+            base = f"http://{settings.web_host}:{settings.web_port}"
+        print(f"{base}/login?c={secret}", file=out)
+        print(
+            _("It works once, within 5 minutes, for {name} ({rank}).", name=who, rank=_(rank)),
+            file=sys.stderr,
+        )
+        return 0
+    except BotError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    finally:
+        await services.close()
