@@ -1,7 +1,8 @@
 """Random crash trials: mcsim as its own process and the bot's real services, with one kind of
 fault a trial: `server`: SIGKILL and restart of the server around saves (save-all, the
 6000-tick autosave, none), due ticks and wall-clock hand-overs (tests/chaos/rig.py); `bot`:
-SIGKILL of the bot process (the console) at a random moment or right after a hand-over's
+SIGKILL of the bot process (`--layout`: the console, or `serve` with the tasks posted to its
+API) at a random moment or right after a hand-over's
 submit ran, restarted on the same data dir (tests/chaos/bot_rig.py); `rcon`: the RCON
 connection cut at seeded random moments while /schedule is used (tests/chaos/rcon_rig.py);
 `mixed`: each trial one of the three at random. Prints, for N trials, how many tasks were lost,
@@ -14,7 +15,8 @@ the log over SFTP (`sftp`), or the ring buffer over RCON (`rcon`: a run in the l
 interval before the kill is in doubt, counted apart; its default policy skips it).
 
 Run: python bench/chaos.py [N] [--seed S] [--fault server|bot|rcon|mixed]
-                           [--source log|sftp|rcon]   (N defaults to 20)
+                           [--source log|sftp|rcon] [--layout console|serve]
+                           (N defaults to 20)
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere, no install
 
 from bot.background.crash_guard import ALERT_TYPE
-from tests.chaos.bot_rig import KillTrial, run_kill_trial
+from tests.chaos.bot_rig import KillTrial, Layout, run_kill_trial
 from tests.chaos.rcon_rig import CutTrial, run_cut_trial
 from tests.chaos.rig import SOURCES, Source, Trial, run_trial
 
@@ -58,10 +60,15 @@ def random_trial(rng: random.Random, source: Source = "log") -> Trial:
     )
 
 
-def random_kill_trial(rng: random.Random) -> KillTrial:
+def random_kill_trial(rng: random.Random, layout: Layout = "console") -> KillTrial:
     # one in four killed right after a hand-over's submit ran (kill_at None)
     kill_at = None if rng.random() < 0.25 else rng.uniform(0.3, 8.0)
-    return KillTrial(kill_at=kill_at, down=rng.uniform(0.0, 6.0), max_late=rng.choice([3.0, 60.0]))
+    return KillTrial(
+        kill_at=kill_at,
+        down=rng.uniform(0.0, 6.0),
+        max_late=rng.choice([3.0, 60.0]),
+        layout=layout,
+    )
 
 
 def random_cut_trial(rng: random.Random) -> CutTrial:
@@ -105,8 +112,8 @@ async def _server(i: int, rng: random.Random, tmp: Path, t: Tally, source: Sourc
         )
 
 
-async def _bot(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
-    trial = random_kill_trial(rng)
+async def _bot(i: int, rng: random.Random, tmp: Path, t: Tally, layout: Layout) -> None:
+    trial = random_kill_trial(rng, layout)
     outcome = await run_kill_trial(tmp, trial)
     missed = {w for w, o in outcome.wall_outcomes.items() if "missed" in o}
     unasked = [
@@ -147,14 +154,19 @@ async def _rcon(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
         )
 
 
-async def trials(n: int, seed: int, fault: str, source: Source = "log") -> None:
+async def trials(
+    n: int, seed: int, fault: str, source: Source = "log", layout: Layout = "console"
+) -> None:
     rng = random.Random(seed)
     t = Tally()
 
     async def server(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
         await _server(i, rng, tmp, t, source)
 
-    kinds = {"server": server, "bot": _bot, "rcon": _rcon}
+    async def bot(i: int, rng: random.Random, tmp: Path, t: Tally) -> None:
+        await _bot(i, rng, tmp, t, layout)
+
+    kinds = {"server": server, "bot": bot, "rcon": _rcon}
     began = time.monotonic()
     for i in range(n):
         kind = rng.choice(FAULTS) if fault == "mixed" else fault
@@ -173,8 +185,8 @@ async def trials(n: int, seed: int, fault: str, source: Source = "log") -> None:
     )
     if fault != "server":
         print(
-            f"fault {fault}: wall-clock runs missed {t.missed} (not alerted {t.unalerted}), "
-            f'/schedule replies "may or may not" {t.unknown}'
+            f"fault {fault} (bot trials: {layout}): wall-clock runs missed {t.missed} "
+            f'(not alerted {t.unalerted}), /schedule replies "may or may not" {t.unknown}'
         )
 
 
@@ -185,9 +197,11 @@ def main() -> None:
     ap.add_argument("--fault", choices=[*FAULTS, "mixed"], default="server")
     # where the bot reads the pack's events in server trials (tests/chaos/rig.py)
     ap.add_argument("--source", choices=SOURCES, default="log")
+    # the bot's process layout in bot trials (tests/chaos/bot_rig.py)
+    ap.add_argument("--layout", choices=("console", "serve"), default="console")
     args = ap.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
-    asyncio.run(trials(args.n, args.seed, args.fault, args.source))
+    asyncio.run(trials(args.n, args.seed, args.fault, args.source, args.layout))
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ from web import (
     preferences,
     servers,
     tasks,
+    tokens,
 )
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import EXTENSION, HostBot, WebError, WebState
@@ -366,6 +367,7 @@ def create_app(
         audit,
         calendar,
         extensions,
+        tokens,
         preferences,
         picker,
     )

@@ -27,6 +27,7 @@ from bot.errors import BotError, ConfigError
 from bot.events.kinds import ALERTS, KINDS
 from bot.i18n import _
 from bot.i18n.formats import clock
+from bot.minecraft.selftest import is_selftest_id
 from bot.operations import Caller, Operations, Rank, access
 from bot.operations.base import StoreAuditor
 
@@ -91,12 +92,14 @@ async def _follow(core: Core, server: ServerServices) -> None:
     assert server.events is not None
     async with core.services.bus.subscribe(server.name, server.events) as stream:
         async for event in stream:
-            if event.type in ALERTS:
+            if event.type in ALERTS and not is_selftest_id(event.task_id):
+                # the event's type and task first, as a log search would look for them
                 log.warning(
-                    "alert on %s: %s %s",
+                    "alert: %s %s on %s (%s)",
+                    event.type,
+                    event.task_id,
                     server.name,
                     KINDS.get(event.type, event.type),
-                    event.task_id,
                 )
 
 

@@ -1,6 +1,7 @@
 """One bot-kill trial: mcsim as its own process, the bot as its own process (`python -m bot
-console` on a pipe, tests.e2e.bot_process) reaching it through a real TCP proxy; a moderator
-types game-time tasks and wall-clock rows (`when:in Ns`); the bot gets SIGKILL at a chosen
+console` on a pipe, tests.e2e.bot_process, or `python -m bot serve` and its API) reaching it
+through a real TCP proxy; a moderator types (or a script posts) game-time tasks and wall-clock
+rows (`when:in Ns`); the bot gets SIGKILL at a chosen
 moment, or right after a wall-clock hand-over's submit reached the server and ran there (the
 proxy holds its answer back), and is started again on the same data dir `down` seconds later.
 Every run is counted in the server's own logs; the bot's record of each row is read from its
@@ -12,9 +13,13 @@ import asyncio
 import contextlib
 import re
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
+
+import aiohttp
 
 from bot.__main__ import LOG_FILE
 from bot.store.db import DB_FILE
@@ -23,7 +28,7 @@ from tests.e2e.bot_process import BotProcess
 from tests.e2e.test_acceptance_crash import McsimProcess
 from tests.wallclock.wallclock_sim import TcpProxy
 
-__all__ = ["HANDOVER", "KillOutcome", "KillTrial", "run_kill_trial"]
+__all__ = ["HANDOVER", "KillOutcome", "KillTrial", "Layout", "run_kill_trial"]
 
 ACKS = ("Scheduled {} on", "Planned {} on")  # the console's answer for a task, for a row
 
@@ -34,6 +39,9 @@ def HANDOVER(data: bytes) -> bool:
 
 
 _MARKED_ROW = re.compile(rb"doom\.bot:wallclock done\.s(\d+)r\d+")  # the mark's key: s<row>r<run>
+
+
+Layout = Literal["console", "serve"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,8 @@ class KillTrial:
     kill_at: float | None = None
     down: float = 0.5
     max_late: float = 60.0  # DOOM_MAX_LATE: under the 5 s grace, a row late past grace is missed
+    # the process layout: the console on a pipe, or `serve` with the tasks posted to its API
+    layout: Layout = "console"
 
 
 @dataclass
@@ -113,30 +123,108 @@ def _row_outcomes(data: Path) -> dict[str, list[str]]:
         db.close()
 
 
-async def _console(tmp: Path, port: int, world: Path, max_late: float) -> BotProcess:
+Fields = dict[str, str | int]
+
+
+@dataclass(eq=False)
+class Face:
+    """The bot's process and how a request reaches it: typed into its console, or posted to
+    its API with a token (`base` is the API's address)."""
+
+    bot: BotProcess
+    base: str = ""
+    token: str = ""
+
+    async def submit(self, fields: Fields) -> bool | None:
+        """True when answered as made; None when the process died before answering."""
+        if not self.base:
+            line = "/schedule " + " ".join(f"{k}:{v}" for k, v in fields.items())
+            try:
+                mark = await self.bot.type(line)
+            except (ConnectionResetError, BrokenPipeError):
+                return None  # killed while the line was on its way: in flight
+            return await self._answered(str(fields["id"]), mark)
+        url = f"{self.base}/api/servers/main/tasks"
+        headers = {"Authorization": f"Bearer {self.token}"}
+        try:
+            async with (
+                aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http,
+                http.post(url, json=fields, headers=headers) as r,
+            ):
+                assert r.status == 201, (fields, r.status, await r.text())
+                return True
+        except aiohttp.ClientError:
+            return None  # the connection died with the process: in flight
+
+    async def _answered(self, name: str, mark: int) -> bool | None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT
+        while not any(a.format(name) in self.bot.out[mark:] for a in ACKS):
+            if not self.bot.alive:
+                return None
+            if loop.time() > deadline:
+                raise AssertionError(f"no answer for {name}:\n{self.bot.out[mark:]}")
+            await asyncio.sleep(0.02)
+        return True
+
+
+async def _start(tmp: Path, port: int, world: Path, trial: KillTrial) -> Face:
     bot = BotProcess(tmp, port, rcon_timeout=5)
-    bot.env.update(DOOM_MAX_LATE=format(max_late, "g"), DOOM_SERVERS__0__WORLD_DIR=str(world))
-    await bot.start("-m", "bot", "console")
-    await bot.expect("type /help, or quit")
-    return bot
+    bot.env.update(DOOM_MAX_LATE=format(trial.max_late, "g"), DOOM_SERVERS__0__WORLD_DIR=str(world))
+    if trial.layout == "console":
+        await bot.start("-m", "bot", "console")
+        await bot.expect("type /help, or quit")
+        return Face(bot)
+    bot.env["DOOM_WEB_PORT"] = "0"
+    token = await _api_token(bot)
+    await bot.start("-m", "bot", "serve")
+    said = await bot.expect("Serving the dashboard and API at ")
+    found = re.search(r"http://127\.0\.0\.1:\d+", said)
+    assert found is not None, said
+    return Face(bot, found[0], token)
 
 
-def _commands(trial: KillTrial) -> list[tuple[str, str]]:
-    game = [
+async def _api_token(bot: BotProcess) -> str:
+    """The script's token (`python -m bot token new`), made once: it outlives a restart."""
+    tokens = bot.cwd / "api-token"
+    if tokens.exists():
+        return tokens.read_text()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "bot", "token", "new", "chaos"),
+        env=bot.env,
+        cwd=bot.cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), WAIT)
+    assert proc.returncode == 0, err.decode()
+    tokens.write_text(out.decode().strip())
+    return tokens.read_text()
+
+
+def _commands(trial: KillTrial) -> list[tuple[str, Fields]]:
+    game: list[tuple[str, Fields]] = [
         (
             f"g{i}",
-            f"/schedule run:say run-g{i} time:{trial.due_from + i * trial.due_step} "
-            f"unit:tick id:g{i}",
+            {
+                "run": f"say run-g{i}",
+                "time": trial.due_from + i * trial.due_step,
+                "unit": "tick",
+                "id": f"g{i}",
+            },
         )
         for i in range(trial.game)
     ]
     span = trial.wall_to - trial.wall_from
-    wall = [
+    wall: list[tuple[str, Fields]] = [
         (
             f"w{i}",
-            f"/schedule run:say run-w{i} "
-            f"when:in {trial.wall_from + round(i * span / max(trial.wall - 1, 1))}s "
-            f"id:w{i}",
+            {
+                "run": f"say run-w{i}",
+                "when": f"in {trial.wall_from + round(i * span / max(trial.wall - 1, 1))}s",
+                "id": f"w{i}",
+            },
         )
         for i in range(trial.wall)
     ]
@@ -146,25 +234,15 @@ def _commands(trial: KillTrial) -> list[tuple[str, str]]:
 
 
 async def _type_all(
-    bot: BotProcess, todo: list[tuple[str, str]], acked: set[str], typed: list[str]
+    face: Face, todo: list[tuple[str, Fields]], acked: set[str], typed: list[str]
 ) -> None:
-    """Type each command and wait for its answer, until the bot dies."""
-    for name, line in todo:
-        if not bot.alive:
+    """Send each request and wait for its answer, until the bot dies."""
+    for name, fields in todo:
+        if not face.bot.alive:
             return
         typed.append(name)
-        try:
-            mark = await bot.type(line)
-        except (ConnectionResetError, BrokenPipeError):
-            return  # killed while the line was on its way: in flight, like an unanswered one
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + WAIT
-        while not any(a.format(name) in bot.out[mark:] for a in ACKS):
-            if not bot.alive:
-                return
-            if loop.time() > deadline:
-                raise AssertionError(f"no answer to {line!r}:\n{bot.out[mark:]}\n{bot.err[-3000:]}")
-            await asyncio.sleep(0.02)
+        if not await face.submit(fields):
+            return
         acked.add(name)
 
 
@@ -181,7 +259,8 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
     names = [n for n, _ in todo]
     acked: set[str] = set()
     typed: list[str] = []
-    bot = await _console(tmp, proxy.port, world, trial.max_late)
+    face = await _start(tmp, proxy.port, world, trial)
+    bot = face.bot
     again: BotProcess | None = None
     killer: asyncio.Task[None] | None = None
     try:
@@ -211,7 +290,7 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
                 kill()
 
             killer = asyncio.create_task(later())
-        await _type_all(bot, todo, acked, typed)
+        await _type_all(face, todo, acked, typed)
         async with asyncio.timeout(WAIT):
             await killed.wait()
         killed_after = time.monotonic() - first
@@ -221,9 +300,10 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
         sending = sorted(n for n, o in _row_outcomes(data).items() if "sending" in o)
         submitted_rows = _task_ids(data, submitted)
         await asyncio.sleep(trial.down)
-        again = await _console(tmp, proxy.port, world, trial.max_late)
-        # what the moderator never got to type goes in now
-        await _type_all(again, [(n, line) for n, line in todo if n not in typed], acked, typed)
+        back = await _start(tmp, proxy.port, world, trial)
+        again = back.bot
+        # what the moderator never got to send goes in now
+        await _type_all(back, [(n, f) for n, f in todo if n not in typed], acked, typed)
         assert again.alive, again.err[-3000:]
         outcomes: dict[str, list[str]] = {}
         async with asyncio.timeout(WAIT):
@@ -237,10 +317,12 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
         await asyncio.sleep(0.5)  # the tail of the log, a late alert
         runs = count_runs(world, names)
         printed = again.out
-        mark = await again.type("quit")
+        if back.base:
+            again.proc.terminate()  # type: ignore[union-attr]
+        else:
+            await again.type("quit")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(again.proc.wait(), 20)  # type: ignore[union-attr]
-        del mark
     finally:
         if killer is not None:
             killer.cancel()
@@ -249,7 +331,9 @@ async def run_kill_trial(tmp: Path, trial: KillTrial) -> KillOutcome:
             await again.kill()
         await proxy.close()
         await mcsim.kill()
-    log = (data / LOG_FILE).read_text(errors="replace")
+    # the console logs to its file, serve to its stderr
+    log = (data / LOG_FILE).read_text(errors="replace") if (data / LOG_FILE).exists() else ""
+    log += bot.err + (again.err if again is not None else "")
     alerted = {n for n in names if f"wallclock_missed {n} on main" in log}
     for name in names:
         outcomes.setdefault(name, [])

@@ -1,4 +1,5 @@
-"""Exactly once across the bot's own faults: SIGKILL of the bot process (at a random moment
+"""Exactly once across the bot's own faults, in both process layouts (the console, `serve` with
+its API): SIGKILL of the bot process (at a random moment
 around the wall-clock hand-overs, and right after a hand-over's submit ran on the server) and
 the RCON connection cut at random moments. Every run is counted in the server's own logs: each
 acknowledged task and row runs once, or a row the restarted bot could no longer hand over in
@@ -52,6 +53,19 @@ async def test_a_bot_killed_right_after_a_hand_over_reached_the_server_runs_it_o
     if max_late > down:  # back in time: the waiting ones run, late, once
         for row in outcome.sending_at_kill:
             assert outcome.runs[row] == 1 and outcome.wall_outcomes[row] == ["ran"], row
+
+
+async def test_serve_killed_right_after_a_hand_over_reached_the_server_runs_it_once(
+    tmp_path: Path,
+) -> None:
+    # the same promise in the other process layout: `python -m bot serve`, the tasks posted to
+    # its API by a script with a token; SIGKILL right after a hand-over's submit ran
+    trial = KillTrial(kill_at=None, down=0.3, max_late=60.0, layout="serve")
+    outcome = await run_kill_trial(tmp_path, trial)
+    check_kill(outcome)
+    assert len(outcome.submitted_at_kill) == 1, outcome.submitted_at_kill
+    for row in outcome.sending_at_kill:
+        assert outcome.runs[row] == 1 and outcome.wall_outcomes[row] == ["ran"], row
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
