@@ -23,6 +23,7 @@ from bot.aio import cancel_and_wait
 from bot.core import Core
 from bot.i18n import _, pick, set_locale
 from bot.operations import Caller, Face
+from bot.operations.base import AuditEntry
 from bot.slash import errors_ui
 from bot.slash.fit import fit_embed
 from bot.slash.permissions import rank_of
@@ -252,29 +253,12 @@ class DoomBot(commands.Bot):
     ) -> None:
         """Record a mutation in the audit store and queue its post to the audit channel, if one
         is configured (posted in order, after the reply: see `_audit_posts`)."""
-        await self.audit_as(self.caller(interaction), server, action, request, outcome)
+        await self.ops.audit(self.caller(interaction), server, action, request, outcome)
 
-    async def audit_as(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None:
-        """`audit` for a caller of any face: the core's audit trail, this channel included."""
-        await self.core.audit.audit_as(caller, server, action, request, outcome)
-
-    async def audited(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None:
-        """The audit trail's Discord sink (bot.core.AuditSink): the entry, queued for the audit
-        channel when one is configured."""
+    async def record(self, entry: AuditEntry) -> None:
+        """The core audit trail's Discord part: the entry, queued for the audit channel when
+        one is configured."""
+        caller, server, action = entry.caller, entry.server, entry.action
         server_name = server.config.name if server is not None else ""
         channel_id = self.audit_channel_id(server)
         if channel_id is None:
@@ -285,11 +269,11 @@ class DoomBot(commands.Bot):
             if caller.face in ("discord", "console")
             else _("/{action} (web)", action=action)
         )
-        embed = discord.Embed(title=title, description=outcome[:4096], colour=0x5865F2)
+        embed = discord.Embed(title=title, description=entry.outcome[:4096], colour=0x5865F2)
         embed.set_author(name=f"{caller.name} ({caller.user_id})")
         if server_name:
             embed.add_field(name=_("server"), value=server_name)
-        for key, value in list(request.items())[:20]:
+        for key, value in list(entry.request.items())[:20]:
             if value is not None:
                 embed.add_field(name=key, value=f"`{str(value)[:1000]}`")
         # recorded above before the reply; the post follows in order, without holding it

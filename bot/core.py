@@ -1,67 +1,45 @@
 """The application with no face in it: settings -> services -> operations, and the audit trail.
 
 :func:`build_core` makes it; whichever faces are configured are handed the :class:`Core`: the
-Discord bot (bot.app, which adds its audit channel as an :class:`AuditSink`), the dashboard and
+Discord bot (bot.app, which adds its audit channel to the :class:`AuditTrail`), the dashboard and
 API, the console. Nothing here imports discord.py, so ``python -m bot serve`` (the core, its
 background work and the dashboard) runs with no Discord at all.
 """
 
 from __future__ import annotations
 
-__all__ = ["AuditSink", "AuditTrail", "Core", "build_core"]
+__all__ = ["AuditTrail", "Core", "build_core"]
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from bot.operations import Operations
-from bot.operations.base import StoreAuditor
+from bot.operations.base import AuditEntry, Auditor, StoreAuditor
 from bot.services import build_services
 
 if TYPE_CHECKING:
     from bot.config import Settings
-    from bot.operations.caller import Caller
-    from bot.services import ServerServices, Services
+    from bot.services import Services
 
 log = logging.getLogger(__name__)
 
 
-class AuditSink(Protocol):
-    """Somewhere a change is told after the audit store recorded it (the Discord audit
-    channel); a sink that fails is logged, never the caller's failure."""
-
-    async def audited(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None: ...
-
-
 @dataclass(eq=False)
 class AuditTrail:
-    """The operations' auditor: the audit store first (the record), then every sink."""
+    """The operations' auditor: the audit store first (the record), then every sink (the
+    Discord audit channel); a sink that fails is logged, never the caller's failure."""
 
     services: Services
-    sinks: list[AuditSink] = field(default_factory=list)
+    sinks: list[Auditor] = field(default_factory=list)
 
-    async def audit_as(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None:
-        await StoreAuditor(self.services).audit_as(caller, server, action, request, outcome)
+    async def record(self, entry: AuditEntry) -> None:
+        await StoreAuditor(self.services).record(entry)
         for sink in list(self.sinks):
             try:
-                await sink.audited(caller, server, action, request, outcome)
+                await sink.record(entry)
             except Exception:  # the change is recorded; a channel that failed must not undo it
-                log.exception("an audit sink failed for %s", action)
+                log.exception("an audit sink failed for %s", entry.action)
 
 
 @dataclass(eq=False)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["Auditor", "Operations"]
+__all__ = ["AuditEntry", "Auditor", "Operations", "StoreAuditor"]
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -23,42 +24,40 @@ if TYPE_CHECKING:
 _RANK_NAMES = {Rank.MODERATOR: N_("moderator"), Rank.ADMIN: N_("admin")}
 
 
-class Auditor(Protocol):
-    """Records a change (the audit store) and tells the audit channel; the bot is one."""
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One change: who made it from which face, on which server, asked how, with what outcome."""
 
-    async def audit_as(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None: ...
+    caller: Caller
+    server: ServerServices | None
+    action: str
+    request: Mapping[str, object]
+    outcome: str
+
+
+class Auditor(Protocol):
+    """Where a change is recorded or told: the audit store, the Discord audit channel
+    (bot.core.AuditTrail holds them in order)."""
+
+    async def record(self, entry: AuditEntry) -> None: ...
 
 
 class StoreAuditor:
     """The audit entry in the audit store, where it came from included: all a face with no
-    audit channel records (a shell), and the first half of what the bot does."""
+    audit channel records (a shell), and the first part of the core's audit trail."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
 
-    async def audit_as(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None:
+    async def record(self, entry: AuditEntry) -> None:
         await self.services.audit.record(
-            caller.user_id,
-            caller.name,
-            server.name if server is not None else "",
-            action,
-            dict(request),
-            outcome,
-            face=caller.face,
+            entry.caller.user_id,
+            entry.caller.name,
+            entry.server.name if entry.server is not None else "",
+            entry.action,
+            dict(entry.request),
+            entry.outcome,
+            face=entry.caller.face,
         )
 
 
@@ -139,4 +138,4 @@ class Operations:
         request: Mapping[str, object],
         outcome: str,
     ) -> None:
-        await self.auditor.audit_as(caller, server, action, request, outcome)
+        await self.auditor.record(AuditEntry(caller, server, action, request, outcome))

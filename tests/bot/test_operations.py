@@ -3,7 +3,7 @@ the request models, the audit entry each change leaves, whichever face asks."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pydantic
@@ -11,7 +11,8 @@ import pytest
 
 from bot import errors
 from bot.operations import Caller, Operations, Rank, queue, reads, schedule
-from bot.services import ServerServices, build_services
+from bot.operations.base import AuditEntry
+from bot.services import build_services
 from mcsim.server import Server
 from tests.cogs.harness import make_settings
 from tests.fixtures import server_config
@@ -28,16 +29,11 @@ class Recorder:
     def __init__(self) -> None:
         self.entries: list[tuple[str, str, str, dict[str, object], str]] = []
 
-    async def audit_as(
-        self,
-        caller: Caller,
-        server: ServerServices | None,
-        action: str,
-        request: Mapping[str, object],
-        outcome: str,
-    ) -> None:
-        name = server.name if server is not None else ""
-        self.entries.append((caller.face, name, action, dict(request), outcome))
+    async def record(self, entry: AuditEntry) -> None:
+        name = entry.server.name if entry.server is not None else ""
+        self.entries.append(
+            (entry.caller.face, name, entry.action, dict(entry.request), entry.outcome)
+        )
 
 
 @pytest.fixture
