@@ -27,6 +27,7 @@ from bot.operations.base import AuditEntry
 from bot.slash import errors_ui
 from bot.slash.fit import fit_embed
 from bot.slash.permissions import rank_of
+from bot.slash.registered import command_for
 from bot.slash.translator import DoomTranslator
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ class DoomBot(commands.Bot):
         await self.tree.set_translator(DoomTranslator())  # zh-CN names and descriptions
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it
         await self.services.start()
+        self.add_registered_commands()
         for old, new in self.settings.renamed_extensions:
             log.warning(
                 "DOOM_EXTENSIONS: %s is a deprecated name, loading %s (the module was "
@@ -124,6 +126,12 @@ class DoomBot(commands.Bot):
                 log.info("loaded extension %s", name)
         if self.sync_commands:
             await self._sync()
+
+    def add_registered_commands(self) -> None:
+        """The registry's operations: a slash command each, built from its spec (and so a
+        console command too)."""
+        for spec in self.ops.registry:
+            self.tree.add_command(command_for(spec), override=True)
 
     async def reload_named(self, name: str) -> str:
         """Reload an extension, or load one of the configured ones that is not loaded (it

@@ -42,6 +42,7 @@ from web import (
     api,
     api_events,
     api_groups,
+    api_ops,
     api_plan,
     audit,
     auth,
@@ -373,6 +374,7 @@ def create_app(
     )
     for module in (*pages, api, api_events, api_groups, api_plan, metrics):
         app.register_blueprint(module.blueprint)
+    app.register_blueprint(api_ops.blueprint_for(web.ops.registry))
 
     @app.get("/favicon.ico")
     async def favicon() -> Any:  # for clients that ask before reading the page's <link rel=icon>

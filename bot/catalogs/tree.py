@@ -34,6 +34,7 @@ def _with_tree(read: Callable[[Any], Awaitable[T]]) -> T:
             bot = DoomBot(settings, services)
             try:
                 await bot.tree.set_translator(DoomTranslator())
+                bot.add_registered_commands()
                 for name in settings.extensions:
                     try:
                         await bot.load_extension(name)

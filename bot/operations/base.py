@@ -13,6 +13,8 @@ from bot import errors
 from bot.config import ALL_SERVERS
 from bot.i18n import N_, _
 from bot.operations.ranks import Rank
+from bot.operations.registry import Registry
+from bot.operations.whoami import WHOAMI
 
 if TYPE_CHECKING:
     from bot.background.scheduler import Scheduler
@@ -72,6 +74,9 @@ class Operations:
         # the dashboard's public address, set by the dashboard when it starts (the calendar
         # feed is served there)
         self.web_url: str | None = None
+        # the operations every face derives its command from (bot.operations.registry)
+        self.registry = Registry()
+        self.registry.add(WHOAMI)
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""

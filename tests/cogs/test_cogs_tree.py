@@ -34,6 +34,7 @@ EXPECTED = {
     "calendar",
     "plan",
     "event",
+    "whoami",  # the registry's (bot.operations.registry)
 }
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
 # (cogs/ -> bot/slash/cog_helpers.py): refactoring must not change a name, option or description

@@ -1,0 +1,148 @@
+"""Operations declared once, which every face derives its command from.
+
+An :class:`OperationSpec` is an operation's name, one-line summary, request model, rank and
+handler. Registered in the core's :class:`Registry` (``ops.registry``), it gets, with no face
+code of its own: a slash command of its name with the request's fields as options (so a console
+command too: the console reads the command tree), built by ``bot.slash.registered`` and added by
+``cogs.operations``; and ``POST /api/operations/<name>`` with the request as its body, in the
+OpenAPI document (``web.api_ops``). :func:`run` checks the rank, validates the request in the
+words every face uses, calls the handler and, for a change, records the audit entry.
+
+The built-in operations the faces had before the registry keep their own commands and routes;
+what is registered here is every face's at once.
+"""
+
+from __future__ import annotations
+
+__all__ = ["NAME", "Done", "OperationSpec", "Registry", "run"]
+
+import re
+import types
+import typing
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from bot import errors
+from bot.i18n import _, refusals
+from bot.operations.ranks import Rank
+
+if TYPE_CHECKING:
+    from bot.operations.base import Operations
+    from bot.operations.caller import Caller
+
+R = TypeVar("R", bound=BaseModel)
+
+# Discord's rule for a command's and an option's name, which the console and the API reuse
+NAME = re.compile(r"[a-z0-9_-]{1,32}")
+SUMMARY = 100  # Discord's limit on a command's description
+# the option types every face can take from a person: a word or text, a whole number, a number,
+# yes or no, or one of a few words (Literal)
+SIMPLE = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class OperationSpec(Generic[R]):
+    """One operation: `handler(ops, caller, request)` returns the outcome's text (Discord
+    markup allowed: each face renders it); `changes`: audited after it succeeds."""
+
+    name: str
+    summary: str
+    request: type[R]
+    rank: Rank
+    handler: Callable[[Operations, Caller, R], Awaitable[str]]
+    changes: bool = False
+
+
+@dataclass(frozen=True)
+class Done:
+    """An operation's outcome: its name, the request as given and the outcome's text."""
+
+    name: str
+    request: dict[str, Any]
+    text: str
+
+
+def option_type(annotation: Any) -> tuple[Any, bool]:
+    """(the option's type, whether it may be left out) of a request field's annotation;
+    ValueError for a type a face cannot ask a person for."""
+    optional = False
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        optional = len(inner) < len(typing.get_args(annotation))
+        if len(inner) != 1:
+            raise ValueError(f"a field of {annotation} is not one type")
+        annotation = inner[0]
+    if annotation in SIMPLE:
+        return annotation, optional
+    if typing.get_origin(annotation) is Literal and all(
+        isinstance(a, str) for a in typing.get_args(annotation)
+    ):
+        return annotation, optional
+    raise ValueError(f"{annotation} is not str, int, float, bool or a Literal of words")
+
+
+class Registry:
+    """The registered operations by name; :meth:`add` checks a spec when it is added, so a
+    face never meets one it cannot offer."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, OperationSpec[Any]] = {}
+
+    def add(self, spec: OperationSpec[R]) -> OperationSpec[R]:
+        if not NAME.fullmatch(spec.name):
+            raise ValueError(f"{spec.name!r}: a name is 1-32 of a-z, 0-9, - and _")
+        if spec.name in self._specs:
+            raise ValueError(f"{spec.name!r} is registered already")
+        if not 0 < len(spec.summary) <= SUMMARY:
+            raise ValueError(f"{spec.name!r}: the summary is 1 to {SUMMARY} characters")
+        for field, info in spec.request.model_fields.items():
+            if not NAME.fullmatch(field):
+                raise ValueError(f"{spec.name!r}: option {field!r} is not a Discord option name")
+            try:
+                option_type(info.annotation)
+            except ValueError as exc:
+                raise ValueError(f"{spec.name!r}: option {field!r}: {exc}") from None
+        self._specs[spec.name] = spec
+        return spec
+
+    def remove(self, name: str) -> None:
+        self._specs.pop(name, None)
+
+    def get(self, name: str) -> OperationSpec[Any] | None:
+        return self._specs.get(name)
+
+    def __iter__(self) -> Iterator[OperationSpec[Any]]:
+        return iter(sorted(self._specs.values(), key=lambda s: s.name))
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+
+def _request(spec: OperationSpec[R], data: Mapping[str, object]) -> R:
+    try:
+        return spec.request.model_validate(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else None
+        raise errors.ValidationError(refusals.explain(first, spec.request), field=field) from None
+
+
+async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, object]) -> Done:
+    """The named operation for this caller; NotFound, NotAllowed or ValidationError (nothing
+    done) with a sentence otherwise."""
+    spec = ops.registry.get(name)
+    if spec is None:
+        known = ", ".join(s.name for s in ops.registry) or _("none")
+        raise errors.NotFound(
+            _("There is no operation {name} (known: {known}).", name=repr(name), known=known)
+        )
+    ops.require(caller, spec.rank, f"/{spec.name}")
+    request = _request(spec, data)
+    text = await spec.handler(ops, caller, request)
+    given = request.model_dump(exclude_defaults=True)
+    if spec.changes:
+        await ops.audit(caller, None, spec.name, given, text)
+    return Done(spec.name, given, text)

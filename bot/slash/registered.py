@@ -1,0 +1,61 @@
+"""A slash command for each operation of the registry (bot.operations.registry), built from its
+spec: its name, its summary as the description, one option per request field (a Literal's words
+as choices; a field with a default is optional). The console types the same command, since it
+reads the command tree. Answering is :func:`bot.operations.registry.run`'s: the rank check, the
+request's validation in the words every face uses, the handler, the audit."""
+
+from __future__ import annotations
+
+__all__ = ["command_for"]
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.operations.registry import OperationSpec, option_type, run
+from bot.slash import fit
+
+if TYPE_CHECKING:
+    from bot.app import DoomBot
+
+
+def _signature(spec: OperationSpec[Any]) -> inspect.Signature:
+    """What discord.py reads a command's options from: the interaction, then each field."""
+    params = [
+        inspect.Parameter(
+            "interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction
+        )
+    ]
+    fields = sorted(spec.request.model_fields.items(), key=lambda f: not f[1].is_required())
+    for name, info in fields:
+        kind, _optional = option_type(info.annotation)
+        default = inspect.Parameter.empty if info.is_required() else None
+        annotation = kind if default is inspect.Parameter.empty else kind | None
+        params.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default
+            )
+        )
+    return inspect.Signature(params)
+
+
+def command_for(spec: OperationSpec[Any]) -> app_commands.Command[Any, ..., Any]:
+    async def callback(interaction: discord.Interaction[DoomBot], **given: Any) -> None:
+        bot = interaction.client
+        # a field left out keeps the request's default, which the model says
+        data = {k: v for k, v in given.items() if v is not None}
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        done = await run(bot.ops, bot.caller(interaction), spec.name, data)
+        await interaction.followup.send(fit.content(done.text), ephemeral=True)
+
+    callback.__signature__ = _signature(spec)  # type: ignore[attr-defined]
+    descriptions = {
+        name: (info.description or name)[:100] for name, info in spec.request.model_fields.items()
+    }
+    callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
+    command: app_commands.Command[Any, ..., Any] = app_commands.Command(
+        name=spec.name, description=spec.summary, callback=callback
+    )
+    return app_commands.guild_only()(command)
