@@ -11,23 +11,18 @@ from __future__ import annotations
 __all__ = ["export", "import_file"]
 
 import asyncio
-import getpass
-import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from bot.cli import shell_caller
 from bot.errors import BotError
 from bot.i18n import _
-from bot.operations import Caller, Operations, Rank, plan
+from bot.operations import Operations, plan
 from bot.operations.base import StoreAuditor
 
 if TYPE_CHECKING:
     from bot.config import Settings
-
-
-def _caller() -> Caller:
-    return Caller(0, f"{getpass.getuser()} (shell)", Rank.ADMIN, "console", secrets.randbits(40))
 
 
 async def export(settings: Settings, only: str | None, out: TextIO) -> int:
@@ -36,7 +31,7 @@ async def export(settings: Settings, only: str | None, out: TextIO) -> int:
     services = await build_services(settings)
     try:
         ops = Operations(services, StoreAuditor(services))
-        made = await plan.export(ops, _caller(), plan.ExportRequest(server=only))
+        made = await plan.export(ops, shell_caller(), plan.ExportRequest(server=only))
         out.write(made.text)
         return 0
     finally:
@@ -66,7 +61,7 @@ async def _import(
         ops = Operations(services, StoreAuditor(services))
         request = plan.ImportRequest(document=text, server=only, dry_run=dry_run)
         try:
-            done = await plan.import_plan(ops, _caller(), request)
+            done = await plan.import_plan(ops, shell_caller(), request)
         except BotError as exc:
             print(exc, file=sys.stderr)
             return 1

@@ -17,18 +17,18 @@ __all__ = ["login", "serve", "token"]
 import asyncio
 import getpass
 import logging
-import secrets
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 from bot.aio import cancel_and_wait
+from bot.cli import shell_caller
 from bot.core import Core, build_core
 from bot.errors import BotError, ConfigError
 from bot.events.kinds import ALERTS, KINDS
 from bot.i18n import _
 from bot.i18n.formats import clock
 from bot.minecraft.selftest import is_selftest_id
-from bot.operations import Caller, Operations, Rank, access
+from bot.operations import Caller, Operations, access
 from bot.operations.base import StoreAuditor
 
 if TYPE_CHECKING:
@@ -111,10 +111,7 @@ def _shell(settings: Settings) -> tuple[Services, Operations, Caller]:
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     services = Services(settings, {}, AuditStore(open_in(settings.data_dir)))
-    ops = Operations(services, StoreAuditor(services))
-    # whoever has the bot's settings and data folder is its admin, as for `import`
-    caller = Caller(0, f"{getpass.getuser()} (shell)", Rank.ADMIN, "console", secrets.randbits(40))
-    return services, ops, caller
+    return services, Operations(services, StoreAuditor(services)), shell_caller()
 
 
 async def token(settings: Settings, words: list[str], rank: str, out: TextIO) -> int:
@@ -164,13 +161,23 @@ async def login(settings: Settings, name: str | None, rank: str, out: TextIO) ->
     """A one-time dashboard link, printed."""
     services, ops, caller = _shell(settings)
     try:
+        # where the dashboard answers, known before a link is made: a link to nowhere is none
+        base = settings.web_url or await services.audit.get_cursor(DASHBOARD_URL)
+        if not base and settings.web_port:
+            base = f"http://{settings.web_host}:{settings.web_port}"
+        if not base:
+            print(
+                _(
+                    "The dashboard's address is not known: set DOOM_WEB_URL (or DOOM_WEB_PORT), "
+                    "or start python -m bot serve first; no link was made."
+                ),
+                file=sys.stderr,
+            )
+            return 2
         who = name or getpass.getuser()
         secret = await access.login(
             ops, caller, access.AccessRequest.model_validate({"name": who, "rank": rank})
         )
-        base = settings.web_url or await services.audit.get_cursor(DASHBOARD_URL)
-        if not base:
-            base = f"http://{settings.web_host}:{settings.web_port}"
         print(f"{base}/login?c={secret}", file=out)
         print(
             _("It works once, within 5 minutes, for {name} ({rank}).", name=who, rank=_(rank)),

@@ -4,6 +4,7 @@ bot.operations.access), on the real SQLite database, with the time given."""
 from __future__ import annotations
 
 import asyncio
+import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from bot.operations.base import StoreAuditor
 from bot.services import Services
 from bot.store.access import LOGIN_TTL, AccessStore
 from bot.store.audit import AuditStore
-from bot.store.db import Database
+from bot.store.db import Database, open_in
 
 T0 = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 
@@ -88,3 +89,27 @@ async def test_only_an_admin_makes_tokens_and_bad_names_are_refused_in_words(
     assert made.secret not in repr(entries)  # the secret is in no audit entry
     with pytest.raises(errors.NotFound, match="no token called 'nope'"):
         await access.revoke(ops, _caller(Rank.ADMIN), "nope")
+
+
+async def test_a_login_link_to_an_unknown_address_is_not_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import serve as serve_cli
+
+    settings = Settings(data_dir=tmp_path)  # no DOOM_WEB_URL, no port, no serve ran here
+    out = io.StringIO()
+    assert await serve_cli.login(settings, "Ada", "admin", out) == 2
+    assert out.getvalue() == "" and "address is not known" in capsys.readouterr().err
+    store = AuditStore(open_in(tmp_path))
+    try:
+        assert await store.mutations() == []  # no link was made, so none was audited
+    finally:
+        await store.close()
+    # once serve said where it listens, the link is made there
+    store = AuditStore(open_in(tmp_path))
+    try:
+        await store.set_cursor(serve_cli.DASHBOARD_URL, "http://127.0.0.1:8123")
+    finally:
+        await store.close()
+    assert await serve_cli.login(settings, "Ada", "admin", out) == 0
+    assert out.getvalue().startswith("http://127.0.0.1:8123/login?c=")
