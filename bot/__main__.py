@@ -58,8 +58,9 @@ COMMANDS = (
     "import",
     "token",
     "login",
+    "plugins",
 )
-UNLOCKED = ("token", "login")  # database writes only: they run beside a serving process
+UNLOCKED = ("token", "login", "plugins")  # database writes only: they run beside a serving process
 LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: also the terminal)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -182,6 +183,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     if command in UNLOCKED:
         from bot.cli import serve
 
+        if command == "plugins":
+            from bot.cli.plugins import plugins
+
+            return asyncio.run(plugins(settings, stdout))
         if command == "token":
             return asyncio.run(serve.token(settings, args.words, args.rank, stdout))
         return asyncio.run(serve.login(settings, args.name, args.rank, stdout))

@@ -323,6 +323,11 @@ class Settings(BaseSettings):
         "cogs.dashboard",
         "cogs.discord_events",
     ]
+    # plugins (bot.plugins): installed ones load unless autoload is off (then only those named
+    # in plugins_enabled); plugins_disabled are never loaded
+    plugins_autoload: bool = True
+    plugins_enabled: StrList = []
+    plugins_disabled: StrList = []
     log_poll_interval: float = Field(default=0.5, gt=0)
     rcon_poll_interval: float = Field(default=2.0, gt=0)
     rcon_timeout: float = Field(default=5.0, gt=0)
@@ -398,6 +403,8 @@ class Settings(BaseSettings):
         "deny_commands",
         "allowed_commands",
         "extensions",
+        "plugins_enabled",
+        "plugins_disabled",
         "web_trusted_proxies",
         mode="before",
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bot.operations import Operations
 from bot.operations.base import AuditEntry, Auditor, StoreAuditor
+from bot.plugins import PluginState, load_plugins
 from bot.services import build_services
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class Core:
     services: Services
     audit: AuditTrail
     ops: Operations
+    plugins: list[PluginState] = field(default_factory=list)  # each installed plugin's state
 
     @classmethod
     def around(cls, services: Services) -> Core:
@@ -66,4 +68,8 @@ class Core:
 
 
 async def build_core(settings: Settings) -> Core:
-    return Core.around(await build_services(settings))
+    """The core with the installed plugins loaded (bot.plugins): their operations are in the
+    registry before any face is made from it."""
+    core = Core.around(await build_services(settings))
+    core.plugins = await load_plugins(core.ops, settings)
+    return core

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.app import DoomBot
+from bot.core import build_core
 from bot.errors import ConfigError
-from bot.services import build_services
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -71,8 +71,9 @@ class Gateway:
 async def run_bot(settings: Settings, front: Front) -> int:
     """Build the bot for ``front`` and run it until the front's work ends (0)."""
     settings = front.settings(settings)
-    services = await build_services(settings)
-    bot = DoomBot(settings, services, sync_commands=front.sync_commands)
+    core = await build_core(settings)  # the plugins' operations in the registry first
+    services = core.services
+    bot = DoomBot(settings, services, sync_commands=front.sync_commands, core=core)
     bot.face = front.face  # the audit log says where a change came from
     async with front.connect(bot):  # closing the bot closes the services
         bot.web = await start_dashboard(services, bot)

@@ -12,7 +12,7 @@ with no Discord there is no alert channel.
 
 from __future__ import annotations
 
-__all__ = ["login", "serve", "token"]
+__all__ = ["login", "serve", "shell_operations", "token"]
 
 import asyncio
 import getpass
@@ -103,7 +103,7 @@ async def _follow(core: Core, server: ServerServices) -> None:
                 )
 
 
-def _shell(settings: Settings) -> tuple[Services, Operations, Caller]:
+def shell_operations(settings: Settings) -> tuple[Services, Operations, Caller]:
     """The operations over the data folder's database alone: no server, no background work."""
     from bot.services import Services
     from bot.store.audit import AuditStore
@@ -123,7 +123,7 @@ async def token(settings: Settings, words: list[str], rank: str, out: TextIO) ->
             file=sys.stderr,
         )
         return 2
-    services, ops, caller = _shell(settings)
+    services, ops, caller = shell_operations(settings)
     try:
         if verb == "new":
             made = await access.new_token(
@@ -159,7 +159,7 @@ async def token(settings: Settings, words: list[str], rank: str, out: TextIO) ->
 
 async def login(settings: Settings, name: str | None, rank: str, out: TextIO) -> int:
     """A one-time dashboard link, printed."""
-    services, ops, caller = _shell(settings)
+    services, ops, caller = shell_operations(settings)
     try:
         # where the dashboard answers, known before a link is made: a link to nowhere is none
         base = settings.web_url or await services.audit.get_cursor(DASHBOARD_URL)

@@ -421,13 +421,14 @@ class TimedChecks(Base):
         elif rate >= _TPS_OK:
             self._add("PASS", "measured TPS", f"{rate:.1f}")
         else:
+            shown = round(rate, 1)  # the factor is the shown rate's, so the reader can check it
             self._add(
                 "WARN",
                 "measured TPS",
                 lazy(
                     "{tps}: below 20, a task due in N seconds of game time runs {factor} times "
                     "later in wall-clock time",
-                    tps=f"{rate:.1f}",
-                    factor=f"{20 / max(rate, 0.1):.1f}",
+                    tps=f"{shown:.1f}",
+                    factor=f"{20 / max(shown, 0.1):.1f}",
                 ),
             )

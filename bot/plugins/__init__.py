@@ -1,0 +1,179 @@
+"""The plugin host: installed plugins found by entry point, loaded one by one, each one's state.
+
+A plugin is a distribution with an entry point in the group :data:`GROUP` naming a
+:class:`Plugin` (or a function returning one). What it brings today: operations (each every
+face's at once, through the registry: a slash and console command, an API route) and a
+``setup`` coroutine. It imports only :mod:`bot.api`.
+
+Isolation, as the best hosts do it (Red-DiscordBot's load timeout, Pelican's "incompatible"
+state): one that fails to import, is not a Plugin, supports other API versions, needs a plugin
+that is not loaded, takes longer than :data:`SETUP_TIMEOUT` in setup, or brings an operation the
+registry refuses is not loaded, with the reason; the others are. Load order follows `needs`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "API_VERSION",
+    "GROUP",
+    "SETUP_TIMEOUT",
+    "Plugin",
+    "PluginState",
+    "load_plugins",
+]
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any, Literal
+
+from bot.operations.registry import OperationSpec
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.operations.base import Operations
+
+log = logging.getLogger(__name__)
+
+GROUP = "doom_schedule.plugins"
+API_VERSION = 1  # bot.api's: raised when a name leaves it or changes meaning
+SETUP_TIMEOUT = 30.0  # seconds a plugin's setup may take (Red's cog load limit)
+
+State = Literal["loaded", "failed", "incompatible", "disabled"]
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """What a plugin is and brings. `api`: the API versions it works with (inclusive);
+    `needs`: plugins that must load first; `setup(ops)`: run once at load."""
+
+    name: str
+    version: str
+    api: tuple[int, int] = (API_VERSION, API_VERSION)
+    operations: tuple[OperationSpec[Any], ...] = ()
+    needs: tuple[str, ...] = ()
+    setup: Callable[[Operations], Awaitable[None]] | None = None
+
+
+@dataclass(frozen=True)
+class PluginState:
+    """One plugin as the host sees it: `why` says what kept it from loading."""
+
+    name: str
+    version: str
+    state: State
+    why: str = ""
+    source: str = ""  # the distribution and entry point it came from
+    operations: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _found(eps: Iterable[EntryPoint]) -> list[tuple[str, EntryPoint]]:
+    return sorted(((ep.name, ep) for ep in eps), key=lambda pair: pair[0])
+
+
+def _source(ep: EntryPoint) -> str:
+    dist = ep.dist
+    where = f"{dist.name} {dist.version}" if dist is not None else "?"
+    return f"{where}: {ep.value}"
+
+
+def _plugin_of(ep: EntryPoint) -> Plugin:
+    loaded = ep.load()
+    made = loaded() if callable(loaded) and not isinstance(loaded, Plugin) else loaded
+    if not isinstance(made, Plugin):
+        raise TypeError(f"{ep.value} is a {type(made).__name__}, not a bot.api.Plugin")
+    return made
+
+
+def _ordered(plugins: dict[str, Plugin]) -> list[Plugin]:
+    """Each plugin after the ones it needs (a cycle's members keep their name order and fail
+    their needs check)."""
+    done: list[Plugin] = []
+    seen: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in seen or name in path or name not in plugins:
+            return
+        for need in plugins[name].needs:
+            visit(need, (*path, name))
+        if name not in seen:
+            seen.add(name)
+            done.append(plugins[name])
+
+    for name in sorted(plugins):
+        visit(name, ())
+    return done
+
+
+async def load_plugins(
+    ops: Operations,
+    settings: Settings,
+    *,
+    found: Iterable[EntryPoint] | None = None,
+    setup_limit: float = SETUP_TIMEOUT,
+) -> list[PluginState]:
+    """Load the installed plugins (or `found`) into `ops`; every one's state, by name."""
+    states: dict[str, PluginState] = {}
+    plugins: dict[str, Plugin] = {}
+    sources: dict[str, str] = {}
+    eps = found if found is not None else entry_points(group=GROUP)
+    for name, ep in _found(eps):
+        wanted = settings.plugins_autoload or name in settings.plugins_enabled
+        if name in settings.plugins_disabled or not wanted:
+            states[name] = PluginState(name, "", "disabled", "turned off in the settings")
+            continue
+        try:
+            plugin = _plugin_of(ep)
+        except Exception as exc:  # a plugin's own bug: said, and the others load
+            log.exception("plugin %s did not import", name)
+            states[name] = PluginState(name, "", "failed", f"import: {exc!r}", _source(ep))
+            continue
+        plugins[name] = plugin
+        sources[name] = _source(ep)
+    for plugin in _ordered(plugins):
+        states[plugin.name] = await _load(
+            ops, plugin, states, sources.get(plugin.name, ""), setup_limit
+        )
+    for name in plugins.keys() - states.keys():  # in a needs cycle: never reached
+        states[name] = PluginState(name, plugins[name].version, "incompatible", "needs cycle")
+    return [states[n] for n in sorted(states)]
+
+
+async def _load(
+    ops: Operations,
+    plugin: Plugin,
+    states: dict[str, PluginState],
+    source: str,
+    setup_limit: float,
+) -> PluginState:
+    def state(kind: State, why: str = "") -> PluginState:
+        names = tuple(s.name for s in plugin.operations) if kind == "loaded" else ()
+        return PluginState(plugin.name, plugin.version, kind, why, source, names)
+
+    low, high = plugin.api
+    if not low <= API_VERSION <= high:
+        return state("incompatible", f"supports API {low}-{high}; this bot's is {API_VERSION}")
+    missing = [n for n in plugin.needs if states.get(n) is None or states[n].state != "loaded"]
+    if missing:
+        return state("incompatible", f"needs {', '.join(missing)}, which did not load")
+    if plugin.setup is not None:
+        try:
+            await asyncio.wait_for(plugin.setup(ops), setup_limit)
+        except TimeoutError:
+            return state("failed", f"setup took over {setup_limit:g} s")
+        except Exception as exc:
+            log.exception("plugin %s: setup failed", plugin.name)
+            return state("failed", f"setup: {exc!r}")
+    added: list[str] = []
+    try:
+        for spec in plugin.operations:
+            ops.registry.add(spec)
+            added.append(spec.name)
+    except ValueError as exc:
+        for name in added:  # all of a plugin's operations, or none
+            ops.registry.remove(name)
+        return state("failed", f"operation refused: {exc}")
+    log.info("plugin %s %s loaded (%s)", plugin.name, plugin.version, source)
+    return state("loaded")
