@@ -40,8 +40,9 @@ from bot.i18n import N_, _
 from bot.minecraft import task_fields
 from bot.operations import Caller, Face, admin, groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
+from bot.operations.requests import validated
 from web.context import WebError, WebUser, operations, state
-from web.inputs import validated, whole_number
+from web.inputs import whole_number
 
 if TYPE_CHECKING:
     from bot.services import ServerServices

@@ -14,12 +14,13 @@ from quart import Blueprint, g, redirect, render_template, request
 from bot import errors
 from bot.i18n.words import event_state
 from bot.operations import discord_events
+from bot.operations.requests import validated
 from bot.wallclock.when import human
 from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
 from web.flashes import flash
-from web.inputs import refuse_unknown, validated
+from web.inputs import refuse_unknown
 from web.schedule_form import condition_fields
 from web.zones import reader_zone, zone_groups
 

@@ -18,14 +18,13 @@ __all__ = [
     "refusal",
     "refuse_unknown",
     "too_large",
-    "validated",
     "whole_number",
 ]
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from quart import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -94,19 +93,6 @@ def refuse_unknown(form: Mapping[str, object], known: Iterable[str]) -> None:
         raise errors.ValidationError(refusals.unknown_field(extra[0], names), field=extra[0])
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def validated(model: type[M], data: Mapping[str, object]) -> M:
-    """`model` from a form's or a body's fields; errors.ValidationError naming the first fault
-    in the words every face uses (body_refusal), nothing made."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        text, field = body_refusal(exc, model)
-        raise errors.ValidationError(text, field=field) from None
-
-
 def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
     """A body that does not fit its model: the first fault as a sentence (the words every face
     uses, bot.i18n.refusals), and its field."""
@@ -122,14 +108,15 @@ def body_refusal(error: Exception, model: Any = None) -> tuple[str, str | None]:
 
 
 def refusal(exc: errors.BotError, field: str | None = None) -> tuple[dict[str, Any], int]:
-    """An API's 400 with the sentence and the input at fault: the error's own field, else
-    `field` for what the route checks (the command's text, a task id)."""
+    """An API's refusal with the sentence and the input at fault: the error's own field, else
+    `field` for what the route checks (the command's text, a task id); 403 when the caller's
+    rank is short (an operation's own check), else 400."""
     if isinstance(exc, errors.ValidationError) and exc.field is not None:
         field = exc.field
     body: dict[str, Any] = {"error": str(exc), "field": field}
     if isinstance(exc, errors.CommandParseError):
         body.update(caret=exc.caret(), column=exc.column, field="run")
-    return body, 400
+    return body, 403 if isinstance(exc, errors.NotAllowed) else 400
 
 
 def check_list(which: str) -> None:

@@ -14,6 +14,7 @@ from bot import errors
 from bot.i18n import N_
 from bot.operations import access
 from bot.operations.ranks import Rank
+from bot.operations.requests import validated
 from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import operations
@@ -47,14 +48,11 @@ async def index() -> Any:
 @action(Rank.ADMIN, N_("make API tokens"))
 async def make() -> Any:
     form = await request.form
+    fields = {"name": form.get("name", ""), "rank": form.get("rank", "moderator")}
     try:
-        req = access.AccessRequest.model_validate(
-            {"name": form.get("name", ""), "rank": form.get("rank", "moderator")}
+        made = await access.new_token(
+            operations(), caller(g.user), validated(access.AccessRequest, fields)
         )
-    except ValueError:
-        return await _page(error=N_("Pick the token's rank: moderator or admin.")), 400
-    try:
-        made = await access.new_token(operations(), caller(g.user), req)
     except errors.ValidationError as exc:
         return await _page(error=str(exc)), 400
     # the secret is on this page only: no redirect, so a reload does not make another token

@@ -23,11 +23,12 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from bot import errors
-from bot.i18n import _, refusals
+from bot.i18n import _
 from bot.operations.ranks import Rank
+from bot.operations.requests import validated
 
 if TYPE_CHECKING:
     from bot.operations.base import Operations
@@ -65,22 +66,21 @@ class Done:
     text: str
 
 
-def option_type(annotation: Any) -> tuple[Any, bool]:
-    """(the option's type, whether it may be left out) of a request field's annotation;
-    ValueError for a type a face cannot ask a person for."""
-    optional = False
+def option_type(annotation: Any) -> Any:
+    """The option's type of a request field's annotation (`X | None` is X: whether an option
+    may be left out is the field's default's business); ValueError for a type a face cannot ask
+    a person for."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         inner = [a for a in typing.get_args(annotation) if a is not type(None)]
-        optional = len(inner) < len(typing.get_args(annotation))
         if len(inner) != 1:
             raise ValueError(f"a field of {annotation} is not one type")
         annotation = inner[0]
     if annotation in SIMPLE:
-        return annotation, optional
+        return annotation
     if typing.get_origin(annotation) is Literal and all(
         isinstance(a, str) for a in typing.get_args(annotation)
     ):
-        return annotation, optional
+        return annotation
     raise ValueError(f"{annotation} is not str, int, float, bool or a Literal of words")
 
 
@@ -121,15 +121,6 @@ class Registry:
         return len(self._specs)
 
 
-def _request(spec: OperationSpec[R], data: Mapping[str, object]) -> R:
-    try:
-        return spec.request.model_validate(dict(data))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = str(first["loc"][0]) if first["loc"] else None
-        raise errors.ValidationError(refusals.explain(first, spec.request), field=field) from None
-
-
 async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, object]) -> Done:
     """The named operation for this caller; NotFound, NotAllowed or ValidationError (nothing
     done) with a sentence otherwise."""
@@ -140,7 +131,7 @@ async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, obj
             _("There is no operation {name} (known: {known}).", name=repr(name), known=known)
         )
     ops.require(caller, spec.rank, f"/{spec.name}")
-    request = _request(spec, data)
+    request = validated(spec.request, data)
     text = await spec.handler(ops, caller, request)
     given = request.model_dump(exclude_defaults=True)
     if spec.changes:

@@ -30,7 +30,7 @@ def _signature(spec: OperationSpec[Any]) -> inspect.Signature:
     ]
     fields = sorted(spec.request.model_fields.items(), key=lambda f: not f[1].is_required())
     for name, info in fields:
-        kind, _optional = option_type(info.annotation)
+        kind = option_type(info.annotation)
         default = inspect.Parameter.empty if info.is_required() else None
         annotation = kind if default is inspect.Parameter.empty else kind | None
         params.append(
