@@ -15,6 +15,7 @@ from quart import Blueprint, g, render_template, request
 
 from bot.i18n import N_, _, pgettext
 from bot.i18n.retranslate import retranslate
+from bot.operations.caller import FACE_NAMES
 from web.auth import page
 from web.context import state
 from web.inputs import whole_number
@@ -28,12 +29,6 @@ log = logging.getLogger(__name__)
 
 blueprint = Blueprint("audit", __name__)
 PAGE = 50
-_FACES = {
-    "discord": N_("Discord"),
-    "console": N_("console"),
-    "web": N_("web page"),
-    "api": N_("API"),
-}
 
 
 def action_names() -> dict[str, str]:
@@ -61,7 +56,7 @@ def action_name(action: str) -> str:
 
 def face_name(face: str) -> str:
     """Where a change came from, in the reader's language; a dash when it was not recorded."""
-    return _(_FACES[face]) if face in _FACES else "–"  # noqa: RUF001
+    return _(FACE_NAMES[face]) if face in FACE_NAMES else "–"  # noqa: RUF001
 
 
 def mutation_json(m: Mutation) -> dict[str, Any]:

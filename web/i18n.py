@@ -26,9 +26,9 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from quart import request
 
-from bot.i18n import N_, _, current_locale, formats, ngettext, pgettext, pick, set_locale
+from bot.i18n import _, current_locale, formats, ngettext, pgettext, pick, set_locale
 from bot.i18n.words import run_outcome
-from bot.operations.ranks import Rank
+from bot.operations.ranks import RANK_NAMES, Rank
 from web.context import state
 from web.zones import time_text, zone_label
 
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 # lists and units are named as the slash commands' choices (cogs/schedule.py), whose
 # translations the catalog has
 CHOICE = "slash option choice"
-_RANKS = {Rank.ADMIN: N_("admin"), Rank.MODERATOR: N_("moderator"), Rank.NONE: N_("no rank")}
 
 
 def request_locale(setting: str | None) -> str:
@@ -58,7 +57,7 @@ def choice_name(value: object) -> str:
 
 
 def rank_name(rank: Rank) -> str:
-    return _(_RANKS.get(rank, str(rank.name).lower()))
+    return _(RANK_NAMES.get(rank, str(rank.name).lower()))
 
 
 def _when(value: datetime | str) -> datetime:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot import errors
 from bot.config import ALL_SERVERS
-from bot.i18n import N_, _
-from bot.operations.ranks import Rank
+from bot.i18n import _
+from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
 from bot.operations.whoami import WHOAMI
 
@@ -21,9 +21,6 @@ if TYPE_CHECKING:
     from bot.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.services import ServerServices, Services
-
-# the rank's name as the refusal says it
-_RANK_NAMES = {Rank.MODERATOR: N_("moderator"), Rank.ADMIN: N_("admin")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +129,7 @@ class Operations:
         if caller.rank >= rank:
             return
         raise errors.NotAllowed(
-            _("You need the {role} role to use {what}.", role=_(_RANK_NAMES[rank]), what=what)
+            _("You need the {role} role to use {what}.", role=_(RANK_NAMES[rank]), what=what)
         )
 
     async def audit(

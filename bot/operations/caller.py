@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-__all__ = ["Caller", "Face"]
+__all__ = ["FACE_NAMES", "Caller", "Face"]
 
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.i18n import N_
 from bot.operations.ranks import Rank
 
 # where a request came from: the audit log says it
 Face = Literal["discord", "console", "web", "api"]
+FACE_NAMES: dict[str, str] = {  # each face as a person reads it (translated where it is said)
+    "discord": N_("Discord"),
+    "console": N_("console"),
+    "web": N_("web page"),
+    "api": N_("API"),
+}
 
 
 @dataclass(frozen=True, slots=True)

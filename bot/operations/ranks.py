@@ -6,11 +6,13 @@ the slash-command checks decide from the same rule.
 
 from __future__ import annotations
 
-__all__ = ["Rank", "rank_for"]
+__all__ = ["RANK_NAMES", "Rank", "rank_for"]
 
 import enum
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+from bot.i18n import N_
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -22,6 +24,10 @@ class Rank(enum.IntEnum):
     NONE = 0
     MODERATOR = 1
     ADMIN = 2
+
+
+# each rank as a person reads it (translated where it is said)
+RANK_NAMES = {Rank.NONE: N_("no rank"), Rank.MODERATOR: N_("moderator"), Rank.ADMIN: N_("admin")}
 
 
 def rank_for(user_id: int, role_ids: Iterable[int], settings: Settings) -> Rank:

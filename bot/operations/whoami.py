@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from bot.i18n import N_, _
-from bot.operations.ranks import Rank
+from bot.operations.caller import FACE_NAMES
+from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import OperationSpec
 
 if TYPE_CHECKING:
@@ -29,13 +30,6 @@ _ALLOWS = {
         "server, import a plan and manage API tokens."
     ),
 }
-_FACES = {
-    "discord": N_("Discord"),
-    "console": N_("the console"),
-    "web": N_("the dashboard"),
-    "api": N_("the API"),
-}
-_RANKS = {Rank.NONE: N_("no rank"), Rank.MODERATOR: N_("moderator"), Rank.ADMIN: N_("admin")}
 
 
 class WhoamiRequest(BaseModel):
@@ -44,11 +38,11 @@ class WhoamiRequest(BaseModel):
 
 async def whoami(ops: Operations, caller: Caller, req: WhoamiRequest) -> str:
     said = _(
-        "You are **{name}** ({id}) on {face}, with the rank {rank}.",
+        "You are **{name}** ({id}, {face}), with the rank {rank}.",
         name=caller.name,
         id=caller.user_id,
-        face=_(_FACES[caller.face]),
-        rank=_(_RANKS[caller.rank]),
+        face=_(FACE_NAMES[caller.face]),
+        rank=_(RANK_NAMES[caller.rank]),
     )
     return f"{said} {_(_ALLOWS[caller.rank])}"
 
