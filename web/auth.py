@@ -239,7 +239,7 @@ async def _by_bearer(token: str) -> WebSession | None:
     web = state()
     if not token.startswith(TOKEN_PREFIX):
         return web.sessions.by_api_token(token)
-    grant = await access.grant(web.ops, token, login_code=False)
+    grant = await access.token_grant(web.ops, token)
     if grant is None:
         return None
     # no session is kept for it: each request shows the token, revoking it ends it at once
@@ -353,7 +353,7 @@ login_limit = rate_limit(
 
 async def _code_claim(code: str, *, spend: bool) -> tuple[LinkClaim, Rank]:
     """The claim of a good `python -m bot login` link; WebError(403) otherwise."""
-    grant = await access.grant(state().ops, code, login_code=True, spend=spend)
+    grant = await access.login_grant(state().ops, code, spend=spend)
     if grant is None:
         raise WebError(
             403,

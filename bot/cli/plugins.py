@@ -9,12 +9,14 @@ __all__ = ["plugins"]
 
 from typing import TYPE_CHECKING, TextIO
 
-from bot.cli.serve import shell_operations
+from bot.cli.serve import in_shell
 from bot.i18n import N_, _
-from bot.plugins import API_VERSION, load_plugins
+from bot.plugins import API_VERSION, PluginState, load_plugins
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.operations import Caller, Operations
+    from bot.services import Services
 
 _STATES = {
     "loaded": N_("loaded"),
@@ -26,11 +28,13 @@ _STATES = {
 
 async def plugins(settings: Settings, out: TextIO) -> int:
     """0 when every plugin that should load did; 1 otherwise (a script can tell)."""
-    services, ops, _caller = shell_operations(settings)
-    try:
-        states = await load_plugins(ops, settings)
-    finally:
-        await services.close()
+    states: list[PluginState] = []
+
+    async def work(services: Services, ops: Operations, caller: Caller) -> int:
+        states.extend(await load_plugins(ops, settings))
+        return 0
+
+    await in_shell(settings, work)
     print(_("Plugin API version {version}.", version=API_VERSION), file=out)
     if not states:
         print(_("No plugins are installed."), file=out)

@@ -12,12 +12,13 @@ with no Discord there is no alert channel.
 
 from __future__ import annotations
 
-__all__ = ["login", "serve", "shell_operations", "token"]
+__all__ = ["in_shell", "login", "serve", "token"]
 
 import asyncio
 import getpass
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TextIO
 
 from bot.aio import cancel_and_wait
@@ -30,6 +31,7 @@ from bot.i18n.formats import clock
 from bot.minecraft.selftest import is_selftest_id
 from bot.operations import Caller, Operations, access
 from bot.operations.base import StoreAuditor
+from bot.operations.requests import validated
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -103,15 +105,25 @@ async def _follow(core: Core, server: ServerServices) -> None:
                 )
 
 
-def shell_operations(settings: Settings) -> tuple[Services, Operations, Caller]:
-    """The operations over the data folder's database alone: no server, no background work."""
+Work = Callable[["Services", Operations, Caller], Awaitable[int]]
+
+
+async def in_shell(settings: Settings, work: Work) -> int:
+    """`work` on operations over the data folder's database alone (no server, no background
+    work), as its admin; a refusal is said on stderr, exit 2, nothing done."""
     from bot.services import Services
     from bot.store.audit import AuditStore
     from bot.store.db import open_in
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     services = Services(settings, {}, AuditStore(open_in(settings.data_dir)))
-    return services, Operations(services, StoreAuditor(services)), shell_caller()
+    try:
+        return await work(services, Operations(services, StoreAuditor(services)), shell_caller())
+    except BotError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    finally:
+        await services.close()
 
 
 async def token(settings: Settings, words: list[str], rank: str, out: TextIO) -> int:
@@ -123,12 +135,11 @@ async def token(settings: Settings, words: list[str], rank: str, out: TextIO) ->
             file=sys.stderr,
         )
         return 2
-    services, ops, caller = shell_operations(settings)
-    try:
+
+    async def work(services: Services, ops: Operations, caller: Caller) -> int:
         if verb == "new":
-            made = await access.new_token(
-                ops, caller, access.AccessRequest.model_validate({"name": names[0], "rank": rank})
-            )
+            request = validated(access.AccessRequest, {"name": names[0], "rank": rank})
+            made = await access.new_token(ops, caller, request)
             print(made.text, file=sys.stderr)
             print(made.secret, file=out)
         elif verb == "revoke":
@@ -150,42 +161,33 @@ async def token(settings: Settings, words: list[str], rank: str, out: TextIO) ->
                     file=out,
                 )
         return 0
-    except BotError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    finally:
-        await services.close()
+
+    return await in_shell(settings, work)
 
 
 async def login(settings: Settings, name: str | None, rank: str, out: TextIO) -> int:
     """A one-time dashboard link, printed."""
-    services, ops, caller = shell_operations(settings)
-    try:
+
+    async def work(services: Services, ops: Operations, caller: Caller) -> int:
         # where the dashboard answers, known before a link is made: a link to nowhere is none
         base = settings.web_url or await services.audit.get_cursor(DASHBOARD_URL)
         if not base and settings.web_port:
             base = f"http://{settings.web_host}:{settings.web_port}"
         if not base:
-            print(
+            raise ConfigError(
                 _(
                     "The dashboard's address is not known: set DOOM_WEB_URL (or DOOM_WEB_PORT), "
                     "or start python -m bot serve first; no link was made."
-                ),
-                file=sys.stderr,
+                )
             )
-            return 2
         who = name or getpass.getuser()
-        secret = await access.login(
-            ops, caller, access.AccessRequest.model_validate({"name": who, "rank": rank})
-        )
+        request = validated(access.AccessRequest, {"name": who, "rank": rank})
+        secret = await access.login(ops, caller, request)
         print(f"{base}/login?c={secret}", file=out)
         print(
             _("It works once, within 5 minutes, for {name} ({rank}).", name=who, rank=_(rank)),
             file=sys.stderr,
         )
         return 0
-    except BotError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    finally:
-        await services.close()
+
+    return await in_shell(settings, work)

@@ -11,11 +11,12 @@ __all__ = [
     "AccessRequest",
     "Grant",
     "NewToken",
-    "grant",
     "login",
+    "login_grant",
     "new_token",
     "rank_of",
     "revoke",
+    "token_grant",
     "tokens",
 ]
 
@@ -130,11 +131,11 @@ async def login(ops: Operations, caller: Caller, req: AccessRequest) -> str:
     return secret
 
 
-async def grant(
-    ops: Operations, secret: str, *, login_code: bool, spend: bool = True
-) -> Grant | None:
-    """Who a bearer token (or a login code) lets in now, or None."""
-    store = _store(ops)
-    if login_code:
-        return await store.login(secret, ops.now(), spend=spend)
-    return await store.token(secret, ops.now())
+async def token_grant(ops: Operations, secret: str) -> Grant | None:
+    """Who a bearer token lets in now, or None (unknown or revoked)."""
+    return await _store(ops).token(secret, ops.now())
+
+
+async def login_grant(ops: Operations, secret: str, *, spend: bool) -> Grant | None:
+    """Who a login link's code lets in now, or None; `spend` uses it up."""
+    return await _store(ops).login(secret, ops.now(), spend=spend)

@@ -12,7 +12,7 @@ nothing. The table is shared through the database file, so the CLI makes a token
 
 from __future__ import annotations
 
-__all__ = ["LOGIN_TTL", "RANKS", "TOKEN_PREFIX", "AccessStore", "ApiToken", "Grant"]
+__all__ = ["LOGIN_TTL", "TOKEN_PREFIX", "AccessStore", "ApiToken", "Grant"]
 
 import secrets
 import sqlite3
@@ -44,15 +44,13 @@ CREATE TABLE login_codes (
 """,
 ]
 
-RANKS = ("moderator", "admin")  # as stored and as the CLI takes them (bot.operations.ranks)
-
 
 @dataclass(frozen=True, slots=True)
 class ApiToken:
     """A token as stored: never its secret."""
 
     name: str
-    rank: str  # one of RANKS
+    rank: str  # moderator or admin (bot.operations.access.AccessRequest)
     created_at: datetime
     last_used_at: datetime | None
 
@@ -62,7 +60,7 @@ class Grant:
     """Who a spent login code or a presented token lets in, with what rank."""
 
     name: str
-    rank: str  # one of RANKS
+    rank: str  # moderator or admin (bot.operations.access.AccessRequest)
 
 
 def _when(value: object) -> datetime | None:
