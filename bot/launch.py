@@ -1,13 +1,15 @@
 """The one place that builds and runs the bot, with the face that drives it as a parameter.
 
-:func:`run_bot` builds the services and the bot for a :class:`Front` (Discord's gateway for
-``python -m bot run``, :class:`Gateway`; the console's on the local Discord, console.front),
-opens the front's connection to Discord, starts the web dashboard beside it when
-DOOM_WEB_PORT is set, runs the front, and closes everything in reverse. The launcher and the
-console both start the bot through it, so they cannot start it two ways.
+:func:`run_bot` builds the core (bot.core: the services, the operations, the plugins) and the
+bot for a :class:`Front` (Discord's gateway for ``python -m bot run``, :class:`Gateway`; the
+console's on the local Discord, console.front), opens the front's connection to Discord, starts
+the web dashboard beside it when DOOM_WEB_PORT is set, runs the front, and closes everything in
+reverse. The launcher and the console both start the bot through it, so they cannot start it
+two ways.
 
-The one run-time import of ``web`` from ``bot`` is here: the dashboard is an optional extra
-(``[web]``), loaded only when asked for. import-linter's contracts allow exactly this import.
+One of the two run-time imports of ``web`` from ``bot`` is here (the other is
+``python -m bot serve``'s, bot.cli.serve): the dashboard is an optional extra (``[web]``),
+loaded only when asked for. import-linter's contracts allow exactly these imports.
 """
 
 from __future__ import annotations

@@ -160,12 +160,10 @@ class WebServer:
                 self._socket.close()
 
 
-async def start_web(
-    services: Services, bot: HostBot | None, ops: Operations | None = None
-) -> WebServer | None:
-    """The dashboard when DOOM_WEB_PORT is set (started), else None."""
+async def start_web(services: Services, bot: HostBot) -> WebServer | None:
+    """The Discord bot's dashboard when DOOM_WEB_PORT is set (started), else None."""
     if services.settings.web_port is None:
         return None
-    server = WebServer(services, bot, ops=ops)
+    server = WebServer(services, bot)
     await server.start()
     return server

@@ -88,8 +88,8 @@ def _plugin_of(ep: EntryPoint) -> Plugin:
 
 
 def _ordered(plugins: dict[str, Plugin]) -> list[Plugin]:
-    """Each plugin after the ones it needs (a cycle's members keep their name order and fail
-    their needs check)."""
+    """Every plugin, each after the ones it needs; the members of a cycle are all there, and
+    each fails its needs check."""
     done: list[Plugin] = []
     seen: set[str] = set()
 
@@ -136,8 +136,6 @@ async def load_plugins(
         states[plugin.name] = await _load(
             ops, plugin, states, sources.get(plugin.name, ""), setup_limit
         )
-    for name in plugins.keys() - states.keys():  # in a needs cycle: never reached
-        states[name] = PluginState(name, plugins[name].version, "incompatible", "needs cycle")
     return [states[n] for n in sorted(states)]
 
 

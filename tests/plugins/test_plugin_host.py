@@ -61,6 +61,11 @@ OTHERS = {
         "def make():\n    return Plugin(name='needy', version='1', needs=('missing', 'hello'))\n"
     ),
     "notaplugin_plugin": "PLUGIN = 42\n",
+    "cycle_plugin": (  # two plugins that need each other
+        "from bot.api import Plugin\n"
+        "PING = Plugin(name='ping', version='1', needs=('pong',))\n"
+        "PONG = Plugin(name='pong', version='1', needs=('ping',))\n"
+    ),
 }
 ENTRIES = {
     "hello": "hello_plugin:PLUGIN",
@@ -69,6 +74,8 @@ ENTRIES = {
     "slow": "slow_plugin:PLUGIN",
     "needy": "needy_plugin:make",
     "notaplugin": "notaplugin_plugin:PLUGIN",
+    "ping": "cycle_plugin:PING",
+    "pong": "cycle_plugin:PONG",
 }
 
 
@@ -113,6 +120,8 @@ async def test_each_plugin_is_loaded_or_said_why_not(
         states["notaplugin"].state == "failed"
         and "not a bot.api.Plugin" in states["notaplugin"].why
     )
+    for name in ("ping", "pong"):  # a needs cycle: neither loads, each says why
+        assert states[name].state == "incompatible" and "did not load" in states[name].why
     # the loaded one works: its setup ran and its operation is every face's (the registry's)
     assert getattr(ops, "hello_ready", False)
     done = await run(ops, Caller(1, "Mia", Rank.MODERATOR, "web", 1), "hello", {"name": "Ada"})
@@ -135,6 +144,8 @@ async def test_autoload_off_and_disabled_plugins_are_not_loaded(
         "hello": "loaded",
         "needy": "disabled",
         "notaplugin": "disabled",
+        "ping": "disabled",
+        "pong": "disabled",
         "slow": "disabled",
     }
     await ops.services.close()
