@@ -53,15 +53,15 @@ from bot.aio import cancel_and_wait
 from bot.background.doubt import (
     DOUBT_TYPE,
     DoubtReport,
+    decide_doubt,
     in_doubt,
     made_after_restart,
-    plan_doubt,
     window_of,
 )
-from bot.background.restore_plan import (
+from bot.background.restore_diff import (
     ALERT_TYPE,
     RESTORE_LABELS,
-    RestorePlan,
+    RestoreDiff,
     RestoreReport,
     next_due,
     would_rerun,
@@ -321,8 +321,8 @@ class CrashGuard:
         # read here has it; a run before the lists were read is looked for by _ran_meanwhile
         rows = await self.ledger.entries()
         present = await self._read_all()
-        plan = RestorePlan(present)
-        rows = await self._ran_meanwhile(rows, plan)
+        diff = RestoreDiff(present)
+        rows = await self._ran_meanwhile(rows, diff)
         report = self._partial or RestoreReport()
         report.game_time, report.reason = now, self._reason(pending, now)
         self._partial = report
@@ -336,23 +336,23 @@ class CrashGuard:
         self._partial_doubt = doubt
         for entry in rows:
             if window is not None and in_doubt(entry, window, pending.first_key):
-                plan_doubt(entry, plan, now, window, doubt)
+                decide_doubt(entry, diff, now, window, doubt)
             elif entry.bkey is not None and entry.own:
                 exact = self.caught_up is not None and not self.ring  # the log, read to its end
-                self._compare_keyed(entry, plan, now, None if exact else seen)
+                self._compare_keyed(entry, diff, now, None if exact else seen)
             else:
-                self._compare(entry, plan, now, serial, seen, newer)
+                self._compare(entry, diff, now, serial, seen, newer)
         for clear_time, clear_serial in await self.ledger.unsettled_clears():
             for i, task in enumerate(present):
-                if i not in plan.claimed and task.n <= clear_serial:
-                    plan.remove(i, "cancelled", lazy("clear at {time}", time=clear_time))
-        for entry in plan.finished:
+                if i not in diff.claimed and task.n <= clear_serial:
+                    diff.remove(i, "cancelled", lazy("clear at {time}", time=clear_time))
+        for entry in diff.finished:
             await self.ledger.set_state(entry.key, "done", now)
-        for entry in plan.replaced:
+        for entry in diff.replaced:
             await self.ledger.set_state(entry.key, "replaced", now)
-        await self._apply_removals(plan, report, doubt)
-        await self._apply_moves(plan, report)
-        await self._apply_adds(plan, report, now)
+        await self._apply_removals(diff, report, doubt)
+        await self._apply_moves(diff, report)
+        await self._apply_adds(diff, report, now)
         await self.ledger.end_restore(await self.pack.get_time(), await self.pack.serial())
         self._partial = self._partial_doubt = None
         if doubt:
@@ -375,7 +375,7 @@ class CrashGuard:
             self.alerts.emit(report.event(self.server, self.restores))
         return report
 
-    async def _ran_meanwhile(self, rows: list[Entry], plan: RestorePlan) -> list[Entry]:
+    async def _ran_meanwhile(self, rows: list[Entry], diff: RestoreDiff) -> list[Entry]:
         """`rows`, with each task the bot made that is in no list though its row says it has
         not run read again once the events said so far are in the record: it may have run
         after the record was read, its `ran` event not yet read (else it is put in again)."""
@@ -384,7 +384,7 @@ class CrashGuard:
             for e in rows
             if e.bkey is not None
             and e.state in ("queue", "offline")
-            and plan.find(e, claimed_ok=True) is None
+            and diff.find(e, claimed_ok=True) is None
         }
         if not unrun or self.caught_up is None:
             return rows
@@ -405,25 +405,25 @@ class CrashGuard:
         return reason
 
     def _compare(
-        self, e: Entry, plan: RestorePlan, now: int, serial: int, seen: int, newer: dict[int, Entry]
+        self, e: Entry, diff: RestoreDiff, now: int, serial: int, seen: int, newer: dict[int, Entry]
     ) -> None:
-        i = plan.find(e)
-        task = plan.present[i] if i is not None else None
-        reused = plan.reused(e)
+        i = diff.find(e)
+        task = diff.present[i] if i is not None else None
+        reused = diff.reused(e)
         lost = task is None and (e.n > serial or reused)
         ran_before = e.interval is None and e.due <= seen
         if e.state == "cancelled":
             if i is not None:
-                plan.remove(i, "cancelled", e.last_op)
+                diff.remove(i, "cancelled", e.last_op)
         elif e.state in ("done", "replaced"):
             if i is not None and e.own and e.state == "done" and would_rerun(e, now, seen):
-                plan.remove(i, "not_rerun", lazy("due {due}", due=e.due))
+                diff.remove(i, "not_rerun", lazy("due {due}", due=e.due))
         elif e.state in ("queue", "offline"):
             if task is not None and i is not None:
                 if task.list == "paused" and e.last_op == "resume":
-                    plan.resumes.append(i)
+                    diff.resumes.append(i)
                 elif task.list == "queue" and would_rerun(e, now, seen, task.due):
-                    plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
+                    diff.remove(i, "not_rerun", lazy("due {due}", due=task.due))
                 elif (
                     task.list == "queue"
                     and e.interval is not None
@@ -433,59 +433,59 @@ class CrashGuard:
                 ):
                     # repeating: its boundaries up to what the bot saw ran before the crash;
                     # it goes in again at the next one (once the saved copy is out)
-                    plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
-                    plan.adds.append((e, next_due(e, now, seen), False, i))
+                    diff.remove(i, "not_rerun", lazy("due {due}", due=task.due))
+                    diff.adds.append((e, next_due(e, now, seen), False, i))
             elif lost and e.own and ran_before and e.state == "queue":
-                plan.finished.append(e)  # it ran before the crash; the record says so now
+                diff.finished.append(e)  # it ran before the crash; the record says so now
             elif lost and e.own:
-                twin = self._twin(e, plan, newer)
+                twin = self._twin(e, diff, newer)
                 if twin is not None:
-                    plan.replaced.append(e)
+                    diff.replaced.append(e)
                 else:
                     target = next_due(e, now, seen)
-                    plan.adds.append((e, target, False, None))
+                    diff.adds.append((e, target, False, None))
             elif task is None:
-                plan.finished.append(e)  # ran, or was removed in game
+                diff.finished.append(e)  # ran, or was removed in game
         elif e.state == "paused":
             if task is not None and i is not None:
                 if task.list != "paused" and e.last_op == "pause":
-                    plan.pauses.append(i)
+                    diff.pauses.append(i)
             elif lost and e.own:
-                if self._twin(e, plan, newer) is not None:
-                    plan.replaced.append(e)
+                if self._twin(e, diff, newer) is not None:
+                    diff.replaced.append(e)
                 else:
-                    plan.adds.append((e, now + (e.remaining or 0), True, None))
+                    diff.adds.append((e, now + (e.remaining or 0), True, None))
             else:
-                plan.finished.append(e)
+                diff.finished.append(e)
 
     @staticmethod
-    def _compare_keyed(e: Entry, plan: RestorePlan, now: int, seen: int | None) -> None:
+    def _compare_keyed(e: Entry, diff: RestoreDiff, now: int, seen: int | None) -> None:
         """A row with the bot's key: the pack's task is the one holding that key (a rollback
         cannot reuse a key as it reuses serials), and what ran is what the pack's `ran` events
         said (the ledger's state and ran_at); `seen`, when not None, also counts a one-off whose
         due tick the bot saw pass as run."""
-        i = plan.find(e)
-        task = plan.present[i] if i is not None else None
+        i = diff.find(e)
+        task = diff.present[i] if i is not None else None
         ran_at = e.ran_at
         if seen is not None and e.interval is None and e.state == "queue" and e.due <= seen:
             if task is None:
-                plan.finished.append(e)
+                diff.finished.append(e)
                 return
             if task.list == "queue" and would_rerun(e, now, seen, task.due):
-                plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))  # type: ignore[arg-type]
+                diff.remove(i, "not_rerun", lazy("due {due}", due=task.due))  # type: ignore[arg-type]
                 return
         if seen is not None and e.interval is not None:
             ran_at = max(ran_at if ran_at is not None else seen, seen)
         if e.state == "cancelled":
             if i is not None:
-                plan.remove(i, "cancelled", e.last_op)
+                diff.remove(i, "cancelled", e.last_op)
         elif e.state == "done":
             if i is not None and task is not None:
-                plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
+                diff.remove(i, "not_rerun", lazy("due {due}", due=task.due))
         elif e.state in ("queue", "offline"):
             if task is not None and i is not None:
                 if task.list == "paused" and e.last_op == "resume":
-                    plan.resumes.append(i)
+                    diff.resumes.append(i)
                 elif (
                     e.interval is not None
                     and task.list == "queue"
@@ -493,24 +493,24 @@ class CrashGuard:
                     and now < task.due <= ran_at
                 ):
                     # repeating: that boundary ran before the crash; in again at the next one
-                    plan.remove(i, "not_rerun", lazy("due {due}", due=task.due))
-                    plan.adds.append((e, next_due(e, now, ran_at), False, i))
+                    diff.remove(i, "not_rerun", lazy("due {due}", due=task.due))
+                    diff.adds.append((e, next_due(e, now, ran_at), False, i))
             else:
                 # parked for its player, or handed over to run at once (a wall-clock run):
                 # due now; else at its own due tick, as it would have run
                 at_once = e.state == "offline" or (
                     e.request.get("time") == 0 and "tick" not in e.request and e.interval is None
                 )
-                plan.adds.append((e, now + 1 if at_once else e.due, False, None))
+                diff.adds.append((e, now + 1 if at_once else e.due, False, None))
         elif e.state == "paused":
             if task is not None and i is not None:
                 if task.list != "paused" and e.last_op == "pause":
-                    plan.pauses.append(i)
+                    diff.pauses.append(i)
             else:
-                plan.adds.append((e, now + (e.remaining or 0), True, None))
+                diff.adds.append((e, now + (e.remaining or 0), True, None))
 
     @staticmethod
-    def _twin(e: Entry, plan: RestorePlan, newer: dict[int, Entry]) -> Entry | None:
+    def _twin(e: Entry, diff: RestoreDiff, newer: dict[int, Entry]) -> Entry | None:
         """A row made since the restart for the same task (a restore that put it in again,
         then was interrupted before it could mark this row)."""
         for other in newer.values():
@@ -520,29 +520,29 @@ class CrashGuard:
                 and other.task_id == e.task_id
                 and other.run == e.run
                 and other.state in ("queue", "offline", "paused")
-                and plan.find(other, claimed_ok=True) is not None
+                and diff.find(other, claimed_ok=True) is not None
             ):
                 return other
         return None
 
     async def _apply_removals(
-        self, plan: RestorePlan, report: RestoreReport, doubt: DoubtReport
+        self, diff: RestoreDiff, report: RestoreReport, doubt: DoubtReport
     ) -> None:
         gone: set[int] = set()
-        for task_id in dict.fromkeys(plan.present[i].id for i in plan.removals):
-            instances = plan.instances(task_id)
-            targets = [i for i in instances if i in plan.removals]
+        for task_id in dict.fromkeys(diff.present[i].id for i in diff.removals):
+            instances = diff.instances(task_id)
+            targets = [i for i in instances if i in diff.removals]
             if len(targets) == len(instances):
                 removed = await self.pack.cancel_all(task_id)
                 done = targets if removed >= len(targets) else targets[:removed]
             else:
                 done = []
                 for i in instances:
-                    if i not in plan.removals or not await self.pack.cancel_one(task_id):
+                    if i not in diff.removals or not await self.pack.cancel_one(task_id):
                         break
                     done.append(i)
             for i in targets:
-                kind, why = plan.removals[i]
+                kind, why = diff.removals[i]
                 label = lazy("{id} ({why})", id=task_id, why=why)
                 if i in done:
                     gone.add(i)
@@ -553,31 +553,31 @@ class CrashGuard:
                 else:
                     failed = lazy("{id}: another task with this id comes first", id=task_id)
                     (doubt if kind == "in_doubt" else report).add("failed", failed)
-        plan.gone = gone
+        diff.gone = gone
 
-    async def _apply_moves(self, plan: RestorePlan, report: RestoreReport) -> None:
+    async def _apply_moves(self, diff: RestoreDiff, report: RestoreReport) -> None:
         for indexes, lists, kind, op in (
-            (plan.pauses, ("queue", "offline"), "paused", self.pack.pause),
-            (plan.resumes, ("paused",), "resumed", self.pack.resume),
+            (diff.pauses, ("queue", "offline"), "paused", self.pack.pause),
+            (diff.resumes, ("paused",), "resumed", self.pack.resume),
         ):
             for i in indexes:
-                task = plan.present[i]
-                first = plan.first(task.id, lists)
+                task = diff.present[i]
+                first = diff.first(task.id, lists)
                 if first != i:
                     report.add(
                         "failed", lazy("{id}: another task with this id comes first", id=task.id)
                     )
                 elif await op(task.id):
                     report.add(kind, task.id)
-                    plan.present[i] = replace(task, list="paused" if kind == "paused" else "queue")
+                    diff.present[i] = replace(task, list="paused" if kind == "paused" else "queue")
                 else:
                     report.add("failed", lazy("{id}: the pack no longer has it", id=task.id))
 
-    async def _apply_adds(self, plan: RestorePlan, report: RestoreReport, now: int) -> None:
-        for entry, target, paused, after in plan.adds:
-            if after is not None and after not in plan.gone:
+    async def _apply_adds(self, diff: RestoreDiff, report: RestoreReport, now: int) -> None:
+        for entry, target, paused, after in diff.adds:
+            if after is not None and after not in diff.gone:
                 continue  # its saved copy could not be taken out: reported as such
-            adopted = None if entry.bkey is not None else plan.unclaimed_like(entry, target)
+            adopted = None if entry.bkey is not None else diff.unclaimed_like(entry, target)
             if adopted is not None:
                 await self.ledger.adopt(entry.key, adopted, now)
                 report.add(
@@ -592,7 +592,7 @@ class CrashGuard:
                     due=target,
                     late=now + 1 - target,
                 )
-            said = not paused and entry.key not in plan.doubted  # in doubt: in that alert
+            said = not paused and entry.key not in diff.doubted  # in doubt: in that alert
             if said:
                 report.add("rescheduled", label)  # before sending: the answer may be lost
             try:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
-from bot.background.restore_plan import RestorePlan, next_due
+from bot.background.restore_diff import RestoreDiff, next_due
 from bot.events.event import Event
 from bot.i18n import N_, Joined, Text, lazy
 from bot.store.ledger import Entry, Pending
@@ -40,10 +40,10 @@ __all__ = [
     "ON_DOUBT",
     "DoubtReport",
     "Window",
+    "decide_doubt",
     "doubt_label",
     "in_doubt",
     "made_after_restart",
-    "plan_doubt",
     "window_of",
 ]
 
@@ -132,32 +132,34 @@ class DoubtReport:
         )
 
 
-def plan_doubt(e: Entry, plan: RestorePlan, now: int, window: Window, report: DoubtReport) -> None:
-    """Put the task's policy into the plan: its saved copy out (skip) or left (run), a task the
+def decide_doubt(
+    e: Entry, diff: RestoreDiff, now: int, window: Window, report: DoubtReport
+) -> None:
+    """Put the task's policy into the diff: its saved copy out (skip) or left (run), a task the
     rollback lost put in again (run), a repeating one at its next boundary after the window
     (skip) or at the one in doubt (run)."""
-    i = plan.find(e)
-    task = plan.present[i] if i is not None else None
+    i = diff.find(e)
+    task = diff.present[i] if i is not None else None
     if e.interval is None:
         if e.on_doubt == "run":
             if i is None:
-                plan.adds.append((e, e.due, False, None))
-                plan.doubted.add(e.key)
+                diff.adds.append((e, e.due, False, None))
+                diff.doubted.add(e.key)
             when = e.due if task is None else task.due
             report.add("run", lazy("{id} (due {due})", id=e.task_id, due=when))
             return
         label = lazy("{id} (due {due})", id=e.task_id, due=e.due)
         if i is not None:
-            plan.remove(i, "in_doubt", label)  # the guard names it in this report, not the other
+            diff.remove(i, "in_doubt", label)  # the guard names it in this report, not the other
         else:
             report.add("skipped", label)
-        plan.finished.append(e)
+        diff.finished.append(e)
         return
     target = e.due if e.on_doubt == "run" else next_due(e, now, window.until)
     if i is not None:
-        plan.remove(i, "in_doubt", "")
-    plan.adds.append((e, target, False, i))
-    plan.doubted.add(e.key)
+        diff.remove(i, "in_doubt", "")
+    diff.adds.append((e, target, False, i))
+    diff.doubted.add(e.key)
     kind = "run" if e.on_doubt == "run" else "skipped"
     report.add(
         kind, lazy("{id} (due {due}, next run {next})", id=e.task_id, due=e.due, next=target)

@@ -16,7 +16,7 @@ from bot.store.ledger import Entry
 __all__ = [
     "ALERT_TYPE",
     "RESTORE_LABELS",
-    "RestorePlan",
+    "RestoreDiff",
     "RestoreReport",
     "next_due",
     "would_rerun",
@@ -86,8 +86,9 @@ def next_due(e: Entry, now: int, seen: int) -> int:
     return e.due + passed * e.interval
 
 
-class RestorePlan:
-    """The pack's lists as read, which of them the record claims, and what to change."""
+class RestoreDiff:
+    """The difference the crash guard restores: the pack's lists as read, which of them the
+    ledger's record claims, and what to change (removals, pauses, resumes, adds) to agree."""
 
     def __init__(self, present: list[Task]) -> None:
         self.present = present
