@@ -1,6 +1,6 @@
 """`/event create|edit|cancel|list|show`: a Discord scheduled event and its in-game tasks as one.
 
-The face only: options are read by :mod:`bot.guildevents.plan`, both halves are made, moved and
+The face only: options are read by :mod:`bot.guildevents.draft`, both halves are made, moved and
 cancelled by :class:`bot.guildevents.binding.GuildEvents`, and the gateway's scheduled-event
 events (moves, cancels and Interested clicks in Discord's own UI) are handed to it here.
 """

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import ValidationError
-from bot.guildevents import plan
+from bot.guildevents import draft as event_draft
 from bot.guildevents.event_tasks import EventTasks, TaskStatus
 from bot.guildevents.readiness import event_permission_problem, usable_guild
 from bot.i18n import Joined, Lazy, Text, _, lazy, pick, use_locale
@@ -124,7 +124,9 @@ class GuildEvents:
 
     def location(self, server: ServerServices) -> str:
         address = getattr(server.config, "public_address", None)
-        return (address or _("Minecraft server {name}", name=server.name))[: plan.MAX_LOCATION]
+        return (address or _("Minecraft server {name}", name=server.name))[
+            : event_draft.MAX_LOCATION
+        ]
 
     # -- create ---------------------------------------------------------------------------------
 
@@ -136,7 +138,7 @@ class GuildEvents:
         self,
         guild: discord.Guild,
         server: ServerServices,
-        draft: plan.Draft,
+        draft: event_draft.Draft,
         *,
         start_run: str | None,
         end_run: str | None,
@@ -154,8 +156,8 @@ class GuildEvents:
         begin = start_run.strip() if start_run and start_run.strip() else None
         finish = end_run.strip() if end_run and end_run.strip() else None
         with use_locale(server.config.locale):  # the players read these: the server's language
-            begin = begin or plan.default_start_run(draft.name)
-            finish = finish or plan.default_end_run(draft.name)
+            begin = begin or event_draft.default_start_run(draft.name)
+            finish = finish or event_draft.default_end_run(draft.name)
         self.check_commands(server, begin, finish)
         with use_locale(self.guild_locale(guild)):  # shown on the event to every member
             location = self.location(server)
@@ -246,7 +248,7 @@ class GuildEvents:
             "by_name": row.created_by_name,
         }
         start_task = await self.tasks.schedule(
-            task_id=plan.task_id(row.name, row.id, "start", revision),
+            task_id=event_draft.task_id(row.name, row.id, "start", revision),
             command=row.start_run,
             due=start,
             announce=offsets,
@@ -255,7 +257,7 @@ class GuildEvents:
         )
         try:
             end_task = await self.tasks.schedule(
-                task_id=plan.task_id(row.name, row.id, "end", revision),
+                task_id=event_draft.task_id(row.name, row.id, "end", revision),
                 command=row.end_run,
                 due=end,
                 announce=(),
@@ -307,7 +309,7 @@ class GuildEvents:
         for row in await self.store.in_states(("creating",)):
             for role in ("start", "end"):
                 for revision in range(row.revision + 1):
-                    name = plan.task_id(row.name, row.id, role, revision)
+                    name = event_draft.task_id(row.name, row.id, role, revision)
                     task = await self.tasks.find(row.server, name)
                     if task is not None:
                         await self._cancel_tasks((task,))
@@ -343,21 +345,21 @@ class GuildEvents:
             row = current
             now = self.clock.now()
             tz = parse_timezone(row.timezone)
-            title = plan.check_name(name) if name is not None else row.name
-            text = plan.check_description(description) if description is not None else None
-            begin = plan.whole_second(parse_when(start, now, tz)) if start else row.start
+            title = event_draft.check_name(name) if name is not None else row.name
+            text = event_draft.check_description(description) if description is not None else None
+            begin = event_draft.whole_second(parse_when(start, now, tz)) if start else row.start
             length = row.end - row.start
-            finish = plan.read_end(end, begin, now, row.timezone) if end else begin + length
-            finish = plan.whole_second(finish)
+            finish = event_draft.read_end(end, begin, now, row.timezone) if end else begin + length
+            finish = event_draft.whole_second(finish)
             if not end and finish <= begin:
-                finish = begin + plan.DEFAULT_LENGTH
+                finish = begin + event_draft.DEFAULT_LENGTH
             moved = (
                 abs((begin - row.start).total_seconds()) >= MOVE_TOLERANCE
                 or abs((finish - row.end).total_seconds()) >= MOVE_TOLERANCE
             )
             if moved:
-                plan.check_offsets(row.announce, "announce", begin, now)
-                plan.check_offsets(row.reminders, "reminder", begin, now)
+                event_draft.check_offsets(row.announce, "announce", begin, now)
+                event_draft.check_offsets(row.reminders, "reminder", begin, now)
             changes: dict[str, Any] = {}
             if title != row.name:
                 changes["name"] = title
@@ -509,8 +511,8 @@ class GuildEvents:
         await self.notice(row, said, problem=bool(failed))
 
     async def _follow_move(self, row: EventRow, event: discord.ScheduledEvent) -> None:
-        begin = plan.whole_second(event.start_time)
-        finish = plan.whole_second(event.end_time or begin + (row.end - row.start))
+        begin = event_draft.whole_second(event.start_time)
+        finish = event_draft.whole_second(event.end_time or begin + (row.end - row.start))
         moved_start = abs((begin - row.start).total_seconds()) >= MOVE_TOLERANCE
         moved_end = abs((finish - row.end).total_seconds()) >= MOVE_TOLERANCE
         renamed = event.name != row.name
@@ -532,7 +534,7 @@ class GuildEvents:
             else:
                 end_task = await self.tasks.schedule(
                     server=row.server,
-                    task_id=plan.task_id(row.name, row.id, "end", row.revision + 1),
+                    task_id=event_draft.task_id(row.name, row.id, "end", row.revision + 1),
                     command=row.end_run,
                     due=finish,
                     announce=(),

@@ -20,8 +20,8 @@ import discord
 
 from bot.aio import cancel_and_wait
 from bot.errors import ValidationError
-from bot.guildevents import plan
 from bot.guildevents.binding import GuildEvents, discord_error
+from bot.guildevents.draft import Draft, next_start
 from bot.guildevents.event_tasks import task_failed
 from bot.i18n import _, lazy, use_locale
 from bot.i18n.formats import stamp
@@ -252,7 +252,7 @@ class EventTimers:
         now = self.events.clock.now()
         anchor = row.anchor or row.start
         try:
-            start = plan.next_start(row.repeat, anchor, row.timezone, max(now, row.start))
+            start = next_start(row.repeat, anchor, row.timezone, max(now, row.start))
         except ValidationError as exc:
             await self.events.alert(
                 row, _("its next occurrence could not be planned: {error}", error=exc)
@@ -262,7 +262,7 @@ class EventTimers:
             await self.events.notice(row, _("its repeat rule has no further occurrence."))
             return
         until = (start - now).total_seconds()
-        draft = plan.Draft(
+        draft = Draft(
             row.name,
             row.description,
             start,

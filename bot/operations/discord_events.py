@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
-from bot.guildevents import plan
+from bot.guildevents.draft import Draft, dropped_note, read_draft
 from bot.i18n import _
 from bot.i18n.formats import stamp
 from bot.minecraft.task_fields import Command, TimeText, ZoneName
@@ -49,7 +49,7 @@ class EventRequest(ConditionFields):  # its start task's conditions, as /schedul
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # the name's and the description's lengths are checked with Discord's own limits, said in
-    # a sentence (bot.guildevents.plan)
+    # a sentence (bot.guildevents.draft)
     name: str
     start: str = Field(min_length=1, max_length=100)
     end: str | None = Field(default=None, min_length=1, max_length=100)
@@ -115,8 +115,8 @@ def _binding(ops: Operations) -> GuildEvents:
     return found
 
 
-def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
-    """Everything that refuses a new event before anything is made."""
+def check(ops: Operations, caller: Caller, req: EventRequest) -> Draft:
+    """The draft of a new event: everything that refuses it is checked before anything is made."""
     ops.require(caller, Rank.MODERATOR, "/event create")
     binding = _binding(ops)
     target = ops.server(req.server)
@@ -126,7 +126,7 @@ def check(ops: Operations, caller: Caller, req: EventRequest) -> plan.Draft:
     # so a refused one stops the request before anything is made
     given = [c.strip() for c in (req.start_run, req.end_run) if c is not None and c.strip()]
     binding.check_commands(target, *given)
-    return plan.draft(
+    return read_draft(
         name=req.name,
         start=req.start,
         end=req.end,
@@ -166,7 +166,7 @@ async def create(ops: Operations, caller: Caller, req: EventRequest) -> EventCha
         server=row.server,
         link=link,
     )
-    if (note := plan.dropped_note(draft)) is not None:
+    if (note := dropped_note(draft)) is not None:
         text = f"{text}\n{note}"
     request = {
         "name": req.name,

@@ -1,4 +1,6 @@
-"""What `/event create` and `/event edit` say, checked before anything is made on either side.
+"""The `/event` draft: what `/event create` and `/event edit` say, checked before anything is
+made on either side, and the pieces an event is made of (its task ids, default commands, the
+body Discord is sent).
 
 Times are read by :mod:`bot.wallclock.when` (the grammar of `/schedule when:`), so an event and a
 planned task accept exactly the same `start`, `repeat`, `timezone` and offsets. Every refusal is a
@@ -14,15 +16,18 @@ __all__ = [
     "MAX_LOCATION",
     "MAX_NAME",
     "Draft",
+    "check_description",
+    "check_name",
     "check_offsets",
     "default_end_run",
     "default_start_run",
     "discord_payload",
-    "draft",
     "dropped_note",
     "next_start",
+    "read_draft",
     "read_end",
     "task_id",
+    "whole_second",
 ]
 
 import re
@@ -54,7 +59,8 @@ _SLUG = re.compile(r"[^A-Za-z0-9_.+-]+")
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """An event as it will be made: every time resolved to UTC, every offset in seconds."""
+    """The draft of an event, as it will be made once `/event create` goes ahead: every time
+    resolved to UTC, every offset in seconds."""
 
     name: str
     description: str | None
@@ -159,7 +165,7 @@ def _show(when: datetime, tz_name: str) -> str:
     return f"{when.astimezone(parse_timezone(tz_name)):%Y-%m-%d %H:%M:%S} {tz_name}"
 
 
-def draft(
+def read_draft(
     *,
     name: str,
     start: str,
@@ -172,8 +178,8 @@ def draft(
     default_timezone: str,
     now: datetime,
 ) -> Draft:
-    """Everything `/event create` says about the event, checked; raises with a sentence
-    naming the option at fault as its `field`."""
+    """The draft of everything `/event create` says about the event, checked; raises with a
+    sentence naming the option at fault as its `field`."""
     with naming("name"):
         title = check_name(name)
     with naming("description"):
