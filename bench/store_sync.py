@@ -22,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
@@ -30,6 +29,7 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
+from bot.wallclock.scheduler import Scheduler
 
 MOD = Creator(7002, "mod#0001")
 

@@ -34,7 +34,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import BotError
 from bot.minecraft.command_check import CommandChecker
@@ -43,7 +42,8 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
-from bot.wallclock.when import build_spec
+from bot.times.when import build_spec
+from bot.wallclock.scheduler import Scheduler
 
 __all__ = ["main"]
 

@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from bot.background.crash_guard import CrashGuard
     from bot.background.event_source import EventSource
     from bot.background.health import HealthMonitor
-    from bot.background.scheduler import Scheduler
     from bot.config import ServerConfig, Settings
     from bot.events.bus import EventBus
     from bot.minecraft.command_check import CommandChecker
@@ -68,6 +67,7 @@ if TYPE_CHECKING:
     from bot.store.db import Database
     from bot.store.event_log import EventLog
     from bot.store.history import RunHistory
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 PRUNE_INTERVAL = 3600.0  # seconds between looks for runs past the history's retention
@@ -503,8 +503,8 @@ def build_scheduler(
 ) -> Scheduler:
     """The wall-clock scheduler over the servers, its rows in the shared database (not started:
     DoomBot.setup_hook starts it, Services.close stops it)."""
-    from bot.background.scheduler import Scheduler
     from bot.store.schedules import ScheduleStore
+    from bot.wallclock.scheduler import Scheduler
 
     return Scheduler(
         ScheduleStore(store.db),

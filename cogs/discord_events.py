@@ -29,7 +29,7 @@ from bot.slash import fit
 from bot.slash.cog_helpers import AFTER_WAIT, IF_NOT, server_autocomplete
 from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
-from bot.wallclock.when import human
+from bot.times.when import human
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -90,7 +90,7 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         tasks: EventTasks = SchedulerTasks(scheduler) if scheduler is not None else _NoScheduler()
         clock = getattr(scheduler, "clock", None)
         if clock is None:
-            from bot.wallclock.clock import SystemClock
+            from bot.times.clock import SystemClock
 
             clock = SystemClock()
         default_tz = getattr(scheduler, "default_timezone", "UTC")

@@ -62,7 +62,14 @@ def test_faces_reach_servers_only_through_services() -> None:
 def test_the_minecraft_and_events_sides_never_import_discord() -> None:
     offenders = {
         str(path.relative_to(ROOT)): names
-        for folder in ("bot/minecraft", "bot/events", "bot/store", "bot/background")
+        for folder in (
+            "bot/minecraft",
+            "bot/events",
+            "bot/store",
+            "bot/background",
+            "bot/wallclock",
+            "bot/times",
+        )
         for path in _python_files(folder)
         if (names := {n for n in _imports(path) if n.split(".")[0] == "discord"})
     }

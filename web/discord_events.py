@@ -15,7 +15,7 @@ from bot import errors
 from bot.i18n.words import event_state
 from bot.operations import discord_events
 from bot.operations.requests import validated
-from bot.wallclock.when import human
+from bot.times.when import human
 from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state

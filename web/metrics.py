@@ -30,8 +30,8 @@ from web.context import state
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
-    from bot.background.scheduler import Scheduler
     from bot.services import Services
+    from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

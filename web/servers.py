@@ -27,7 +27,7 @@ from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
 from bot.operations.reads import LISTS, doubt_fact, planned_facts
-from bot.wallclock.when import repeat_text
+from bot.times.when import repeat_text
 from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from quart import has_request_context, request
 
 from bot.i18n import formats
-from bot.wallclock.zones import zone_groups
+from bot.times.zones import zone_groups
 from web.context import state
 
 COOKIE = "doom_tz"

@@ -9,7 +9,7 @@ time of that read to the latest game time the server could have reached (bot.sto
 measures it: the poll interval, at the highest tick rate the bot saw lately). A task of the bot
 that was due in it (or before it with no `ran` read) and whose run no read brought is in doubt,
 and so is a wall-clock hand-over whose answer was lost when the server died, once the server is
-found back from an older save (the rollback took its mark; bot.background.delivery). Its
+found back from an older save (the rollback took its mark; bot.wallclock.delivery). Its
 policy decides:
 
 - `skip` (the default): it is not run again. A reward given twice or an announcement made twice

@@ -37,7 +37,7 @@ from bot.events.event import Event
 from bot.events.feed import AlertFeed
 from bot.i18n import N_, Joined, Text
 from bot.minecraft import handover
-from bot.wallclock.clock import Clock, SystemClock
+from bot.times.clock import Clock, SystemClock
 
 if TYPE_CHECKING:
     from bot.config import Settings

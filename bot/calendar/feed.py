@@ -22,7 +22,7 @@ from bot.guildevents.draft import next_start
 from bot.i18n import _
 from bot.store.guild_events import EventRow
 from bot.store.schedules import Schedule
-from bot.wallclock.when import repeat_text
+from bot.times.when import repeat_text
 
 PRODID = "-//doom.schedule//calendar feed//EN"
 DOMAIN = "doom.schedule"

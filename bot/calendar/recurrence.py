@@ -26,7 +26,7 @@ from cronsim import CronSim, CronSimError
 from dateutil.rrule import rrulestr
 
 from bot.store.schedules import Schedule
-from bot.wallclock.when import next_boundary
+from bot.times.when import next_boundary
 
 HORIZON = timedelta(days=60)  # how far ahead a repeat that no RRULE says is written out
 CHECKED = timedelta(days=8)  # the rule is compared with cron this far ahead (a week's pattern)

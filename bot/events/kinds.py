@@ -23,7 +23,7 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
     # a task's conditions (`require`) not met when it was due: skipped, or waited out
     "skipped": (lazy("Task skipped: its conditions were not met"), 0xFEE75C),
     "waited": (lazy("Task waited for its conditions as long as allowed"), 0xFEE75C),
-    # the wall-clock scheduler's (bot.background.scheduler); their game time is -1 (none)
+    # the wall-clock scheduler's (bot.wallclock.scheduler); their game time is -1 (none)
     "wallclock_missed": (lazy("Planned task missed"), 0xED4245),
     "wallclock_skipped": (lazy("Planned runs skipped"), 0xFEE75C),
     "wallclock_late": (lazy("Planned task ran late"), 0xFEE75C),

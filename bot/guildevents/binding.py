@@ -30,12 +30,12 @@ from bot.i18n.formats import stamp
 from bot.i18n.words import event_state
 from bot.minecraft.pack_input import check_run_text
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore, NewEvent
-from bot.wallclock.when import parse_timezone, parse_when
+from bot.times.when import parse_timezone, parse_when
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.services import ServerServices
-    from bot.wallclock.clock import Clock
+    from bot.times.clock import Clock
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 made on either side, and the pieces an event is made of (its task ids, default commands, the
 body Discord is sent).
 
-Times are read by :mod:`bot.wallclock.when` (the grammar of `/schedule when:`), so an event and a
+Times are read by :mod:`bot.times.when` (the grammar of `/schedule when:`), so an event and a
 planned task accept exactly the same `start`, `repeat`, `timezone` and offsets. Every refusal is a
 :class:`~bot.errors.ValidationError` with one sentence naming the problem.
 """
@@ -38,7 +38,7 @@ from typing import Any
 from bot.errors import ValidationError, naming
 from bot.i18n import _
 from bot.minecraft.handover import tellraw_all
-from bot.wallclock.when import (
+from bot.times.when import (
     Spec,
     human,
     next_boundary,

@@ -2,7 +2,7 @@
 
 :class:`EventTasks` is the seam: make a one-shot task at an instant (with its countdown
 announcements), cancel it, read how it went. :class:`SchedulerTasks` is it on the wall-clock
-:class:`~bot.background.scheduler.Scheduler`, so an event's start and end commands get
+:class:`~bot.wallclock.scheduler.Scheduler`, so an event's start and end commands get
 everything a planned `/schedule when:` gets: the pack's context, retry and offline parking, runs on
 a server paused because it is empty, never twice, late/missed alerts.
 """
@@ -22,7 +22,7 @@ from bot.i18n.formats import stamp
 from bot.i18n.words import run_outcome
 
 if TYPE_CHECKING:
-    from bot.background.scheduler import Scheduler
+    from bot.wallclock.scheduler import Scheduler
 
 # outcomes of a run that did what it should (bot.store.schedules: ran, queued = retrying or capped
 # in the pack, waiting_player = parked until its player is back)

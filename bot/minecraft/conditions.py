@@ -24,7 +24,7 @@ from typing import Literal
 from bot.errors import ValidationError
 from bot.i18n import _, lazy
 from bot.minecraft.pack_input import check_player
-from bot.wallclock.when import human, parse_duration
+from bot.times.when import human, parse_duration
 
 TICKS_PER_SECOND = 20
 MAX_WAIT_SECONDS = 7 * 24 * 3600  # a week: longer than any wait for an empty server needs

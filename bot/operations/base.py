@@ -17,10 +17,10 @@ from bot.operations.registry import Registry
 from bot.operations.whoami import WHOAMI
 
 if TYPE_CHECKING:
-    from bot.background.scheduler import Scheduler
     from bot.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.services import ServerServices, Services
+    from bot.wallclock.scheduler import Scheduler
 
 
 @dataclass(frozen=True, slots=True)

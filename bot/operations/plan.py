@@ -38,7 +38,7 @@ from bot.operations import schedule as schedule_ops
 from bot.operations.plan_steps import Step, Verdict, grouped, label, refused_as
 from bot.operations.ranks import Rank
 from bot.store.ledger import LIVE
-from bot.wallclock.when import build_spec, human
+from bot.times.when import build_spec, human
 
 if TYPE_CHECKING:
     from bot.minecraft.pack_tasks import Task

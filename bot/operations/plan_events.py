@@ -19,7 +19,7 @@ from bot.calendar.plan_file import CONDITION_KEYS, EventEntry, condition_options
 from bot.operations import discord_events
 from bot.operations.plan_steps import Step, grouped, refused_as
 from bot.store.guild_events import EventRow, GuildEventStore
-from bot.wallclock.when import human
+from bot.times.when import human
 
 if TYPE_CHECKING:
     from bot.operations.base import Operations

@@ -33,11 +33,11 @@ from bot.i18n.formats import stamp_with_distance
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
-    from bot.background.scheduler import Scheduler
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
+    from bot.wallclock.scheduler import Scheduler
 
 
 class TaskRef(BaseModel):

@@ -28,7 +28,7 @@ from bot.minecraft.conditions import describe, pack_cond
 from bot.operations.queue import ServerRef, TaskRef
 from bot.operations.ranks import Rank
 from bot.store.ledger import LIVE
-from bot.wallclock.when import human
+from bot.times.when import human
 
 if TYPE_CHECKING:
     from bot.minecraft.pack_tasks import Task

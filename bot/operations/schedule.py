@@ -52,7 +52,7 @@ from bot.minecraft.task_fields import (
 )
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator, OnDoubt
-from bot.wallclock.when import next_runs
+from bot.times.when import next_runs
 
 if TYPE_CHECKING:
     from bot.minecraft.pack_tasks import Task

@@ -23,8 +23,8 @@ from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import run_outcome, schedule_state
 from bot.operations.reads import doubt_fact, planned_facts
 from bot.store.schedules import Run, Schedule
-from bot.wallclock.when import repeat_text
-from bot.wallclock.zones import canonical_zones
+from bot.times.when import repeat_text
+from bot.times.zones import canonical_zones
 
 WALLCLOCK_OPTIONS = ("when", "repeat", "timezone", "announce")
 
@@ -106,7 +106,7 @@ def planned_embed(
 async def timezone_autocomplete(
     interaction: discord.Interaction[discord.Client], current: str
 ) -> list[app_commands.Choice[str]]:
-    """Canonical zone names (bot.wallclock.zones) starting with (then containing) what the
+    """Canonical zone names (bot.times.zones) starting with (then containing) what the
     user typed (no round trip); any other IANA name typed in full is still taken."""
     low = current.lower().replace(" ", "_")
     zones = canonical_zones()

@@ -24,7 +24,7 @@ from bot.minecraft.pack_base import NOMINAL_TPS
 from bot.minecraft.pack_client import handed_over
 from bot.store.schedules import Run, ScheduleStore
 from bot.store.task_runs import TaskRun, TaskRunStore
-from bot.wallclock.clock import Clock, SystemClock
+from bot.times.clock import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ _PLANNED_OUTCOMES = {
     "offline": "waiting_player",
     "waited": "waited",
 }
-_PLANNED_KEY = re.compile(r"^w(\d+)d(\d+)$")  # bot.background.delivery.task_key
+_PLANNED_KEY = re.compile(r"^w(\d+)d(\d+)$")  # bot.wallclock.delivery.task_key
 Kind = Literal["planned", "game"]
 # the server's game time now, by server name (the pack's get_time)
 GameTime = Callable[[str], Awaitable[int]]

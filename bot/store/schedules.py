@@ -6,7 +6,7 @@ is one due time of it. Times are stored as UTC epoch seconds (REAL), so the due 
 Never twice: :meth:`ScheduleStore.begin_run` writes the run (outcome ``sending``) and moves the
 row to its next due in one transaction *before* the hand-over is attempted, so a bot that dies
 mid-hand-over finds the run on start-up and asks the server whether it has it instead of sending
-it again (bot.background.scheduler).
+it again (bot.wallclock.scheduler).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Literal, cast
 
 from bot.store.db import Database
 from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
-from bot.wallclock.when import Kind, Missed, Spec
+from bot.times.when import Kind, Missed, Spec
 
 State = Literal["active", "paused", "done", "cancelled", "missed"]
 ACTIVE_STATES: tuple[State, ...] = ("active", "paused")
@@ -140,7 +140,7 @@ class Schedule:
 
     @property
     def spec(self) -> Spec:
-        """The time part, as bot.wallclock.when computes with it."""
+        """The time part, as bot.times.when computes with it."""
         first = self.next_due or self.at or self.anchor or self.created_at
         return Spec(
             self.kind,

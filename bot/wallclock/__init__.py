@@ -1,3 +1,4 @@
-"""Wall-clock time: the clock (injected in tests) and the `when`/`repeat`/`timezone`/`announce`
-grammar of planned rows. The scheduler that hands rows over to the pack at their time is in
-bot.background."""
+"""The wall-clock scheduler: planned rows handed over to their server's pack at their time
+(scheduler.py), each run's hand-over (delivery.py). Started by the services beside the crash
+guard and the health checks; above the store, the Minecraft side and the events, which it
+combines, and bot.times, whose clock and grammar it runs on. Nothing here imports discord."""

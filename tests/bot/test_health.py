@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from bot.background.health import HealthMonitor, Limits
-from bot.background.scheduler import Scheduler
 from bot.events.event import Event
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.wallclock.wallclock_sim import MOD, PASSWORD, START, PackSim, server_services, start_sim
 

@@ -12,13 +12,13 @@ import pydantic
 import pytest
 
 from bot import errors
-from bot.background.scheduler import Scheduler
 from bot.events.event import Event
 from bot.operations import Operations, runs, schedule
 from bot.operations.queue import TaskRef
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.bot.test_operations import MOD, NOBODY, PASSWORD, Recorder
 from tests.cogs.harness import make_settings

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from bot.background.doubt import DOUBT_TYPE
-from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY
 from bot.errors import CommandDropped
 from bot.events.event import Event
@@ -24,6 +23,7 @@ from bot.minecraft.command_check import CommandChecker
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
+from bot.wallclock.scheduler import Scheduler
 from tests.bot.test_ledger import Rig, make_rig
 
 MOD = Creator(7002, "mod#0001")

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from bot.errors import ValidationError
 from bot.guildevents.event_tasks import TaskStatus
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
 
 
 @dataclass

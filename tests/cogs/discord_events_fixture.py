@@ -10,7 +10,7 @@ from typing import Any
 from bot.config import ServerConfig
 from bot.services import Services, build_server
 from bot.store.audit import AuditStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
 from tests.cogs.discord_event_doubles import MemoryTasks
 from tests.cogs.harness import Harness, make_settings
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from bot.background.scheduler import Scheduler
 from bot.config import Settings
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness, make_settings
 from tests.fixtures import said_in_logs, server_config

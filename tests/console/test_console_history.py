@@ -1,7 +1,7 @@
 """The newcomer's steps in the console on the embedded world: `/schedule run:... when:in 30s`,
 quit, come back after the run's time, start again: the run happens once, late, and `/history`
 says it ran, with its lateness. The wall clock is the system's shifted by the minutes the bot
-was away (the bot reads it through bot.wallclock.clock.SystemClock), so nothing waits them."""
+was away (the bot reads it through bot.times.clock.SystemClock), so nothing waits them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.wallclock.clock import SystemClock
+from bot.times.clock import SystemClock
 from console.front import main
 from tests.cogs.harness import make_settings
 from tests.fixtures import said_in_logs

@@ -7,7 +7,7 @@ import io
 import re
 from zoneinfo import ZoneInfo
 
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
 from console.lines import SlashCompleter
 from console.session import run_console
 from mcsim.server import Server

@@ -8,7 +8,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
 from mcsim.server import Server
 from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY, Harness
 

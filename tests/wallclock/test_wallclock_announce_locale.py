@@ -14,7 +14,7 @@ from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
 from tests.wallclock.wallclock_sim import (
     MOD,
     PASSWORD,

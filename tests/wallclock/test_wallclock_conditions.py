@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from bot import errors
-from bot.background.scheduler import STAGE_LEAD
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import STAGE_LEAD
 from tests.wallclock.wallclock_sim import (
     MOD,
     START,

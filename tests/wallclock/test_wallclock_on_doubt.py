@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.background.scheduler import STAGE_LEAD
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.ledger import Ledger
 from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import STAGE_LEAD
 from tests.wallclock.wallclock_sim import MOD, START, PackSim, count_runs, make_scheduler
 
 ADD = "scoreboard players add #runs wc 1"

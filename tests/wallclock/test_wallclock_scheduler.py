@@ -15,10 +15,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.background.scheduler import STAGE_LEAD, Scheduler
 from bot.events.event import Event
 from bot.services import ServerServices
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import STAGE_LEAD, Scheduler
 from tests.wallclock.wallclock_sim import (
     MOD,
     START,

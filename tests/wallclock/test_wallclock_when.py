@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.errors import ValidationError
 from bot.i18n import use_locale
@@ -19,8 +18,9 @@ from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
-from bot.wallclock.clock import ManualClock
-from bot.wallclock.when import build_spec, next_boundary, next_runs, parse_when, repeat_text
+from bot.times.clock import ManualClock
+from bot.times.when import build_spec, next_boundary, next_runs, parse_when, repeat_text
+from bot.wallclock.scheduler import Scheduler
 from tests.wallclock.wallclock_sim import MOD, make_scheduler
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.background.scheduler import Scheduler
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.minecraft.command_check import CommandChecker
 from bot.minecraft.pack_client import PackClient
@@ -19,7 +18,8 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from tests.bot.pack_sim import PASSWORD, PackSim, start_sim
 
 __all__ = [

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bot.background.scheduler import Scheduler
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.fixtures import server_config

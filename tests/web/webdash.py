@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.wallclock.clock import ManualClock
+from bot.times.clock import ManualClock
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness, User
 from web.server import WebServer

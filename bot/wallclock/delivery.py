@@ -1,5 +1,5 @@
 """One run of a wall-clock row handed over to its server (bot.minecraft.handover), for the
-scheduler (bot.background.scheduler): tried with back-off until `max_late`, never twice (the
+scheduler (bot.wallclock.scheduler): tried with back-off until `max_late`, never twice (the
 hand-over mark, and the crash record after a rollback), its outcome recorded in the run's row
 and each late, missed, failed or waiting run alerted on the server's feed."""
 
@@ -20,10 +20,10 @@ from bot.minecraft import handover
 from bot.minecraft.conditions import pack_cond
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.store.schedules import Schedule, State
-from bot.wallclock.when import human
+from bot.times.when import human
 
 if TYPE_CHECKING:
-    from bot.background.scheduler import Scheduler
+    from bot.wallclock.scheduler import Scheduler
 
 # the server restarted between the request and its submit (no_input), or the answer was lost
 # (no_answer, bad_reply): tried again as a drop is, the mark and the crash record keeping it

@@ -2,7 +2,7 @@
 
 Modelled on SpacetimeDB's schedule tables: rows with an instant or an interval, a heap of due
 times, woken when rows change (no per-second polling: idle, it wakes once per
-:data:`bot.wallclock.clock.MAX_SLEEP`). At due time a row's run is recorded, then handed to the
+:data:`bot.times.clock.MAX_SLEEP`). At due time a row's run is recorded, then handed to the
 pack as a task due now (bot.minecraft.handover), so context capture, retry and offline parking
 are the pack's. Repeating rows re-arm on their next boundary strictly after now, anchored.
 
@@ -28,7 +28,6 @@ from types import MappingProxyType
 from typing import Protocol
 
 from bot.aio import cancel_and_wait
-from bot.background.delivery import Delivery, drop_staged, task_key
 from bot.config import ServerConfig
 from bot.errors import BotError, ValidationError
 from bot.events.event import Event
@@ -49,8 +48,8 @@ from bot.store.schedules import (
     ScheduleStore,
     State,
 )
-from bot.wallclock.clock import Clock, SystemClock
-from bot.wallclock.when import (
+from bot.times.clock import Clock, SystemClock
+from bot.times.when import (
     DEFAULT_TIMEZONE,
     Missed,
     Spec,
@@ -61,6 +60,7 @@ from bot.wallclock.when import (
     next_boundary,
     next_runs,
 )
+from bot.wallclock.delivery import Delivery, drop_staged, task_key
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ class Scheduler:
         conditions: Mapping[str, str] | None = None,
     ) -> Spec:
         """Every check `create` makes, nothing stored: the Spec the row would have (its next
-        runs: :func:`bot.wallclock.when.next_runs`); ValidationError naming the input otherwise."""
+        runs: :func:`bot.times.when.next_runs`); ValidationError naming the input otherwise."""
         target = self._server(server)
         text = check_task_input(command, task_id, retry, retry_delay, as_player)
         conditions_from(conditions)
