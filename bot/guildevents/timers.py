@@ -91,7 +91,7 @@ class EventTimers:
     async def _step(self, row: EventRow) -> datetime | None:
         # nobody asked: what is said (reminders, alerts, the next occurrence's location) is in
         # the alert channel's language, DOOM_LOCALE else the guild's
-        with use_locale(self.events.channel_locale(row, self.events._channel(row))):
+        with use_locale(self.events.channel_locale(row, self.events.channel(row))):
             return await self._step_in_locale(row)
 
     async def _step_in_locale(self, row: EventRow) -> datetime | None:
@@ -156,7 +156,7 @@ class EventTimers:
             users = []
         else:
             row = await self.events.store.update(row.id, interested=len(users))
-        channel = self.bot.settings.discord_event_channel_id or self.events._channel(row)
+        channel = self.bot.settings.discord_event_channel_id or self.events.channel(row)
         if channel is None:
             return row
         with use_locale(self.events.channel_locale(row, channel)):
