@@ -14,22 +14,20 @@ from discord.ext import commands
 
 from bot import errors
 from bot.guildevents.readiness import status_line
-from bot.i18n import _, pgettext
-from bot.i18n.formats import decimal, number
-from bot.minecraft.pack_health import DAMAGE_ADVICE
+from bot.i18n import _
 from bot.operations import admin
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
-from bot.operations.status import ServerStatus
+from bot.operations.sections import status_section
 from bot.slash import fit
 from bot.slash.cog_helpers import audited_reply, late_followup, server_command
+from bot.slash.embeds import embed_of
 from bot.slash.fit import pack_embeds
 from bot.slash.permissions import is_admin
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
     from bot.minecraft.selftest import SelftestResult
-    from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
@@ -55,75 +53,6 @@ class AdminCog(commands.Cog, name="Admin"):
 
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
-
-    @staticmethod
-    def _checker_fields(embed: discord.Embed, server: ServerServices) -> None:
-        embed.add_field(
-            name=_("commands checked"),
-            value=_(
-                "Minecraft {version}; {tree} tree, function permission level {level}",
-                version=server.minecraft.describe(),
-                tree=server.checker.tree,
-                level=server.checker.function_permission_level,
-            )[:1024],
-            inline=False,
-        )
-        note = server.checker_note
-        if note is not None:
-            embed.add_field(name=_("warning"), value=note[:1024], inline=False)
-
-    def _status_embed(self, found: ServerStatus) -> discord.Embed:
-        server = found.server
-        embed = discord.Embed(title=_("Status of {server}", server=server.name))
-        if found.error is not None:
-            embed.colour = discord.Colour.red()
-            embed.add_field(
-                name="RCON", value=_("unavailable: {error}", error=found.error)[:1024], inline=False
-            )
-            embed.add_field(name=_("event source"), value=found.events[:1024])
-            self._checker_fields(embed, server)
-            return embed
-        embed.colour = discord.Colour.green()
-        embed.add_field(
-            name="RCON",
-            value=_(
-                "ok ({host}:{port})", host=server.config.rcon_host, port=server.config.rcon_port
-            ),
-        )
-        embed.add_field(name=_("pack version"), value=found.version or _("not installed"))
-        if found.version:
-            self._pack_state_field(embed, found)
-        software = found.software or _("unknown: {error}", error=found.software_error)
-        embed.add_field(name=_("server software"), value=software[:1024])
-        embed.add_field(name=_("event source"), value=found.events[:1024])
-        if found.sizes_error is not None:
-            embed.add_field(
-                name=_("queues"),
-                value=_("unavailable: {error}", error=found.sizes_error)[:1024],
-                inline=False,
-            )
-        else:
-            embed.add_field(name=_("TPS"), value=decimal(found.tps or 0.0))
-        for which, total in found.sizes.items():
-            embed.add_field(name=pgettext("slash option choice", which), value=number(total))
-        self._checker_fields(embed, server)
-        return embed
-
-    @staticmethod
-    def _pack_state_field(embed: discord.Embed, found: ServerStatus) -> None:
-        """The pack's objectives and storages: whole, or what is damaged and what to do."""
-        if found.damage is None:
-            value = _("unknown: {error}", error=found.damage_error)
-        elif not found.damage:
-            value = _("ok (objectives and storages in place)")
-        else:
-            embed.colour = discord.Colour.orange()
-            value = _(
-                "damaged: {problems}. {advice}",
-                problems="; ".join(found.damage),
-                advice=DAMAGE_ADVICE,
-            )
-        embed.add_field(name=_("pack state"), value=value[:1024], inline=False)
 
     async def extension_autocomplete(
         self, interaction: Interaction, current: str
@@ -171,7 +100,7 @@ class AdminCog(commands.Cog, name="Admin"):
         found = await status_ops.status(
             self.bot.ops, self.bot.caller(interaction), ServerRef(server=server)
         )
-        embeds = [self._status_embed(f) for f in found]
+        embeds = [embed_of(status_section(f)) for f in found]
         failed = ", ".join(sorted(self.bot.failed_extensions))
         content = (
             _("Extensions that failed to load: {names}", names=failed) + "\n" if failed else ""

@@ -7,27 +7,31 @@ __all__ = ["PageView", "ReadsCog", "setup"]
 import io
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import N_, _, pgettext
-from bot.i18n.formats import decimal, number
+from bot.i18n import N_, _
 from bot.operations import groups, reads, runs
 from bot.operations.queue import ServerRef, TaskRef
+from bot.operations.sections import (
+    clock_section,
+    history_section,
+    page_section,
+    planned_section,
+    task_section,
+)
 from bot.slash import fit
 from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
+from bot.slash.embeds import embed_of
 from bot.slash.fit import pack_embeds
-from bot.slash.history_ui import history_embed
-from bot.slash.planned_ui import add_doubt_field, planned_embed, planned_line
 from bot.slash.translator import shown_name
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
-    from bot.minecraft.pack_tasks import Task
-    from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
@@ -78,17 +82,6 @@ class PageView(InvokerView):
         await self.edit_expired(self.message)
 
 
-def _task_line(task: Task, server: ServerServices) -> str:
-    run = task.run if len(task.run) <= 60 else task.run[:59] + "…"
-    run = run.replace("`", "'")
-    if task.list == "paused" and task.remaining is not None:
-        when = _("paused, {n} t left", n=number(task.remaining))
-    else:
-        when = discord.utils.format_dt(server.pack.eta(task.due), "R")
-    who = _(" as `{player}`", player=task.executor) if task.player and task.executor else ""
-    return f"`{task.id}` {when}{who}\n  `{run}`"
-
-
 class ReadsCog(commands.Cog, name="Reads"):
     """Read-only views of the queue and the game clock."""
 
@@ -100,28 +93,7 @@ class ReadsCog(commands.Cog, name="Reads"):
 
     @staticmethod
     def _embed(page: reads.Page) -> discord.Embed:
-        server = page.server
-        if page.which == "planned":
-            title = _("planned on {server}: {n} schedule(s)", server=server.name, n=page.total)
-            lines = [planned_line(row, upcoming) for row, upcoming in page.planned]
-            footer = _(
-                "page {page} of {pages}; times in your own time zone",
-                page=page.page + 1,
-                pages=page.pages,
-            )
-        else:
-            title = _(
-                "{list} on {server}: {n} task(s)",
-                list=pgettext("slash option choice", page.which),
-                server=server.name,
-                n=page.total,
-            )
-            lines = [_task_line(t, server) for t in page.tasks]
-            footer = _("page {page} of {pages}", page=page.page + 1, pages=page.pages)
-        embed = discord.Embed(title=title, colour=0x3498DB)
-        embed.description = "\n".join(lines)[:4096] or _("Empty.")
-        embed.set_footer(text=footer)
-        return embed
+        return embed_of(page_section(page))
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -149,14 +121,12 @@ class ReadsCog(commands.Cog, name="Reads"):
             )
 
     @staticmethod
+    def _history_embed(found: runs.History) -> discord.Embed:
+        return embed_of(history_section(found))
+
+    @staticmethod
     def _clock_embed(clock: reads.Clock) -> discord.Embed:
-        embed = discord.Embed(
-            title=_("Time on {server}", server=clock.server.name), colour=0x3498DB
-        )
-        embed.add_field(name=_("game time"), value=_("{n} ticks", n=number(clock.ticks)))
-        embed.add_field(name=_("game day"), value=number(clock.day))
-        embed.add_field(name=_("TPS"), value=decimal(clock.tps))
-        return embed
+        return embed_of(clock_section(clock))
 
     @server_command("The server's game time and measured ticks per second.", groups=True)
     async def time(self, interaction: Interaction, server: str | None = None) -> None:
@@ -229,13 +199,11 @@ class ReadsCog(commands.Cog, name="Reads"):
     ) -> discord.Embed | None:
         """A planned row or a queued task as /show's embed; None when there is neither. In a
         group's reply each names its server, and a long command is cut (no file for each)."""
+        author = shown.server.name if in_group else ""
         if shown.planned is not None:
-            embed = planned_embed(
-                shown.planned, shown.upcoming, shown.runs, title=_("Planned `{id}`", id=task_id)
-            )
-            if in_group:
-                embed.set_author(name=shown.server.name)
-            return embed
+            title = _("Planned `{id}`", id=task_id)
+            section = planned_section(shown.planned, shown.upcoming, shown.runs, title=title)
+            return embed_of(replace(section, author=author))
         task = shown.task
         if task is None:
             return None
@@ -243,25 +211,8 @@ class ReadsCog(commands.Cog, name="Reads"):
         if len(run) > MAX_INLINE_RUN:
             more = "…" if in_group else _("... (the whole command is attached)")
             run = run[:MAX_INLINE_RUN] + more
-        embed = discord.Embed(title=_("Task `{id}`", id=task.id), colour=0x3498DB)
-        if in_group:
-            embed.set_author(name=shown.server.name)
-        embed.description = f"```\n{run}\n```\n" + _("due at tick {tick}", tick=task.due)
-        embed.add_field(name=_("list"), value=pgettext("slash option choice", task.list))
-        embed.add_field(name=_("executor"), value=task.executor or _("the server"))
-        embed.add_field(name=_("dimension"), value=task.dimension)
-        embed.add_field(name=_("retries left"), value=str(task.retry_left))
-        embed.add_field(name=_("retry delay"), value=_("{n} t", n=task.retry_delay))
-        embed.add_field(
-            name=_("interval"), value=_("{n} t", n=task.interval) if task.interval else _("none")
-        )
-        if task.list == "paused" and task.remaining is not None:
-            embed.add_field(name=_("remaining"), value=_("{n} t", n=task.remaining))
-        else:
-            eta = discord.utils.format_dt(shown.server.pack.eta(task.due), "R")
-            embed.add_field(name=_("ETA"), value=eta)
-        add_doubt_field(embed, shown.on_doubt)
-        return embed
+        section = task_section(task, shown.server, shown.on_doubt, run)
+        return embed_of(replace(section, author=author))
 
     @task_command("What became of a task's runs: when, how late, by whom; paged.")
     async def history(
@@ -274,20 +225,20 @@ class ReadsCog(commands.Cog, name="Reads"):
                 self.bot.ops, caller, runs.HistoryRequest(id=id, server=server)
             )
             note = _("The newest page of each server; name one server to page through its runs.")
-            await self._sections(interaction, fanned, history_embed, note)
+            await self._sections(interaction, fanned, self._history_embed, note)
             return
         first = await runs.history(self.bot.ops, caller, runs.HistoryRequest(id=id, server=server))
         if first.pages == 1:
-            await interaction.followup.send(embed=history_embed(first), ephemeral=True)
+            await interaction.followup.send(embed=self._history_embed(first), ephemeral=True)
             return
 
         async def fetch(number: int) -> discord.Embed:
             request = runs.HistoryRequest(id=id, server=server, page=number + 1)
-            return history_embed(await runs.history(self.bot.ops, caller, request))
+            return self._history_embed(await runs.history(self.bot.ops, caller, request))
 
         view = PageView(interaction.user.id, fetch, first.pages)
         view.message = await interaction.followup.send(
-            embed=history_embed(first), view=view, ephemeral=True, wait=True
+            embed=self._history_embed(first), view=view, ephemeral=True, wait=True
         )
 
     @app_commands.command(description="What each command does.")

@@ -3,7 +3,7 @@ and the plan file's export and import."""
 
 from __future__ import annotations
 
-__all__ = ["ConfirmView", "ScheduleCog", "setup", "task_embed"]
+__all__ = ["ConfirmView", "ScheduleCog", "setup"]
 
 import io
 import logging
@@ -14,9 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import N_, _, pgettext
-from bot.i18n.formats import number
-from bot.minecraft.conditions import describe
+from bot.i18n import N_, _
 from bot.minecraft.task_fields import (
     MAX_COMMAND,
     MAX_ID,
@@ -29,6 +27,7 @@ from bot.minecraft.task_fields import (
 )
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
+from bot.operations.sections import planned_section, scheduled_section
 from bot.slash import fit
 from bot.slash.cog_helpers import (
     AFTER_WAIT,
@@ -41,13 +40,12 @@ from bot.slash.cog_helpers import (
     server_command,
     task_command,
 )
+from bot.slash.embeds import embed_of
 from bot.slash.permissions import is_admin, is_moderator
-from bot.slash.planned_ui import add_doubt_field, planned_embed, timezone_autocomplete
+from bot.slash.planned_ui import timezone_autocomplete
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
-    from bot.minecraft.pack_tasks import Task
-    from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
@@ -96,37 +94,6 @@ class ConfirmView(InvokerView):
         self.disable_buttons()
         self.outcome = _("No answer in time; nothing was changed.")
         await self.edit_expired(self.message, content=self.outcome)
-
-
-def task_embed(
-    task: Task, server: ServerServices, *, title: str, on_doubt: str | None = None
-) -> discord.Embed:
-    """One task as an embed: what runs, when (game tick and wall-clock ETA), how it retries,
-    its policy after a crash when it is not the default."""
-    embed = discord.Embed(title=title, colour=0x57F287)
-    embed.add_field(name=_("id"), value=f"`{task.id}`")
-    embed.add_field(name=_("server"), value=server.name)
-    embed.add_field(name=_("list"), value=pgettext("slash option choice", task.list))
-    embed.add_field(name=_("runs"), value=f"```\n{task.run[:1000]}\n```", inline=False)
-    if task.list == "paused" and task.remaining is not None:
-        embed.add_field(name=_("remaining"), value=_("{n} ticks", n=number(task.remaining)))
-    else:
-        eta = discord.utils.format_dt(server.pack.eta(task.due), "R")
-        embed.add_field(name=_("due"), value=_("tick {tick} ({eta})", tick=task.due, eta=eta))
-    if task.executor:
-        who = _("player") if task.player else _("entity")
-        embed.add_field(name=_("as"), value=f"{who} `{task.executor}`")
-    if task.retry_left:
-        embed.add_field(
-            name=_("retries"),
-            value=_("{n} (every {delay} t)", n=task.retry_left, delay=task.retry_delay),
-        )
-    if task.interval:
-        embed.add_field(name=_("repeats"), value=_("every {n} ticks", n=number(task.interval)))
-    if task.cond is not None:
-        embed.add_field(name=_("only if"), value=describe(task.cond), inline=False)
-    add_doubt_field(embed, on_doubt or "skip")
-    return embed
 
 
 class ScheduleCog(commands.Cog, name="Schedule"):
@@ -237,13 +204,15 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         made = await schedule_ops.schedule(self.bot.ops, caller, request)
         if made.planned is not None:
             assert self.bot.services.scheduler is not None
-            embed = planned_embed(made.planned, list(made.upcoming), title=_("Planned"))
+            embed = embed_of(planned_section(made.planned, list(made.upcoming), title=_("Planned")))
             await interaction.response.send_message(made.text, embed=embed, ephemeral=True)
         elif made.task is None:
             await interaction.followup.send(made.text, ephemeral=True)
         else:
-            embed = task_embed(
-                made.task, made.server, title=_("Scheduled"), on_doubt=request.on_doubt
+            embed = embed_of(
+                scheduled_section(
+                    made.task, made.server, title=_("Scheduled"), on_doubt=request.on_doubt
+                )
             )
             await interaction.followup.send(made.text, embed=embed, ephemeral=True)
 

@@ -20,6 +20,7 @@ from quart_schema import tag, validate_querystring, validate_request
 from bot import errors
 from bot.i18n import N_, _
 from bot.operations import runs
+from bot.operations.facts import planned_row, run_row, task_row
 from bot.operations.ranks import Rank
 from bot.operations.reads import task_on_doubt
 from web import actions
@@ -28,15 +29,12 @@ from web.audit import mutation_json, query
 from web.auth import action, api_token, csrf_token, page, write_limit
 from web.context import WebError
 from web.events import recent
-from web.history import entry_row
 from web.inputs import MAX_ID, check_list, refusal
 from web.servers import (
     MAX_PAGE,
     first_task,
     list_page,
-    planned_row,
     server_status,
-    task_row,
 )
 
 log = logging.getLogger(__name__)
@@ -183,7 +181,7 @@ async def history(name: str, task_id: str, query_args: HistoryQuery) -> Any:
         "pages": found.pages,
         "total": found.total,
         "days": found.days,
-        "runs": [entry_row(e) for e in found.entries],
+        "runs": [run_row(e) for e in found.entries],
     }
 
 

@@ -20,13 +20,13 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.operations import groups, queue, reads, runs
 from bot.operations import schedule as schedule_ops
+from bot.operations.facts import planned_row, run_row, task_row
 from bot.operations.ranks import Rank
 from web.actions import DynamicFields, ScheduleRequest, caller, check_task_id
 from web.auth import action, page, write_limit
 from web.context import WebError, operations
-from web.history import entry_row
 from web.inputs import check_list, refusal
-from web.servers import planned_row, server_status, task_row
+from web.servers import server_status
 
 blueprint = Blueprint("api_groups", __name__, url_prefix="/api/groups")
 
@@ -235,7 +235,7 @@ async def history(group: str, task_id: str, query_args: GroupHistoryQuery) -> An
             "page": h.page,
             "pages": h.pages,
             "total": h.total,
-            "runs": [entry_row(e) for e in h.entries],
+            "runs": [run_row(e) for e in h.entries],
         },
     )
 

@@ -19,16 +19,16 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.words import run_outcome
 from bot.operations import groups, queue, reads, runs
+from bot.operations.facts import planned_row, run_row, task_row
 from bot.operations.ranks import Rank
 from web.actions import UNITS, caller, check_task_id
 from web.auth import action, page, write_limit
 from web.context import WebError, operations, state
 from web.flashes import flash
-from web.history import entry_row
 from web.inputs import check_list, page_number
 from web.picker import group_label, group_servers
 from web.schedule_form import form_context, preview, preview_rows, read_form, submit
-from web.servers import MAX_PAGE, planned_row, server_status, task_row
+from web.servers import MAX_PAGE, server_status
 
 if TYPE_CHECKING:
     from bot.operations.schedule import Preview
@@ -196,7 +196,7 @@ async def history(group: str, task_id: str) -> Any:
         rows = (
             []
             if found is None
-            else [{**entry_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
+            else [{**run_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
         )
         parts.append({"outcome": outcome, "line": line, "rows": rows, "found": found})
     pages = max((h.pages for o in fanned.outcomes if (h := o.value) is not None), default=1)

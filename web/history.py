@@ -3,7 +3,7 @@ answers them. The runs come from the application layer (bot.operations.runs.hist
 
 from __future__ import annotations
 
-__all__ = ["blueprint", "entry_row"]
+__all__ = ["blueprint"]
 
 from typing import Any
 
@@ -12,7 +12,7 @@ from quart import Blueprint, g, render_template
 from bot import errors
 from bot.i18n.words import run_outcome
 from bot.operations import runs
-from bot.store.history import HistoryEntry
+from bot.operations.facts import run_row
 from web import actions
 from web.actions import server_named
 from web.auth import page
@@ -20,25 +20,6 @@ from web.context import WebError
 from web.inputs import page_number
 
 blueprint = Blueprint("history", __name__)
-
-
-def _iso(value: Any) -> str | None:
-    return None if value is None else str(value.isoformat())
-
-
-def entry_row(entry: HistoryEntry) -> dict[str, Any]:
-    """One run as the page and the API show it (times in UTC; the page shows local time)."""
-    return {
-        "kind": entry.kind,
-        "planned": entry.planned,
-        "due": _iso(entry.due),
-        "handed_over": _iso(entry.handed_over),
-        "ran": _iso(entry.ran),
-        "lateness": entry.lateness,
-        "outcome": entry.outcome,
-        "attempts": entry.attempts,
-        "triggered_by": entry.triggered_by,
-    }
 
 
 async def history_of(name: str, task_id: str, number: int) -> runs.History:
@@ -54,5 +35,5 @@ async def history_of(name: str, task_id: str, number: int) -> runs.History:
 async def history(name: str, task_id: str) -> Any:
     number = page_number(runs.MAX_PAGE)
     found = await history_of(name, task_id, number)
-    rows = [{**entry_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
+    rows = [{**run_row(e), "said": run_outcome(e.outcome)} for e in found.entries]
     return await render_template("history.html", found=found, rows=rows, user=g.user)

@@ -10,7 +10,6 @@ __all__ = [
     "list_page",
     "render_list",
     "server_status",
-    "task_row",
 ]
 
 import asyncio
@@ -25,9 +24,9 @@ from bot.i18n import _
 from bot.minecraft.pack_health import DAMAGE_ADVICE
 from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.operations import status as status_ops
+from bot.operations.facts import planned_row, task_row
 from bot.operations.queue import ServerRef
-from bot.operations.reads import LISTS, doubt_fact, planned_facts
-from bot.times.when import repeat_text
+from bot.operations.reads import LISTS
 from web import actions
 from web.actions import UNITS, server_named
 from web.auth import page
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from bot.operations.reads import Clock
     from bot.operations.schedule import Preview
     from bot.services import ServerServices
-    from bot.store.schedules import Schedule
 
 log = logging.getLogger(__name__)
 
@@ -117,25 +115,6 @@ async def server_status(server: ServerServices) -> Status:
     )
 
 
-def task_row(task: Task, server: ServerServices) -> dict[str, Any]:
-    """A task as the pages and the API show it; `due_at` is UTC (the page shows local time)."""
-    paused = task.list == "paused" and task.remaining is not None
-    return {
-        "id": task.id,
-        "run": task.run,
-        "list": task.list,
-        "due_tick": task.due,
-        "due_at": None if paused else server.pack.eta(task.due).isoformat(),
-        "remaining": task.remaining,
-        "executor": task.executor,
-        "player": task.player,
-        "dimension": task.dimension,
-        "retry_left": task.retry_left,
-        "retry_delay": task.retry_delay,
-        "interval": task.interval,
-    }
-
-
 async def first_task(server: ServerServices, task_id: str) -> Task | None:
     """The first task with this id (queue, offline, paused), as /show finds it, but through
     `find`, which scans a long list once where `show` scans it twice."""
@@ -169,28 +148,6 @@ async def list_page(
     else:
         tasks, total = await server.pack.list_tasks(which, offset=offset, limit=PAGE_SIZE)
     return [task_row(t, server) for t in tasks], total
-
-
-def planned_row(plan: Schedule) -> dict[str, Any]:
-    """A wall-clock schedule (services.scheduler's row) as the pages and the API show it."""
-    return {
-        "id": plan.id,
-        "task_id": plan.task_id,
-        "run": plan.command,
-        "state": plan.state,
-        "paused": plan.state == "paused",
-        "when": repeat_text(plan.spec).replace("`", ""),
-        "timezone": plan.timezone,
-        "next_due": plan.next_due.isoformat() if plan.next_due else None,
-        "last_outcome": plan.last_outcome,
-        "last_lateness": plan.last_lateness,
-        "run_count": plan.run_count,
-        # the options as given, for the API; `facts` as every face says them (Discord markup)
-        "conditions": dict(plan.conditions) if plan.conditions else None,
-        "announce": list(plan.announce),
-        "on_doubt": plan.on_doubt,
-        "facts": [list(fact) for fact in [*planned_facts(plan), doubt_fact(plan.on_doubt)] if fact],
-    }
 
 
 @blueprint.get("/")

@@ -13,6 +13,7 @@ from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
 from bot.i18n import N_, _
+from bot.operations.facts import task_row
 from bot.operations.ranks import Rank
 from bot.operations.reads import task_on_doubt
 from web import actions
@@ -21,7 +22,7 @@ from web.auth import action, page, write_limit
 from web.context import WebError
 from web.flashes import flash
 from web.schedule_form import preview, read_form, submit
-from web.servers import first_task, render_list, task_row
+from web.servers import first_task, render_list
 
 log = logging.getLogger(__name__)
 
