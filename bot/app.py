@@ -130,8 +130,20 @@ class DoomBot(commands.Bot):
     def add_registered_commands(self) -> None:
         """The registry's operations: a slash command each, built from its spec (and so a
         console command too)."""
+        made: dict[str, app_commands.Group] = {}
         for spec in self.ops.registry:
-            self.tree.add_command(command_for(spec), override=True)
+            if spec.face_code:  # a cog's own command
+                continue
+            group, _sep, sub = spec.name.rpartition(" ")
+            if not group:
+                self.tree.add_command(command_for(spec), override=True)
+                continue
+            if group not in made:
+                made[group] = app_commands.Group(
+                    name=group, description=spec.summary, guild_only=True
+                )
+                self.tree.add_command(made[group], override=True)
+            made[group].add_command(command_for(spec, sub))
 
     async def reload_named(self, name: str) -> str:
         """Reload an extension, or load one of the configured ones that is not loaded (it

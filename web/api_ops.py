@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = ["blueprint_for"]
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -33,11 +34,17 @@ def _view(spec: OperationSpec[Any]) -> Callable[..., Awaitable[Any]]:
             done = await ops_registry.run(operations(), caller(g.user), spec.name, given)
         except errors.BotError as exc:
             return refusal(exc)
-        return {"operation": done.name, "outcome": done.text}
+        files = [{"name": f.name, "text": f.content.decode()} for f in done.files]
+        return {"operation": done.name, "outcome": done.text, "facts": done.facts, "files": files}
 
-    view.__name__ = f"operation_{spec.name.replace('-', '_')}"
+    view.__name__ = "operation_" + re.sub("[- ]", "_", spec.name)
     view.__doc__ = f"{spec.summary}\n\nRank: {_RANKS[int(spec.rank)]}."
     return tag(["operations"])(write_limit(action()(validate_request(spec.request)(view))))
+
+
+def _path(spec: OperationSpec[Any]) -> str:
+    """`/api/operations/plan/export` for the operation `plan export`."""
+    return "/api/operations/" + spec.name.replace(" ", "/")
 
 
 def blueprint_for(registry: Registry) -> Blueprint:
@@ -51,7 +58,8 @@ def blueprint_for(registry: Registry) -> Blueprint:
         """The registry's operations: each one's name, summary, rank and path.
 
         Each is also a slash command and a console command of the same name and options;
-        `changes` says whether running it is a change (audited).
+        `changes` says whether running it is a change (audited); `path` is the route that runs
+        it, none for a built-in one, which the resource routes (`/api/servers/...`) answer.
         """
         return {
             "operations": [
@@ -60,13 +68,16 @@ def blueprint_for(registry: Registry) -> Blueprint:
                     "summary": s.summary,
                     "rank": _RANKS[int(s.rank)],
                     "changes": s.changes,
-                    "path": f"/api/operations/{s.name}",
+                    "path": None if s.face_code else _path(s),
                 }
                 for s in registry
             ]
         }
 
     for spec in registry:
+        if spec.face_code:  # a built-in: the API's resource routes answer it
+            continue
         view = _view(spec)
-        blueprint.add_url_rule(f"/operations/{spec.name}", view.__name__, view, methods=["POST"])
+        route = _path(spec).removeprefix("/api")
+        blueprint.add_url_rule(route, view.__name__, view, methods=["POST"])
     return blueprint

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot import errors
 from bot.config import ALL_SERVERS
 from bot.i18n import _
+from bot.operations.builtin import BUILTIN
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
 from bot.operations.whoami import WHOAMI
@@ -73,7 +74,8 @@ class Operations:
         self.web_url: str | None = None
         # the operations every face derives its command from (bot.operations.registry)
         self.registry = Registry()
-        self.registry.add(WHOAMI)
+        for spec in (*BUILTIN, WHOAMI):
+            self.registry.add(spec)
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""

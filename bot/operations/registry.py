@@ -3,25 +3,32 @@
 An :class:`OperationSpec` is an operation's name, one-line summary, request model, rank and
 handler. Registered in the core's :class:`Registry` (``ops.registry``), it gets, with no face
 code of its own: a slash command of its name with the request's fields as options (so a console
-command too: the console reads the command tree), built by ``bot.slash.registered`` and added by
-``cogs.operations``; and ``POST /api/operations/<name>`` with the request as its body, in the
-OpenAPI document (``web.api_ops``). :func:`run` checks the rank, validates the request in the
-words every face uses, calls the handler and, for a change, records the audit entry.
+command too: the console reads the command tree), built by ``bot.slash.registered``; and
+``POST /api/operations/<name>`` with the request as its body, in the OpenAPI document
+(``web.api_ops``). :func:`run` checks the rank, validates the request in the words every face
+uses, calls the handler and, for a change, records the audit entry.
 
-The built-in operations the faces had before the registry keep their own commands and routes;
-what is registered here is every face's at once.
+The handler answers with an :class:`Outcome`: its text (a sentence in the faces' shared markup:
+`code`, **bold**, instants as ``<t:N:F>``, which each face renders its own way) and its facts
+as data (ids, counts, instants as datetimes), which the JSON API gives as they are.
+
+A name is one word, or two (``plan export``: a group's subcommand, as Discord has them). The
+built-in operations are registered too (bot.operations.builtin), with ``face_code``: in Discord
+a cog answers them (buttons, embeds, paging) and the API has resource routes for them
+(``/api/servers/<name>/tasks``), so neither a slash command nor an operation route is derived
+from those; the console and ``GET /api/operations`` read them from here.
 """
 
 from __future__ import annotations
 
-__all__ = ["NAME", "Done", "OperationSpec", "Registry", "run"]
+__all__ = ["NAME", "Done", "File", "OperationSpec", "Outcome", "Registry", "as_outcome", "run"]
 
 import re
 import types
 import typing
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -38,6 +45,8 @@ R = TypeVar("R", bound=BaseModel)
 
 # Discord's rule for a command's and an option's name, which the console and the API reuse
 NAME = re.compile(r"[a-z0-9_-]{1,32}")
+# an operation's name: a command, or a group and its subcommand (`plan export`)
+OPERATION_NAME = re.compile(r"[a-z0-9_-]{1,32}(?: [a-z0-9_-]{1,32})?")
 SUMMARY = 100  # Discord's limit on a command's description
 # the option types every face can take from a person: a word or text, a whole number, a number,
 # yes or no, or one of a few words (Literal)
@@ -45,25 +54,58 @@ SIMPLE = (str, int, float, bool)
 
 
 @dataclass(frozen=True)
+class File:
+    """A file an outcome carries (the plan file's export): Discord attaches it, the console
+    writes it to its folder, the JSON API gives its text."""
+
+    name: str
+    content: bytes
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an operation did or found: `text` for a person (the faces' shared markup), `facts`
+    for a program (JSON values, datetimes for instants, which the API writes in ISO 8601),
+    `files` to hand over."""
+
+    text: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    files: tuple[File, ...] = ()
+
+
+def as_outcome(said: str | Outcome) -> Outcome:
+    """A handler's answer as an outcome: a plain sentence is one with no facts."""
+    return said if isinstance(said, Outcome) else Outcome(said)
+
+
+@dataclass(frozen=True)
 class OperationSpec(Generic[R]):
-    """One operation: `handler(ops, caller, request)` returns the outcome's text (Discord
-    markup allowed: each face renders it); `changes`: audited after it succeeds."""
+    """One operation: `handler(ops, caller, request)` returns its :class:`Outcome` (or just
+    the sentence). `changes`: it changes something, so :func:`run` records the audit entry
+    after it succeeds, unless `audited` says the handler records its own (a built-in
+    operation's entry names the server it changed). `face_code`: the Discord cogs and the API's
+    own routes answer it, so no slash command or operation route is derived from the spec."""
 
     name: str
     summary: str
     request: type[R]
     rank: Rank
-    handler: Callable[[Operations, Caller, R], Awaitable[str]]
+    handler: Callable[[Operations, Caller, R], Awaitable[str | Outcome]]
     changes: bool = False
+    audited: bool = False
+    face_code: bool = False
 
 
 @dataclass(frozen=True)
 class Done:
-    """An operation's outcome: its name, the request as given and the outcome's text."""
+    """An operation's outcome: its name, the request as given, the outcome's text, facts and
+    files."""
 
     name: str
     request: dict[str, Any]
     text: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    files: tuple[File, ...] = ()
 
 
 def option_type(annotation: Any) -> Any:
@@ -75,6 +117,8 @@ def option_type(annotation: Any) -> Any:
         if len(inner) != 1:
             raise ValueError(f"a field of {annotation} is not one type")
         annotation = inner[0]
+    if typing.get_origin(annotation) is Annotated:  # a type with its limits (task_fields)
+        annotation = typing.get_args(annotation)[0]
     if annotation in SIMPLE:
         return annotation
     if typing.get_origin(annotation) is Literal and all(
@@ -92,19 +136,21 @@ class Registry:
         self._specs: dict[str, OperationSpec[Any]] = {}
 
     def add(self, spec: OperationSpec[R]) -> OperationSpec[R]:
-        if not NAME.fullmatch(spec.name):
-            raise ValueError(f"{spec.name!r}: a name is 1-32 of a-z, 0-9, - and _")
+        if not OPERATION_NAME.fullmatch(spec.name):
+            raise ValueError(
+                f"{spec.name!r}: a name is one or two words of 1-32 of a-z, 0-9, - and _"
+            )
         if spec.name in self._specs:
             raise ValueError(f"{spec.name!r} is registered already")
         if not 0 < len(spec.summary) <= SUMMARY:
             raise ValueError(f"{spec.name!r}: the summary is 1 to {SUMMARY} characters")
-        for field, info in spec.request.model_fields.items():
-            if not NAME.fullmatch(field):
-                raise ValueError(f"{spec.name!r}: option {field!r} is not a Discord option name")
+        for option, info in spec.request.model_fields.items():
+            if not NAME.fullmatch(option):
+                raise ValueError(f"{spec.name!r}: option {option!r} is not a Discord option name")
             try:
                 option_type(info.annotation)
             except ValueError as exc:
-                raise ValueError(f"{spec.name!r}: option {field!r}: {exc}") from None
+                raise ValueError(f"{spec.name!r}: option {option!r}: {exc}") from None
         self._specs[spec.name] = spec
         return spec
 
@@ -132,8 +178,8 @@ async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, obj
         )
     ops.require(caller, spec.rank, f"/{spec.name}")
     request = validated(spec.request, data)
-    text = await spec.handler(ops, caller, request)
+    outcome = as_outcome(await spec.handler(ops, caller, request))
     given = request.model_dump(exclude_defaults=True)
-    if spec.changes:
-        await ops.audit(caller, None, spec.name, given, text)
-    return Done(spec.name, given, text)
+    if spec.changes and not spec.audited:
+        await ops.audit(caller, None, spec.name, given, outcome.text)
+    return Done(spec.name, given, outcome.text, outcome.facts, outcome.files)

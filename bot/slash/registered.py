@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = ["command_for"]
 
 import inspect
+import io
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -41,14 +42,17 @@ def _signature(spec: OperationSpec[Any]) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def command_for(spec: OperationSpec[Any]) -> app_commands.Command[Any, ..., Any]:
+def command_for(spec: OperationSpec[Any], name: str = "") -> app_commands.Command[Any, ..., Any]:
+    """The spec's slash command, called `name` (a group's subcommand) or the spec's name."""
+
     async def callback(interaction: discord.Interaction[DoomBot], **given: Any) -> None:
         bot = interaction.client
         # a field left out keeps the request's default, which the model says
         data = {k: v for k, v in given.items() if v is not None}
         await interaction.response.defer(ephemeral=True, thinking=True)
         done = await run(bot.ops, bot.caller(interaction), spec.name, data)
-        await interaction.followup.send(fit.content(done.text), ephemeral=True)
+        files = [discord.File(io.BytesIO(f.content), filename=f.name) for f in done.files]
+        await interaction.followup.send(fit.content(done.text), files=files, ephemeral=True)
 
     callback.__signature__ = _signature(spec)  # type: ignore[attr-defined]
     descriptions = {
@@ -56,6 +60,6 @@ def command_for(spec: OperationSpec[Any]) -> app_commands.Command[Any, ..., Any]
     }
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
     command: app_commands.Command[Any, ..., Any] = app_commands.Command(
-        name=spec.name, description=spec.summary, callback=callback
+        name=name or spec.name, description=spec.summary, callback=callback
     )
     return app_commands.guild_only()(command)

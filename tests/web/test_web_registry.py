@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from discord import app_commands
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.operations import Caller, Operations, Rank
-from bot.operations.registry import OperationSpec, Registry
+from bot.operations.registry import File, OperationSpec, Outcome, Registry
 from bot.services import build_services
 from console.session import run_console
 from mcsim.server import Server
@@ -146,7 +147,8 @@ def test_a_spec_a_face_could_not_offer_is_refused_when_registered() -> None:
     with pytest.raises(ValueError, match="registered already"):
         registry.add(ECHO)
     for spec, said in [
-        (OperationSpec("Echo!", "x", EchoRequest, Rank.MODERATOR, echo), "a name is 1-32"),
+        (OperationSpec("Echo!", "x", EchoRequest, Rank.MODERATOR, echo), "one or two words"),
+        (OperationSpec("a b c", "x", EchoRequest, Rank.MODERATOR, echo), "one or two words"),
         (OperationSpec("where", "x", Nested, Rank.MODERATOR, echo), "option 'where'"),  # type: ignore[arg-type]
         (OperationSpec("shout", "x", BadName, Rank.MODERATOR, echo), "not a Discord option"),  # type: ignore[arg-type]
         (OperationSpec("quiet", "", EchoRequest, Rank.MODERATOR, echo), "summary"),
@@ -154,3 +156,66 @@ def test_a_spec_a_face_could_not_offer_is_refused_when_registered() -> None:
         with pytest.raises(ValueError, match=re.escape(said)):
             registry.add(spec)
     assert [s.name for s in registry] == ["echo"]
+
+
+class NoteRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = Field(min_length=1, max_length=50)
+
+
+async def note_add(ops: Operations, caller: Caller, req: NoteRequest) -> Outcome:
+    return Outcome(
+        f"Noted `{req.text}`.",
+        {"text": req.text, "length": len(req.text)},
+        (File("note.txt", req.text.encode()),),
+    )
+
+
+NOTE_ADD = OperationSpec("notes add", "Keep a note.", NoteRequest, Rank.MODERATOR, note_add)
+
+
+async def test_a_two_word_operation_is_a_group_command_and_a_nested_route_with_its_facts(
+    mc: Server, tmp_path: Path
+) -> None:
+    settings = make_settings(
+        tmp_path, [server_config(mc, PASSWORD)], discord_token=BOT_TOKEN, web_port=0
+    )
+    services = await build_services(settings)
+    harness = Harness(settings, services)
+    harness.bot.ops.registry.add(NOTE_ADD)
+    await harness.start()
+    web = WebServer(services, harness.bot, port=0, clock=Clock())
+    await web.start()
+    harness.bot.web = web
+    try:
+        group = harness.bot.tree.get_command("notes")
+        assert isinstance(group, app_commands.Group)
+        assert [c.name for c in group.commands] == ["add"]
+        reply = await harness.run("notes add", MOD, text="bring torches")
+        # the outcome's file goes along with the reply
+        assert reply.text.splitlines() == ["Noted `bring torches`.", "(attached: note.txt)"]
+        # the built-ins are listed, answered by the cogs and the resource routes instead
+        assert harness.bot.tree.get_command("schedule") is not None  # the cog's own
+        mod = await Client(Dash(harness, web, mc, Clock(), None)).login(MOD)  # type: ignore[arg-type]
+        try:
+            csrf = {"X-CSRF-Token": await mod.csrf()}
+            status, body = await mod.post(
+                "/api/operations/notes/add", json={"text": "bring torches"}, headers=csrf
+            )
+            assert status == 200, body
+            found = json.loads(body)
+            assert found["outcome"] == "Noted bring torches.", found  # plain in the API
+            assert found["facts"] == {"text": "bring torches", "length": 13}
+            assert found["files"] == [{"name": "note.txt", "text": "bring torches"}]
+            status, body = await mod.get("/api/operations")
+            listed = {o["name"]: o for o in json.loads(body)["operations"]}
+            assert listed["notes add"]["path"] == "/api/operations/notes/add"
+            assert listed["schedule"]["path"] is None and listed["plan import"]["rank"] == "admin"
+            status, _body = await mod.post("/api/operations/schedule", json={}, headers=csrf)
+            assert status == 404  # a built-in has its resource route, not a second one
+        finally:
+            await mod.close()
+    finally:
+        await web.stop()
+        await harness.close()
