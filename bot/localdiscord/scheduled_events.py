@@ -192,13 +192,13 @@ class LocalScheduledEvents:
         )
 
     async def gateway(self, name: str, data: dict[str, Any]) -> None:
-        """Feed one gateway dispatch to discord.py's parser; wait for the bot's handlers."""
+        """Hand one gateway dispatch to discord.py's parser; wait for the bot's handlers."""
         self._save()  # every change a gateway event tells of is a change to what Discord keeps
         await self.settle()  # what Discord sent before (the create of this event) comes first
-        self._feed(name, data)
+        self._dispatch(name, data)
         await self.settle()
 
-    def _feed(self, name: str, data: dict[str, Any]) -> None:
+    def _dispatch(self, name: str, data: dict[str, Any]) -> None:
         before = asyncio.all_tasks()
         self.local.bot._connection.parsers[name](data)
         self._handlers |= {
@@ -222,7 +222,7 @@ class LocalScheduledEvents:
         # a moment after answering the request
         async def later() -> None:
             await asyncio.sleep(0)
-            self._feed(name, data)
+            self._dispatch(name, data)
 
         self._handlers.add(asyncio.get_running_loop().create_task(later()))
 
