@@ -35,7 +35,12 @@ def _view(spec: OperationSpec[Any]) -> Callable[..., Awaitable[Any]]:
         except errors.BotError as exc:
             return refusal(exc)
         files = [{"name": f.name, "text": f.content.decode()} for f in done.files]
-        return {"operation": done.name, "outcome": done.text, "facts": done.facts, "files": files}
+        return {
+            "operation": done.name,
+            "outcome": done.full_text,
+            "facts": done.facts,
+            "files": files,
+        }
 
     view.__name__ = "operation_" + re.sub("[- ]", "_", spec.name)
     view.__doc__ = f"{spec.summary}\n\nRank: {_RANKS[int(spec.rank)]}."

@@ -31,7 +31,6 @@ from bot.operations.sections import (
     history_section,
     page_section,
     planned_section,
-    section_text,
     status_section,
     task_section,
 )
@@ -107,11 +106,32 @@ async def _clear(ops: Operations, caller: Caller, req: queue.ServerRef) -> Outco
     return Outcome(done.text, {"server": done.server.name, "count": done.count})
 
 
+# -- the questions before a change that cannot be undone (the console and Discord ask) -------
+
+
+async def _ask_clear(ops: Operations, caller: Caller, req: queue.ServerRef) -> str | None:
+    if ops.group(req.server) is not None:
+        return groups.size(ops, caller, req).text
+    return queue.size(ops, caller, req).text
+
+
+async def _ask_cancel_all(ops: Operations, caller: Caller, req: queue.TaskRef) -> str | None:
+    """How many would go; nothing to ask when there are none (the handler says so)."""
+    if ops.group(req.server) is not None:
+        return (await groups.count(ops, caller, req)).text
+    found = await queue.count(ops, caller, req)
+    return found.text if found.count or found.planned else None
+
+
+async def _ask_import(ops: Operations, caller: Caller, req: plan_ops.ImportRequest) -> str | None:
+    """What the import would change (a dry run); nothing to ask for a dry run itself."""
+    if req.dry_run:
+        return None
+    tried = await plan_ops.import_plan(ops, caller, req.model_copy(update={"dry_run": True}))
+    return tried.text
+
+
 # -- reads -------------------------------------------------------------------------------------
-
-
-def _read(head: str, *sections: str) -> str:
-    return "\n\n".join(p for p in (head, *sections) if p)
 
 
 async def _list(ops: Operations, caller: Caller, req: reads.ListRequest) -> Outcome:
@@ -125,7 +145,7 @@ async def _list(ops: Operations, caller: Caller, req: reads.ListRequest) -> Outc
         "tasks": [task_row(t, page.server) for t in page.tasks],
         "planned": [planned_row(row) for row, _upcoming in page.planned],
     }
-    return Outcome(section_text(page_section(page)), facts)
+    return Outcome("", facts, sections=(page_section(page),))
 
 
 async def _show(ops: Operations, caller: Caller, req: queue.TaskRef) -> Outcome:
@@ -145,13 +165,13 @@ async def _show(ops: Operations, caller: Caller, req: queue.TaskRef) -> Outcome:
     else:
         said = _("No task `{id}` on {server}.", id=req.id, server=shown.server.name)
         return Outcome(said, facts)
-    return Outcome(section_text(section), facts)
+    return Outcome("", facts, sections=(section,))
 
 
 async def _time(ops: Operations, caller: Caller, req: queue.ServerRef) -> Outcome:
     clock = await reads.game_time(ops, caller, req)
     facts = {"server": clock.server.name, "ticks": clock.ticks, "day": clock.day, "tps": clock.tps}
-    return Outcome(section_text(clock_section(clock)), facts)
+    return Outcome("", facts, sections=(clock_section(clock),))
 
 
 async def _history(ops: Operations, caller: Caller, req: runs.HistoryRequest) -> Outcome:
@@ -164,7 +184,7 @@ async def _history(ops: Operations, caller: Caller, req: runs.HistoryRequest) ->
         "total": found.total,
         "runs": [run_row(e) for e in found.entries],
     }
-    return Outcome(section_text(history_section(found)), facts)
+    return Outcome("", facts, sections=(history_section(found),))
 
 
 async def _status(ops: Operations, caller: Caller, req: queue.ServerRef) -> Outcome:
@@ -185,7 +205,7 @@ async def _status(ops: Operations, caller: Caller, req: queue.ServerRef) -> Outc
             for s in found
         ]
     }
-    return Outcome(_read("", *(section_text(status_section(s)) for s in found)), facts)
+    return Outcome("", facts, sections=tuple(status_section(s) for s in found))
 
 
 # -- the rest ----------------------------------------------------------------------------------
@@ -269,10 +289,19 @@ def _spec(
     handler: Callable[[Operations, Caller, R], Awaitable[Outcome]],
     *,
     changes: bool = False,
+    confirm: Callable[[Operations, Caller, R], Awaitable[str | None]] | None = None,
 ) -> OperationSpec[R]:
     # a built-in audits inside its operation (the entry names the server it changed)
     return OperationSpec(
-        name, summary, request, rank, handler, changes=changes, audited=True, face_code=True
+        name,
+        summary,
+        request,
+        rank,
+        handler,
+        changes=changes,
+        audited=True,
+        face_code=True,
+        confirm=confirm,
     )
 
 
@@ -310,6 +339,7 @@ BUILTIN: tuple[OperationSpec[Any], ...] = (
         M,
         _each(_changed(queue.cancel_all), groups.cancel_all),
         changes=True,
+        confirm=_ask_cancel_all,
     ),
     _spec(
         "pause",
@@ -342,6 +372,7 @@ BUILTIN: tuple[OperationSpec[Any], ...] = (
         A,
         _each(_clear, groups.clear),
         changes=True,
+        confirm=_ask_clear,
     ),
     _spec(
         "list",
@@ -407,9 +438,10 @@ BUILTIN: tuple[OperationSpec[Any], ...] = (
         "plan import",
         N_("Read a plan file: shows what changes, then asks to do it."),
         plan_ops.ImportRequest,
-        A,
+        M,
         _import,
         changes=True,
+        confirm=_ask_import,
     ),
     _spec(
         "event create",

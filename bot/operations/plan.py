@@ -66,7 +66,10 @@ class ImportRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    document: str = Field(min_length=1, max_length=MAX_FILE)
+    # a person gives the file (Discord's attachment, the console's `file:` path)
+    document: str = Field(
+        min_length=1, max_length=MAX_FILE, json_schema_extra={"x-file-option": "file"}
+    )
     server: str | None = None
     dry_run: bool = False
 

@@ -36,6 +36,7 @@ from bot import errors
 from bot.i18n import _
 from bot.operations.ranks import Rank
 from bot.operations.requests import validated
+from bot.operations.sections import Section, section_text
 
 if TYPE_CHECKING:
     from bot.operations.base import Operations
@@ -64,13 +65,19 @@ class File:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What an operation did or found: `text` for a person (the faces' shared markup), `facts`
-    for a program (JSON values, datetimes for instants, which the API writes in ISO 8601),
-    `files` to hand over."""
+    """What an operation did or found: `text` for a person (the faces' shared markup), the
+    read's `sections` after it (bot.operations.sections), `facts` for a program (JSON values,
+    instants in ISO 8601), `files` to hand over."""
 
     text: str
     facts: Mapping[str, Any] = field(default_factory=dict)
     files: tuple[File, ...] = ()
+    sections: tuple[Section, ...] = ()
+
+    @property
+    def full_text(self) -> str:
+        """The sentence and the sections, as lines of the shared markup (one message)."""
+        return "\n\n".join(p for p in (self.text, *map(section_text, self.sections)) if p)
 
 
 def as_outcome(said: str | Outcome) -> Outcome:
@@ -94,18 +101,60 @@ class OperationSpec(Generic[R]):
     changes: bool = False
     audited: bool = False
     face_code: bool = False
+    # the question a person answers before it runs (None: nothing to ask this time); a
+    # program's call through the API is its own confirmation
+    confirm: Callable[[Operations, Caller, R], Awaitable[str | None]] | None = None
 
 
 @dataclass(frozen=True)
-class Done:
-    """An operation's outcome: its name, the request as given, the outcome's text, facts and
-    files."""
+class Done(Outcome):
+    """An operation's outcome with its name and the request as given."""
+
+    name: str = ""
+    request: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a person gives an operation: `name` as typed (the field's, or the file
+    option's: `file:` fills `document` with a file's text), `kind` the type it is read as,
+    `choices` its words (a Literal)."""
 
     name: str
-    request: dict[str, Any]
-    text: str
-    facts: Mapping[str, Any] = field(default_factory=dict)
-    files: tuple[File, ...] = ()
+    field: str
+    kind: type
+    required: bool
+    description: str = ""
+    choices: tuple[str, ...] = ()
+    file: bool = False
+
+
+# a field's json_schema_extra key (an OpenAPI extension): the option that reads a file
+FILE_OPTION = "x-file-option"
+
+
+def options(spec: OperationSpec[Any]) -> list[Option]:
+    """The spec's options, in its request's field order, required ones first."""
+    found = []
+    for name, info in spec.request.model_fields.items():
+        kind = option_type(info.annotation)
+        choices: tuple[str, ...] = ()
+        if typing.get_origin(kind) is Literal:
+            choices, kind = tuple(typing.get_args(kind)), str
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        from_file = extra.get(FILE_OPTION)
+        found.append(
+            Option(
+                str(from_file) if from_file else name,
+                name,
+                kind,
+                info.is_required(),
+                info.description or "",
+                choices,
+                bool(from_file),
+            )
+        )
+    return sorted(found, key=lambda o: not o.required)
 
 
 def option_type(annotation: Any) -> Any:
@@ -181,5 +230,7 @@ async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, obj
     outcome = as_outcome(await spec.handler(ops, caller, request))
     given = request.model_dump(exclude_defaults=True)
     if spec.changes and not spec.audited:
-        await ops.audit(caller, None, spec.name, given, outcome.text)
-    return Done(spec.name, given, outcome.text, outcome.facts, outcome.files)
+        await ops.audit(caller, None, spec.name, given, outcome.full_text)
+    return Done(
+        outcome.text, outcome.facts, outcome.files, outcome.sections, name=spec.name, request=given
+    )

@@ -17,6 +17,7 @@ from discord import app_commands
 
 from bot.operations.registry import OperationSpec, option_type, run
 from bot.slash import fit
+from bot.slash.embeds import embed_of
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -52,7 +53,13 @@ def command_for(spec: OperationSpec[Any], name: str = "") -> app_commands.Comman
         await interaction.response.defer(ephemeral=True, thinking=True)
         done = await run(bot.ops, bot.caller(interaction), spec.name, data)
         files = [discord.File(io.BytesIO(f.content), filename=f.name) for f in done.files]
-        await interaction.followup.send(fit.content(done.text), files=files, ephemeral=True)
+        embeds = [embed_of(s) for s in done.sections][:10]  # Discord's most in one message
+        await interaction.followup.send(
+            fit.content(done.text) if done.text else discord.utils.MISSING,
+            embeds=embeds,
+            files=files,
+            ephemeral=True,
+        )
 
     callback.__signature__ = _signature(spec)  # type: ignore[attr-defined]
     descriptions = {

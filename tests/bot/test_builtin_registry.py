@@ -70,9 +70,9 @@ async def test_a_game_time_task_through_the_registry_is_said_and_given_as_data(
 
     listed = await run(operations, MOD, "list", {})
     assert [t["id"] for t in listed.facts["tasks"]] == ["greet"] and listed.facts["total"] == 1
-    assert "queue on main: 1 task(s)" in listed.text and "say hi" in listed.text
+    assert "queue on main: 1 task(s)" in listed.full_text and "say hi" in listed.full_text
     shown = await run(operations, MOD, "show", {"id": "greet"})
-    assert shown.facts["task"]["run"] == "say hi" and "Task `greet`" in shown.text
+    assert shown.facts["task"]["run"] == "say hi" and "Task `greet`" in shown.full_text
     clock = await run(operations, MOD, "time", {})
     assert isinstance(clock.facts["ticks"], int) and clock.facts["day"] >= 0
 
@@ -95,7 +95,7 @@ async def test_a_wall_clock_row_through_the_registry_has_its_next_runs_as_instan
     assert runs and timedelta(hours=1) < runs[0] - datetime.now(runs[0].tzinfo) < timedelta(hours=3)
     assert made.facts["planned"]["task_id"] == "later" and made.facts["task"] is None
     shown = await run(operations, MOD, "show", {"id": "later"})
-    assert shown.facts["planned"]["run"] == "say later" and "Planned `later`" in shown.text
+    assert shown.facts["planned"]["run"] == "say later" and "Planned `later`" in shown.full_text
     listed = await run(operations, MOD, "list", {"which": "planned"})
     assert [r["task_id"] for r in listed.facts["planned"]] == ["later"]
 

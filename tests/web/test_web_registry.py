@@ -211,7 +211,7 @@ async def test_a_two_word_operation_is_a_group_command_and_a_nested_route_with_i
             status, body = await mod.get("/api/operations")
             listed = {o["name"]: o for o in json.loads(body)["operations"]}
             assert listed["notes add"]["path"] == "/api/operations/notes/add"
-            assert listed["schedule"]["path"] is None and listed["plan import"]["rank"] == "admin"
+            assert listed["schedule"]["path"] is None and listed["setup"]["rank"] == "admin"
             status, _body = await mod.post("/api/operations/schedule", json={}, headers=csrf)
             assert status == 404  # a built-in has its resource route, not a second one
         finally:
