@@ -54,7 +54,7 @@ _PLANNED_OUTCOMES = {
     "offline": "waiting_player",
     "waited": "waited",
 }
-_PLANNED_KEY = re.compile(r"^w(\d+)d(\d+)$")  # bot.wallclock.delivery.task_key
+_PLANNED_KEY = re.compile(r"^w(\d+)d(\d+)$")  # bot.wallclock.staging.task_key
 Kind = Literal["planned", "game"]
 # the server's game time now, by server name (the pack's get_time)
 GameTime = Callable[[str], Awaitable[int]]

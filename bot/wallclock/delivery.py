@@ -5,7 +5,7 @@ and each late, missed, failed or waiting run alerted on the server's feed."""
 
 from __future__ import annotations
 
-__all__ = ["TRANSIENT", "Delivery", "drop_staged", "task_key"]
+__all__ = ["TRANSIENT", "Delivery"]
 
 import contextlib
 from dataclasses import dataclass
@@ -21,6 +21,7 @@ from bot.minecraft.conditions import pack_cond
 from bot.minecraft.pack_client import PackClient, Staged
 from bot.store.schedules import Schedule, State
 from bot.times.when import human
+from bot.wallclock.staging import drop_staged, task_key
 
 if TYPE_CHECKING:
     from bot.wallclock.scheduler import Scheduler
@@ -30,16 +31,6 @@ if TYPE_CHECKING:
 # from being sent twice
 TRANSIENT = ("no_input", "no_answer", "bad_reply")
 _OUTCOMES = {"ran": "ran", "queue": "queued", "offline": "waiting_player", "paused": "paused"}
-
-
-def task_key(schedule_id: int, due: float) -> str:
-    """The bot key of a run's task: the same for its staging and every hand-over attempt."""
-    return f"w{schedule_id}d{int(due * 1000)}"
-
-
-async def drop_staged(pack: PackClient, key: str) -> None:
-    with contextlib.suppress(BotError):  # a leftover is overwritten by the row's next staging
-        await pack.unstage(key)
 
 
 @dataclass
@@ -76,7 +67,7 @@ class Delivery:
         self.in_doubt = self.recovered
         server = owner.servers.get(row.server)
         # the staged request's content does not depend on the due
-        staged: Staged | None = None if self.extra else owner.take_staged(row.id)
+        staged: Staged | None = None if self.extra else owner.staging.take(row.id)
         while True:
             sent_at: int | None = None  # set once this attempt's request may go out
             if attempt > 0:
@@ -152,7 +143,7 @@ class Delivery:
                             reason=reason,
                         )
                     attempt += 1
-                    await owner.sleep(owner.offline_retry)
+                    await owner.inflight.sleep(owner.offline_retry)
                     continue
                 await self._finished_badly(f"failed: {e.code}", e.text)
                 return
@@ -162,7 +153,7 @@ class Delivery:
                     self._answer_lost(sent_at)
                 # later attempts write the request anew: drop the staged one
                 if staged is not None and server is not None:
-                    owner.spawn(drop_staged(server.pack, staged.key))
+                    owner.inflight.spawn(drop_staged(server.pack, staged.key))
                     staged = None
                 if not await self._wait_retry(e, attempt):
                     return
@@ -216,13 +207,13 @@ class Delivery:
         delay = owner.backoff[min(attempt, len(owner.backoff) - 1)]
         if now >= end and not self.waiting_said:
             if self.in_doubt:
-                await owner.sleep(delay)
+                await owner.inflight.sleep(delay)
                 return True
             await self._finished_badly(
                 "missed", lazy("the server was unreachable: {error}", error=error.text)
             )
             return False
-        await owner.sleep(min(delay, (end - now).total_seconds()))
+        await owner.inflight.sleep(min(delay, (end - now).total_seconds()))
         return True
 
     async def _finished_badly(self, outcome: str, reason: Text) -> None:

@@ -12,7 +12,7 @@ from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import ScheduleStore
 from bot.times.clock import ManualClock
-from bot.wallclock.scheduler import STAGE_LEAD
+from bot.wallclock.due_heap import STAGE_LEAD
 from tests.wallclock.wallclock_sim import (
     MOD,
     START,

@@ -11,7 +11,7 @@ from bot.store.db import Database
 from bot.store.ledger import Ledger
 from bot.store.schedules import ScheduleStore
 from bot.times.clock import ManualClock
-from bot.wallclock.scheduler import STAGE_LEAD
+from bot.wallclock.due_heap import STAGE_LEAD
 from tests.wallclock.wallclock_sim import MOD, START, PackSim, count_runs, make_scheduler
 
 ADD = "scoreboard players add #runs wc 1"

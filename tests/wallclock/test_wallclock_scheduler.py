@@ -18,7 +18,8 @@ import pytest
 from bot.events.event import Event
 from bot.services import ServerServices
 from bot.times.clock import ManualClock
-from bot.wallclock.scheduler import STAGE_LEAD, Scheduler
+from bot.wallclock.due_heap import STAGE_LEAD
+from bot.wallclock.scheduler import Scheduler
 from tests.wallclock.wallclock_sim import (
     MOD,
     START,
