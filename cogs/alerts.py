@@ -13,10 +13,11 @@ import discord
 from discord.ext import commands
 
 from bot.aio import cancel_and_wait
-from bot.background.crash_guard import restored_count
-from bot.events.kinds import ALERTS, KINDS, shown_details
-from bot.i18n import _, localized, ngettext
+from bot.events.kinds import ALERTS, KINDS
+from bot.i18n import _, localized
 from bot.minecraft.selftest import is_selftest_id
+from bot.operations.sections import alert_section
+from bot.slash.embeds import embed_of
 from bot.slash.fit import clip, pack_embeds, pages
 
 if TYPE_CHECKING:
@@ -32,19 +33,7 @@ SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6
 
 
 def alert_embed(event: Event) -> discord.Embed:
-    title, colour = ALERTS[event.type]
-    embed = discord.Embed(title=str(title), colour=colour)
-    count = restored_count(event)
-    task = event.task_id if count is None else ngettext("{n} task", "{n} tasks", count)
-    if task:  # a health alert is about the server, not a task
-        embed.add_field(name=_("task"), value=f"`{task[:100]}`")
-    embed.add_field(name=_("server"), value=event.server)
-    if event.game_time >= 0:
-        embed.add_field(name=_("game time"), value=str(event.game_time))
-    for name, shown in shown_details(event)[:20]:  # in this alert's locale
-        embed.add_field(name=name[:256], value=f"`{clip(shown, 1000)}`")
-    embed.set_footer(text=_("event {seq}", seq=event.seq))
-    return embed
+    return embed_of(alert_section(event))
 
 
 def _line(event: Event) -> str:

@@ -35,7 +35,8 @@ from rich.style import Style
 from rich.text import Text
 
 from bot.i18n import _
-from bot.localdiscord.message_text import buttons, discord_times
+from bot.i18n.formats import stamps_in_zone
+from bot.localdiscord.message_text import buttons
 
 _LEADING = re.compile(r"^ +")
 # an address in a message's text, without the punctuation that may follow it in a sentence
@@ -168,7 +169,7 @@ def message_view(
     ``skip``: the places of attachments the caller says itself (where it wrote them)."""
 
     def times(text: object) -> str:
-        return discord_times(str(text), zone=zone, now=now)
+        return stamps_in_zone(str(text), zone=zone, now=now)
 
     def markdown(text: object, style: str = "none") -> DiscordMarkdown:
         return DiscordMarkdown(times(text), hyperlinks=terminal, style=style)

@@ -15,10 +15,12 @@ __all__ = [
     "relative",
     "stamp",
     "stamp_with_distance",
+    "stamps_in_zone",
     "ticks_duration",
     "zone_name",
 ]
 
+import re
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -126,3 +128,19 @@ def moment(
         time=clock(aware.astimezone(zone), locale=loc),
         relative=relative(aware, now=now, locale=loc),
     )
+
+
+# One stamp, or two of the same instant side by side as the bot writes them ("<t:N:F>
+# (<t:N:R>)"): either reads as one moment, whose relative part is said once.
+_STAMPS = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>(?:\s*\(<t:\1(?::[tTdDfFR])?>\))?")
+
+
+def stamps_in_zone(text: str, *, zone: tzinfo | None = None, now: datetime | None = None) -> str:
+    """``text`` with the shared markup's instants (Discord's ``<t:N:F>``) in the one time
+    format of a face that shows one zone, :func:`moment`: in ``zone`` (None: the system's),
+    the zone named."""
+
+    def one(match: re.Match[str]) -> str:
+        return moment(datetime.fromtimestamp(int(match[1]), UTC), zone=zone, now=now)
+
+    return _STAMPS.sub(one, text)

@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-__all__ = ["buttons", "discord_times", "render"]
+__all__ = ["buttons", "render"]
 
-import re
 from collections.abc import Mapping
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from typing import Any
 
 from bot.i18n import _
-from bot.i18n.formats import moment
+from bot.i18n.formats import stamps_in_zone
 
 
 def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -22,21 +21,6 @@ def buttons(message: Mapping[str, Any]) -> list[dict[str, Any]]:
         for c in row.get("components", [])
         if c.get("type") == 2
     ]
-
-
-# One stamp, or two of the same instant side by side as the bot writes them ("<t:N:F>
-# (<t:N:R>)"): either reads as one moment, whose relative part is said once.
-_STAMPS = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFR])?>(?:\s*\(<t:\1(?::[tTdDfFR])?>\))?")
-
-
-def discord_times(text: str, *, zone: tzinfo | None = None, now: datetime | None = None) -> str:
-    """``text`` with Discord's timestamp markup as the console's one time format,
-    :func:`bot.i18n.formats.moment`: in ``zone`` (None: the system's), the zone named."""
-
-    def one(match: re.Match[str]) -> str:
-        return moment(datetime.fromtimestamp(int(match[1]), UTC), zone=zone, now=now)
-
-    return _STAMPS.sub(one, text)
 
 
 def render(
@@ -62,4 +46,4 @@ def render(
     lines += [
         _("(attached: {name})", name=a.get("filename")) for a in data.get("attachments") or []
     ]
-    return discord_times("\n".join(lines), zone=zone, now=now)
+    return stamps_in_zone("\n".join(lines), zone=zone, now=now)

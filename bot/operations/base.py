@@ -15,6 +15,7 @@ from bot.i18n import _
 from bot.operations.builtin import BUILTIN
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
+from bot.operations.suggest import Suggest
 from bot.operations.whoami import WHOAMI
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class Operations:
         self.registry = Registry()
         for spec in (*BUILTIN, WHOAMI):
             self.registry.add(spec)
+        self.suggest = Suggest(self)  # what to offer while an option is typed
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""

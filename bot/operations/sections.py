@@ -12,6 +12,7 @@ __all__ = [
     "Field",
     "Section",
     "Tone",
+    "alert_section",
     "clock_section",
     "history_line",
     "history_section",
@@ -31,6 +32,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
+from bot.background.crash_guard import restored_count
+from bot.events.kinds import ALERTS, shown_details
 from bot.i18n import _, ngettext, pgettext
 from bot.i18n.formats import decimal, number, stamp, stamp_with_distance
 from bot.i18n.words import run_outcome, schedule_state
@@ -40,6 +43,7 @@ from bot.operations.reads import doubt_fact, planned_facts
 from bot.times.when import repeat_text
 
 if TYPE_CHECKING:
+    from bot.events.event import Event
     from bot.minecraft.pack_tasks import Task
     from bot.operations.reads import Clock, Page
     from bot.operations.runs import History
@@ -71,6 +75,7 @@ class Section:
     footer: str = ""
     tone: Tone = "info"
     author: str = ""  # the server it is about, in a group's reply
+    colour: int | None = None  # a colour of its own (an alert's kind), over the tone's
 
 
 def section_text(section: Section) -> str:
@@ -358,3 +363,28 @@ def status_section(found: ServerStatus) -> Section:
     for which, total in found.sizes.items():
         fields.append(Field(pgettext("slash option choice", which), number(total)))
     return Section(title, fields=(*fields, *_checker(server)), tone=tone)
+
+
+# -- an alert ----------------------------------------------------------------------------------
+
+
+def alert_section(event: Event) -> Section:
+    """An alert from the pack's or the bot's events: what happened (its kind's title and
+    colour), to which task, on which server, at which game time, with its details."""
+    title, colour = ALERTS[event.type]
+    count = restored_count(event)
+    task = event.task_id if count is None else ngettext("{n} task", "{n} tasks", count)
+    fields = []
+    if task:  # a health alert is about the server, not a task
+        fields.append(Field(_("task"), f"`{task[:100]}`"))
+    fields.append(Field(_("server"), event.server))
+    if event.game_time >= 0:
+        fields.append(Field(_("game time"), str(event.game_time)))
+    for name, shown in shown_details(event)[:20]:  # in this alert's locale
+        fields.append(Field(name[:256], f"`{_clip(shown, 1000)}`"))
+    footer = _("event {seq}", seq=event.seq)
+    return Section(str(title), fields=tuple(fields), footer=footer, colour=colour)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -26,17 +26,13 @@ __all__ = [
     "task_id_autocomplete",
 ]
 
-import asyncio
 import logging
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
 
-from bot import errors
-from bot.config import ALL_SERVERS
 from bot.i18n import N_, _, set_locale
 from bot.slash import errors_ui, fit
 from bot.slash.permissions import is_moderator
@@ -59,37 +55,25 @@ AFTER_WAIT = [app_commands.Choice(name=n, value=n) for n in ("run", "skip")]
 # what the crash guard does when a crash leaves a run unknown (bot.background.doubt), /schedule
 ON_DOUBT = [app_commands.Choice(name=n, value=n) for n in ("skip", "run")]
 TASK_ID_HELP = "The task's id."
-MAX_CHOICES = 25  # Discord's limit on autocomplete choices
-MAX_CHOICE_LEN = 100
-# Discord drops an autocomplete answer after 3 s and autocomplete cannot be deferred: past this
-# budget the ids the server gave last time are offered instead of waiting for a slow server
-AUTOCOMPLETE_BUDGET = 2.0
 TaskId = app_commands.Range[str, 1, 64]  # the pack's limit on a task id
+
+
+def _choices(values: list[str]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=v, value=v) for v in values]
 
 
 async def server_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Configured server names starting with (then containing) what the user typed."""
-    names = sorted(interaction.client.services.servers)
-    low = current.lower()
-    ranked = [n for n in names if n.lower().startswith(low)]
-    ranked += [n for n in names if low in n.lower() and n not in ranked]
-    return [app_commands.Choice(name=n, value=n) for n in ranked[:MAX_CHOICES]]
+    return _choices(interaction.client.ops.suggest.servers(current, groups=False))
 
 
 async def target_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Server names, then the server groups and `all` (for a command that takes a group)."""
-    servers = await server_autocomplete(interaction, current)
-    settings = interaction.client.settings
-    if len(interaction.client.services.servers) < 2:
-        return servers
-    low = current.lower()
-    names = [*sorted(settings.server_groups), ALL_SERVERS]
-    found = [app_commands.Choice(name=n, value=n) for n in names if low in n.lower()]
-    return (servers + found)[:MAX_CHOICES]
+    return _choices(interaction.client.ops.suggest.servers(current, groups=True))
 
 
 def server_command(
@@ -139,41 +123,6 @@ def task_command(
     return decorator
 
 
-class _IdCache:
-    """Task ids a server gave lately, and the one lookup in flight per server.
-
-    One lookup at a time per server: keystrokes on a slow server share it instead of piling up
-    round trips; past the budget the answer comes from the ids seen before, and the lookup's
-    answer still arrives and refreshes them for the next keystroke.
-    """
-
-    def __init__(self) -> None:
-        self.recent: dict[str, list[str]] = {}
-        self.inflight: dict[str, tuple[str, asyncio.Task[list[str]]]] = {}
-
-    def _remember(self, server: str, done: asyncio.Task[list[str]]) -> None:
-        if not done.cancelled() and done.exception() is None:
-            self.recent[server] = sorted({*self.recent.get(server, []), *done.result()})[-500:]
-
-    async def lookup(self, server: ServerServices, current: str) -> list[str]:
-        low = current.lower()
-        prefix, task = self.inflight.get(server.name, (current, None))
-        if task is None or task.done():
-            prefix = current
-            task = asyncio.ensure_future(server.pack.task_ids(current, limit=MAX_CHOICES))
-            task.add_done_callback(lambda done: self._remember(server.name, done))
-            self.inflight[server.name] = (prefix, task)
-        try:
-            ids = await asyncio.wait_for(asyncio.shield(task), AUTOCOMPLETE_BUDGET)
-        except TimeoutError:
-            return [i for i in self.recent.get(server.name, []) if i.lower().startswith(low)]
-        # a lookup started for another keystroke: keep what also fits this one
-        return ids if prefix == current else [i for i in ids if low in i.lower()]
-
-
-_id_caches: weakref.WeakKeyDictionary[DoomBot, _IdCache] = weakref.WeakKeyDictionary()
-
-
 @is_moderator()  # discord.py runs the callback's own checks, not the command's, for autocomplete
 async def task_id_autocomplete(
     interaction: Interaction, current: str
@@ -184,34 +133,9 @@ async def task_id_autocomplete(
     Only for moderators: anyone else would read the queue (and cost a round trip per keystroke).
     A server slower than :data:`AUTOCOMPLETE_BUDGET` gets the ids it gave last time (see
     :class:`_IdCache`)."""
-    name = getattr(interaction.namespace, "server", None)
-    try:
-        servers = interaction.client.ops.group(name) or [interaction.client.server(name)]
-    except errors.BotError:
-        return []  # an unknown server just offers nothing; the command will say why
-    ids: list[str] = []
-    scheduler = interaction.client.services.scheduler
-    if scheduler is not None:  # planned rows come from the bot's own database: no round trip
-        for server in servers:
-            found = await scheduler.task_ids(server.name, current, MAX_CHOICES)
-            ids += [i for i in found if i not in ids]
-    cache = _id_caches.setdefault(interaction.client, _IdCache())
-    # a group's servers are asked at once: the budget is for the whole answer
-    looked = await asyncio.gather(
-        *(cache.lookup(s, current) for s in servers), return_exceptions=True
-    )
-    for found_ids in looked:
-        if isinstance(found_ids, errors.BotError):
-            continue  # an unreachable server offers only the planned ids; the command says why
-        if isinstance(found_ids, BaseException):
-            raise found_ids
-        ids += [i for i in found_ids if i not in ids]
-    low = current.lower()
-    ids.sort(key=lambda i: not i.lower().startswith(low))  # stable: prefix matches first
-    # a choice's name and value are 1-100 characters (bot.localdiscord.limits); ids are <= 64
-    return [app_commands.Choice(name=i, value=i) for i in ids if 0 < len(i) <= MAX_CHOICE_LEN][
-        :MAX_CHOICES
-    ]
+    bot: DoomBot = interaction.client
+    server = getattr(interaction.namespace, "server", None)
+    return _choices(await bot.ops.suggest.task_ids(bot.caller(interaction), current, server))
 
 
 async def deferred(

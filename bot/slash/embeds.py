@@ -20,7 +20,8 @@ MAX_DESCRIPTION = 4096  # Discord's longest embed description
 
 
 def embed_of(section: Section) -> discord.Embed:
-    embed = discord.Embed(title=section.title, colour=COLOURS[section.tone])
+    colour = section.colour if section.colour is not None else COLOURS[section.tone]
+    embed = discord.Embed(title=section.title, colour=colour)
     if section.author:
         embed.set_author(name=section.author)
     if section.lines:

@@ -17,7 +17,6 @@ import pytest
 from bot.config import ServerConfig
 from bot.localdiscord.emulator import Exchange, VirtualClock
 from bot.services import build_services
-from bot.slash import cog_helpers
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.slow_rcon import SlowRcon
@@ -133,7 +132,7 @@ async def test_autocomplete_answers_in_time_from_the_last_ids(
     # its 3 s are 0.6 s, a reply takes 1 s (5 s), the bot's budget is 0.2 s (1 s)
     h.discord.clock = lambda: time.monotonic() * 5
     proxy.delay, proxy.real_delay = 0.0, 1.0
-    monkeypatch.setattr(cog_helpers, "AUTOCOMPLETE_BUDGET", 0.2)
+    monkeypatch.setattr(h.bot.ops.suggest, "budget", 0.2)
     first = await h.autocomplete("cancel", "id", MOD, id="auto")
     assert first == []  # nothing known yet, but an answer in time rather than a failure
     exchange = list(h.discord.exchanges.values())[-1]
