@@ -8,12 +8,17 @@ background work and the dashboard) runs with no Discord at all.
 
 from __future__ import annotations
 
-__all__ = ["AuditTrail", "Core", "build_core"]
+__all__ = ["AuditTrail", "Core", "build_core", "follow_alerts"]
 
+import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.aio import cancel_and_wait
+from bot.events.kinds import ALERTS, KINDS
+from bot.minecraft.selftest import is_selftest_id
 from bot.operations import Operations
 from bot.operations.base import AuditEntry, Auditor, StoreAuditor
 from bot.plugins import PluginState, load_plugins
@@ -21,7 +26,8 @@ from bot.services import build_services
 
 if TYPE_CHECKING:
     from bot.config import Settings
-    from bot.services import Services
+    from bot.events.event import Event
+    from bot.services import ServerServices, Services
 
 log = logging.getLogger(__name__)
 
@@ -73,3 +79,41 @@ async def build_core(settings: Settings) -> Core:
     core = Core.around(await build_services(settings))
     core.plugins = await load_plugins(core.ops, settings)
     return core
+
+
+async def follow_alerts(
+    core: Core, on_alert: Callable[[ServerServices, Event], None] | None = None
+) -> None:
+    """Read every server's events until cancelled, for a face with no Discord alerts cog (the
+    console, ``serve``): through the bus, so the crash guard keeps its record as they pass and
+    the dashboard reads the same stream; each alert is logged and given to `on_alert`."""
+
+    async def one(server: ServerServices) -> None:
+        assert server.events is not None
+        async with core.services.bus.subscribe(server.name, server.events) as stream:
+            async for event in stream:
+                if event.type not in ALERTS or is_selftest_id(event.task_id):
+                    continue
+                # the event's type and task first, as a log search would look for them
+                log.warning(
+                    "alert: %s %s on %s (%s)",
+                    event.type,
+                    event.task_id,
+                    server.name,
+                    KINDS.get(event.type, event.type),
+                )
+                if on_alert is not None:
+                    try:
+                        on_alert(server, event)
+                    except Exception:  # one alert that cannot be shown stops none after it
+                        log.exception("showing the alert %s failed", event.type)
+
+    readers = [
+        asyncio.create_task(one(s), name=f"events {s.name}")
+        for s in core.services.servers.values()
+        if s.events is not None
+    ]
+    try:
+        await asyncio.gather(*readers)
+    finally:
+        await cancel_and_wait(*readers)

@@ -1,6 +1,7 @@
-"""The console face: the bot's slash commands typed in a terminal (``python -m bot console``).
+"""The console face: the operations typed in a terminal (``python -m bot console``).
 
-A face beside ``cogs/`` and ``web/``: it runs the bot's own CommandTree and cogs on the local
-Discord (bot.localdiscord) and prints what Discord would show. It imports the bot; the bot never
-imports it but in the launcher (``bot/__main__.py``), which starts it.
+A face beside ``cogs/`` and ``web/``: a line is read against the operation registry (the slash
+commands' names and options) and runs on the core (bot.core), with no Discord in it; outcomes,
+alerts and questions print as text. It imports the bot; the bot never imports it but in the
+launcher (``bot/__main__.py``), which starts it.
 """

@@ -1,34 +1,35 @@
-"""``python -m bot console``: the bot on the local Discord, the console reading lines on it, the
-dashboard beside; started by the launcher (bot/__main__.py) with the settings it read.
-
-The bot is built where ``run``'s is (bot.launch.run_bot); :class:`ConsoleFront` is what the
-console brings to it: its settings, the local Discord as the connection, the session.
+"""``python -m bot console``: the core (bot.core), its background work, the dashboard beside it
+and the console reading lines on it; started by the launcher (bot/__main__.py) with the
+settings it read. No Discord: the operations run on the core, the alerts print in the console.
 """
 
 from __future__ import annotations
 
-__all__ = ["ConsoleFront", "main"]
+__all__ = ["main"]
 
 import contextlib
 import importlib.util
 import logging
 import sys
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.aio import run_until_stopped
-from bot.i18n import _, console_locale, discord_locale, set_locale
-from bot.launch import run_bot
-from bot.localdiscord.emulator import CHANNEL_ID, LocalDiscord
+from bot.cli.serve import dashboard_on
+from bot.core import Core, build_core, follow_alerts
+from bot.i18n import _, console_locale, set_locale
+from bot.operations import access
+from bot.operations.requests import validated
+from bot.operations.sections import alert_section
 from console.files import FILES_FOLDER
 from console.lines import quiet_terminal
-from console.session import CONSOLE_USER_ID, HISTORY_FILE, is_terminal, run_console
+from console.session import HISTORY_FILE, Screen, console_caller, is_terminal, run_console
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from collections.abc import Awaitable, Callable
+
     from bot.config import Settings
-    from bot.operations import Face
+    from bot.operations import Caller
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +37,14 @@ LOOPBACK = "127.0.0.1"
 
 
 def main(settings: Settings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
-    """The bot's cogs in a terminal, as the console user (an admin)."""
+    """The operations in a terminal, as the console user (an admin)."""
     _lines_end_at_newline(stdin)
     # from the start, not only from the first prompt: what is typed while the bot starts is
     # drawn by that prompt, not echoed as well (on a pipe-fed prompt the terminal keeps echoing)
     at_terminal = is_terminal(stdin) and is_terminal(stdout)
     with quiet_terminal(stdin) if at_terminal else contextlib.nullcontext():
         # SIGTERM/SIGINT: bot.aio.Stopped
-        return run_until_stopped(run_bot(settings, ConsoleFront(stdin, stdout)))
+        return run_until_stopped(run(settings, stdin, stdout))
 
 
 def _lines_end_at_newline(stdin: TextIO) -> None:
@@ -70,65 +71,75 @@ def _own_dashboard(settings: Settings) -> dict[str, object]:
     return {"web_port": 0, "web_host": LOOPBACK}
 
 
-class ConsoleFront:
-    """The console as the bot's front (bot.launch.Front): lines typed at ``stdin`` run on a
-    local Discord, what Discord would show prints to ``stdout``."""
+async def _start_web(core: Core) -> Any:
+    """The dashboard on the core, when a port is set."""
+    if core.settings.web_port is None:
+        return None
+    return await dashboard_on(core)
 
-    face: Face = "console"
-    sync_commands = False  # the local Discord checks the tree at every start instead
 
-    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
-        self.stdin = stdin
-        self.stdout = stdout
-        self.locale = "en"
-        self.local: LocalDiscord | None = None
+def _link_maker(
+    core: Core, base: str, caller: Callable[[], Caller]
+) -> Callable[[], Awaitable[str]]:
+    """A one-time dashboard link for the person at the terminal, with their rank (admin)."""
 
-    def settings(self, settings: Settings) -> Settings:
-        # the person at the terminal already holds the server; alerts print here unless routed
-        # elsewhere, in the console's language
-        locale = console_locale(settings.locale)  # DOOM_LOCALE, else the system's
-        self.locale = set_locale(locale)
-        return settings.model_copy(
-            update={
-                "admin_user_ids": [*settings.admin_user_ids, CONSOLE_USER_ID],
-                "alert_channel_id": settings.alert_channel_id or CHANNEL_ID,
-                "locale": locale,
-                **_own_dashboard(settings),
-            }
-        )
+    async def link() -> str:
+        who = caller()
+        request = validated(access.AccessRequest, {"name": who.name, "rank": "admin"})
+        secret = await access.login(core.ops, who, request)
+        return f"{base}/login?c={secret}"
 
-    def connect(self, bot: DoomBot) -> AbstractAsyncContextManager[object]:
-        self.local = LocalDiscord(bot, locale=discord_locale(self.locale))
-        return self.local
+    return link
 
-    async def run(self, bot: DoomBot) -> None:
-        assert self.local is not None, "run before connect"
-        if bot.web is not None:
-            link = bot.web.login_link(CONSOLE_USER_ID, self.local.guild_id, "console")
+
+async def run(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
+    locale = console_locale(settings.locale)  # DOOM_LOCALE, else the system's
+    set_locale(locale)
+    settings = settings.model_copy(update={"locale": locale, **_own_dashboard(settings)})
+    core = await build_core(settings)
+    web: Any = None
+    try:
+        await core.start()
+        web = await _start_web(core)
+        caller = console_caller()
+        link = _link_maker(core, web.base_url, caller) if web is not None else None
+        if web is not None and link is not None:
             print(
                 _(
                     "Web dashboard: {url} (log in, once, within 5 minutes: {link})",
-                    url=bot.web.base_url,
-                    link=link,
+                    url=web.base_url,
+                    link=await link(),
                 ),
-                file=self.stdout,
+                file=stdout,
                 flush=True,
             )
-            if bot.settings.web_port == 0 and bot.settings.web_host == LOOPBACK:
+            if settings.web_port == 0 and settings.web_host == LOOPBACK:
                 print(
                     _(
                         "Only this computer can open it (127.0.0.1). DOOM_WEB_PORT and "
                         "DOOM_WEB_HOST serve it to others; DOOM_CONSOLE_DASHBOARD=false turns "
                         "it off."
                     ),
-                    file=self.stdout,
+                    file=stdout,
                     flush=True,
                 )
-        data = Path(bot.settings.data_dir)
+
+        async def alerts(screen: Screen) -> None:
+            await follow_alerts(core, lambda _server, event: screen.alert(alert_section(event)))
+
+        data = Path(settings.data_dir)
         await run_console(
-            self.local,
-            self.stdin,
-            self.stdout,
+            core.ops,
+            stdin,
+            stdout,
+            caller,
             history=data / HISTORY_FILE,
             files=data / FILES_FOLDER,
+            dashboard=link,
+            follow=alerts,
         )
+        return 0
+    finally:
+        if web is not None:
+            await web.stop()
+        await core.close()

@@ -1,8 +1,8 @@
 """Where the console's lines come from: a terminal (prompt_toolkit) or a pipe.
 
 At a terminal, :class:`TerminalLines` reads with a prompt_toolkit session: the history in a file,
-completion of the commands, their options and values (choices, and what the command's own
-autocomplete offers in Discord: live task ids, planned row ids, servers, time zones), and the
+completion of the commands, their options and values (choices, and what the core suggests as
+Discord's autocomplete does: live task ids, planned row ids, servers, time zones), and the
 prompt redrawn under whatever prints meanwhile. :class:`PipeLines` reads a pipe or a file as it
 comes, on a thread of its own.
 """
@@ -17,20 +17,21 @@ import logging
 import queue
 import termios
 import threading
-from collections.abc import AsyncGenerator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from discord import app_commands
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-from console.parse import find_command, option_marker, options_of, parse_value
+from bot.errors import BotError
+from bot.operations.registry import Option
+from console.parse import commands, find_command, option_marker, options_of, parse_value
 
 if TYPE_CHECKING:
-    from bot.localdiscord.emulator import LocalDiscord
+    from bot.operations import Caller, Operations
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +45,13 @@ class LineSource(Protocol):
 
 
 class SlashCompleter(Completer):
-    """Completions for a console line, as the Discord client offers them while typing."""
+    """Completions for a console line, as the Discord client offers them while typing: the
+    commands, their options, a choice's words, and what the core suggests for a value (live
+    task ids, servers and groups, time zones: bot.operations.suggest)."""
 
-    def __init__(self, local: LocalDiscord, user_id: int, role_ids: Sequence[int]) -> None:
-        self.local = local
-        self.user_id = user_id
-        self.role_ids = tuple(role_ids)
+    def __init__(self, ops: Operations, caller: Callable[[], Caller]) -> None:
+        self.ops = ops
+        self.caller = caller
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
         return []  # the session completes asynchronously (get_completions_async)
@@ -64,27 +66,30 @@ class SlashCompleter(Completer):
         """The completions for ``text``, the line up to the cursor."""
         if not text.startswith("/"):
             return []
-        head, space, _rest = text.partition(" ")
+        every = commands(self.ops.registry)
+        head, space, rest = text.partition(" ")
         if not space:
-            return self._names(head[1:], [c.name for c in self.local.bot.tree.get_commands()])
+            return self._names(head[1:], {c.name.split()[0] for c in every})
         try:
-            cmd, rest = find_command(text, self.local.bot)
+            command, rest = find_command(text, self.ops.registry)
         except ValueError:  # an unknown command, or a group whose subcommand is being typed
-            group = self.local.bot.tree.get_command(head[1:])
-            if isinstance(group, app_commands.Group) and " " not in _rest:
-                return self._names(_rest, [c.name for c in group.commands], slash=False)
+            subs = [c.name.split()[1] for c in every if c.name.split()[0] == head[1:]]
+            if subs and " " not in rest:
+                return self._names(rest, [s for s in subs if " " not in s], slash=False)
             return []
-        params = options_of(cmd)
+        params = options_of(command)
+        if not params:
+            return []
         found = list(option_marker(params).finditer(rest))
         if found and " " not in rest[found[-1].end() :]:  # the value of the last option
             value = rest[found[-1].end() :]
             given = self._given(rest[: found[-1].start()], found[:-1], params)
-            return await self._values(cmd, params[found[-1].group(1)], value, given)
+            return await self._values(params[found[-1].group(1)], value, given)
         word = rest.rsplit(" ", 1)[-1]
         if ":" in word:
             return []
         used = {params[m.group(1)].name for m in found}
-        names = [p.name + ":" for p in cmd.parameters if p.name not in used]
+        names = [o.name + ":" for o in command.options if o.name not in used]
         return self._names(word, names, slash=False)
 
     @staticmethod
@@ -97,67 +102,45 @@ class SlashCompleter(Completer):
         ]
 
     @staticmethod
-    def _given(
-        rest: str, found: list[Any], params: dict[str, app_commands.Parameter]
-    ) -> dict[str, object]:
-        """The options written before the one being typed, as far as they read (autocomplete
-        gets them, as Discord sends the filled-in options: /cancel's id looks on its server)."""
+    def _given(rest: str, found: list[Any], params: dict[str, Option]) -> dict[str, object]:
+        """The options written before the one being typed, as far as they read (a suggestion
+        uses them: /cancel's id is looked up on its server)."""
         given: dict[str, object] = {}
         for i, match in enumerate(found):
             end = found[i + 1].start() if i + 1 < len(found) else len(rest)
-            param = params[match.group(1)]
+            option = params[match.group(1)]
             try:
-                given[param.name] = parse_value(param, rest[match.end() : end].strip())
+                given[option.field] = parse_value(option, rest[match.end() : end].strip())
             except ValueError:
                 continue
         return given
 
     async def _values(
-        self,
-        cmd: app_commands.Command[Any, ..., Any],
-        param: app_commands.Parameter,
-        typed: str,
-        given: dict[str, object],
+        self, option: Option, typed: str, given: dict[str, object]
     ) -> list[Completion]:
         low = typed.lower()
-        if param.choices:
-            values = [str(c.value) for c in param.choices]
-            return [Completion(v, -len(typed)) for v in values if v.lower().startswith(low)]
-        if not param.autocomplete:
-            return []
+        if option.choices:
+            return [Completion(v, -len(typed)) for v in option.choices if v.lower().startswith(low)]
         try:
             async with asyncio.timeout(AUTOCOMPLETE_LIMIT):
-                choices = await self.local.autocomplete(
-                    cmd.qualified_name,
-                    param.name,
-                    self.user_id,
-                    self.role_ids,
-                    **{**given, param.name: typed},
-                )
-        except (TimeoutError, KeyError, ValueError):
-            log.debug("no completions for %s", param.name, exc_info=True)
+                values = await self.ops.suggest.values(self.caller(), option.field, typed, given)
+        except (TimeoutError, BotError):
+            log.debug("no completions for %s", option.name, exc_info=True)
             return []
-        return [
-            Completion(str(c["value"]), -len(typed), display=str(c.get("name", c["value"])))
-            for c in choices
-        ]
+        return [Completion(v, -len(typed)) for v in values]
 
 
 class TerminalLines:
     """Lines typed at a terminal, read with a prompt_toolkit session."""
 
     def __init__(
-        self,
-        local: LocalDiscord,
-        user_id: int,
-        role_ids: Sequence[int],
-        history: Path | None = None,
+        self, ops: Operations, caller: Callable[[], Caller], history: Path | None = None
     ) -> None:
         if history is not None:
             history.parent.mkdir(parents=True, exist_ok=True)
         self.session: PromptSession[str] = PromptSession(
             history=FileHistory(str(history)) if history is not None else InMemoryHistory(),
-            completer=SlashCompleter(local, user_id, role_ids),
+            completer=SlashCompleter(ops, caller),
             complete_while_typing=True,
         )
 

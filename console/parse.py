@@ -1,12 +1,19 @@
-"""Reading a console line as a slash command: the command, its options and their values.
+"""Reading a console line as an operation of the registry: the command, its options and their
+values.
 
-``/schedule run:say hi time:5 unit:second`` -> ``("schedule", {"run": "say hi", ...})``, in
-English or the console's language, the way Discord's client would fill in the options.
+``/schedule run:say hi time:5 unit:second`` -> the `schedule` command and ``{"run": "say hi",
+...}``: the same command and option names as the slash commands (bot.operations.registry), in
+English or the console's language. An option's value runs up to the next ``name:`` of an option
+that command has, so values may hold spaces and colons (``run:tellraw @a {"text":"x"}``). Two
+commands are the console's own: ``/help`` and ``/dashboard``.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "OWN",
+    "Command",
+    "commands",
     "find_command",
     "one_line",
     "option_marker",
@@ -16,48 +23,78 @@ __all__ = [
 ]
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import discord
-from discord import app_commands
+from bot.i18n import N_, _, refusals
+from bot.i18n.names import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown
+from bot.operations.registry import OperationSpec, Option, Registry, options
 
-from bot.i18n import _, pgettext, refusals
-from bot.localdiscord.http_session import LocalFile
-from bot.slash.translator import CHOICE_NAME, COMMAND_NAME, OPTION_NAME, shown_word
+# the console's own commands, with what they do (not operations: no server, no audit)
+OWN = {
+    "help": N_("What each command does."),
+    "dashboard": N_("A one-time link that logs you in to the web dashboard."),
+}
 
-if TYPE_CHECKING:
-    from bot.app import DoomBot
+
+@dataclass(frozen=True)
+class Command:
+    """A command the console takes: an operation (`spec`), or one of its own (`spec` None)."""
+
+    name: str  # "plan export" for a group's subcommand
+    summary: str
+    options: tuple[Option, ...] = ()
+    spec: OperationSpec[Any] | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name in the console's language, a word at a time ("event cancel" -> "活动 取消")."""
+        return " ".join(shown(COMMAND_NAME, w) for w in self.name.split())
 
 
-def find_command(line: str, bot: DoomBot) -> tuple[app_commands.Command[Any, ..., Any], str]:
+def commands(registry: Registry) -> list[Command]:
+    """Every command the console takes: the registry's operations and its own."""
+    found = [Command(s.name, s.summary, tuple(options(s)), s) for s in registry]
+    return found + [Command(name, summary) for name, summary in OWN.items()]
+
+
+def _named(word: str, names: Iterable[str]) -> str | None:
+    """The name `word` is, in English or the console's language."""
+    for name in names:
+        if word in (name, shown(COMMAND_NAME, name)):
+            return name
+    return None
+
+
+def find_command(line: str, registry: Registry) -> tuple[Command, str]:
     """The command a line names (a group's subcommand too: ``/event create ...``) and the rest
     of the line. Raises ValueError with a sentence."""
-    name, _sep, rest = line.strip().removeprefix("/").partition(" ")
-    cmd: object = bot.tree.get_command(name) or next(
-        (c for c in bot.tree.get_commands() if pgettext(COMMAND_NAME, c.name) == name), None
-    )
-    while isinstance(cmd, app_commands.Group):  # `/event create name:...`: a group's subcommand
-        sub, _sep, rest = rest.strip().partition(" ")
-        child = cmd.get_command(sub) or next(
-            (c for c in cmd.commands if pgettext(COMMAND_NAME, c.name) == sub), None
-        )
-        if child is None:
-            subs = ", ".join(shown_word(c) for c in cmd.commands)
-            raise ValueError(_("/{name} needs one of: {subs}", name=name, subs=subs))
-        name, cmd = f"{name} {sub}", child
-    if not isinstance(cmd, app_commands.Command):
-        raise ValueError(_("unknown command /{name}: try /help", name=name))
-    return cmd, rest
+    word, _sep, rest = line.strip().removeprefix("/").partition(" ")
+    every = {c.name: c for c in commands(registry)}
+    heads = list(dict.fromkeys(n.split()[0] for n in every))
+    head = _named(word, heads)
+    if head is None:
+        raise ValueError(_("unknown command /{name}: try /help", name=word))
+    if head in every:
+        return every[head], rest
+    subs = [n.split()[1] for n in every if n.split()[0] == head and " " in n]
+    sub_word, _sep, rest = rest.strip().partition(" ")
+    sub = _named(sub_word, subs)
+    if sub is None:
+        said = ", ".join(shown(COMMAND_NAME, s) for s in subs)
+        raise ValueError(_("/{name} needs one of: {subs}", name=word, subs=said))
+    return every[f"{head} {sub}"], rest
 
 
-def options_of(cmd: app_commands.Command[Any, ..., Any]) -> dict[str, app_commands.Parameter]:
+def options_of(command: Command) -> dict[str, Option]:
     """A command's options by name, and by the name in the console's language too."""
-    params = {p.name: p for p in cmd.parameters}
-    return params | {pgettext(OPTION_NAME, p.name): p for p in cmd.parameters}
+    found = {o.name: o for o in command.options}
+    return found | {shown(OPTION_NAME, o.name): o for o in command.options}
 
 
-def option_marker(params: dict[str, app_commands.Parameter]) -> re.Pattern[str]:
+def option_marker(params: dict[str, Option]) -> re.Pattern[str]:
     """Where an option starts: one of these names and a colon, at the start or after a space."""
     return re.compile(r"(?:^|\s)(" + "|".join(map(re.escape, params)) + r"):")
 
@@ -85,7 +122,7 @@ def _unknown_option(word: str, names: list[str]) -> ValueError:
     )
 
 
-def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]) -> None:
+def _refuse_unknown_options(rest: str, params: dict[str, Option]) -> None:
     """A `name:` that is no option but nearly one is a typo, not part of the value before it:
     `run:say hi tme:5` would otherwise run `say hi tme:5` with no time. Raises ValueError."""
     names = list(params)
@@ -95,103 +132,86 @@ def _refuse_unknown_options(rest: str, params: dict[str, app_commands.Parameter]
             raise _unknown_option(word, names)
 
 
-# options whose value is one word from a closed set: a `name:` inside one is an option
-_CLOSED = frozenset(
-    {
-        discord.AppCommandOptionType.integer,
-        discord.AppCommandOptionType.number,
-        discord.AppCommandOptionType.boolean,
-    }
-)
-
-
-def _refuse_option_in_value(
-    text: str, param: app_commands.Parameter, cmd: app_commands.Command[Any, ..., Any]
-) -> None:
+def _refuse_option_in_value(text: str, option: Option, command: Command) -> None:
     """`unit:second colour:red`: a choice or a number cannot hold ` colour:`, so it is an
     option the command does not have, not part of the value. Raises ValueError."""
-    if not param.choices and param.type not in _CLOSED:
+    if not option.choices and option.kind not in (int, float, bool):
         return
     found = _WORD_COLON.search(text)
     if found is None or found.start() == 0:
         return
-    raise _unknown_option(found.group(1), [p.name for p in cmd.parameters])
+    raise _unknown_option(found.group(1), [o.name for o in command.options])
 
 
-def parse_line(line: str, bot: DoomBot) -> tuple[str, dict[str, object]]:
-    """``/schedule run:say hi time:5 unit:second`` -> ("schedule", {"run": "say hi", ...}).
-
-    An option's value runs up to the next ``name:`` of an option that command has, so values may
-    hold spaces and colons (``run:tellraw @a {"text":"x"}``). Raises ValueError with a sentence.
-    Names and choices may also be written as the console's language names them (``/定时 命令:...``).
-    """
-    cmd, rest = find_command(line, bot)
-    name = cmd.qualified_name  # "event create" for a group's subcommand
-    params = options_of(cmd)
+def parse_line(line: str, registry: Registry) -> tuple[Command, dict[str, object]]:
+    """``/schedule run:say hi time:5 unit:second`` -> (the schedule command, {"run": "say hi",
+    ...}), the values by their request field. Raises ValueError with a sentence. Names and
+    choices may also be written as the console's language names them (``/定时 命令:...``)."""
+    command, rest = find_command(line, registry)
+    params = options_of(command)
     values: dict[str, object] = {}
     if not params:
         if rest.strip():
-            raise ValueError(_("/{name} takes no options", name=name))
-        return name, values
+            raise ValueError(_("/{name} takes no options", name=command.name))
+        return command, values
     _refuse_unknown_options(rest, params)
     found = list(option_marker(params).finditer(rest))
     before = rest[: found[0].start()] if found else rest
+    names = [o.name for o in command.options]
     if (first := _WORD_COLON.match(before.strip())) is not None:
-        raise _unknown_option(first.group(1), [p.name for p in cmd.parameters])
+        raise _unknown_option(first.group(1), names)
     if before.strip():
         raise ValueError(
-            _(
-                "write options as name:value (options: {names})",
-                names=", ".join(p.name for p in cmd.parameters),
-            )
+            _("write options as name:value (options: {names})", names=", ".join(names))
         )
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(rest)
-        param = params[match.group(1)]
+        option = params[match.group(1)]
         text = rest[match.end() : end].strip()
-        _refuse_option_in_value(text, param, cmd)
-        values[param.name] = parse_value(param, text)
-    missing = [p.name for p in cmd.parameters if p.required and p.name not in values]
+        _refuse_option_in_value(text, option, command)
+        values[option.field] = parse_value(option, text)
+    missing = [o.name for o in command.options if o.required and o.field not in values]
     if missing:
-        raise ValueError(_("/{name} needs {options}", name=name, options=", ".join(missing)))
-    return name, values
+        raise ValueError(
+            _("/{name} needs {options}", name=command.name, options=", ".join(missing))
+        )
+    return command, values
 
 
-def parse_value(param: app_commands.Parameter, text: str) -> object:
-    """An option's typed text as the value Discord would send. Raises ValueError."""
-    for choice in param.choices:
-        shown = pgettext(CHOICE_NAME, choice.name).lower()
-        if text.lower() in (choice.name.lower(), str(choice.value).lower(), shown):
-            return choice.value
-    if param.choices:
+def parse_value(option: Option, text: str) -> object:
+    """An option's typed text as the value its request takes. Raises ValueError."""
+    for choice in option.choices:
+        if text.lower() in (choice.lower(), shown(CHOICE_NAME, choice).lower()):
+            return choice
+    if option.choices:
         raise ValueError(
             _(
                 "{option} is one of {choices}",
-                option=param.name,
-                choices=", ".join(c.name for c in param.choices),
+                option=option.name,
+                choices=", ".join(option.choices),
             )
         )
     try:
-        if param.type is discord.AppCommandOptionType.integer:
+        if option.kind is int:
             return int(text)
-        if param.type is discord.AppCommandOptionType.number:
+        if option.kind is float:
             return float(text)
     except ValueError:
         raise ValueError(
-            _("{option} must be a number, not '{text}'", option=param.name, text=text)
+            _("{option} must be a number, not '{text}'", option=option.name, text=text)
         ) from None
-    if param.type is discord.AppCommandOptionType.boolean:
+    if option.kind is bool:
         return text.lower() in ("true", "yes", "1", "on")
-    if param.type is discord.AppCommandOptionType.attachment:
-        return _attached(param.name, text)
+    if option.file:
+        return _read(option.name, text)
     return text
 
 
-def _attached(option: str, text: str) -> LocalFile:
-    """An attachment option in the console is the path of a file on this machine."""
+def _read(option: str, text: str) -> str:
+    """A file option in the console is the path of a file on this machine: its text."""
     path = Path(text).expanduser()
     try:
-        return LocalFile(path.name, path.read_bytes())
+        return path.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
         raise ValueError(
             _("{option}: cannot read {file}: {error}", option=option, file=text, error=exc.strerror)

@@ -1,20 +1,20 @@
-"""How a message the bot sent to Discord reads in the console: rich renderables.
+"""How an outcome reads in the console: rich renderables.
 
-Discord shows markdown (``**bold**``, `` `code` ``, code fences), embeds and its timestamp markup
-(``<t:N:F>``, shown in each reader's zone). A terminal gets the same through rich: markdown
-rendered, an embed's fields as a two-column table, colour when the output is a terminal and plain
-text with no escape codes when it is not (a pipe, a file). A timestamp reads as the one console
-format, :func:`bot.i18n.formats.moment`, in the console's zone.
+An outcome's text and sections are in the faces' shared markup (``**bold**``, `` `code` ``, code
+fences, instants as ``<t:N:F>``). A terminal gets it through rich: markdown rendered, a section's
+fields as a two-column table, colour when the output is a terminal and plain text with no escape
+codes when it is not (a pipe, a file). An instant reads as the one console format,
+:func:`bot.i18n.formats.moment`, in the console's zone.
 """
 
 from __future__ import annotations
 
-__all__ = ["DiscordMarkdown", "Labelled", "message_view"]
+__all__ = ["DiscordMarkdown", "Labelled", "outcome_view", "section_view"]
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from markdown_it.token import Token
 from rich._wrap import divide_line
@@ -34,9 +34,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from bot.i18n import _
 from bot.i18n.formats import stamps_in_zone
-from bot.localdiscord.message_text import buttons
+from bot.operations.sections import Section, Tone
 
 _LEADING = re.compile(r"^ +")
 # an address in a message's text, without the punctuation that may follow it in a sentence
@@ -156,38 +155,28 @@ def _literal_links(line: str) -> str:
     return "".join(parts)
 
 
-def message_view(
-    data: Mapping[str, Any],
+def outcome_view(
+    text: str,
+    sections: Sequence[Section] = (),
     *,
     terminal: bool,
     zone: tzinfo | None = None,
     now: datetime | None = None,
-    skip: Collection[int] | None = None,
 ) -> RenderableType | None:
-    """A message payload (content, embeds, buttons, attachments) as one renderable, or None
-    when it shows nothing. ``terminal``: links as terminal hyperlinks, else with their address.
-    ``skip``: the places of attachments the caller says itself (where it wrote them)."""
+    """An outcome's text and its sections as one renderable, or None when it shows nothing.
+    ``terminal``: links as terminal hyperlinks, else with their address."""
 
-    def times(text: object) -> str:
-        return stamps_in_zone(str(text), zone=zone, now=now)
+    def times(said: object) -> str:
+        return stamps_in_zone(str(said), zone=zone, now=now)
 
-    def markdown(text: object, style: str = "none") -> DiscordMarkdown:
-        return DiscordMarkdown(times(text), hyperlinks=terminal, style=style)
+    def markdown(said: object, style: str = "none") -> DiscordMarkdown:
+        return DiscordMarkdown(times(said), hyperlinks=terminal, style=style)
 
     parts: list[RenderableType] = []
-    if data.get("content"):
-        parts.append(markdown(data["content"]))
-    for embed in data.get("embeds") or []:
-        parts += _embed(embed, times, markdown)
-    off = _(" (disabled)")
-    labels = [f"[{b.get('label')}]{off if b.get('disabled') else ''}" for b in buttons(data)]
-    if labels:
-        parts.append(Text(" ".join(labels), style="bold"))
-    parts += [
-        Text(_("(attached: {name})", name=a.get("filename")), style="dim")
-        for i, a in enumerate(data.get("attachments") or [])
-        if i not in (skip or ())
-    ]
+    if text:
+        parts.append(markdown(text))
+    for section in sections:
+        parts += section_view(section, markdown)
     return Group(*parts) if parts else None
 
 
@@ -214,25 +203,33 @@ class Labelled:
             yield Segment.line()
 
 
-def _embed(
-    embed: Mapping[str, Any],
-    times: Callable[[object], str],
-    markdown: Callable[[object, str], DiscordMarkdown],
+# a section's title in its tone's colour on a terminal (as Discord colours an embed)
+TONES: dict[Tone, int] = {
+    "info": 0x3498DB,
+    "planned": 0x57F287,
+    "ok": 0x2ECC71,
+    "warn": 0xE67E22,
+    "bad": 0xE74C3C,
+}
+
+
+def section_view(
+    section: Section, markdown: Callable[[object, str], DiscordMarkdown]
 ) -> list[RenderableType]:
-    colour = embed.get("color")
-    title_style = f"bold #{colour:06x}" if isinstance(colour, int) and colour else "bold"
+    """A section: its title in colour, its lines, its fields as `name: value` in a column,
+    its footer dimmed."""
+    colour = section.colour if section.colour is not None else TONES[section.tone]
     parts: list[RenderableType] = []
-    if embed.get("title"):
-        parts.append(markdown(embed["title"], title_style))
-    if embed.get("description"):
-        parts.append(markdown(embed["description"], "none"))
-    fields = embed.get("fields") or []
-    width = max((cell_len(str(f.get("name", ""))) for f in fields), default=0)
-    for f in fields:
-        name = str(f.get("name", ""))
-        head = f"{_INDENT}{name}:" + " " * (width - cell_len(name) + 1)
-        parts.append(Labelled(head, markdown(f.get("value", ""), "none"), style="bold"))
-    footer = (embed.get("footer") or {}).get("text")
-    if footer:
-        parts.append(Labelled(_INDENT + "-- ", markdown(footer, "dim"), style="dim"))
+    if section.author:
+        parts.append(markdown(section.author, "dim"))
+    if section.title:
+        parts.append(markdown(section.title, f"bold #{colour:06x}"))
+    if section.lines:
+        parts.append(markdown("\n".join(section.lines), "none"))
+    width = max((cell_len(f.name) for f in section.fields), default=0)
+    for f in section.fields:
+        head = f"{_INDENT}{f.name}:" + " " * (width - cell_len(f.name) + 1)
+        parts.append(Labelled(head, markdown(f.value, "none"), style="bold"))
+    if section.footer:
+        parts.append(Labelled(_INDENT + "-- ", markdown(section.footer, "dim"), style="dim"))
     return parts

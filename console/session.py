@@ -1,17 +1,19 @@
-"""The console front end: ``python -m bot console``.
+"""The console front end's session: ``python -m bot console``.
 
-Lines typed in the terminal (``/schedule run:say hi time:5 unit:second``) become the interaction
-payloads Discord would send and run through the bot's own CommandTree and cogs on a
-:class:`~bot.localdiscord.emulator.LocalDiscord`; replies, embeds and alerts print as text, and
-buttons are answered by typing ``yes``, ``no`` or a label. One code path with Discord, no second UI.
+A line typed in the terminal (``/schedule run:say hi time:5 unit:second``) is read against the
+operation registry (console.parse: the slash commands' names and options), checked and run on
+the core (bot.operations.registry); the outcome prints as text, its sections as tables, its files
+written to the console's folder. An operation that asks first (clear, cancel_all, plan import)
+prints its question, answered by typing yes or no. No Discord in it: the alerts print here too.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "CONSOLE_USER_ID",
     "HISTORY_FILE",
     "Screen",
+    "console_caller",
+    "help_section",
     "is_terminal",
     "one_line",
     "parse_line",
@@ -20,8 +22,11 @@ __all__ = [
 
 import asyncio
 import getpass
+import itertools
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -29,23 +34,44 @@ from typing import TYPE_CHECKING, Any, TextIO
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 
+from bot.aio import cancel_and_wait
 from bot.i18n import N_, _
-from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
-from bot.localdiscord.records import channel_name
-from bot.localdiscord.scheduled_events import describe_event
+from bot.operations import Caller, Rank, refusal
+from bot.operations.registry import Done, File, OperationSpec, checked, perform
+from bot.operations.sections import Section
 from console.files import keep
 from console.lines import LineSource, PipeLines, TerminalLines, quiet_terminal
-from console.parse import one_line, parse_line
-from console.render import Labelled, message_view
+from console.parse import Command, commands, one_line, parse_line
+from console.render import Labelled, outcome_view
 
 if TYPE_CHECKING:
-    pass
+    from pydantic import BaseModel
+
+    from bot.operations import Operations
 
 log = logging.getLogger(__name__)
 
-CONSOLE_USER_ID = 1_100_000_000_000_000_010
 _YES = {"yes", "y", "confirm", "ok"}
 _NO = {"no", "n", "cancel", "abort"}
+HISTORY_FILE = "console_history"  # in the data folder: the lines typed at the terminal
+_PLAIN_WIDTH = 10_000  # a pipe or a file: lines as the bot wrote them, never wrapped
+PATIENCE = 3.0  # seconds a command holds the prompt (Discord's own window for a first answer)
+SETTLE = 1.0  # seconds the console waits at its end for commands still running
+_refs = itertools.count(time.time_ns() // 1000)  # each request's number: an id made from it
+
+
+def console_caller(name: str | None = None) -> Callable[[], Caller]:
+    """The person at the terminal: an admin (they hold the server's settings and data), by
+    their login name; each request with its own number."""
+    who = name or _login_name()
+    return lambda: Caller(0, who, Rank.ADMIN, "console", next(_refs))
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser() or "console"
+    except (KeyError, OSError):  # no login name and no entry in the password database
+        return "console"
 
 
 class Screen:
@@ -65,9 +91,7 @@ class Screen:
         self.terminal = terminal
         self.zone = zone
         self.clock = clock
-        self.files = files  # where what Discord would attach is written (None: not kept)
-        # a channel's name for a post's prefix (the session sets the local Discord's)
-        self.channel_name: Callable[[int | None], str] = str
+        self.files = files  # where an outcome's files are written (None: not kept)
         self.console = Console(
             file=out,
             width=None if terminal else _PLAIN_WIDTH,
@@ -82,210 +106,250 @@ class Screen:
         self.console.print(text, soft_wrap=True)
 
     def show(
-        self, data: Mapping[str, Any], prefix: str = "", files: Sequence[tuple[str, bytes]] = ()
+        self,
+        text: str,
+        sections: Sequence[Section] = (),
+        files: Sequence[File] = (),
+        prefix: str = "",
     ) -> None:
         now = self.clock()
-        saved = self._keep(data, files, now)
-        view = message_view(data, terminal=self.terminal, zone=self.zone, now=now, skip=saved)
+        view = outcome_view(text, sections, terminal=self.terminal, zone=self.zone, now=now)
         if view is not None:
             # crop=False: a word longer than the line (a link) runs past the edge, uncut
             self.console.print(Labelled(prefix, view) if prefix else view, crop=False)
-        for note in saved.values():  # unbroken: a path is copied in one piece
-            self.console.print(note, style="dim", soft_wrap=True)
+        for file in files:  # unbroken: a path is copied in one piece
+            self.console.print(self._keep(file, now), style="dim", soft_wrap=True)
 
-    def _keep(
-        self, data: Mapping[str, Any], files: Sequence[tuple[str, bytes]], now: datetime
-    ) -> dict[int, str]:
-        """Write each file the message uploads (an attachment's `id` is its file's place in the
-        upload) to the console's folder: by the attachment's place, what to say of it."""
-        saved: dict[int, str] = {}
+    def alert(self, section: Section) -> None:
+        """An alert, as it comes (above the prompt at a terminal)."""
+        self.show("", (section,), prefix=_("[alert] "))
+
+    def _keep(self, file: File, now: datetime) -> str:
+        """Write an outcome's file to the console's folder; what to say of it."""
         if self.files is None:
-            return saved
+            return _("(attached: {name})", name=file.name)
         local = now.astimezone(self.zone)  # the name's time as the console shows times
-        for i, attachment in enumerate(data.get("attachments") or []):
-            index = attachment.get("id")
-            if not isinstance(index, int) or not 0 <= index < len(files):
-                continue  # one the message already had: written when it came
-            name, body = files[index]
-            shown = str(attachment.get("filename") or name)
-            try:
-                path = keep(self.files, shown, body, local)
-            except OSError as e:
-                log.warning("console: could not write %s: %s", shown, e)
-                saved[i] = _(
-                    "(attached: {name}; it could not be written to {folder}: {error})",
-                    name=shown,
-                    folder=self.files,
-                    error=e.strerror or str(e),
-                )
-                continue
-            saved[i] = _("(attached: {name}, saved as {path})", name=shown, path=path)
-        return saved
-
-    def listener(self, sent: Sent) -> None:
-        """Print what the bot sent to Discord that a person in the channel would see."""
-        if sent.kind == "scheduled_event" and sent.method in ("POST", "PATCH", "DELETE"):
-            # the Discord half of /event: what the bot asked Discord to make, change or delete
-            what = describe_event(sent.payload) if sent.payload else "Discord event"
-            verb = {"POST": "create", "PATCH": "edit", "DELETE": "delete"}[sent.method]
-            self.say(f"[Discord {verb}] {what} ({sent.path})")
-            return
-        if sent.kind in ("autocomplete", "other", "delete") or sent.payload.get("type") == 5:
-            return
-        prefix = _("(updated) ") if sent.kind in ("edit", "channel_edit") else ""
-        if sent.kind in ("channel", "channel_edit"):
-            prefix = f"[#{self.channel_name(sent.channel_id)}] {prefix}"
-        self.show(sent.data, prefix, sent.files)
-
-
-HISTORY_FILE = "console_history"  # in the data folder: the lines typed at the terminal
-_PLAIN_WIDTH = 10_000  # a pipe or a file: lines as the bot wrote them, never wrapped
+        try:
+            path = keep(self.files, file.name, file.content, local)
+        except OSError as e:
+            log.warning("console: could not write %s: %s", file.name, e)
+            return _(
+                "(attached: {name}; it could not be written to {folder}: {error})",
+                name=file.name,
+                folder=self.files,
+                error=e.strerror or str(e),
+            )
+        return _("(attached: {name}, saved as {path})", name=file.name, path=path)
 
 
 async def run_console(
-    local: LocalDiscord,
+    ops: Operations,
     stdin: TextIO,
     out: TextIO,
-    user_id: int = CONSOLE_USER_ID,
-    role_ids: Sequence[int] = (),
+    caller: Callable[[], Caller] | None = None,
     *,
     zone: tzinfo | None = None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     history: Path | None = None,
     files: Path | None = None,
+    dashboard: Callable[[], Awaitable[str]] | None = None,
+    follow: Callable[[Screen], Awaitable[None]] | None = None,
 ) -> None:
-    """Read lines until EOF or ``quit``; run each as the console user; print what comes back.
+    """Read lines until EOF or ``quit``; run each as the console user (``caller`` makes each
+    request's caller); print what comes back.
 
     At a terminal (stdin and ``out`` both) the line is read by prompt_toolkit: completion,
     ``history`` (a file), and what prints meanwhile goes above the prompt, the typed line kept;
     ``out`` is then sys.stdout. Otherwise lines are read as they come (a pipe, a file).
-    Times show in ``zone`` (None: the system's), relative to ``clock``. What Discord would
-    attach is written to the folder ``files`` (console.files.keep) and its path shown.
+    Times show in ``zone`` (None: the system's), relative to ``clock``. An outcome's files are
+    written to the folder ``files`` (console.files.keep) and their paths shown. ``dashboard``
+    makes a one-time login link for ``/dashboard`` (None: the dashboard is not running).
+    ``follow`` runs beside the session with its screen (the alerts printed as they come).
 
     A command still running after PATIENCE seconds (a slow or frozen server) is left to finish
     in the background, its reply printed when it comes, so the next line is read meanwhile."""
+    make_caller = caller or console_caller()
     if is_terminal(stdin) and is_terminal(out):
         # the greeting before the first prompt: printed through patch_stdout, it would come
         # after the prompt (its writer thread runs later), on a dumb terminal after a bare "> "
         _greet(Screen(out, terminal=True))
         with quiet_terminal(stdin), patch_stdout(raw=True):  # prints go above the prompt
             screen = Screen(None, terminal=True, zone=zone, clock=clock, files=files)
-            lines: LineSource = TerminalLines(local, user_id, role_ids, history)
-            await _session(local, lines, screen, user_id, role_ids)
+            lines: LineSource = TerminalLines(ops, make_caller, history)
+            await _beside(_Session(ops, screen, make_caller, dashboard).run(lines), follow, screen)
         return
     screen = Screen(out, terminal=is_terminal(out), zone=zone, clock=clock, files=files)
     _greet(screen)
     # a person typing into a pipe-fed console (output redirected) still gets a prompt
-    await _session(
-        local, PipeLines(stdin, prompt=is_terminal(stdin), out=out), screen, user_id, role_ids
-    )
+    source = PipeLines(stdin, prompt=is_terminal(stdin), out=out)
+    await _beside(_Session(ops, screen, make_caller, dashboard).run(source), follow, screen)
 
 
-def console_user_name() -> str:
-    """The name the console user goes by: the system's user name, else "console"."""
+async def _beside(
+    session: Awaitable[None],
+    follow: Callable[[Screen], Awaitable[None]] | None,
+    screen: Screen,
+) -> None:
+    """The session, with `follow` running beside it until it ends."""
+    task = asyncio.ensure_future(follow(screen)) if follow is not None else None
     try:
-        return getpass.getuser() or "console"
-    except (KeyError, OSError):  # no login name and no entry in the password database
-        return "console"
+        await session
+    finally:
+        if task is not None:
+            await cancel_and_wait(task)
 
 
 def _greet(screen: Screen) -> None:
     screen.say(_("doom.schedule console: type /help, or quit. Buttons: type yes, no or a label."))
 
 
-async def _session(
-    local: LocalDiscord,
-    lines: LineSource,
-    screen: Screen,
-    user_id: int,
-    role_ids: Sequence[int],
-) -> None:
-    screen.channel_name = lambda cid: channel_name(cid, local.channel_id, local.bot.settings)
-    if user_id == CONSOLE_USER_ID:  # the person at the terminal, by their name where it is known
-        local.names.setdefault(user_id, console_user_name())
-    local.listeners.append(screen.listener)
-    state = _State(local, screen)
-    try:
-        while True:
-            raw = await lines.readline()
-            if not raw:  # "" only at the end of input
-                break
-            try:
-                line = one_line(raw)
-            except ValueError as exc:
-                screen.say(f"! {exc}")
-                continue
-            if line.lower() in ("quit", "exit"):
-                break
-            if not line:
-                continue
-            try:
-                if line.startswith("/"):
-                    name, options = parse_line(line, local.bot)
-                    exchange = local.begin(name, user_id, role_ids, **options)
-                elif state.pending is not None:
-                    button = _pick(local.messages[state.pending], line)
-                    exchange = local.begin_press(state.pending, button, user_id, role_ids)
-                else:
-                    screen.say(_("type a slash command, e.g. /help"))
-                    continue
-            except (ValueError, KeyError) as exc:
-                screen.say(f"! {exc.args[0] if exc.args else exc}")
-                continue
-            await state.wait(exchange)
-    finally:
-        local.listeners.remove(screen.listener)
-        await state.settle()
+@dataclass
+class _Question:
+    """An operation that asked first, waiting for yes or no."""
+
+    spec: OperationSpec[Any]
+    request: BaseModel
+    caller: Caller
 
 
-PATIENCE = 3.0  # seconds a command holds the prompt (Discord's own window for a first answer)
-SETTLE = 1.0  # seconds the console waits at its end for commands still running
+class _Session:
+    """The console's commands in flight, and the question waiting for an answer."""
 
-
-class _State:
-    """The console's commands in flight, and the last message with buttons to answer."""
-
-    def __init__(self, local: LocalDiscord, screen: Screen) -> None:
-        self.local = local
+    def __init__(
+        self,
+        ops: Operations,
+        screen: Screen,
+        caller: Callable[[], Caller],
+        dashboard: Callable[[], Any] | None,
+    ) -> None:
+        self.ops = ops
         self.screen = screen
-        self.pending: int | None = None
-        self.running: set[asyncio.Task[Any]] = set()
+        self.caller = caller
+        self.dashboard = dashboard
+        self.question: _Question | None = None
+        self.running: set[asyncio.Task[None]] = set()
 
-    async def wait(self, exchange: Exchange) -> None:
-        task = exchange.task
-        if task is not None:
-            done, _still = await asyncio.wait({task}, timeout=PATIENCE)
-            if not done:
-                self.screen.say(
+    async def run(self, lines: LineSource) -> None:
+        try:
+            while True:
+                raw = await lines.readline()
+                if not raw:  # "" only at the end of input
+                    break
+                try:
+                    line = one_line(raw)
+                except ValueError as exc:
+                    self.screen.say(f"! {exc}")
+                    continue
+                if line.lower() in ("quit", "exit"):
+                    break
+                if line:
+                    await self.line(line)
+        finally:
+            await self.settle()
+
+    async def line(self, line: str) -> None:
+        if not line.startswith("/"):
+            if self.question is None:
+                self.screen.say(_("type a slash command, e.g. /help"))
+                return
+            await self._answer(line)
+            return
+        try:
+            command, values = parse_line(line, self.ops.registry)
+        except ValueError as exc:
+            self.screen.say(f"! {exc.args[0] if exc.args else exc}")
+            return
+        if command.spec is None:
+            await self._own(command)
+            return
+        await self.wait(self._start(command, values))
+
+    async def _own(self, command: Command) -> None:
+        if command.name == "help":
+            self.screen.show("", (help_section(self.ops),))
+        elif self.dashboard is None:
+            self.screen.say(
+                _(
+                    "The web dashboard is not enabled: an admin sets DOOM_WEB_PORT (and "
+                    "DOOM_WEB_URL for the public address) and restarts the bot."
+                )
+            )
+        else:
+            try:
+                link = await self.dashboard()
+                self.screen.show(
                     _(
-                        "(still waiting for the server: its reply shows here when it "
-                        "comes; you can type the next command)"
+                        "Your login link (it works once, for 5 minutes; do not share it):\n{link}",
+                        link=link,
                     )
                 )
-                self.running.add(task)
-                task.add_done_callback(lambda _t: self._finished(exchange))
-                return
-        self._finished(exchange)
+            except Exception as exc:  # every fault is said, none ends the console
+                self._refused(exc, "dashboard")
 
-    def _finished(self, exchange: Exchange) -> None:
-        if exchange.task is not None:
-            self.running.discard(exchange.task)
-            if not exchange.task.cancelled() and exchange.task.exception() is not None:
-                log.error("console command failed", exc_info=exchange.task.exception())
-        if exchange.failure is not None:  # what Discord's client would show instead of a reply
-            self.screen.say(f"! {exchange.failure}")
-        messages = self.local.messages
-        found = next(
-            (
-                s.message_id
-                for s in reversed(exchange.messages)
-                if s.message_id is not None
-                and any(not b.get("disabled") for b in buttons(messages[s.message_id]))
-            ),
-            None,
-        )
-        if found is not None or not self.running:
-            self.pending = found
+    def _start(self, command: Command, values: dict[str, object]) -> asyncio.Task[None]:
+        assert command.spec is not None
+        return asyncio.create_task(self._execute(command.spec.name, values))
+
+    async def _execute(self, name: str, values: dict[str, object]) -> None:
+        caller = self.caller()
+        try:
+            spec, request = checked(self.ops, caller, name, values)
+            if spec.confirm is not None:
+                question = await spec.confirm(self.ops, caller, request)
+                if question is not None:
+                    self.question = _Question(spec, request, caller)
+                    labels = f"[{_('Confirm')}] [{_('Cancel')}]"
+                    self.screen.show(f"{question}\n{labels}")
+                    return
+            done = await perform(self.ops, caller, spec, request)
+        except Exception as exc:  # every fault is said, none ends the console
+            self._refused(exc, name)
+            return
+        self._done(done)
+
+    def _done(self, done: Done) -> None:
+        self.screen.show(done.text, done.sections, done.files)
+
+    def _refused(self, exc: BaseException, name: str) -> None:
+        said = refusal.said(exc)
+        if said is None:
+            _id, said = refusal.unexpected(exc, f"console /{name}")
+        self.screen.show(said)
+
+    async def _answer(self, answer: str) -> None:
+        low = answer.lower()
+        yes, no = _words(_YES, N_("yes"), N_("Confirm")), _words(_NO, N_("no"), N_("Cancel"))
+        if low not in yes | no:
+            labels = ", ".join((_("Confirm"), _("Cancel")))
+            self.screen.say("! " + _("answer with one of: {labels}", labels=labels))
+            return
+        asked, self.question = self.question, None
+        assert asked is not None
+        if low in no:
+            self.screen.say(_("(updated) ") + _("Cancelled; nothing was changed."))
+            return
+
+        async def go() -> None:
+            try:
+                done = await perform(self.ops, asked.caller, asked.spec, asked.request)
+            except Exception as exc:  # every fault is said, none ends the console
+                self._refused(exc, asked.spec.name)
+                return
+            self._done(done)
+
+        await self.wait(asyncio.create_task(go()))
+
+    async def wait(self, task: asyncio.Task[None]) -> None:
+        done, _still = await asyncio.wait({task}, timeout=PATIENCE)
+        if not done:
+            self.screen.say(
+                _(
+                    "(still waiting for the server: its reply shows here when it "
+                    "comes; you can type the next command)"
+                )
+            )
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
 
     async def settle(self) -> None:
         """At the end: give commands still running a moment (not when stopped by a signal),
@@ -302,26 +366,26 @@ class _State:
             )
 
 
+def help_section(ops: Operations) -> Section:
+    """Every command: its name as the console's language says it, the English one beside it
+    when they differ, what it does."""
+    lines = []
+    for command in sorted(commands(ops.registry), key=lambda c: c.name):
+        name = command.shown
+        also = f" (/{command.name})" if name != command.name else ""
+        lines.append(f"**/{name}**{also}: {_(command.summary)}")
+    footer = _(
+        "Times are game time (a lagging or empty server runs tasks later) unless you "
+        "give /schedule `when` or `repeat`: those are wall-clock times."
+    )
+    return Section(_("doom.schedule commands"), tuple(lines), footer=footer)
+
+
 def is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):  # a closed or unusual stream
         return False
-
-
-def _pick(message: Mapping[str, Any], answer: str) -> str:
-    enabled = [b for b in buttons(message) if not b.get("disabled")]
-    low = answer.lower()
-    for b in enabled:
-        if str(b.get("label", "")).lower() == low:
-            return str(b["custom_id"])
-    yes, no = _words(_YES, N_("yes"), N_("Confirm")), _words(_NO, N_("no"), N_("Cancel"))
-    wanted = yes if low in yes else no if low in no else set()
-    for b in enabled:
-        if str(b.get("label", "")).lower() in wanted:
-            return str(b["custom_id"])
-    labels = ", ".join(str(b.get("label")) for b in enabled)
-    raise ValueError(_("answer with one of: {labels}", labels=labels))
 
 
 def _words(english: set[str], *marked: str) -> set[str]:

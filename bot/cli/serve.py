@@ -12,34 +12,47 @@ with no Discord there is no alert channel.
 
 from __future__ import annotations
 
-__all__ = ["in_shell", "login", "serve", "token"]
+__all__ = ["dashboard_on", "in_shell", "login", "serve", "token"]
 
 import asyncio
 import getpass
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.aio import cancel_and_wait
 from bot.cli import shell_caller
-from bot.core import Core, build_core
+from bot.core import Core, build_core, follow_alerts
 from bot.errors import BotError, ConfigError
-from bot.events.kinds import ALERTS, KINDS
 from bot.i18n import _
 from bot.i18n.formats import clock
-from bot.minecraft.selftest import is_selftest_id
 from bot.operations import Caller, Operations, access
 from bot.operations.base import StoreAuditor
 from bot.operations.requests import validated
 
 if TYPE_CHECKING:
     from bot.config import Settings
-    from bot.services import ServerServices, Services
+    from bot.services import Services
 
 log = logging.getLogger(__name__)
 
 DASHBOARD_URL = "dashboard_url"  # the audit store's cursor holding where `serve` listens
+
+
+async def dashboard_on(core: Core) -> Any:
+    """The dashboard and its API on the core, started (``serve``'s and the console's: no
+    Discord bot behind it); ConfigError when the [web] extra cannot load."""
+    try:
+        from web.server import WebServer  # the one import of the web face on these paths
+    except ImportError as exc:
+        raise ConfigError(
+            f"The dashboard cannot load ({exc}): install the [web] extra, e.g. "
+            "pip install -e '.[web]'."
+        ) from None
+    web = WebServer(core.services, None, ops=core.ops)
+    await web.start()
+    return web
 
 
 async def serve(settings: Settings, out: TextIO) -> int:
@@ -50,25 +63,14 @@ async def serve(settings: Settings, out: TextIO) -> int:
                 "(e.g. DOOM_WEB_PORT=8080)."
             )
         )
-    try:
-        from web.server import WebServer  # the one import of the web face on this path
-    except ImportError as exc:
-        raise ConfigError(
-            f"serve needs the dashboard, which cannot load ({exc}): install the [web] extra, "
-            "e.g. pip install -e '.[web]'."
-        ) from None
     core = await build_core(settings)
     followers: list[asyncio.Task[None]] = []
-    web: WebServer | None = None
+    web: Any = None
     try:
         await core.start()
-        followers = [
-            asyncio.create_task(_follow(core, s), name=f"events {s.name}")
-            for s in core.services.servers.values()
-            if s.events is not None
-        ]
-        web = WebServer(core.services, None, ops=core.ops)
-        await web.start()
+        # an alert goes to the log (what the Discord bot's alerts cog posts to a channel)
+        followers = [asyncio.create_task(follow_alerts(core), name="alerts")]
+        web = await dashboard_on(core)
         await core.services.audit.set_cursor(DASHBOARD_URL, web.base_url)
         print(
             _(
@@ -86,23 +88,6 @@ async def serve(settings: Settings, out: TextIO) -> int:
         if web is not None:
             await web.stop()
         await core.close()
-
-
-async def _follow(core: Core, server: ServerServices) -> None:
-    """Read a server's events while serving: its crash guard keeps its record as they pass,
-    and an alert is logged (what the Discord bot's alerts cog posts to a channel)."""
-    assert server.events is not None
-    async with core.services.bus.subscribe(server.name, server.events) as stream:
-        async for event in stream:
-            if event.type in ALERTS and not is_selftest_id(event.task_id):
-                # the event's type and task first, as a log search would look for them
-                log.warning(
-                    "alert: %s %s on %s (%s)",
-                    event.type,
-                    event.task_id,
-                    server.name,
-                    KINDS.get(event.type, event.type),
-                )
 
 
 Work = Callable[["Services", Operations, Caller], Awaitable[int]]

@@ -210,15 +210,20 @@ class Registry:
         return self._specs.get(name)
 
     def __iter__(self) -> Iterator[OperationSpec[Any]]:
-        return iter(sorted(self._specs.values(), key=lambda s: s.name))
+        """In the order they were added: the built-ins as Discord lists them, then the
+        plugins' (a group's subcommands in their order)."""
+        return iter(list(self._specs.values()))
 
     def __len__(self) -> int:
         return len(self._specs)
 
 
-async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, object]) -> Done:
-    """The named operation for this caller; NotFound, NotAllowed or ValidationError (nothing
-    done) with a sentence otherwise."""
+def checked(
+    ops: Operations, caller: Caller, name: str, data: Mapping[str, object]
+) -> tuple[OperationSpec[Any], BaseModel]:
+    """The named operation and its request, once the caller's rank and the request are checked
+    (a face that asks a question first, :attr:`OperationSpec.confirm`, asks it between this and
+    :func:`perform`); NotFound, NotAllowed or ValidationError with a sentence otherwise."""
     spec = ops.registry.get(name)
     if spec is None:
         known = ", ".join(s.name for s in ops.registry) or _("none")
@@ -226,7 +231,11 @@ async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, obj
             _("There is no operation {name} (known: {known}).", name=repr(name), known=known)
         )
     ops.require(caller, spec.rank, f"/{spec.name}")
-    request = validated(spec.request, data)
+    return spec, validated(spec.request, data)
+
+
+async def perform(ops: Operations, caller: Caller, spec: OperationSpec[R], request: R) -> Done:
+    """A checked request run: the handler, then the audit entry of a change."""
     outcome = as_outcome(await spec.handler(ops, caller, request))
     given = request.model_dump(exclude_defaults=True)
     if spec.changes and not spec.audited:
@@ -234,3 +243,9 @@ async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, obj
     return Done(
         outcome.text, outcome.facts, outcome.files, outcome.sections, name=spec.name, request=given
     )
+
+
+async def run(ops: Operations, caller: Caller, name: str, data: Mapping[str, object]) -> Done:
+    """The named operation for this caller, checked and performed."""
+    spec, request = checked(ops, caller, name, data)
+    return await perform(ops, caller, spec, request)

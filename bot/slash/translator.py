@@ -29,7 +29,6 @@ __all__ = [
 ]
 
 import logging
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -39,28 +38,18 @@ from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
 from bot import i18n
+from bot.i18n.names import CHOICE_NAME, COMMAND_NAME, NAME_PATTERN, OPTION_NAME, valid_name
 
 log = logging.getLogger(__name__)
 
-# msgctxt of each kind of name; descriptions are sentences and need none
-COMMAND_NAME = "slash command name"
-OPTION_NAME = "slash option name"
-CHOICE_NAME = "slash option choice"
 CONTEXTS: dict[Where, str] = {
     Where.command_name: COMMAND_NAME,
     Where.group_name: COMMAND_NAME,
     Where.parameter_name: OPTION_NAME,
     Where.choice_name: CHOICE_NAME,
 }
-# Discord's rule for names (CHAT_INPUT): letters of any script, digits, - and _, 1 to 32
-NAME_PATTERN = re.compile(r"^[-_\w]{1,32}$")
 MAX_DESCRIPTION = 100
 MAX_CHOICE_NAME = 100
-
-
-def valid_name(name: str) -> bool:
-    """A name Discord accepts: the pattern, and lowercase where the script has case."""
-    return bool(NAME_PATTERN.fullmatch(name)) and name == name.lower()
 
 
 class DoomTranslator(app_commands.Translator):

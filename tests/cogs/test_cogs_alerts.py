@@ -11,6 +11,7 @@ import pytest
 from discord.http import Route
 
 from bot.config import ServerConfig
+from bot.core import Core
 from bot.events.log_tail import LogTailer
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
@@ -27,7 +28,7 @@ def said(kind: str, task: str, seq: int, t: int, **extra: str) -> str:
     return f"[Not Secure] [Server] [doom.schedule] event={kind} id={task} seq={seq} t={t}{tail}"
 
 
-async def live_log(harness: Harness, server: str, logs_dir: Path) -> ServerLog:
+async def live_log(harness: Harness | Core, server: str, logs_dir: Path) -> ServerLog:
     """The server's log, once its tailer is following it (a fresh tailer starts at the end)."""
     log = ServerLog(logs_dir)
     tailer = harness.services.servers[server].events

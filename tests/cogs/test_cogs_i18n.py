@@ -140,15 +140,21 @@ async def test_the_console_takes_the_names_in_its_language(bare: Harness) -> Non
     from bot.i18n import use_locale
     from console.session import parse_line
 
+    registry = bare.bot.ops.registry
+
+    def parsed(line: str) -> tuple[str, dict[str, object]]:
+        command, values = parse_line(line, registry)
+        return command.name, values
+
     with use_locale("zh_CN"):
         line = "/定时 命令:say 你好 时长:5 单位:分钟 编号:greet"
-        assert parse_line(line, bare.bot) == (
+        assert parsed(line) == (
             "schedule",
             {"run": "say 你好", "time": 5, "unit": "minute", "id": "greet"},
         )
-        mixed = parse_line("/schedule run:say hi 时长:2 unit:游戏日", bare.bot)
+        mixed = parsed("/schedule run:say hi 时长:2 unit:游戏日")
         assert mixed == ("schedule", {"run": "say hi", "time": 2, "unit": "game_day"})
         with pytest.raises(ValueError, match="/schedule 缺少 run"):
-            parse_line("/定时 时长:5", bare.bot)
+            parsed("/定时 时长:5")
     with pytest.raises(ValueError, match="unknown command /定时"):
-        parse_line("/定时 命令:say hi", bare.bot)  # an English console knows only English
+        parsed("/定时 命令:say hi")  # an English console knows only English

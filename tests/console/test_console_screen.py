@@ -1,5 +1,5 @@
-"""The console's screen: Discord's markup rendered for a terminal, plain text on a pipe, and a
-local Discord whose store stays bounded however long the console runs."""
+"""The console's screen: the shared markup rendered for a terminal, plain text on a pipe; and the
+local Discord (the Discord face's test harness) keeps a bounded store however long it runs."""
 
 from __future__ import annotations
 
@@ -9,38 +9,34 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from bot.localdiscord import emulator as local_discord
-from console.session import Screen, run_console
+from bot.operations.sections import Field, Section
+from console.session import Screen
 from tests.cogs.harness import ADMIN, Harness
+from tests.console.typed import typed
 
 NOW = datetime(2026, 12, 4, 18, 59, 31, tzinfo=UTC)
 DUE = int(datetime(2026, 12, 4, 19, 0, 0, tzinfo=UTC).timestamp())
-PLANNED = {
-    "content": f"Planned `raid` on **main** for <t:{DUE}:F> (<t:{DUE}:R>).\n"
-    "Use **/cancel** to stop.",
-    "embeds": [
-        {
-            "title": "Planned `raid`",
-            "color": 0x57F287,
-            "description": "`raid` soon\n  `say hi`",
-            "fields": [
-                {"name": "runs", "value": "```\nsay hi\n```"},
-                {
-                    "name": "next runs",
-                    "value": f"<t:{DUE}:F> (<t:{DUE}:R>)\n<t:{DUE + 604800}:F> "
-                    f"(<t:{DUE + 604800}:R>)",
-                },
-                {"name": "state", "value": "scheduled"},
-            ],
-            "footer": {"text": "planned #1 by mod"},
-        }
-    ],
-}
+TEXT = f"Planned `raid` on **main** for <t:{DUE}:F> (<t:{DUE}:R>).\nUse **/cancel** to stop."
+PLANNED = Section(
+    "Planned `raid`",
+    ("`raid` soon\n  `say hi`",),
+    (
+        Field("runs", "```\nsay hi\n```"),
+        Field(
+            "next runs",
+            f"<t:{DUE}:F> (<t:{DUE}:R>)\n<t:{DUE + 604800}:F> (<t:{DUE + 604800}:R>)",
+        ),
+        Field("state", "scheduled"),
+    ),
+    footer="planned #1 by mod",
+    tone="planned",
+)
 
 
 def shown(terminal: bool) -> str:
     out = io.StringIO()
     screen = Screen(out, terminal=terminal, zone=ZoneInfo("Europe/Berlin"), clock=lambda: NOW)
-    screen.show(PLANNED)
+    screen.show(TEXT, (PLANNED,))
     return out.getvalue()
 
 
@@ -71,18 +67,15 @@ def test_a_terminal_gets_colour() -> None:
 
 
 async def test_the_console_prints_help_without_markdown(bare: Harness) -> None:
-    out = io.StringIO()
-    await run_console(bare.discord, io.StringIO("/help\n"), out, ADMIN.id, ADMIN.roles)
-    text = out.getvalue()
+    text = await typed(bare.bot.ops, "/help\n")
     assert "/schedule" in text and "**" not in text and "\x1b[" not in text
 
 
 async def test_the_local_discord_keeps_a_bounded_store(bare: Harness) -> None:
     local = bare.discord
     commands = local_discord.KEEP_EXCHANGES + 50
-    out = io.StringIO()
-    await run_console(local, io.StringIO("/help\n" * commands), out, ADMIN.id, ADMIN.roles)
-    assert out.getvalue().count("doom.schedule commands") == commands  # every one ran
+    for _ in range(commands):
+        assert "doom.schedule commands" in (await bare.run("help", ADMIN)).text  # every one ran
     per_channel: dict[str, int] = {}
     for message in local.messages.values():
         per_channel[message["channel_id"]] = per_channel.get(message["channel_id"], 0) + 1

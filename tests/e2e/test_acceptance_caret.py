@@ -11,6 +11,7 @@ import pytest
 from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness
+from tests.console.typed import typed_by
 
 __all__: list[str] = []
 
@@ -71,7 +72,7 @@ async def test_the_console_shows_an_unknown_id_under_a_caret_with_the_id_meant(
 ) -> None:
     out = io.StringIO()
     line = "/schedule run:give @a diamond_swordd 1 time:5 unit:tick id:typo\n"
-    await run_console(live.discord, io.StringIO(line), out, MOD.id, MOD.roles)
+    await run_console(live.bot.ops, io.StringIO(line), out, typed_by(MOD))
     text = out.getvalue()
     lines = [row.strip("\n") for row in text.splitlines()]
     at = next(i for i, row in enumerate(lines) if row.strip() == "give @a diamond_swordd 1")

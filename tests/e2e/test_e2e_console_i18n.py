@@ -5,7 +5,6 @@ go to <data dir>/bot.log); `-v` shows the log lines again. No server configured:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -13,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from bot.operations.builtin import BUILTIN
+from bot.operations.registry import options as registry_options
 
 ROOT = Path(__file__).resolve().parents[2]
 # a log line's time names its zone: "2026-12-04 19:00:00,123 UTC INFO ..."
@@ -52,7 +54,7 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     # the dashboard's address and its one-time link first (the console serves it by default),
     # in Chinese, then the greeting
     lines = out.splitlines()
-    assert lines[0].startswith("网页面板：http://127.0.0.1:") and "/login?t=" in lines[0]
+    assert lines[0].startswith("网页面板：http://127.0.0.1:") and "/login?c=" in lines[0]
     assert lines[1].startswith("只有这台计算机能打开它（127.0.0.1）")
     assert lines[2].startswith("doom.schedule 控制台：输入 /help，或输入 quit 退出。")
     assert "\ndoom.schedule 命令\n" in out
@@ -68,7 +70,7 @@ def test_the_console_speaks_chinese_and_keeps_quiet(tmp_path: Path) -> None:
     for noise in ("PyNaCl", "davey", "voice", "Warning", "WARNING", "INFO"):
         assert noise not in out + done.stderr
     logged = (tmp_path / "botdata" / "bot.log").read_text(encoding="utf-8")
-    assert "INFO bot.app: loaded extension cogs.schedule" in logged  # the log lines went here
+    assert "INFO web.server: dashboard at http://127.0.0.1:" in logged  # the log lines went here
     assert "voice will NOT be supported" not in logged
 
 
@@ -97,9 +99,9 @@ def test_the_console_names_and_mistakes_in_chinese(tmp_path: Path) -> None:
     assert "! /活动 需要以下之一：创建, 修改, 取消, 列表, 查看" in lines
     assert "! time 必须是数字，而不是「abc」" in lines
     assert "! 未知选项 tme：你是想写 time 吗？" in lines
-    # every option of /schedule, in the order of the product's command tree (the golden file)
-    tree = json.loads((Path(__file__).parents[1] / "cogs" / "command_tree.json").read_text())
-    options = ", ".join(o["name"] for o in tree["schedule"]["options"])
+    # every option of /schedule, as the registry declares them (the required one first)
+    found = next(s for s in BUILTIN if s.name == "schedule")
+    options = ", ".join(o.name for o in registry_options(found))
     assert f"! 未知选项 bogus（可用选项：{options}）" in lines
     # the command check's words, in Chinese too, with the nearest command
     assert "该命令无法解析：「未知命令 sya：你是想写 say 吗？」" in lines
@@ -115,7 +117,7 @@ def test_verbose_shows_the_log_lines_and_the_system_locale_applies(tmp_path: Pat
     logs = [line for line in done.stderr.splitlines() if LOG_LINE.match(line)]
     assert any(" DEBUG " in line for line in logs)
     assert all(line.split()[2] in ("CET", "CEST") for line in logs), logs[:3]  # the zone named
-    assert any("loaded extension cogs.schedule" in line for line in logs)
+    assert any("dashboard at http://127.0.0.1:" in line for line in logs)
     assert "voice will NOT be supported" not in done.stderr
 
 

@@ -12,6 +12,7 @@ from console.lines import SlashCompleter
 from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import MOD, Harness
+from tests.console.typed import typed_by
 
 
 async def test_a_berlin_time_shows_in_the_readers_zone_named(
@@ -24,11 +25,10 @@ async def test_a_berlin_time_shows_in_the_readers_zone_named(
     out = io.StringIO()
     now = clock.now()  # Fri 2026-12-11 14:40 UTC
     await run_console(
-        live.discord,
+        live.bot.ops,
         stdin,
         out,
-        MOD.id,
-        MOD.roles,
+        typed_by(MOD),
         zone=ZoneInfo("America/New_York"),
         clock=lambda: now,
     )
@@ -50,7 +50,7 @@ async def test_completion_offers_commands_options_and_live_ids(
     live, _clock = wall
     await live.run("schedule", MOD, run="say raid", id="raid", when="fri 20:00")
     await live.run("schedule", MOD, run="say queued", time=999, unit="tick", id="rather-queued")
-    completer = SlashCompleter(live.discord, MOD.id, MOD.roles)
+    completer = SlashCompleter(live.bot.ops, typed_by(MOD))
 
     async def offered(text: str) -> list[str]:
         return [c.text for c in await completer.complete(text)]

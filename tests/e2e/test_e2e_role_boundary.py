@@ -18,6 +18,7 @@ from bot.services import build_services
 from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
+from tests.console.typed import typed_by
 from tests.e2e.conftest import PASSWORD, following
 from tests.fixtures import sent_to
 
@@ -221,7 +222,7 @@ async def test_the_console_shows_the_same_refusal(live: Harness, mc: Server) -> 
         "unit:tick id:bad\nquit\n"
     )
     out = io.StringIO()
-    await run_console(live.discord, stdin, out, MOD.id, MOD.roles)
+    await run_console(live.bot.ops, stdin, out, typed_by(MOD))
     assert (
         "Refused: This command touches the bot's own storage doom.bot:wallclock" in out.getvalue()
     )

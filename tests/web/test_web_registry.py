@@ -22,6 +22,7 @@ from bot.services import build_services
 from console.session import run_console
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
+from tests.console.typed import typed_by
 from tests.fixtures import server_config
 from tests.web.webclient import Client
 from tests.web.webdash import BOT_TOKEN, PASSWORD, Clock, Dash
@@ -86,10 +87,10 @@ async def test_a_registered_operation_is_in_every_face(echoing: Dash) -> None:
     assert options["text"]["required"] and not options["loud"]["required"]
     assert [c["value"] for c in options["mood"]["choices"]] == ["calm", "glad"]
 
-    # the console: the same command typed, listed in /help
+    # the console: the same command typed on the core, listed in /help
     out = io.StringIO()
     lines = "/echo text:hey mood:glad\n/echo text:\n/help\n"
-    await run_console(h.discord, io.StringIO(lines), out, ADMIN.id, ADMIN.roles)
+    await run_console(h.bot.ops, io.StringIO(lines), out, typed_by(ADMIN))
     said = out.getvalue()
     assert re.search(r"hey \(glad\) at tick \d+ on main", said), said
     assert "/echo:" in said and "/whoami:" in said
@@ -125,11 +126,11 @@ async def test_a_registered_operation_is_in_every_face(echoing: Dash) -> None:
             "/api/operations/whoami", json={}, headers={"X-CSRF-Token": await mod.csrf()}
         )
         assert status == 200 and "with the rank moderator" in json.loads(body)["outcome"], body
-        # every change through it is audited, from whichever face (the console here runs on
-        # this harness's bot, whose face is Discord; the API with a session cookie is the web's)
+        # every change through it is audited, from whichever face (the console runs on this
+        # harness's core; the API with a session cookie is the web's)
         status, body = await admin.get("/api/audit?action=echo")
         faces = sorted(m["face"] for m in json.loads(body)["mutations"])
-        assert faces == ["discord", "discord", "web"], faces
+        assert faces == ["console", "discord", "web"], faces
     finally:
         await admin.close()
         await mod.close()
