@@ -1,7 +1,8 @@
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
 """`python -m bot console` as a real process with DOOM_LOCALE=zh_CN answers /help and a
 refused /schedule in Chinese, and a plain session shows no library warning and no log line (they
-go to <data dir>/bot.log); `-v` shows the log lines again. No server configured: embedded mcsim."""
+go to <data dir>/bot.log); `-v` shows the log lines again; discord.py is never imported. No
+server configured: embedded mcsim."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from bot.operations.builtin import BUILTIN
 from bot.operations.registry import options as registry_options
+from tests.e2e.test_e2e_serve import _discord_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 # a log line's time names its zone: "2026-12-04 19:00:00,123 UTC INFO ..."
@@ -133,3 +135,28 @@ def _pack_version() -> str:
     from bot.minecraft.installer import bundled_datapack, pack_version_of
 
     return pack_version_of(bundled_datapack())
+
+
+@pytest.mark.slow
+def test_the_console_imports_no_discord(tmp_path: Path) -> None:
+    """The console is the core and a terminal: `python -X importtime -m bot console` schedules,
+    lists and cancels on the embedded world and never imports a module of discord.py."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOOM_")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["DOOM_DATA_DIR"] = str(tmp_path / "botdata")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "bot", "console"],
+        input="/schedule run:say hi time:1 unit:hour id:greet\n/list\n/cancel id:greet\nquit\n",
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Scheduled greet on embedded." in done.stdout, done.stdout
+    assert "queue on embedded: 1 task(s)" in done.stdout and "Cancelled greet." in done.stdout
+    modules = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    assert len(modules) > 300, done.stderr[-2000:]  # the log was read
+    assert _discord_modules(done.stderr) == []
