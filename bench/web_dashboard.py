@@ -33,8 +33,8 @@ from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
 from bot.app import DoomBot
 from bot.config import ServerConfig, Settings
-from bot.localdiscord.emulator import GUILD_ID, LocalDiscord
 from bot.services import build_services
+from bot.testkit.localdiscord.emulator import GUILD_ID, LocalDiscord
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
 from web.server import WebServer

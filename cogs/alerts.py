@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
-FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.localdiscord.limits)
+FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.limits)
 SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6,000 in all
 
 

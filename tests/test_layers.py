@@ -80,7 +80,7 @@ BAD_IMPORTS = [
     (
         "web/zones.py",
         "import bot.slash.planned_ui",
-        "the web face never imports bot.slash, bot.localdiscord or bot.app",
+        "the web face never imports bot.slash, bot.testkit or bot.app",
     ),
     (
         "bot/operations/caller.py",

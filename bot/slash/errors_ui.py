@@ -23,7 +23,7 @@ from bot.slash.fit import clip
 
 log = logging.getLogger(__name__)
 
-MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.localdiscord.limits)
+MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.slash.limits)
 
 
 @dataclass(frozen=True, slots=True)

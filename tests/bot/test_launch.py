@@ -16,10 +16,10 @@ import pytest
 from bot.app import DoomBot
 from bot.config import Settings
 from bot.launch import Gateway, run_bot
-from bot.localdiscord.emulator import LocalDiscord
 from bot.operations import Face
 from bot.store.audit import AuditStore
 from bot.store.db import open_in
+from bot.testkit.localdiscord.emulator import LocalDiscord
 from tests.cogs.harness import ADMIN_BY_ID, make_settings
 from tests.fixtures import server_config
 

@@ -1,7 +1,7 @@
 """Drive the bot as Discord would: interaction payloads in, recorded HTTP requests out.
 
-Built on :class:`bot.localdiscord.emulator.LocalDiscord` (the local Discord the console front end
-uses), with named users holding the configured roles: ``await h.run("cancel", MOD, id="x")``.
+Built on :class:`bot.testkit.localdiscord.emulator.LocalDiscord` (the test kit's local Discord),
+with named users holding the configured roles: ``await h.run("cancel", MOD, id="x")``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from typing import Any
 
 from bot.app import DoomBot
 from bot.config import ServerConfig, Settings
-from bot.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
 from bot.services import Services
+from bot.testkit.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
 
 ADMIN_ROLE = 5001
 MOD_ROLE = 5002

@@ -18,11 +18,11 @@ from discord.http import Route
 from bot.config import ServerConfig
 from bot.events.kinds import ALERTS
 from bot.events.log_tail import LogTailer
-from bot.localdiscord.emulator import Sent
-from bot.localdiscord.http_session import RateLimits
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
+from bot.testkit.localdiscord.emulator import Sent
+from bot.testkit.localdiscord.http_session import RateLimits
 from tests.cogs.harness import ALERT_CHANNEL, Harness, make_settings
 from tests.cogs.test_cogs_alerts import live_log, said
 

@@ -12,7 +12,7 @@ import pytest
 from discord.http import handle_message_parameters
 from discord.webhook.async_ import async_context
 
-from bot.localdiscord.emulator import VirtualClock
+from bot.testkit.localdiscord.emulator import VirtualClock
 from tests.cogs.harness import Harness
 
 Callback = Callable[[discord.Interaction[Any]], Awaitable[None]]

@@ -8,8 +8,8 @@ import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot.localdiscord import emulator as local_discord
 from bot.operations.sections import Field, Section
+from bot.testkit.localdiscord import emulator as local_discord
 from console.session import Screen
 from tests.cogs.harness import ADMIN, Harness
 from tests.console.typed import typed

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from bot.localdiscord.emulator import VirtualClock
+from bot.testkit.localdiscord.emulator import VirtualClock
 
 
 class SlowRcon:

@@ -129,8 +129,8 @@ async def test_sigkill_after_the_last_save_loses_nothing_and_runs_nothing_twice(
         event_source="log",
     )
     # no audit channel: Discord's 5-posts-in-5-s channel bucket
-    # (bot.localdiscord.http_session) would hold the sixth /schedule's reply for seconds, while
-    # the tasks' game-time due ticks run on
+    # (bot.testkit.localdiscord.http_session) would hold the sixth /schedule's reply for
+    # seconds, while the tasks' game-time due ticks run on
     settings = make_settings(tmp_path, [config], log_poll_interval=0.05, audit_channel_id=None)
     services = await build_services(settings)
     live = await Harness(settings, services).start()

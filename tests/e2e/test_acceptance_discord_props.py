@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from nbtlib.tag import Int
 
 from bot.config import ServerConfig
-from bot.localdiscord.emulator import Exchange
 from bot.services import build_services
+from bot.testkit.localdiscord.emulator import Exchange
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
 from tests.bot.pack_sim import STORAGE_FILE

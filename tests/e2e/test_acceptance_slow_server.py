@@ -15,8 +15,8 @@ import discord
 import pytest
 
 from bot.config import ServerConfig
-from bot.localdiscord.emulator import Exchange, VirtualClock
 from bot.services import build_services
+from bot.testkit.localdiscord.emulator import Exchange, VirtualClock
 from mcsim.server import Server
 from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.slow_rcon import SlowRcon

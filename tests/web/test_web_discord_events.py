@@ -1,6 +1,6 @@
 """The Discord events pages: list, create, edit and cancel an event in Chromium, checked against
-what the local Discord holds (bot/localdiscord/scheduled_events.py); and the refusals over real
-HTTP, each naming its field with nothing made."""
+what the local Discord holds (bot/testkit/localdiscord/scheduled_events.py); and the refusals over
+real HTTP, each naming its field with nothing made."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.localdiscord.http_session import LocalFile
-from bot.localdiscord.message_text import buttons
+from bot.testkit.localdiscord.http_session import LocalFile
+from bot.testkit.localdiscord.message_text import buttons
 from tests.cogs.harness import MOD, NOBODY
 from tests.web.webclient import Client
 from tests.web.webdash import Dash, queue_ids

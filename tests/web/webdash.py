@@ -1,6 +1,6 @@
 """What the dashboard tests share (their fixtures are in conftest.py). They test the real
 thing: the bot's services over TCP RCON to an in-process mcsim running the pack, the Discord
-side on the local Discord (bot/localdiscord/emulator.py), the app served by Hypercorn on
+side on the local Discord (bot/testkit/localdiscord/emulator.py), the app served by Hypercorn on
 127.0.0.1 port 0, and (for the browser tests) Debian's chromium driven by Playwright.
 Time-based login expiry runs on an injected clock.
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from bot.localdiscord.http_session import CDN
+from bot.testkit.localdiscord.http_session import CDN
 
 __all__ = ["Files", "forget", "uploaded"]
 

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.localdiscord.limits import DiscordError
+from bot.slash.limits import DiscordError
 
 if TYPE_CHECKING:
-    from bot.localdiscord.emulator import LocalDiscord, Sent
-    from bot.localdiscord.http_session import Request
+    from bot.testkit.localdiscord.emulator import LocalDiscord, Sent
+    from bot.testkit.localdiscord.http_session import Request
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +232,7 @@ class LocalScheduledEvents:
         """The answer to a scheduled-event or member-role request, or UNHANDLED for others."""
         if not request.path.startswith(_BASE) and request.path != _ROLE:
             return UNHANDLED
-        from bot.localdiscord.emulator import Sent
+        from bot.testkit.localdiscord.emulator import Sent
 
         body = request.body if isinstance(request.body, dict) else {}
         path = request.path.format(**request.params)

@@ -1,5 +1,6 @@
-"""What the local Discord (bot.localdiscord.emulator) keeps of each request: what was sent, what
-it refused as Discord would, one interaction's exchange, and a clock that moves when told."""
+"""What the local Discord (bot.testkit.localdiscord.emulator) keeps of each request: what was
+sent, what it refused as Discord would, one interaction's exchange, and a clock that moves when
+told."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
-from bot.localdiscord.message_text import render
+from bot.testkit.localdiscord.message_text import render
 
 EPHEMERAL = 1 << 6  # the message flag Discord shows to the invoker only
 # the channels the settings name, by what goes there (the local Discord has no names for them)

@@ -1,5 +1,5 @@
 """A message payload as plain text: what the tests read back from the local Discord
-(:attr:`bot.localdiscord.emulator.Exchange.text`); the console renders with rich instead."""
+(:attr:`bot.testkit.localdiscord.emulator.Exchange.text`); the console renders with rich instead."""
 
 from __future__ import annotations
 

@@ -1,20 +1,18 @@
-"""A local Discord: the other end of the connection, in process, for tests and the console.
+"""A local Discord: the other end of the connection, in process, for the tests (the test kit).
 
 :class:`LocalDiscord` plays Discord's side of the connection for a bot that never logs in: it
 builds interaction payloads exactly as Discord sends them (slash commands, autocomplete, button
 presses), hands them to discord.py's own dispatch (``ConnectionState.parse_interaction_create`` ->
 ``CommandTree`` / ``ViewStore``), and answers the HTTP requests discord.py makes back (interaction
 callbacks, webhook follow-ups and edits, channel messages, the command sync) by recording them.
-The test harness and the console both use it, so a line typed in the terminal runs the same code
-path as a Discord user.
 
 It holds the bot to Discord's rules, the way Discord does: every request goes through
-discord.py's own HTTP handling down to the aiohttp session (:mod:`bot.localdiscord.http_session`),
-every body is checked against Discord's documented limits (:mod:`bot.localdiscord.limits`) and
-refused with Discord's status and JSON error, the command tree is synced (and checked) at start, an
-interaction's first response must come within 3 seconds of the injected ``clock`` (else 10062 and
-the user sees the failure), only once (40060), follow-ups work for 15 minutes, and channel posts
-meet per-route rate-limit buckets with 429s. Every refusal is kept in :attr:`LocalDiscord.refused`.
+discord.py's own HTTP handling down to the aiohttp session (``http_session``), every body is
+checked against Discord's documented limits (:mod:`bot.slash.limits`) and refused with Discord's
+status and JSON error, the command tree is synced (and checked) at start, an interaction's first
+response must come within 3 seconds of the injected ``clock`` (else 10062 and the user sees the
+failure), only once (40060), follow-ups work for 15 minutes, and channel posts meet per-route
+rate-limit buckets with 429s. Every refusal is kept in :attr:`LocalDiscord.refused`.
 """
 
 from __future__ import annotations
@@ -33,12 +31,13 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.localdiscord import limits
-from bot.localdiscord.attachments import Files, forget, uploaded
-from bot.localdiscord.http_session import CDN, LocalFile, RateLimits, Request, Response, Session
-from bot.localdiscord.message_text import buttons, render
-from bot.localdiscord.records import Exchange, Refusal, Sent, VirtualClock
-from bot.localdiscord.scheduled_events import UNHANDLED, LocalScheduledEvents
+from bot.slash import limits
+from bot.testkit.localdiscord import http_session as http
+from bot.testkit.localdiscord.attachments import Files, forget, uploaded
+from bot.testkit.localdiscord.http_session import LocalFile, RateLimits, Request, Response
+from bot.testkit.localdiscord.message_text import buttons, render
+from bot.testkit.localdiscord.records import Exchange, Refusal, Sent, VirtualClock
+from bot.testkit.localdiscord.scheduled_events import UNHANDLED, LocalScheduledEvents
 
 if TYPE_CHECKING:
     from bot.app import DoomBot
@@ -100,7 +99,7 @@ class LocalDiscord:
         self._component_message: dict[int, int] = {}  # component interaction id -> its message
         self._loading: set[str] = set()  # tokens whose response is still "thinking..."
         self._born: dict[str, float] = {}  # token -> clock() when the interaction was sent
-        self._session = Session(self._handle)
+        self._session = http.Session(self._handle)
         self._changed = asyncio.Event()
         # members' roles as GET .../members/{id} answers: set by each interaction and set_roles
         self.members: dict[int, list[int]] = {}
@@ -314,7 +313,7 @@ class LocalDiscord:
 
     def _attach(self, file: LocalFile, resolved: dict[str, Any]) -> str:
         aid = str(self.next_id())
-        url = f"{CDN}{self.channel_id}/{aid}/{file.filename}"
+        url = f"{http.CDN}{self.channel_id}/{aid}/{file.filename}"
         self._session.files[url] = file.data
         resolved.setdefault("attachments", {})[aid] = {
             "id": aid,
