@@ -31,8 +31,8 @@ from pathlib import Path
 import aiohttp
 from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
-from bot.app import DoomBot
 from bot.config import ServerConfig, Settings
+from bot.discord.app import DoomBot
 from bot.services import build_services
 from bot.testkit.localdiscord.emulator import GUILD_ID, LocalDiscord
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file

@@ -296,7 +296,7 @@ async def _services(settings: Settings) -> AsyncIterator[Services]:
 
 
 async def _run(settings: Settings) -> int:
-    from bot.launch import Gateway, run_bot
+    from bot.discord.launch import Gateway, run_bot
 
     assert settings.discord_token is not None
     return await run_bot(settings, Gateway(settings.discord_token.get_secret_value()))

@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 
 ENV_PREFIX = "DOOM_"
 # cogs renamed for what they hold: a DOOM_EXTENSIONS written with an old name loads the new
-# module, and the loader (bot.app) logs that the setting should say the new one
+# module, and the loader (bot.discord.app) logs that the setting should say the new one
 RENAMED_EXTENSIONS: Mapping[str, str] = {
     "cogs.tasks": "cogs.reads",
     "cogs.events": "cogs.discord_events",  # Discord's scheduled events, not the server's

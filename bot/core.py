@@ -1,9 +1,9 @@
 """The application with no face in it: settings -> services -> operations, and the audit trail.
 
 :func:`build_core` makes it; whichever faces are configured are handed the :class:`Core`: the
-Discord bot (bot.app, which adds its audit channel to the :class:`AuditTrail`), the dashboard and
-API, the console. Nothing here imports discord.py, so ``python -m bot serve`` (the core, its
-background work and the dashboard) runs with no Discord at all.
+Discord bot (bot.discord.app, which adds its audit channel to the :class:`AuditTrail`), the
+dashboard and API, the console. Nothing here imports discord.py, so ``python -m bot serve`` (the
+core, its background work and the dashboard) runs with no Discord at all.
 """
 
 from __future__ import annotations

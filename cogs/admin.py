@@ -13,20 +13,20 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.guildevents.readiness import status_line
+from bot.discord.guildevents.readiness import status_line
+from bot.discord.slash import fit
+from bot.discord.slash.cog_helpers import audited_reply, late_followup, server_command
+from bot.discord.slash.embeds import embed_of
+from bot.discord.slash.fit import pack_embeds
+from bot.discord.slash.permissions import is_admin
 from bot.i18n import _
 from bot.operations import admin
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
 from bot.operations.sections import status_section
-from bot.slash import fit
-from bot.slash.cog_helpers import audited_reply, late_followup, server_command
-from bot.slash.embeds import embed_of
-from bot.slash.fit import pack_embeds
-from bot.slash.permissions import is_admin
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
     from bot.minecraft.selftest import SelftestResult
 
 log = logging.getLogger(__name__)

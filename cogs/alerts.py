@@ -13,22 +13,22 @@ import discord
 from discord.ext import commands
 
 from bot.aio import cancel_and_wait
+from bot.discord.slash.embeds import embed_of
+from bot.discord.slash.fit import clip, pack_embeds, pages
 from bot.events.kinds import ALERTS, KINDS
 from bot.i18n import _, localized
 from bot.minecraft.selftest import is_selftest_id
 from bot.operations.sections import alert_section
-from bot.slash.embeds import embed_of
-from bot.slash.fit import clip, pack_embeds, pages
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
     from bot.events.event import Event
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
 
 MAX_EMBEDS = 10  # per message, Discord's limit: more events than this become summary lines
-FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.slash.limits)
+FIELD_VALUE = 1024  # Discord's limit on a field's value (bot.discord.slash.limits)
 SUMMARY_BUDGET = 5500  # field characters per summary message, below Discord's 6,000 in all
 
 

@@ -14,13 +14,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.slash.cog_helpers import server_command
+from bot.discord.slash.permissions import is_moderator
 from bot.i18n import N_, _
 from bot.operations import calendar as calendar_ops
-from bot.slash.cog_helpers import server_command
-from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """`/event create|edit|cancel|list|show`: a Discord scheduled event and its in-game tasks as one.
 
-The face only: options are read by :mod:`bot.guildevents.draft`, both halves are made, moved and
-cancelled by :class:`bot.guildevents.binding.GuildEvents`, and the gateway's scheduled-event
+The face only: options are read by :mod:`bot.calendar.event_draft`, both halves are made, moved and
+cancelled by :class:`bot.discord.guildevents.binding.GuildEvents`, and the gateway's scheduled-event
 events (moves, cancels and Interested clicks in Discord's own UI) are handed to it here.
 """
 
@@ -17,22 +17,22 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import errors
-from bot.guildevents.binding import GuildEvents
-from bot.guildevents.event_tasks import EventTasks, SchedulerTasks, TaskStatus
-from bot.guildevents.timers import EventTimers
+from bot.discord.guildevents.binding import GuildEvents
+from bot.discord.guildevents.event_tasks import EventTasks, SchedulerTasks, TaskStatus
+from bot.discord.guildevents.timers import EventTimers
+from bot.discord.slash import fit
+from bot.discord.slash.cog_helpers import AFTER_WAIT, IF_NOT, server_autocomplete
+from bot.discord.slash.permissions import is_moderator
 from bot.i18n import _, ngettext
 from bot.i18n.formats import stamp, stamp_with_distance
 from bot.i18n.words import event_state, run_outcome, schedule_state
 from bot.minecraft.task_fields import MAX_REQUIRE, MAX_TIME_TEXT
 from bot.operations import discord_events
-from bot.slash import fit
-from bot.slash.cog_helpers import AFTER_WAIT, IF_NOT, server_autocomplete
-from bot.slash.permissions import is_moderator
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.times.when import human
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 log = logging.getLogger(__name__)
 

@@ -14,6 +14,17 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.slash import fit
+from bot.discord.slash.cog_helpers import (
+    InvokerView,
+    TaskId,
+    deferred,
+    server_command,
+    task_command,
+)
+from bot.discord.slash.embeds import embed_of
+from bot.discord.slash.fit import pack_embeds
+from bot.discord.slash.translator import shown_name
 from bot.i18n import N_, _
 from bot.operations import groups, reads, runs
 from bot.operations.queue import ServerRef, TaskRef
@@ -24,14 +35,9 @@ from bot.operations.sections import (
     planned_section,
     task_section,
 )
-from bot.slash import fit
-from bot.slash.cog_helpers import InvokerView, TaskId, deferred, server_command, task_command
-from bot.slash.embeds import embed_of
-from bot.slash.fit import pack_embeds
-from bot.slash.translator import shown_name
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 log = logging.getLogger(__name__)
 

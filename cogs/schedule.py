@@ -14,6 +14,21 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.slash import fit
+from bot.discord.slash.cog_helpers import (
+    AFTER_WAIT,
+    IF_NOT,
+    ON_DOUBT,
+    InvokerView,
+    TaskId,
+    deferred,
+    server_autocomplete,
+    server_command,
+    task_command,
+)
+from bot.discord.slash.embeds import embed_of
+from bot.discord.slash.permissions import is_admin, is_moderator
+from bot.discord.slash.planned_ui import timezone_autocomplete
 from bot.i18n import N_, _
 from bot.minecraft.task_fields import (
     MAX_COMMAND,
@@ -28,24 +43,9 @@ from bot.minecraft.task_fields import (
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.sections import planned_section, scheduled_section
-from bot.slash import fit
-from bot.slash.cog_helpers import (
-    AFTER_WAIT,
-    IF_NOT,
-    ON_DOUBT,
-    InvokerView,
-    TaskId,
-    deferred,
-    server_autocomplete,
-    server_command,
-    task_command,
-)
-from bot.slash.embeds import embed_of
-from bot.slash.permissions import is_admin, is_moderator
-from bot.slash.planned_ui import timezone_autocomplete
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 log = logging.getLogger(__name__)
 

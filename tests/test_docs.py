@@ -21,7 +21,8 @@ DOCS = [ROOT / "docs" / "architecture.md", ROOT / "docs" / "interfaces.md"]
 LINKED = [*DOCS, ROOT / "docs" / "plan-file.md", ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
 # a path of the repository in backticks: `bot/minecraft/rcon.py`, `datapack/`
 _PATH = re.compile(r"`((?:bot|cogs|console|web|mcsim|tests|bench|datapack|locale)/[\w/.-]*)`")
-# a dotted name of our packages in backticks: `bot.launch.run_bot`, `web.auth.action(rank, what)`
+# a dotted name of our packages in backticks: `bot.discord.launch.run_bot`,
+# `web.auth.action(rank, what)`
 _NAME = re.compile(r"`((?:bot|cogs|console|web|mcsim)(?:\.\w+)+)")
 # written like a module and not one: the database's file, and the old cogs' names still loaded
 NOT_MODULES = {"bot.sqlite3", *RENAMED_EXTENSIONS}

@@ -73,21 +73,30 @@ FACES = "the faces cogs, web and console never import each other"
 # a bad import for each contract: (the file it goes in, the import, the contract it breaks)
 BAD_IMPORTS = [
     ("bot/store/db.py", "import cogs.alerts", "bot never imports the faces cogs, web and console"),
-    ("bot/app.py", "import console.session", "bot never imports the faces cogs, web and console"),
+    (
+        "bot/discord/app.py",
+        "import console.session",
+        "bot never imports the faces cogs, web and console",
+    ),
     ("mcsim/world.py", "import bot.config", "mcsim, the stand-in server, knows nothing of the bot"),
     ("web/markup.py", "import cogs.admin", FACES),
     ("console/render.py", "import web.markup", FACES),
     (
         "web/zones.py",
-        "import bot.slash.planned_ui",
-        "the web face never imports bot.slash, bot.testkit or bot.app",
+        "import bot.discord.slash.planned_ui",
+        "the web face never imports the Discord adapter bot.discord, nor bot.testkit",
     ),
     (
         "bot/operations/caller.py",
-        "import bot.slash.fit",
+        "import bot.discord.slash.fit",
         "the application layer never imports a face",
     ),
     ("bot/i18n/formats.py", "import bot.config", "bot's layers"),
+    (
+        "bot/discord/slash/fit.py",
+        "import bot.discord.app",
+        "inside the Discord adapter, the helpers never import the bot or its launch",
+    ),
 ]
 
 

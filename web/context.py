@@ -40,7 +40,7 @@ READ_RANK_TTL = 10.0  # seconds a read may rely on the last roles Discord report
 
 
 class HostBot(Protocol):
-    """What the dashboard uses of the Discord bot (bot.app.DoomBot), when one runs."""
+    """What the dashboard uses of the Discord bot (bot.discord.app.DoomBot), when one runs."""
 
     failed_extensions: dict[str, BaseException]
 

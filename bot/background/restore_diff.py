@@ -36,7 +36,7 @@ RESTORE_LABELS: Final = {
 @dataclass
 class RestoreReport:
     """What one restore did, by kind (keys of RESTORE_LABELS), as `id (detail)` texts: lazy, so the
-    alert says them in its channel's language (bot.app.DoomBot.channel_locale)."""
+    alert says them in its channel's language (bot.discord.app.DoomBot.channel_locale)."""
 
     game_time: int = 0
     reason: Text = ""

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Event, vDuration, vRecur
 
+from bot.calendar.event_draft import next_start
 from bot.calendar.recurrence import HORIZON, MAX_OCCURRENCES, occurrences, repeat_of
-from bot.guildevents.draft import next_start
 from bot.i18n import _
 from bot.store.guild_events import EventRow
 from bot.store.schedules import Schedule

@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.app import DoomBot
 from bot.config import Settings
+from bot.discord.app import DoomBot
+from bot.discord.slash.translator import DoomTranslator, tree_messages
 from bot.services import Services
-from bot.slash.translator import DoomTranslator, tree_messages
 from bot.store.audit import AuditStore
 
 T = TypeVar("T")

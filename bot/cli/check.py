@@ -154,7 +154,7 @@ async def check_discord(
     settings: Settings, out: TextIO, http: discord.http.HTTPClient | None = None
 ) -> bool:
     """Log in over HTTP only (no gateway) and check /event's permission in each guild."""
-    from bot.guildevents.readiness import check_guilds
+    from bot.discord.guildevents.readiness import check_guilds
 
     assert settings.discord_token is not None
     client = http or discord.http.HTTPClient(asyncio.get_running_loop())

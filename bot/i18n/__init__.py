@@ -19,7 +19,8 @@ Texts made before their locale is known (errors cached by the command checker, m
 titles) are :func:`lazy`: they are translated each time they are turned into a string.
 
 This module does not import discord: the core uses it. The Discord side (the command tree's
-:class:`~discord.app_commands.Translator`) is the Discord face's :mod:`bot.slash.translator`.
+:class:`~discord.app_commands.Translator`) is the Discord face's
+:mod:`bot.discord.slash.translator`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from bot.operations.suggest import Suggest
 from bot.operations.whoami import WHOAMI
 
 if TYPE_CHECKING:
-    from bot.guildevents.binding import GuildEvents
+    from bot.discord.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.services import ServerServices, Services
     from bot.wallclock.scheduler import Scheduler

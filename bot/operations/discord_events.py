@@ -1,7 +1,7 @@
 """Discord scheduled events and their in-game tasks, as one: create, edit, cancel, list.
 
-The binding (:class:`bot.guildevents.binding.GuildEvents`) belongs to the Discord events cog
-(cogs/discord_events.py), which hands it to :attr:`Operations.guild_events` while it is loaded;
+The binding (:class:`bot.discord.guildevents.binding.GuildEvents`) belongs to the Discord events
+cog (cogs/discord_events.py), which hands it to :attr:`Operations.guild_events` while it is loaded;
 without it every operation here says the events are not available. Called "Discord events"
 everywhere, so they are never taken for the server's own events (bot/events/: what the pack
 reports).
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
-from bot.guildevents.draft import Draft, dropped_note, read_draft
+from bot.calendar.event_draft import Draft, dropped_note, read_draft
 from bot.i18n import _
 from bot.i18n.formats import stamp
 from bot.minecraft.task_fields import Command, TimeText, ZoneName
@@ -37,7 +37,7 @@ from bot.operations.schedule import ConditionFields
 from bot.store.guild_events import LIVE_STATES
 
 if TYPE_CHECKING:
-    from bot.guildevents.binding import GuildEvents
+    from bot.discord.guildevents.binding import GuildEvents
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.store.guild_events import EventRow
@@ -49,7 +49,7 @@ class EventRequest(ConditionFields):  # its start task's conditions, as /schedul
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # the name's and the description's lengths are checked with Discord's own limits, said in
-    # a sentence (bot.guildevents.draft)
+    # a sentence (bot.calendar.event_draft)
     name: str
     start: str = Field(min_length=1, max_length=100)
     end: str | None = Field(default=None, min_length=1, max_length=100)

@@ -1,7 +1,8 @@
 """What a read shows, as data: a :class:`Section` is a titled block (lines, named fields, a
-footer, a tone) that every face renders its own way: Discord as an embed (bot.slash.embeds), the
-console with rich, the JSON API as plain text. The sentences are the faces' shared markup
-(`code`, **bold**, instants as ``<t:N:F>``), so a face only has to render that markup.
+footer, a tone) that every face renders its own way: Discord as an embed
+(bot.discord.slash.embeds), the console with rich, the JSON API as plain text. The sentences
+are the faces' shared markup (`code`, **bold**, instants as ``<t:N:F>``), so a face only has to
+render that markup.
 
 The builders here are the one place a page of a list, a task, a planned row, a run history, the
 game clock and a server's status are laid out."""

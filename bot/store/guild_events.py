@@ -5,8 +5,8 @@ and end, and the ids of the two wall-clock schedules bound to it. A repeating ev
 rows (`previous_id`), one native Discord event each.
 
 State `creating` marks a row whose Discord event and tasks are being made: a bot that dies in
-between finds it on start-up and undoes whatever half exists (bot.guildevents.binding), so there is
-never a Discord event without its tasks nor tasks without their event.
+between finds it on start-up and undoes whatever half exists (bot.discord.guildevents.binding),
+so there is never a Discord event without its tasks nor tasks without their event.
 """
 
 from __future__ import annotations

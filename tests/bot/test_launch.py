@@ -1,4 +1,4 @@
-"""bot.launch.run_bot, the one place that builds the bot, with the face as a parameter: the
+"""bot.discord.launch.run_bot, the one place that builds the bot, with the face as a parameter: the
 front's settings and face are the bot's, the dashboard answers while the front runs and is gone
 after, and the bot is closed however the front's run ends."""
 
@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bot.app import DoomBot
 from bot.config import Settings
-from bot.launch import Gateway, run_bot
+from bot.discord.app import DoomBot
+from bot.discord.launch import Gateway, run_bot
 from bot.operations import Face
 from bot.store.audit import AuditStore
 from bot.store.db import open_in

@@ -1,6 +1,6 @@
 """An in-memory stand-in for the wall-clock schedules, for the Discord-edge tests of /event only.
 
-It keeps what :class:`bot.guildevents.event_tasks.EventTasks` promises (one-shot tasks at an
+It keeps what :class:`bot.discord.guildevents.event_tasks.EventTasks` promises (one-shot tasks at an
 instant, cancel, status) on the injected clock, so the tests of the Discord half need no Minecraft
 server.
 The binding to the real scheduler is tested on mcsim in tests/e2e/test_e2e_discord_events.py.
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bot.discord.guildevents.event_tasks import TaskStatus
 from bot.errors import ValidationError
-from bot.guildevents.event_tasks import TaskStatus
 from bot.times.clock import ManualClock
 
 

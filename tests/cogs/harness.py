@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.app import DoomBot
 from bot.config import ServerConfig, Settings
+from bot.discord.app import DoomBot
 from bot.services import Services
 from bot.testkit.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
 

@@ -463,7 +463,7 @@ async def test_a_bad_edit_changes_nothing(
 
 
 def test_mentions_are_split_into_messages_discord_accepts() -> None:
-    from bot.guildevents.timers import mention_chunks
+    from bot.discord.guildevents.timers import mention_chunks
 
     mentions = [f"<@{10**18 + i}>" for i in range(200)]
     chunks = mention_chunks("Reminder: **x** starts soon.", mentions)

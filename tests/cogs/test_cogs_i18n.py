@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from bot.config import ServerConfig
+from bot.discord.slash.translator import valid_name
 from bot.events.event import Event
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
-from bot.slash.translator import valid_name
 from bot.store.audit import AuditStore
 from tests.cogs.harness import ADMIN, ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 

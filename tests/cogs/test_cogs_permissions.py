@@ -87,7 +87,7 @@ async def test_unexpected_error_shows_only_an_id(
         raise RuntimeError("secret internals /home/x")
 
     bare.bot.tree.add_command(boom)
-    with caplog.at_level(logging.ERROR, logger="bot.slash.errors_ui"):
+    with caplog.at_level(logging.ERROR, logger="bot.discord.slash.errors_ui"):
         reply = await bare.run("boom", MOD)
     assert reply.ephemeral
     assert "secret" not in reply.text and "Traceback" not in reply.text

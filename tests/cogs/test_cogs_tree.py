@@ -37,7 +37,8 @@ EXPECTED = {
     "whoami",  # the registry's (bot.operations.registry)
 }
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
-# (cogs/ -> bot/slash/cog_helpers.py): refactoring must not change a name, option or description
+# (cogs/ -> bot/discord/slash/cog_helpers.py): refactoring must not change a name, option or
+# description
 GOLDEN = Path(__file__).with_name("command_tree.json")
 
 
@@ -65,7 +66,7 @@ async def test_a_cogs_old_extension_name_loads_it_under_its_new_name(
     # a .env written before the cogs were renamed for what they hold
     settings = make_settings(tmp_path, extensions=["cogs.tasks", "cogs.events", "cogs.admin"])
     services = Services(settings, {}, AuditStore(tmp_path / "audit.sqlite3"))
-    with caplog.at_level(logging.WARNING, logger="bot.app"):
+    with caplog.at_level(logging.WARNING, logger="bot.discord.app"):
         harness = await Harness(settings, services).start()
     try:
         assert set(harness.bot.extensions) == {"cogs.reads", "cogs.discord_events", "cogs.admin"}

@@ -67,7 +67,7 @@ async def test_autocomplete_offers_live_ids_at_most_25(live: Harness, mc: Server
     assert all(c["value"].startswith("job") for c in choices)
     narrow = await live.autocomplete("cancel", "id", MOD, id="job2")
     assert {c["value"] for c in narrow} == {"job2", *(f"job2{i}" for i in range(10))}
-    # every command on one task shares the same id autocomplete (bot/slash/cog_helpers.py)
+    # every command on one task shares the same id autocomplete (bot/discord/slash/cog_helpers.py)
     for name in ("cancel_all", "pause", "resume", "show"):
         offered = await live.autocomplete(name, "id", MOD, id="job2")
         assert [c["value"] for c in offered] == [c["value"] for c in narrow], name

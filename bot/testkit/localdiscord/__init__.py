@@ -2,7 +2,7 @@
 
 :mod:`~bot.testkit.localdiscord.emulator` (``LocalDiscord``) builds the interaction payloads Discord
 sends and answers the bot's HTTP requests (:mod:`~bot.testkit.localdiscord.http_session`), held to
-Discord's documented limits (:mod:`~bot.slash.limits`, which the cog helpers' fitting
+Discord's documented limits (:mod:`~bot.discord.slash.limits`, which the cog helpers' fitting
 reads too); :mod:`~bot.testkit.localdiscord.scheduled_events` plays the guild's scheduled events.
 Nothing here knows the bot's application: it is a stand-in for Discord, as mcsim is for a server.
 """

@@ -8,11 +8,11 @@ callbacks, webhook follow-ups and edits, channel messages, the command sync) by 
 
 It holds the bot to Discord's rules, the way Discord does: every request goes through
 discord.py's own HTTP handling down to the aiohttp session (``http_session``), every body is
-checked against Discord's documented limits (:mod:`bot.slash.limits`) and refused with Discord's
-status and JSON error, the command tree is synced (and checked) at start, an interaction's first
-response must come within 3 seconds of the injected ``clock`` (else 10062 and the user sees the
-failure), only once (40060), follow-ups work for 15 minutes, and channel posts meet per-route
-rate-limit buckets with 429s. Every refusal is kept in :attr:`LocalDiscord.refused`.
+checked against Discord's documented limits (:mod:`bot.discord.slash.limits`) and refused with
+Discord's status and JSON error, the command tree is synced (and checked) at start, an
+interaction's first response must come within 3 seconds of the injected ``clock`` (else 10062 and
+the user sees the failure), only once (40060), follow-ups work for 15 minutes, and channel posts
+meet per-route rate-limit buckets with 429s. Every refusal is kept in :attr:`LocalDiscord.refused`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.slash import limits
+from bot.discord.slash import limits
 from bot.testkit.localdiscord import http_session as http
 from bot.testkit.localdiscord.attachments import Files, forget, uploaded
 from bot.testkit.localdiscord.http_session import LocalFile, RateLimits, Request, Response
@@ -40,7 +40,7 @@ from bot.testkit.localdiscord.records import Exchange, Refusal, Sent, VirtualClo
 from bot.testkit.localdiscord.scheduled_events import UNHANDLED, LocalScheduledEvents
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 log = logging.getLogger(__name__)
 

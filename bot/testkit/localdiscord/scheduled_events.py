@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.slash.limits import DiscordError
+from bot.discord.slash.limits import DiscordError
 
 if TYPE_CHECKING:
     from bot.testkit.localdiscord.emulator import LocalDiscord, Sent

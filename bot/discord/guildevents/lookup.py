@@ -12,8 +12,8 @@ from bot.i18n import _
 from bot.store.guild_events import LIVE_STATES, EventRow
 
 if TYPE_CHECKING:
-    from bot.guildevents.context import EventContext
-    from bot.guildevents.event_tasks import TaskStatus
+    from bot.discord.guildevents.context import EventContext
+    from bot.discord.guildevents.event_tasks import TaskStatus
 
 
 class EventLookup:

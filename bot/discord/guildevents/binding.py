@@ -1,20 +1,22 @@
 """A Discord scheduled event and its in-game tasks, kept as one thing.
 
 :class:`GuildEvents` is what the faces and the timers call; each job is its own class, sharing an
-:class:`~bot.guildevents.context.EventContext`:
+:class:`~bot.discord.guildevents.context.EventContext`:
 
-- :class:`~bot.guildevents.lookup.EventLookup`: an event by id or name, its tasks' outcomes;
-- :class:`~bot.guildevents.lifecycle.EventLifecycle`: create, edit and cancel both halves
+- :class:`~bot.discord.guildevents.lookup.EventLookup`: an event by id or name, its tasks'
+  outcomes;
+- :class:`~bot.discord.guildevents.lifecycle.EventLifecycle`: create, edit and cancel both halves
   together (the guild scheduled event through discord.py, the wall-clock tasks through
-  :class:`~bot.guildevents.event_tasks.EventTasks`), undoing the half made when the other fails,
-  and the recovery of a create cut short;
-- :class:`~bot.guildevents.follower.DiscordFollower`: moves, cancels and deletes made in Discord's
-  own UI, applied to the tasks;
-- :class:`~bot.guildevents.interest.InterestCounts`: interested counts and the interested role;
-- :class:`~bot.guildevents.notices.EventNotices`: notices and alerts about an event.
+  :class:`~bot.discord.guildevents.event_tasks.EventTasks`), undoing the half made when the other
+  fails, and the recovery of a create cut short;
+- :class:`~bot.discord.guildevents.follower.DiscordFollower`: moves, cancels and deletes made in
+  Discord's own UI, applied to the tasks;
+- :class:`~bot.discord.guildevents.interest.InterestCounts`: interested counts and the interested
+  role;
+- :class:`~bot.discord.guildevents.notices.EventNotices`: notices and alerts about an event.
 
 Reminders, the Discord status at start and end, the next occurrence of a repeating event and the
-alerts about failed tasks are :mod:`bot.guildevents.timers`'s.
+alerts about failed tasks are :mod:`bot.discord.guildevents.timers`'s.
 """
 
 from __future__ import annotations
@@ -26,21 +28,21 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from bot.guildevents.context import EventContext, discord_error
-from bot.guildevents.follower import DiscordFollower
-from bot.guildevents.halves import Halves
-from bot.guildevents.interest import InterestCounts
-from bot.guildevents.lifecycle import EventLifecycle
-from bot.guildevents.lookup import EventLookup
-from bot.guildevents.notices import EventNotices
-from bot.guildevents.readiness import usable_guild
+from bot.discord.guildevents.context import EventContext, discord_error
+from bot.discord.guildevents.follower import DiscordFollower
+from bot.discord.guildevents.halves import Halves
+from bot.discord.guildevents.interest import InterestCounts
+from bot.discord.guildevents.lifecycle import EventLifecycle
+from bot.discord.guildevents.lookup import EventLookup
+from bot.discord.guildevents.notices import EventNotices
+from bot.discord.guildevents.readiness import usable_guild
 
 if TYPE_CHECKING:
     import discord
 
-    from bot.app import DoomBot
-    from bot.guildevents.draft import Draft
-    from bot.guildevents.event_tasks import EventTasks, TaskStatus
+    from bot.calendar.event_draft import Draft
+    from bot.discord.app import DoomBot
+    from bot.discord.guildevents.event_tasks import EventTasks, TaskStatus
     from bot.i18n import Lazy, Text
     from bot.services import ServerServices
     from bot.store.guild_events import EventRow, GuildEventStore

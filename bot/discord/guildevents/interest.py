@@ -15,7 +15,7 @@ from bot.i18n import _
 from bot.store.guild_events import LIVE_STATES
 
 if TYPE_CHECKING:
-    from bot.guildevents.context import EventContext
+    from bot.discord.guildevents.context import EventContext
 
 log = logging.getLogger(__name__)
 

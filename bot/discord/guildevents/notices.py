@@ -13,7 +13,7 @@ import discord
 from bot.i18n import Text, _, use_locale
 
 if TYPE_CHECKING:
-    from bot.guildevents.context import EventContext
+    from bot.discord.guildevents.context import EventContext
     from bot.store.guild_events import EventRow
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.app import DoomBot
 from bot.core import build_core
+from bot.discord.app import DoomBot
 from bot.errors import ConfigError
 
 if TYPE_CHECKING:

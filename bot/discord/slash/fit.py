@@ -1,7 +1,7 @@
 """Make what the bot says fit Discord's limits without losing what matters.
 
 One place for clipping and splitting, so every face stays within the numbers in
-:mod:`bot.slash.limits` (which LocalDiscord enforces): a text clipped with a visible
+:mod:`bot.discord.slash.limits` (which LocalDiscord enforces): a text clipped with a visible
 marker, an embed shrunk to its 6,000 characters, embeds packed into messages of at most 10 and
 6,000, lines split into pages of a given size. Lengths are code points, as Discord counts them.
 """
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import discord
 
-from bot.slash.limits import LIMITS, embed_size
+from bot.discord.slash.limits import LIMITS, embed_size
 
 MARK = "…"
 

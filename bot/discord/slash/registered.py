@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.discord.slash import fit
+from bot.discord.slash.embeds import embed_of
 from bot.operations.registry import OperationSpec, option_type, run
-from bot.slash import fit
-from bot.slash.embeds import embed_of
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 
 def _signature(spec: OperationSpec[Any]) -> inspect.Signature:

@@ -1,5 +1,5 @@
 """What every part of the event binding shares: the bot, the event rows, the in-game tasks, the
-clock, one lock per event and the timers' wake-up (see :mod:`bot.guildevents.binding`)."""
+clock, one lock per event and the timers' wake-up (see :mod:`bot.discord.guildevents.binding`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from bot.i18n import Joined, Lazy, pick
 if TYPE_CHECKING:
     import discord
 
-    from bot.app import DoomBot
-    from bot.guildevents.event_tasks import EventTasks
+    from bot.discord.app import DoomBot
+    from bot.discord.guildevents.event_tasks import EventTasks
     from bot.store.guild_events import GuildEventStore
     from bot.times.clock import Clock
 

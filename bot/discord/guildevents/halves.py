@@ -1,6 +1,7 @@
 """One half at a time: the start and end tasks made as a pair, tasks cancelled, a Discord event
-removed. The lifecycle (:mod:`bot.guildevents.lifecycle`) undoes a half-made create or edit with
-these, and the follower (:mod:`bot.guildevents.follower`) moves and cancels tasks with them."""
+removed. The lifecycle (:mod:`bot.discord.guildevents.lifecycle`) undoes a half-made create or
+edit with these, and the follower (:mod:`bot.discord.guildevents.follower`) moves and cancels
+tasks with them."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.guildevents.context import discord_error
-from bot.guildevents.draft import task_id
+from bot.calendar.event_draft import task_id
+from bot.discord.guildevents.context import discord_error
 from bot.i18n import Lazy, lazy
 
 if TYPE_CHECKING:
-    from bot.guildevents.context import EventContext
-    from bot.guildevents.notices import EventNotices
+    from bot.discord.guildevents.context import EventContext
+    from bot.discord.guildevents.notices import EventNotices
     from bot.store.guild_events import EventRow
 
 log = logging.getLogger(__name__)

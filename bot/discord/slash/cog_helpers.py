@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 from discord import app_commands
 
+from bot.discord.slash import errors_ui, fit
+from bot.discord.slash.permissions import is_moderator
 from bot.i18n import N_, _, set_locale
-from bot.slash import errors_ui, fit
-from bot.slash.permissions import is_moderator
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ async def late_followup(interaction: Interaction, text: str) -> None:
 class InvokerView(discord.ui.View):
     """A view only the user who ran the command may press; others get `refusal`.
 
-    Its errors end in :mod:`bot.slash.errors_ui` like a command's.
+    Its errors end in :mod:`bot.discord.slash.errors_ui` like a command's.
     """
 
     refusal = N_("Only the person who ran the command can answer this.")

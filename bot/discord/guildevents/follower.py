@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.guildevents.context import MOVE_TOLERANCE, joined
-from bot.guildevents.draft import task_id, whole_second
+from bot.calendar.event_draft import task_id, whole_second
+from bot.discord.guildevents.context import MOVE_TOLERANCE, joined
 from bot.i18n import Lazy, Text, lazy
 from bot.i18n.formats import stamp
 from bot.store.guild_events import LIVE_STATES, EventRow
 
 if TYPE_CHECKING:
-    from bot.guildevents.context import EventContext
-    from bot.guildevents.halves import Halves
-    from bot.guildevents.notices import EventNotices
+    from bot.discord.guildevents.context import EventContext
+    from bot.discord.guildevents.halves import Halves
+    from bot.discord.guildevents.notices import EventNotices
 
 log = logging.getLogger(__name__)
 

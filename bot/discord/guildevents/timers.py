@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.aio import cancel_and_wait
+from bot.calendar.event_draft import Draft, next_start
+from bot.discord.guildevents.binding import GuildEvents, discord_error
+from bot.discord.guildevents.event_tasks import task_failed
 from bot.errors import ValidationError
-from bot.guildevents.binding import GuildEvents, discord_error
-from bot.guildevents.draft import Draft, next_start
-from bot.guildevents.event_tasks import task_failed
 from bot.i18n import _, lazy, use_locale
 from bot.i18n.formats import stamp
 from bot.store.guild_events import EventRow
 
 if TYPE_CHECKING:
-    from bot.app import DoomBot
+    from bot.discord.app import DoomBot
 
 log = logging.getLogger(__name__)
 

@@ -72,7 +72,7 @@ async def check_guilds(
     """Print a line per guild about /event's permission; False when one is missing. `http` is
     logged in as `me` (what ``static_login`` returned)."""
     ok = True
-    # the intent is not privileged, so asking for it (bot.app does) is enough to get it
+    # the intent is not privileged, so asking for it (bot.discord.app does) is enough to get it
     print(
         "  "
         + _(

@@ -1,10 +1,10 @@
 """Making, changing and cancelling an event from the bot's side: both halves, or neither.
 
 The Discord event is made through discord.py and its start and end tasks through
-:class:`~bot.guildevents.event_tasks.EventTasks`; whichever call fails, the half already made is
-undone (:class:`~bot.guildevents.halves.Halves`), so there is never an event without its tasks
-nor tasks without their event. A create the bot died in the middle of is undone at the next
-start (:meth:`EventLifecycle.recover`).
+:class:`~bot.discord.guildevents.event_tasks.EventTasks`; whichever call fails, the half already
+made is undone (:class:`~bot.discord.guildevents.halves.Halves`), so there is never an event
+without its tasks nor tasks without their event. A create the bot died in the middle of is
+undone at the next start (:meth:`EventLifecycle.recover`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.errors import ValidationError
-from bot.guildevents.context import MOVE_TOLERANCE, discord_error, joined
-from bot.guildevents.draft import (
+from bot.calendar.event_draft import (
     DEFAULT_LENGTH,
     MAX_LOCATION,
     Draft,
@@ -33,7 +31,9 @@ from bot.guildevents.draft import (
     task_id,
     whole_second,
 )
-from bot.guildevents.readiness import event_permission_problem
+from bot.discord.guildevents.context import MOVE_TOLERANCE, discord_error, joined
+from bot.discord.guildevents.readiness import event_permission_problem
+from bot.errors import ValidationError
 from bot.i18n import Lazy, _, lazy, use_locale
 from bot.i18n.words import event_state
 from bot.minecraft.pack_input import check_run_text
@@ -41,9 +41,9 @@ from bot.store.guild_events import LIVE_STATES, EventRow, NewEvent
 from bot.times.when import parse_timezone, parse_when
 
 if TYPE_CHECKING:
-    from bot.guildevents.context import EventContext
-    from bot.guildevents.halves import Halves
-    from bot.guildevents.notices import EventNotices
+    from bot.discord.guildevents.context import EventContext
+    from bot.discord.guildevents.halves import Halves
+    from bot.discord.guildevents.notices import EventNotices
     from bot.services import ServerServices
 
 log = logging.getLogger(__name__)

@@ -17,13 +17,13 @@ import discord
 from discord import app_commands
 
 from bot import errors
+from bot.discord.slash.fit import clip
 from bot.i18n import _
 from bot.operations import refusal
-from bot.slash.fit import clip
 
 log = logging.getLogger(__name__)
 
-MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.slash.limits)
+MAX_CONTENT = 2000  # Discord's limit on a message's content (bot.discord.slash.limits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,14 +21,14 @@ from discord.ext import commands
 from bot import errors
 from bot.aio import cancel_and_wait
 from bot.core import Core
+from bot.discord.slash import errors_ui
+from bot.discord.slash.fit import fit_embed
+from bot.discord.slash.permissions import rank_of
+from bot.discord.slash.registered import command_for
+from bot.discord.slash.translator import DoomTranslator
 from bot.i18n import _, pick, set_locale
 from bot.operations import Caller, Face
 from bot.operations.base import AuditEntry
-from bot.slash import errors_ui
-from bot.slash.fit import fit_embed
-from bot.slash.permissions import rank_of
-from bot.slash.registered import command_for
-from bot.slash.translator import DoomTranslator
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -40,7 +40,7 @@ AUDIT_DRAIN = 10.0  # seconds close() waits for audit posts still queued
 
 
 class DoomTree(app_commands.CommandTree["DoomBot"]):
-    """The command tree; every error a command raises ends in :mod:`bot.slash.errors_ui`."""
+    """The command tree; every error a command raises ends in :mod:`bot.discord.slash.errors_ui`."""
 
     async def interaction_check(self, interaction: discord.Interaction[DoomBot], /) -> bool:
         set_locale(interaction.locale)  # replies, errors and embeds in the reader's language
