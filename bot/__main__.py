@@ -117,7 +117,10 @@ def _parser() -> argparse.ArgumentParser:
         "words",
         nargs="*",
         metavar="ARG",
-        help=_("import: the plan file to read (- for stdin); token: new NAME, list or revoke NAME"),
+        help=_(
+            "import: the plan file to read (- for stdin); token: new NAME, list or revoke "
+            "NAME; plugins: new NAME DIR"
+        ),
     )
     parser.add_argument(
         "--rank",
@@ -184,8 +187,10 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
         from bot.cli import serve
 
         if command == "plugins":
-            from bot.cli.plugins import plugins
+            from bot.cli.plugins import new, plugins
 
+            if args.words[:1] == ["new"]:
+                return new(args.words[1:], stdout)
             return asyncio.run(plugins(settings, stdout))
         if command == "token":
             return asyncio.run(serve.token(settings, args.words, args.rank, stdout))

@@ -1,10 +1,14 @@
-"""The public API for plugins: the only names a plugin imports from ``bot``.
+"""The public API for plugins: the only names a plugin imports from ``bot`` (and its tests
+from ``bot.testkit``).
 
-The list is closed (``__all__``, pinned by ``tests/bot/test_api.py``): a name leaves it only with
-a new :data:`API_VERSION`, which a plugin's ``api`` range says it supports or not
-(bot.plugins). What a plugin brings is a :class:`Plugin`; its operations are
-:class:`OperationSpec`\\ s, every face's at once; a handler gets the :class:`Operations` (the
-servers through ``ops.server(name)``, the clock through ``ops.now()``) and the :class:`Caller`.
+The list is closed (``__all__``, pinned by ``tests/plugins/test_plugin_host.py``): a name leaves
+it only with a new :data:`API_VERSION`, which a plugin's ``api`` range says it supports or not
+(bot.plugins); a name added keeps the version. What a plugin brings is a :class:`Plugin`; its
+operations are :class:`OperationSpec`\\ s, every face's at once; a handler gets the
+:class:`Operations` (the clock through ``ops.now()``) and the :class:`Caller`, and answers with
+a sentence or an :class:`Outcome` (its facts as data, its :class:`Section`\\ s, its
+:class:`File`\\ s). :func:`run` runs any registered operation as the caller (the built-in ones
+too: ``await run(ops, caller, "time", {})`` reads a server's game time), with its rank check.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from bot.i18n import N_, _, lazy
 from bot.operations.base import Operations
 from bot.operations.caller import Caller
 from bot.operations.ranks import Rank
-from bot.operations.registry import OperationSpec
+from bot.operations.registry import Done, File, OperationSpec, Outcome, run
+from bot.operations.sections import Field, Section
 from bot.plugins import API_VERSION, Plugin
 
 __all__ = [
@@ -22,14 +27,20 @@ __all__ = [
     "N_",
     "BotError",
     "Caller",
+    "Done",
+    "Field",
+    "File",
     "NotAllowed",
     "NotFound",
     "OperationSpec",
     "Operations",
+    "Outcome",
     "Plugin",
     "Rank",
+    "Section",
     "ServerUnavailable",
     "ValidationError",
     "_",
     "lazy",
+    "run",
 ]

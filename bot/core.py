@@ -57,13 +57,17 @@ class Core:
     services: Services
     audit: AuditTrail
     ops: Operations
-    plugins: list[PluginState] = field(default_factory=list)  # each installed plugin's state
 
     @classmethod
     def around(cls, services: Services) -> Core:
         """The core over services already built (the tests' and the Discord bot's own)."""
         audit = AuditTrail(services)
         return cls(services.settings, services, audit, Operations(services, audit))
+
+    @property
+    def plugins(self) -> list[PluginState]:
+        """Each installed plugin's state (bot.plugins), as loaded at build time."""
+        return self.ops.plugins
 
     async def start(self) -> None:
         """The background work: schedulers, crash guards, log and ring readers."""
@@ -77,7 +81,7 @@ async def build_core(settings: Settings) -> Core:
     """The core with the installed plugins loaded (bot.plugins): their operations are in the
     registry before any face is made from it."""
     core = Core.around(await build_services(settings))
-    core.plugins = await load_plugins(core.ops, settings)
+    core.ops.plugins = await load_plugins(core.ops, settings)
     return core
 
 

@@ -1,9 +1,11 @@
 """What the test folders share, in one place: loaded as a pytest plugin by tests/conftest.py.
 
-- `install_pack`: a world folder holding the bundled pack (or a test's edited copy of it).
-- `start_mcsim` and the `mcsim` fixture: started mcsim servers with the pack, stopped afterwards.
-- `server_config` and `start_bot`: the bot's real services and every cog on such a server, over TCP
-  RCON, driven through the local Discord (tests/cogs/harness.py).
+- `install_pack`, `start_mcsim`, `server_config`: the test kit's (bot.testkit.servers), which
+  plugin authors use too; the `mcsim` fixture (started mcsim servers with the pack, stopped
+  afterwards) is the test kit's pytest plugin's (bot.testkit.pytest_plugin), loaded by pytest
+  from the installed bot's `pytest11` entry point.
+- `start_bot`: the bot's real services and every cog on such a server, over TCP RCON, driven
+  through the local Discord (tests/cogs/harness.py).
 - the `bare` fixture: the bot with every cog and no Minecraft server (the cogs' and the console's
   tests).
 - `sent_to`: every command the bot sends a server from then on, to show that something was (or
@@ -19,17 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import shutil
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
-from bot.config import ServerConfig
 from bot.services import Services, build_services
 from bot.store.audit import AuditStore
+from bot.testkit.servers import install_pack, server_config, start_mcsim
 from mcsim.nbt import NbtList
 from mcsim.server import Server
 from tests.cogs.harness import Harness, make_settings
@@ -40,7 +41,6 @@ __all__ = [
     "bare",
     "following",
     "install_pack",
-    "mcsim",
     "said_in_logs",
     "sent_to",
     "server_config",
@@ -51,7 +51,6 @@ __all__ = [
 
 REPO = Path(__file__).resolve().parents[1]
 PACK_DIR = REPO / "datapack"
-PACK_FOLDER = "doom.schedule"
 
 
 def said_in_logs(world: Path, text: str) -> int:
@@ -63,64 +62,6 @@ def said_in_logs(world: Path, text: str) -> int:
         log = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8", "replace")
         total += sum(log.count(f"[Not Secure] [{who}] {text}\n") for who in ("Server", "Rcon"))
     return total
-
-
-def install_pack(world: Path, pack: Path | None = None) -> Path:
-    """`world`/datapacks/doom.schedule from `pack` (default: the bundled pack), as an admin
-    copies it; returns the world."""
-    target = world / "datapacks" / PACK_FOLDER
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(pack or PACK_DIR, target, dirs_exist_ok=True)
-    return world
-
-
-def start_mcsim(
-    world: Path,
-    *,
-    password: str | None = None,
-    realtime: bool = False,
-    pack: Path | None = None,
-    **options: Any,
-) -> Server:
-    """A started mcsim on `world` with the pack installed; RCON on a free port when `password`
-    is given. Without `realtime` it ticks only when stepped."""
-    install_pack(world, pack)
-    if password is not None:
-        options.update(rcon_port=0, rcon_password=password)
-    server = Server(world, **options)
-    server.start(realtime=realtime)
-    return server
-
-
-@pytest.fixture
-def mcsim(tmp_path: Path) -> Iterator[Callable[..., Server]]:
-    """`mcsim(password=..., realtime=..., name="world", **Server options)`: a started server
-    with the pack on tmp_path/name; every one is stopped after the test."""
-    started: list[Server] = []
-
-    def make(*, name: str = "world", **options: Any) -> Server:
-        server = start_mcsim(tmp_path / name, **options)
-        started.append(server)
-        return server
-
-    yield make
-    for server in reversed(started):
-        server.stop()
-
-
-def server_config(
-    server: Server, password: str, *, name: str = "main", event_source: str = "log"
-) -> ServerConfig:
-    """The bot's configuration of `server`: its RCON port, world and log."""
-    assert server.rcon_port is not None
-    return ServerConfig(
-        name=name,
-        rcon_port=server.rcon_port,
-        rcon_password=password,  # type: ignore[arg-type]
-        world_dir=server.world,
-        log_path=server.log_path,
-        event_source=event_source,  # type: ignore[arg-type]
-    )
 
 
 @pytest.fixture

@@ -230,21 +230,20 @@ class HostApp(Quart):
 
     def plugins(self) -> list[tuple[str, str]]:
         """(label, path) of every mounted extension page, for the navigation."""
-        found = []
+        return [(label, f"{PLUGIN_PREFIX}{name}/") for name, (label, _b) in self._pages().items()]
+
+    def _pages(self) -> dict[str, tuple[str, Blueprint]]:
+        """The pages of the loaded plugins (bot.plugins, with no cog behind them) and of the
+        loaded cogs that bring a `web_blueprint`, by their path's name."""
+        found: dict[str, tuple[str, Blueprint]] = dict(self.extensions[EXTENSION].ops.pages)
         for cog in self._cogs():
             blueprint: Blueprint | None = getattr(cog, "web_blueprint", None)
             if blueprint is not None:
-                label = getattr(cog, "web_label", blueprint.name)
-                found.append((label, f"{PLUGIN_PREFIX}{blueprint.name}/"))
+                found[blueprint.name] = (getattr(cog, "web_label", blueprint.name), blueprint)
         return found
 
     def _blueprints(self) -> dict[str, Blueprint]:
-        found: dict[str, Blueprint] = {}
-        for cog in self._cogs():
-            blueprint: Blueprint | None = getattr(cog, "web_blueprint", None)
-            if blueprint is not None:
-                found[blueprint.name] = blueprint
-        return found
+        return {name: blueprint for name, (_label, blueprint) in self._pages().items()}
 
     async def _mount(self, blueprint: Blueprint) -> Quart:
         sub = self._mounted.get(id(blueprint))
@@ -336,7 +335,7 @@ def create_app(
         settings,
         LoginLinks(key, clock),
         Sessions(key, clock),
-        Metrics(services),
+        Metrics(services, found_ops),
         clock,
         base_url,
     )

@@ -1,9 +1,10 @@
-"""The bot's extensions (cogs): which are loaded, which failed, which bring pages; reload for
-admins."""
+"""The bot's plugins (bot.plugins: installed distributions, with their state, operations and
+pages) and extensions (cogs: which are loaded, which failed, which bring pages; reload for
+admins)."""
 
 from __future__ import annotations
 
-__all__ = ["blueprint", "extension_rows"]
+__all__ = ["blueprint", "extension_rows", "plugin_rows"]
 
 import logging
 from typing import Any
@@ -14,7 +15,7 @@ from bot.i18n import N_
 from bot.operations.ranks import Rank
 from web import actions
 from web.auth import action, page, write_limit
-from web.context import state
+from web.context import operations, state
 from web.flashes import flash
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,27 @@ def extension_rows() -> list[dict[str, Any]]:
     ]
 
 
+def plugin_rows() -> list[dict[str, Any]]:
+    """Each installed plugin as the host loaded it (or why not), with what it brings."""
+    return [
+        {
+            "name": p.name,
+            "version": p.version,
+            "state": p.state,
+            "why": p.why,
+            "operations": [f"/{n}" for n in p.operations],
+            "page": p.pages or None,
+        }
+        for p in operations().plugins
+    ]
+
+
 @blueprint.get("/extensions")
 @page()
 async def index() -> Any:
-    return await render_template("extensions.html", rows=extension_rows(), user=g.user)
+    return await render_template(
+        "extensions.html", rows=extension_rows(), installed=plugin_rows(), user=g.user
+    )
 
 
 @blueprint.post("/extensions/reload")

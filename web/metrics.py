@@ -19,17 +19,19 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from quart import Blueprint, Response
 
 from bot import errors
 from bot.minecraft.pack_tasks import TASK_LISTS
+from bot.plugins import STATES
 from web.context import state
 
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
+    from bot.operations import Operations
     from bot.services import Services
     from bot.wallclock.scheduler import Scheduler
 
@@ -65,8 +67,25 @@ class _Counts(Collector):
         yield refused
 
 
+class _Plugins(Collector):
+    """Each installed plugin's state, 1 for the state it is in (loaded, failed, incompatible,
+    disabled): an alert rule can watch for a plugin that stopped loading."""
+
+    def __init__(self, ops: Operations) -> None:
+        self.ops = ops
+
+    def collect(self) -> Iterator[Metric]:
+        states = GaugeMetricFamily(
+            "doom_plugin_state", "Installed plugins by state.", labels=["plugin", "state"]
+        )
+        for plugin in self.ops.plugins:
+            for kind in STATES:
+                states.add_metric([plugin.name, kind], 1.0 if plugin.state == kind else 0.0)
+        yield states
+
+
 class Metrics:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, ops: Operations | None = None) -> None:
         self.services = services
         self.registry = CollectorRegistry()
         self.rcon = Histogram(
@@ -111,6 +130,8 @@ class Metrics:
         self._wall_seen: set[int] = set()  # and these above it (one before them is unfinished)
         self._game_mark = history.tasks.last_id_sync()
         self.registry.register(_Counts(services))
+        if ops is not None:
+            self.registry.register(_Plugins(ops))
         for name, server in services.servers.items():
             observe = self.rcon.labels(server=name).observe
             server.rcon.round_trip_observers.append(observe)

@@ -7,7 +7,7 @@ __all__ = ["AuditEntry", "Auditor", "Operations", "StoreAuditor"]
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import errors
 from bot.config import ALL_SERVERS
@@ -21,6 +21,7 @@ from bot.operations.whoami import WHOAMI
 if TYPE_CHECKING:
     from bot.discord.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
+    from bot.plugins import PluginState
     from bot.services import ServerServices, Services
     from bot.wallclock.scheduler import Scheduler
 
@@ -78,6 +79,10 @@ class Operations:
         for spec in (*BUILTIN, WHOAMI):
             self.registry.add(spec)
         self.suggest = Suggest(self)  # what to offer while an option is typed
+        # the installed plugins' states (bot.plugins), and the dashboard pages the loaded ones
+        # bring, by their path's name: (label, Quart Blueprint)
+        self.plugins: list[PluginState] = []
+        self.pages: dict[str, tuple[str, Any]] = {}
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""

@@ -1,9 +1,10 @@
 """The plugin host: installed plugins found by entry point, loaded one by one, each one's state.
 
 A plugin is a distribution with an entry point in the group :data:`GROUP` naming a
-:class:`Plugin` (or a function returning one). What it brings today: operations (each every
-face's at once, through the registry: a slash and console command, an API route) and a
-``setup`` coroutine. It imports only :mod:`bot.api`.
+:class:`Plugin` (or a function returning one). What it brings: operations (each every face's at
+once, through the registry: a slash and console command, an API route), dashboard pages (a
+Quart blueprint, mounted under ``/x/<name>/`` with no cog behind it) and a ``setup`` coroutine.
+It imports only :mod:`bot.api`.
 
 Isolation, as the best hosts do it (Red-DiscordBot's load timeout, Pelican's "incompatible"
 state): one that fails to import, is not a Plugin, supports other API versions, needs a plugin
@@ -17,6 +18,7 @@ __all__ = [
     "API_VERSION",
     "GROUP",
     "SETUP_TIMEOUT",
+    "STATES",
     "Plugin",
     "PluginState",
     "load_plugins",
@@ -27,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from bot.operations.registry import OperationSpec
 
@@ -42,6 +44,7 @@ API_VERSION = 1  # bot.api's: raised when a name leaves it or changes meaning
 SETUP_TIMEOUT = 30.0  # seconds a plugin's setup may take (Red's cog load limit)
 
 State = Literal["loaded", "failed", "incompatible", "disabled"]
+STATES: tuple[State, ...] = get_args(State)
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,10 @@ class Plugin:
     operations: tuple[OperationSpec[Any], ...] = ()
     needs: tuple[str, ...] = ()
     setup: Callable[[Operations], Awaitable[None]] | None = None
+    # its dashboard pages: a function making a Quart Blueprint (the [web] extra's), called when
+    # the plugin loads; the pages are at /x/<the blueprint's name>/, `label` in the navigation
+    pages: Callable[[], Any] | None = None
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class PluginState:
     why: str = ""
     source: str = ""  # the distribution and entry point it came from
     operations: tuple[str, ...] = field(default_factory=tuple)
+    pages: str = ""  # where its dashboard pages are (/x/<name>/), when it has some
 
 
 def _found(eps: Iterable[EntryPoint]) -> list[tuple[str, EntryPoint]]:
@@ -146,9 +154,9 @@ async def _load(
     source: str,
     setup_limit: float,
 ) -> PluginState:
-    def state(kind: State, why: str = "") -> PluginState:
+    def state(kind: State, why: str = "", pages: str = "") -> PluginState:
         names = tuple(s.name for s in plugin.operations) if kind == "loaded" else ()
-        return PluginState(plugin.name, plugin.version, kind, why, source, names)
+        return PluginState(plugin.name, plugin.version, kind, why, source, names, pages)
 
     low, high = plugin.api
     if not low <= API_VERSION <= high:
@@ -164,6 +172,15 @@ async def _load(
         except Exception as exc:
             log.exception("plugin %s: setup failed", plugin.name)
             return state("failed", f"setup: {exc!r}")
+    blueprint = None
+    if plugin.pages is not None:
+        try:
+            blueprint = plugin.pages()
+        except Exception as exc:  # the [web] extra missing, or the plugin's own bug
+            log.exception("plugin %s: its pages failed", plugin.name)
+            return state("failed", f"pages: {exc!r}")
+        if blueprint.name in ops.pages:
+            return state("failed", f"pages: /x/{blueprint.name}/ is another plugin's")
     added: list[str] = []
     try:
         for spec in plugin.operations:
@@ -173,5 +190,9 @@ async def _load(
         for name in added:  # all of a plugin's operations, or none
             ops.registry.remove(name)
         return state("failed", f"operation refused: {exc}")
+    where = ""
+    if blueprint is not None:
+        ops.pages[blueprint.name] = (plugin.label or plugin.name, blueprint)
+        where = f"/x/{blueprint.name}/"
     log.info("plugin %s %s loaded (%s)", plugin.name, plugin.version, source)
-    return state("loaded")
+    return state("loaded", pages=where)

@@ -191,16 +191,22 @@ def test_the_public_api_is_a_closed_list() -> None:
             "N_",
             "BotError",
             "Caller",
+            "Done",
+            "Field",
+            "File",
             "NotAllowed",
             "NotFound",
             "OperationSpec",
             "Operations",
+            "Outcome",
             "Plugin",
             "Rank",
+            "Section",
             "ServerUnavailable",
             "ValidationError",
             "_",
             "lazy",
+            "run",
         ]
     )
     assert api.API_VERSION == 1
