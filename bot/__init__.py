@@ -1,8 +1,10 @@
-"""doom.schedule's Discord bot: core services (config, RCON, pack, events, audit) and cogs' host.
+"""doom.schedule: the core (settings, services, store, operations, background work, events) and,
+in ``bot/discord/``, the Discord adapter.
 
-The Minecraft side, the server's events, the store and the background work never import discord
-(tests/test_layout.py), so the core is usable and testable without Discord. The faces are beside
-it: `cogs/` (Discord), `console/` (a terminal, on the local Discord), `web/` (the dashboard).
+Nothing outside ``bot/discord/`` (and the test kit's local Discord) imports discord.py
+(import-linter says so), so the core runs without Discord: ``python -m bot serve`` and the console.
+The faces are beside it: ``cogs/`` (Discord), ``console/`` (a terminal, on the core), ``web/``
+(the dashboard and its API).
 """
 
 from __future__ import annotations

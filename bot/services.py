@@ -150,7 +150,7 @@ class Services:
     # every face reads events through the bus (one reader per source); see bot/events/bus.py
     bus: EventBus = field(default_factory=lambda: _new_bus())
     _closed: bool = field(default=False, repr=False)
-    scheduler: Scheduler | None = None  # wall-clock schedules; started by DoomBot.setup_hook
+    scheduler: Scheduler | None = None  # wall-clock schedules; started by Services.start
     _history: RunHistory | None = field(default=None, repr=False)
     _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
     _event_log: EventLog | None = field(default=None, repr=False)
@@ -502,7 +502,7 @@ def build_scheduler(
     settings: Settings, servers: dict[str, ServerServices], store: AuditStore
 ) -> Scheduler:
     """The wall-clock scheduler over the servers, its rows in the shared database (not started:
-    DoomBot.setup_hook starts it, Services.close stops it)."""
+    Services.start starts it, Services.close stops it)."""
     from bot.store.schedules import ScheduleStore
     from bot.wallclock.scheduler import Scheduler
 

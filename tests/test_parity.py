@@ -1,5 +1,5 @@
-"""Every operation of the application layer has a face in Discord (and so in the console, which
-runs the same command tree on the local Discord), in the JSON API and in the dashboard's pages.
+"""Every operation of the application layer has a face in Discord (and in the console, which reads
+the same registry), in the JSON API and in the dashboard's pages.
 A new operation fails this test until every face has it; a face's command or route that is gone
 fails it too."""
 

@@ -93,7 +93,7 @@ class DoomBot(commands.Bot):
         self.core = core or Core.around(services)
         self.ops = self.core.ops
         self.core.audit.sinks.append(self)
-        self.face: Face = "discord"  # the console front end says "console"
+        self.face: Face = "discord"  # what the audit says the changes came from
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
         self.web: Dashboard | None = None  # when DOOM_WEB_PORT is set
@@ -128,8 +128,8 @@ class DoomBot(commands.Bot):
             await self._sync()
 
     def add_registered_commands(self) -> None:
-        """The registry's operations: a slash command each, built from its spec (and so a
-        console command too)."""
+        """The registry's operations a cog does not answer itself: a slash command each, built
+        from its spec (a two-word name is a group's subcommand)."""
         made: dict[str, app_commands.Group] = {}
         for spec in self.ops.registry:
             if spec.face_code:  # a cog's own command

@@ -1,15 +1,14 @@
 """The one place that builds and runs the bot, with the face that drives it as a parameter.
 
 :func:`run_bot` builds the core (bot.core: the services, the operations, the plugins) and the
-bot for a :class:`Front` (Discord's gateway for ``python -m bot run``, :class:`Gateway`; the
-console's on the local Discord, console.front), opens the front's connection to Discord, starts
-the web dashboard beside it when DOOM_WEB_PORT is set, runs the front, and closes everything in
-reverse. The launcher and the console both start the bot through it, so they cannot start it
-two ways.
+bot for a :class:`Front` (Discord's gateway for ``python -m bot run``, :class:`Gateway`; a test
+harness brings its own), opens the front's connection to Discord, starts the web dashboard
+beside it when DOOM_WEB_PORT is set, runs the front, and closes everything in reverse. The
+console and ``serve`` run the core without a bot (console.front, bot.cli.serve).
 
-One of the two run-time imports of ``web`` from ``bot`` is here (the other is
-``python -m bot serve``'s, bot.cli.serve): the dashboard is an optional extra (``[web]``),
-loaded only when asked for. import-linter's contracts allow exactly these imports.
+One of the two run-time imports of ``web`` from ``bot`` is here (the other is bot.cli.serve's,
+for ``serve`` and the console): the dashboard is an optional extra (``[web]``), loaded only when
+asked for. import-linter's contracts allow exactly these imports.
 """
 
 from __future__ import annotations

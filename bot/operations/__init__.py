@@ -2,8 +2,10 @@
 
 Each operation is a typed request (a pydantic model that refuses unknown fields) and a typed
 outcome; the operation checks the caller's rank, checks the command, does the work through the
-services and records the audit entry. The faces (the cogs for Discord and the console, the web
-pages and the JSON API) only turn their input into a request and the outcome into their output.
+services and records the audit entry. The faces (the cogs for Discord, the console, the web
+pages and the JSON API) only turn their input into a request and the outcome into their output;
+each is declared once in the registry (:mod:`bot.operations.registry`, the built-ins in
+:mod:`bot.operations.builtin`).
 
 - :mod:`bot.operations.ranks`: who may do what (no Discord types: the web uses it too).
 - :mod:`bot.operations.caller`: who asks, from which face.

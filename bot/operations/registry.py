@@ -2,8 +2,8 @@
 
 An :class:`OperationSpec` is an operation's name, one-line summary, request model, rank and
 handler. Registered in the core's :class:`Registry` (``ops.registry``), it gets, with no face
-code of its own: a slash command of its name with the request's fields as options (so a console
-command too: the console reads the command tree), built by ``bot.discord.slash.registered``; and
+code of its own: a console command of its name with the request's fields as options
+(console.parse), a slash command the same (``bot.discord.slash.registered``); and
 ``POST /api/operations/<name>`` with the request as its body, in the OpenAPI document
 (``web.api_ops``). :func:`run` checks the rank, validates the request in the words every face
 uses, calls the handler and, for a change, records the audit entry.

@@ -1,7 +1,7 @@
 """A slash command for each operation of the registry (bot.operations.registry), built from its
 spec: its name, its summary as the description, one option per request field (a Literal's words
-as choices; a field with a default is optional). The console types the same command, since it
-reads the command tree. Answering is :func:`bot.operations.registry.run`'s: the rank check, the
+as choices; a field with a default is optional). The console reads the same spec
+(console.parse). Answering is :func:`bot.operations.registry.run`'s: the rank check, the
 request's validation in the words every face uses, the handler, the audit."""
 
 from __future__ import annotations
