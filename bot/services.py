@@ -205,7 +205,7 @@ class Services:
         if self.scheduler is not None:
             for name, server in self.servers.items():
                 if isinstance(server.events, GuardedEvents):
-                    server.events.add_feed(self.scheduler.feed(name))
+                    server.events.add_alerts(self.scheduler.alerts_of(name))
             await self.scheduler.start()
         for server in self.servers.values():
             if server.guard is not None:
@@ -239,7 +239,7 @@ class Services:
                     server, Limits.of(self.settings), runs=self.history.schedules
                 )
             if isinstance(server.events, GuardedEvents):
-                server.events.add_feed(monitor.feed)
+                server.events.add_alerts(monitor.alerts)
             monitor.start()
 
     async def _prune_history(self) -> None:

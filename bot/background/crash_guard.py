@@ -67,8 +67,8 @@ from bot.background.restore_diff import (
     would_rerun,
 )
 from bot.errors import BotError, PackError
+from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
-from bot.events.feed import AlertFeed
 from bot.i18n import N_, Lazy, lazy
 from bot.minecraft.pack_client import MAX_PAGE, PackClient
 from bot.minecraft.pack_tasks import TASK_LISTS, Task
@@ -131,7 +131,7 @@ class CrashGuard:
         self._marks = True  # compare the server's game time and serial with the marks
         self._reconnected = False  # RCON connected again since the last look
         self._task: asyncio.Task[None] | None = None
-        self.alerts = AlertFeed()  # read by the server's event stream (bot.events.guarded)
+        self.alerts = BotAlerts()  # read by the server's event stream (bot.events.guarded)
         self.restores = 0  # restores that changed something (the alerts' seq)
         self.doubts = 0  # restores with tasks in doubt (their alerts' seq)
         self.last_doubt: DoubtReport | None = None

@@ -1,6 +1,6 @@
 """Health alerts: what is wrong with a server that no pack event says, checked every
 `DOOM_HEALTH_INTERVAL` seconds on an injected clock and joined to the server's event stream like
-the scheduler's alerts (bot.events.feed), so the alerts cog posts them.
+the scheduler's alerts (bot.events.bot_alerts), so the alerts cog posts them.
 
 - `health_tps`: TPS below `alert_tps_below` for `alert_tps_minutes` (measured between two checks
   from the game time; a game that stood still is an empty server paused, not counted);
@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING
 
 from bot.aio import cancel_and_wait
 from bot.errors import BotError, PackError
+from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
-from bot.events.feed import AlertFeed
 from bot.i18n import N_, Joined, Text
 from bot.minecraft import handover
 from bot.times.clock import Clock, SystemClock
@@ -128,7 +128,7 @@ class _Tracker:
 
 
 class HealthMonitor:
-    """The health checks of one server, and their alerts (`feed`)."""
+    """The health checks of one server, and their alerts (`alerts`)."""
 
     def __init__(
         self,
@@ -142,7 +142,7 @@ class HealthMonitor:
         self.limits = limits
         self.clock: Clock = clock or SystemClock()
         self.runs = runs
-        self.feed = AlertFeed()
+        self.alerts = BotAlerts()
         quiet = timedelta(minutes=limits.quiet_minutes)
         minutes = {
             "health_tps": limits.tps_minutes,
@@ -302,4 +302,4 @@ class HealthMonitor:
             self.server.name, next(self._seq), kind, task_id, -1, MappingProxyType(dict(details))
         )
         log.warning("%s on %s: %s", kind, self.server.name, details)
-        self.feed.emit(event)
+        self.alerts.emit(event)

@@ -1,10 +1,10 @@
 """A server's event source with its crash guard on it (bot.background.crash_guard), and the
 alerts the bot makes itself joined to it.
 
-The guard's record follows the pack's events as they pass. The bot's own alerts (bot.events.feed:
-the guard's one alert per restore, the wall-clock scheduler's missed, late and skipped runs) join
-the stream, so every face reading the bus (the alerts cog, the dashboard's live feed) has them as
-it has the pack's events: no channel logic of their own.
+The guard's record follows the pack's events as they pass. The bot's own alerts
+(bot.events.bot_alerts: the guard's one alert per restore, the wall-clock scheduler's missed,
+late and skipped runs) join the stream, so every face reading the bus (the alerts cog, the
+dashboard's live feed) has them as it has the pack's events: no channel logic of their own.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from bot.events.event import Event
 if TYPE_CHECKING:
     from bot.background.crash_guard import CrashGuard
     from bot.background.event_source import EventSource
-    from bot.events.feed import AlertFeed, Sink
+    from bot.events.bot_alerts import BotAlerts, Sink
 
 __all__ = ["GuardedEvents"]
 
@@ -35,24 +35,24 @@ class GuardedEvents:
         self.inner = inner
         self.guard = guard
         self.ready = inner.ready
-        self.feeds: list[AlertFeed] = [guard.alerts]
+        self.alerts: list[BotAlerts] = [guard.alerts]  # the bot's own, beside the pack's
         self._readers: list[Sink] = []  # one per running events()
         self.last_seq = -1  # the newest pack event that came through (bot.background.health)
 
-    def add_feed(self, feed: AlertFeed) -> None:
+    def add_alerts(self, alerts: BotAlerts) -> None:
         """Join another producer's alerts to the stream (streams already running get them too)."""
-        if feed in self.feeds:
+        if alerts in self.alerts:
             return
-        self.feeds.append(feed)
+        self.alerts.append(alerts)
         for sink in self._readers:
-            feed.subscribe(sink)
+            alerts.subscribe(sink)
 
     def __getattr__(self, name: str) -> object:
         # counters of the wrapped source (lines_read, ...) for /status and tests
         return getattr(self.inner, name)
 
     async def events(self) -> AsyncGenerator[Event, None]:
-        # the pack's events and the feeds' alerts in one queue, in the order they come
+        # the pack's events and the bot's alerts in one queue, in the order they come
         queue: asyncio.Queue[Event | BaseException] = asyncio.Queue()
 
         async def pump() -> None:
@@ -74,8 +74,8 @@ class GuardedEvents:
                 queue.put_nowait(e)
 
         self._readers.append(queue)
-        for feed in self.feeds:
-            feed.subscribe(queue)
+        for alerts in self.alerts:
+            alerts.subscribe(queue)
         task = asyncio.create_task(pump())
         try:
             while True:
@@ -85,6 +85,6 @@ class GuardedEvents:
                 yield item
         finally:
             self._readers.remove(queue)
-            for feed in self.feeds:
-                feed.unsubscribe(queue)
+            for alerts in self.alerts:
+                alerts.unsubscribe(queue)
             await cancel_and_wait(task)

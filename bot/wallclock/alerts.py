@@ -1,5 +1,5 @@
 """The wall-clock scheduler's alerts: each missed, skipped, late, failed or waiting run is an
-:class:`~bot.events.event.Event` (`wallclock_*`) on its server's feed, which joins that server's
+:class:`~bot.events.event.Event` (`wallclock_*`) among its server's alerts, which join that server's
 event stream (bot.events.guarded): the alerts cog posts it and the dashboard's live feed shows
 it, like the pack's own events."""
 
@@ -12,8 +12,8 @@ import logging
 from datetime import datetime
 from types import MappingProxyType
 
+from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
-from bot.events.feed import AlertFeed
 from bot.i18n import N_, Text
 from bot.i18n.formats import stamp
 from bot.store.schedules import Schedule
@@ -31,10 +31,10 @@ EVENT_BACKLOG = 1000
 
 
 class Alerts:
-    """Says what went wrong with a row's run: one feed per server, each alert an Event on it."""
+    """Says what went wrong with a row's run: the alerts of each server, each an Event."""
 
     def __init__(self) -> None:
-        self._feeds: dict[str, AlertFeed] = {}  # server -> its alerts (see feed())
+        self._of: dict[str, BotAlerts] = {}  # server -> its alerts (see of())
         self._event_seq = itertools.count(1)
 
     # the alerts cog shows a detail's name and a fixed reason translated: marked here for it
@@ -47,12 +47,12 @@ class Alerts:
         N_("reason"),
     )
 
-    def feed(self, server: str) -> AlertFeed:
+    def of(self, server: str) -> BotAlerts:
         """The alerts of one server; an alert made before anyone reads it waits there (the
         newest EVENT_BACKLOG)."""
-        found = self._feeds.get(server)
+        found = self._of.get(server)
         if found is None:
-            found = self._feeds[server] = AlertFeed(EVENT_BACKLOG)
+            found = self._of[server] = BotAlerts(EVENT_BACKLOG)
         return found
 
     def alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
@@ -61,4 +61,4 @@ class Alerts:
             row.server, next(self._event_seq), kind, row.task_id, -1, MappingProxyType(fields)
         )
         log.warning("%s %s on %s: %s", kind, row.task_id, row.server, details)
-        self.feed(row.server).emit(event)
+        self.of(row.server).emit(event)

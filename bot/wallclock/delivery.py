@@ -1,7 +1,7 @@
 """One run of a wall-clock row handed over to its server (bot.minecraft.handover), for the
 scheduler (bot.wallclock.scheduler): tried with back-off until `max_late`, never twice (the
 hand-over mark, and the crash record after a rollback), its outcome recorded in the run's row
-and each late, missed, failed or waiting run alerted on the server's feed."""
+and each late, missed, failed or waiting run alerted among the server's alerts."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ then handed to the pack as a task due now (bot.wallclock.delivery, bot.minecraft
 context capture, retry and offline parking are the pack's; STAGE_LEAD before it, its request is
 written to the server (bot.wallclock.staging). Repeating rows re-arm on their next boundary
 strictly after now, anchored; late runs follow the late rules (bot.wallclock.firing). Each
-missed, skipped, late or failed run is an alert on the server's :meth:`Scheduler.feed`
+missed, skipped, late or failed run is an alert on the server's :meth:`Scheduler.alerts_of`
 (bot.wallclock.alerts). What a row may be is bot.wallclock.rules.
 """
 
@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Coroutine, Mapping
 from datetime import datetime, timedelta
 
-from bot.events.feed import AlertFeed
+from bot.events.bot_alerts import BotAlerts
 from bot.i18n import Text
 from bot.minecraft.pack_input import check_player, check_run_text
 from bot.store.schedules import ACTIVE_STATES, Creator, OnDoubt, Run, Schedule, ScheduleStore, State
@@ -266,10 +266,10 @@ class Scheduler:
         """The next `count` runs of a row (one for a one-shot), from its next due."""
         return [] if row.next_due is None else next_runs(row.spec, count, row.next_due)
 
-    def feed(self, server: str) -> AlertFeed:
+    def alerts_of(self, server: str) -> BotAlerts:
         """The scheduler's alerts (missed, skipped, late, failed, waiting) for one server; an
         alert made before anyone reads it waits there (the newest EVENT_BACKLOG)."""
-        return self.alerts.feed(server)
+        return self.alerts.of(server)
 
     def alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
         """Every alert of the scheduler and its runs goes through here (one place to watch)."""

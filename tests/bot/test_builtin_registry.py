@@ -129,3 +129,29 @@ async def test_the_plan_export_is_a_file_and_a_group_gives_each_servers_outcome(
     fanned = await run(operations, MOD, "time", {"server": "all"})
     assert fanned.facts["group"] == "all"
     assert [(s["server"], s["ok"]) for s in fanned.facts["servers"]] == [("main", True)]
+
+
+# options a person gives only outside Discord: Discord pages with buttons and previews an import
+# with its question, where the console and the API take the page or the dry run as an option
+NOT_IN_DISCORD = {("list", "page"), ("history", "page"), ("plan import", "dry_run")}
+
+
+def test_each_cogs_slash_options_are_its_operations() -> None:
+    """A built-in's slash command is the cog's (buttons, embeds, paging), but its options are the
+    operation's declared ones: the same names, the same required ones, none of its own. A field
+    added to a request and not to the cog (or the other way round) fails here."""
+    from bot.operations.builtin import BUILTIN
+    from bot.operations.registry import options
+
+    tree = json.loads(TREE.read_text())
+    slash: dict[str, dict[str, bool]] = {}
+    for name, command in tree.items():
+        subs = [o for o in command.get("options", []) if o.get("type") == 1]
+        for sub in subs or [command]:
+            key = f"{name} {sub['name']}" if subs else name
+            slash[key] = {o["name"]: bool(o.get("required")) for o in sub.get("options", [])}
+    for spec in BUILTIN:
+        declared = {o.name: o.required for o in options(spec)}
+        for option in [o for o in declared if (spec.name, o) in NOT_IN_DISCORD]:
+            declared.pop(option)
+        assert slash[spec.name] == declared, spec.name

@@ -84,7 +84,7 @@ async def watch(sim: PackSim, server: ServerServices) -> Watch:
     clock = ManualClock(START)
     monitor = HealthMonitor(server, LIMITS, clock=clock)
     seen: asyncio.Queue[Event] = asyncio.Queue()
-    monitor.feed.subscribe(seen)
+    monitor.alerts.subscribe(seen)
     await monitor.check()  # the first look: the pack is whole, a first game-time sample
     assert seen.empty()
     return Watch(monitor, clock, sim, seen)
@@ -170,7 +170,7 @@ async def test_a_planned_run_handed_over_and_not_run_is_stuck_until_it_leaves(
     await scheduler.start()
     monitor = HealthMonitor(server, LIMITS, clock=clock, runs=store)
     seen: asyncio.Queue[Event] = asyncio.Queue()
-    monitor.feed.subscribe(seen)
+    monitor.alerts.subscribe(seen)
     watch = Watch(monitor, clock, sim, seen)
     try:
         # fails each time it runs; 5 retries a tick apart: on a server that does not tick it
@@ -229,7 +229,7 @@ async def test_a_planned_run_waiting_for_its_conditions_is_not_stuck(
     await scheduler.start()
     monitor = HealthMonitor(server, LIMITS, clock=clock, runs=store)
     seen: asyncio.Queue[Event] = asyncio.Queue()
-    monitor.feed.subscribe(seen)
+    monitor.alerts.subscribe(seen)
     watch = Watch(monitor, clock, sim, seen)
     try:
         sim.server.join("Ann")

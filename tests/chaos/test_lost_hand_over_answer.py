@@ -73,7 +73,7 @@ async def start(tmp_path: Path, kind: str) -> tuple[Rig, Scheduler, Feed, int]:
     store = ScheduleStore(Database(tmp_path / "schedules.sqlite3"))
     scheduler = Scheduler(store, {"sim": server}, backoff=(0.01,))
     feed = Feed()
-    scheduler.feed("sim").subscribe(feed)
+    scheduler.alerts_of("sim").subscribe(feed)
     rig.server.run("save-all")  # the crash comes back to before the hand-over
     saved = rig.server.game_time
     rig.server.step(40)

@@ -41,7 +41,7 @@ def staged_requests(sim: PackSim) -> dict[str, object]:
 def drain(scheduler: Scheduler, server: str = "sim") -> list[Event]:
     # what the server's event stream would receive: the alerts made while nobody read them
     queue: asyncio.Queue[Event] = asyncio.Queue()
-    feed = scheduler.feed(server)
+    feed = scheduler.alerts_of(server)
     feed.subscribe(queue)
     feed.unsubscribe(queue)
     found: list[Event] = []

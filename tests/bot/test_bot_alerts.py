@@ -1,6 +1,6 @@
-"""The bot's own alerts (bot.events.feed) joining a server's event stream (bot.events.guarded):
-what is made while nobody reads waits for the first reader, every reader gets each alert, and a
-feed joined to a running stream is read at once."""
+"""The bot's own alerts (bot.events.bot_alerts) joining a server's event stream
+(bot.events.guarded): what is made while nobody reads waits for the first reader, every reader
+gets each alert, and alerts joined to a running stream are read at once."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
+from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
-from bot.events.feed import AlertFeed
 from bot.events.guarded import GuardedEvents
 
 
@@ -25,22 +25,22 @@ def drained(queue: asyncio.Queue[Event]) -> list[int]:
 
 
 def test_alerts_made_while_nobody_reads_go_to_the_first_reader_in_order() -> None:
-    feed = AlertFeed(backlog=3)
+    alerts = BotAlerts(backlog=3)
     for seq in range(1, 6):
-        feed.emit(ev(seq))
-    assert feed.unsent == 3  # the oldest two were dropped
+        alerts.emit(ev(seq))
+    assert alerts.unsent == 3  # the oldest two were dropped
     first: asyncio.Queue[Event] = asyncio.Queue()
     second: asyncio.Queue[Event] = asyncio.Queue()
-    feed.subscribe(first)
-    feed.subscribe(second)
+    alerts.subscribe(first)
+    alerts.subscribe(second)
     assert drained(first) == [3, 4, 5] and drained(second) == []
-    feed.emit(ev(6))
+    alerts.emit(ev(6))
     assert drained(first) == [6] and drained(second) == [6]
-    feed.unsubscribe(first)
-    feed.unsubscribe(second)
-    feed.unsubscribe(second)  # twice is harmless
-    feed.emit(ev(7))
-    assert feed.unsent == 1 and drained(first) == []
+    alerts.unsubscribe(first)
+    alerts.unsubscribe(second)
+    alerts.unsubscribe(second)  # twice is harmless
+    alerts.emit(ev(7))
+    assert alerts.unsent == 1 and drained(first) == []
 
 
 class Source:
@@ -58,7 +58,7 @@ class Guard:
     """The crash guard's two faces GuardedEvents uses: its alerts, and the record it keeps."""
 
     def __init__(self) -> None:
-        self.alerts = AlertFeed()
+        self.alerts = BotAlerts()
         self.seen: list[int] = []
 
     async def saw_event(self, event: Event) -> None:
@@ -66,7 +66,7 @@ class Guard:
 
 
 async def test_pack_events_the_guards_and_the_schedulers_alerts_share_one_stream() -> None:
-    source, guard, planned = Source(), Guard(), AlertFeed()
+    source, guard, planned = Source(), Guard(), BotAlerts()
     stream = GuardedEvents(source, guard)  # type: ignore[arg-type]
     planned.emit(ev(100))  # before any reader: it waits
     got: list[tuple[int, str]] = []
@@ -80,8 +80,8 @@ async def test_pack_events_the_guards_and_the_schedulers_alerts_share_one_stream
         source.queue.put_nowait(ev(1, "retry"))
         guard.alerts.emit(ev(2, "restored_after_crash"))
         await take(2)
-        stream.add_feed(planned)  # joined while the stream runs: its waiting alert comes too
-        stream.add_feed(planned)  # once only
+        stream.add_alerts(planned)  # joined while the stream runs: its waiting alert comes too
+        stream.add_alerts(planned)  # once only
         await take(1)
         planned.emit(ev(101))
         await take(1)

@@ -8,7 +8,7 @@ of the source) waits here and goes to the first reader; past `backlog` the oldes
 
 from __future__ import annotations
 
-__all__ = ["AlertFeed", "Sink"]
+__all__ = ["BotAlerts", "Sink"]
 
 import contextlib
 from collections import deque
@@ -26,7 +26,7 @@ class Sink(Protocol):
     def put_nowait(self, item: Event, /) -> None: ...
 
 
-class AlertFeed:
+class BotAlerts:
     """One producer's alerts for one server, fanned out to every stream reading them."""
 
     def __init__(self, backlog: int = BACKLOG) -> None:
