@@ -9,6 +9,7 @@ operations are :class:`OperationSpec`\\ s, every face's at once; a handler gets 
 a sentence or an :class:`Outcome` (its facts as data, its :class:`Section`\\ s, its
 :class:`File`\\ s). :func:`run` runs any registered operation as the caller (the built-in ones
 too: ``await run(ops, caller, "time", {})`` reads a server's game time), with its rank check.
+:func:`data_of` is the plugin's own data: JSON values under its keys, in the bot's database.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bot.operations.ranks import Rank
 from bot.operations.registry import Done, File, OperationSpec, Outcome, run
 from bot.operations.sections import Field, Section
 from bot.plugins import API_VERSION, Plugin
+from bot.store.plugin_data import PluginData
 
 __all__ = [
     "API_VERSION",
@@ -36,11 +38,18 @@ __all__ = [
     "Operations",
     "Outcome",
     "Plugin",
+    "PluginData",
     "Rank",
     "Section",
     "ServerUnavailable",
     "ValidationError",
     "_",
+    "data_of",
     "lazy",
     "run",
 ]
+
+
+def data_of(ops: Operations, plugin: str) -> PluginData:
+    """The plugin's own data (named by its `Plugin.name`), kept in the bot's database."""
+    return PluginData(ops.services.db, plugin)

@@ -21,7 +21,7 @@ from bot.events.kinds import ALERTS, KINDS
 from bot.minecraft.selftest import is_selftest_id
 from bot.operations import Operations
 from bot.operations.base import AuditEntry, Auditor, StoreAuditor
-from bot.plugins import PluginState, load_plugins
+from bot.plugins import RELOAD, PluginState, load_plugins
 from bot.services import build_services
 
 if TYPE_CHECKING:
@@ -62,7 +62,9 @@ class Core:
     def around(cls, services: Services) -> Core:
         """The core over services already built (the tests' and the Discord bot's own)."""
         audit = AuditTrail(services)
-        return cls(services.settings, services, audit, Operations(services, audit))
+        ops = Operations(services, audit)
+        ops.registry.add(RELOAD)  # the plugin host's own operation, every face's
+        return cls(services.settings, services, audit, ops)
 
     @property
     def plugins(self) -> list[PluginState]:

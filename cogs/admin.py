@@ -23,7 +23,7 @@ from bot.i18n import _
 from bot.operations import admin
 from bot.operations import status as status_ops
 from bot.operations.queue import ServerRef
-from bot.operations.sections import status_section
+from bot.operations.sections import plugins_section, status_section
 
 if TYPE_CHECKING:
     from bot.discord.app import DoomBot
@@ -101,6 +101,9 @@ class AdminCog(commands.Cog, name="Admin"):
             self.bot.ops, self.bot.caller(interaction), ServerRef(server=server)
         )
         embeds = [embed_of(status_section(f)) for f in found]
+        plugins = plugins_section(self.bot.ops.plugins)
+        if plugins is not None:
+            embeds.append(embed_of(plugins))
         failed = ", ".join(sorted(self.bot.failed_extensions))
         content = (
             _("Extensions that failed to load: {names}", names=failed) + "\n" if failed else ""

@@ -5,7 +5,7 @@
   afterwards) is the test kit's pytest plugin's (bot.testkit.pytest_plugin), loaded by pytest
   from the installed bot's `pytest11` entry point.
 - `start_bot`: the bot's real services and every cog on such a server, over TCP RCON, driven
-  through the local Discord (tests/cogs/harness.py).
+  through the local Discord (bot/testkit/harness.py).
 - the `bare` fixture: the bot with every cog and no Minecraft server (the cogs' and the console's
   tests).
 - `sent_to`: every command the bot sends a server from then on, to show that something was (or
@@ -30,10 +30,10 @@ from nbtlib.tag import Byte, Compound, Double, Float, Int, String
 
 from bot.services import Services, build_services
 from bot.store.audit import AuditStore
+from bot.testkit.harness import Harness, make_settings
 from bot.testkit.servers import install_pack, server_config, start_mcsim
 from mcsim.nbt import NbtList
 from mcsim.server import Server
-from tests.cogs.harness import Harness, make_settings
 
 __all__ = [
     "PACK_DIR",

@@ -143,8 +143,8 @@ def _needs(example: str) -> str:
 
 
 def _run(tmp_path: Path, example: str, **extra: object) -> str:
+    from bot.testkit.harness import make_settings
     from console.front import main
-    from tests.cogs.harness import make_settings
 
     settings = make_settings(
         tmp_path, admin_role_ids=[], moderator_role_ids=[], admin_user_ids=[], **extra

@@ -20,7 +20,7 @@ from bot.operations import (
     schedule,
     status,
 )
-from tests.cogs.harness import Harness, make_settings
+from bot.testkit.harness import Harness, make_settings
 
 AREAS = (admin, calendar, discord_events, groups, plan, queue, reads, runs, schedule, status)
 # the steps a face takes before the operation itself (the question before a confirm button, the

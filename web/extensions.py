@@ -11,8 +11,11 @@ from typing import Any
 
 from quart import Blueprint, g, redirect, render_template, request
 
+from bot import errors
 from bot.i18n import N_
+from bot.operations import registry as ops_registry
 from bot.operations.ranks import Rank
+from bot.plugins import RELOAD
 from web import actions
 from web.auth import action, page, write_limit
 from web.context import operations, state
@@ -65,6 +68,22 @@ async def index() -> Any:
     return await render_template(
         "extensions.html", rows=extension_rows(), installed=plugin_rows(), user=g.user
     )
+
+
+@blueprint.post("/extensions/plugins/reload")
+@write_limit
+@action(Rank.ADMIN, N_("reload plugins"))
+async def reload_plugin() -> Any:
+    name = (await request.form).get("plugin", "")
+    try:
+        done = await ops_registry.run(
+            operations(), actions.caller(g.user), RELOAD.name, {"name": name}
+        )
+    except errors.BotError as exc:
+        await flash(str(exc), "error")
+    else:
+        await flash(done.text, "ok")
+    return redirect("/extensions", 303)
 
 
 @blueprint.post("/extensions/reload")

@@ -32,6 +32,7 @@ from bot.operations.base import AuditEntry
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.plugins import PluginState
     from bot.services import ServerServices, Services
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ class DoomBot(commands.Bot):
         self.core = core or Core.around(services)
         self.ops = self.core.ops
         self.core.audit.sinks.append(self)
+        self.ops.plugin_reloaded.append(self._plugin_reloaded)
         self.face: Face = "discord"  # what the audit says the changes came from
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
@@ -116,7 +118,9 @@ class DoomBot(commands.Bot):
                 new,
                 new,
             )
-        for name in self.settings.extensions:
+        # the product's cogs, then the Discord extensions the loaded plugins bring
+        plugin_cogs = [c for p in self.ops.plugins if p.state == "loaded" for c in p.cogs]
+        for name in [*self.settings.extensions, *plugin_cogs]:
             try:
                 await self.load_extension(name)
             except Exception as exc:  # one broken cog must not keep the others down
@@ -139,8 +143,8 @@ class DoomBot(commands.Bot):
                 self.tree.add_command(command_for(spec), override=True)
                 continue
             if group not in made:
-                made[group] = app_commands.Group(
-                    name=group, description=spec.summary, guild_only=True
+                made[group] = app_commands.guild_only()(
+                    app_commands.Group(name=group, description=spec.summary)
                 )
                 self.tree.add_command(made[group], override=True)
             made[group].add_command(command_for(spec, sub))
@@ -149,7 +153,8 @@ class DoomBot(commands.Bot):
         """Reload an extension, or load one of the configured ones that is not loaded (it
         failed at start, or was unloaded); the outcome's sentence. ValidationError (nothing
         done) for a name that is neither configured nor loaded."""
-        if name not in {*self.settings.extensions, *self.extensions}:
+        plugin_cogs = {c for p in self.ops.plugins for c in p.cogs}
+        if name not in {*self.settings.extensions, *self.extensions, *plugin_cogs}:
             raise errors.ValidationError(_("Unknown extension {name}.", name=repr(name)))
         try:
             if name in self.extensions:
@@ -161,6 +166,11 @@ class DoomBot(commands.Bot):
             return _("Reloading {name} failed: {error}", name=name, error=exc.__cause__ or exc)
         self.failed_extensions.pop(name, None)
         return _("Reloaded {name}.", name=name)
+
+    async def _plugin_reloaded(self, state: PluginState) -> None:
+        """A reloaded plugin's Discord extensions, reloaded too (loaded when new to the bot)."""
+        for name in state.cogs:
+            log.info("%s", await self.reload_named(name))
 
     async def _sync(self) -> None:
         if not self.settings.guild_ids:

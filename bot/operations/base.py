@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __all__ = ["AuditEntry", "Auditor", "Operations", "StoreAuditor"]
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -83,6 +83,10 @@ class Operations:
         # bring, by their path's name: (label, Quart Blueprint)
         self.plugins: list[PluginState] = []
         self.pages: dict[str, tuple[str, Any]] = {}
+        # where each installed plugin comes from (its entry point), and who is told when one is
+        # reloaded (bot.plugins.reload_plugin: the Discord bot reloads its cogs)
+        self.plugin_entries: dict[str, Any] = {}
+        self.plugin_reloaded: list[Callable[[PluginState], Awaitable[None]]] = []
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""

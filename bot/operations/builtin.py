@@ -31,6 +31,7 @@ from bot.operations.sections import (
     history_section,
     page_section,
     planned_section,
+    plugins_section,
     status_section,
     task_section,
 )
@@ -205,7 +206,10 @@ async def _status(ops: Operations, caller: Caller, req: queue.ServerRef) -> Outc
             for s in found
         ]
     }
-    return Outcome("", facts, sections=tuple(status_section(s) for s in found))
+    facts["plugins"] = [{"name": p.name, "state": p.state, "why": p.why} for p in ops.plugins]
+    sections = [status_section(s) for s in found]
+    plugins = plugins_section(ops.plugins)
+    return Outcome("", facts, sections=(*sections, *([plugins] if plugins else [])))
 
 
 # -- the rest ----------------------------------------------------------------------------------

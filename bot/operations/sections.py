@@ -20,6 +20,7 @@ __all__ = [
     "page_section",
     "planned_line",
     "planned_section",
+    "plugins_section",
     "scheduled_section",
     "section_text",
     "status_section",
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from bot.operations.reads import Clock, Page
     from bot.operations.runs import History
     from bot.operations.status import ServerStatus
+    from bot.plugins import PluginState
     from bot.services import ServerServices
     from bot.store.history import HistoryEntry
     from bot.store.schedules import Run, Schedule
@@ -296,6 +298,22 @@ def clock_section(clock: Clock) -> Section:
         Field(_("TPS"), decimal(clock.tps)),
     )
     return Section(_("Time on {server}", server=clock.server.name), fields=fields)
+
+
+# -- the plugins ---------------------------------------------------------------------------------
+
+
+def plugins_section(states: Sequence[PluginState]) -> Section | None:
+    """`/status`'s word on the installed plugins: each one's version and state, and why when it
+    did not load; None when none is installed."""
+    if not states:
+        return None
+    lines = []
+    for p in states:
+        line = f"`{p.name}` {p.version}".rstrip() + f": {_(p.state)}"
+        lines.append(f"{line} ({p.why})" if p.why else line)
+    bad = any(p.state in ("failed", "incompatible") for p in states)
+    return Section(_("Installed plugins"), tuple(lines), tone="warn" if bad else "ok")
 
 
 # -- a server's status -------------------------------------------------------------------------

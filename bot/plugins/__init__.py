@@ -17,25 +17,34 @@ from __future__ import annotations
 __all__ = [
     "API_VERSION",
     "GROUP",
+    "RELOAD",
     "SETUP_TIMEOUT",
     "STATES",
     "Plugin",
     "PluginState",
     "load_plugins",
+    "reload_plugin",
 ]
 
 import asyncio
+import importlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot import errors
+from bot.i18n import N_, _
+from bot.operations.ranks import Rank
 from bot.operations.registry import OperationSpec
 
 if TYPE_CHECKING:
     from bot.config import Settings
     from bot.operations.base import Operations
+    from bot.operations.caller import Caller
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +71,9 @@ class Plugin:
     # the plugin loads; the pages are at /x/<the blueprint's name>/, `label` in the navigation
     pages: Callable[[], Any] | None = None
     label: str = ""
+    # Discord extensions (modules with `async def setup(bot)`: cogs, listeners) the Discord bot
+    # loads after DOOM_EXTENSIONS'; nothing without Discord
+    cogs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,7 @@ class PluginState:
     source: str = ""  # the distribution and entry point it came from
     operations: tuple[str, ...] = field(default_factory=tuple)
     pages: str = ""  # where its dashboard pages are (/x/<name>/), when it has some
+    cogs: tuple[str, ...] = ()  # the Discord extensions it brings
 
 
 def _found(eps: Iterable[EntryPoint]) -> list[tuple[str, EntryPoint]]:
@@ -132,6 +145,7 @@ async def load_plugins(
         if name in settings.plugins_disabled or not wanted:
             states[name] = PluginState(name, "", "disabled", "turned off in the settings")
             continue
+        ops.plugin_entries[name] = ep  # where it comes from, to reload it
         try:
             plugin = _plugin_of(ep)
         except Exception as exc:  # a plugin's own bug: said, and the others load
@@ -155,8 +169,10 @@ async def _load(
     setup_limit: float,
 ) -> PluginState:
     def state(kind: State, why: str = "", pages: str = "") -> PluginState:
-        names = tuple(s.name for s in plugin.operations) if kind == "loaded" else ()
-        return PluginState(plugin.name, plugin.version, kind, why, source, names, pages)
+        loaded = kind == "loaded"
+        names = tuple(s.name for s in plugin.operations) if loaded else ()
+        cogs = plugin.cogs if loaded else ()
+        return PluginState(plugin.name, plugin.version, kind, why, source, names, pages, cogs)
 
     low, high = plugin.api
     if not low <= API_VERSION <= high:
@@ -196,3 +212,70 @@ async def _load(
         where = f"/x/{blueprint.name}/"
     log.info("plugin %s %s loaded (%s)", plugin.name, plugin.version, source)
     return state("loaded", pages=where)
+
+
+async def reload_plugin(
+    ops: Operations, name: str, *, setup_limit: float = SETUP_TIMEOUT
+) -> PluginState:
+    """One installed plugin again from its code as it is now (after an upgrade, or a fix): what
+    it brought taken out (operations, pages), its module reloaded, loaded as at start; then each
+    face that holds more of it is told (the Discord bot reloads its cogs). NotFound for a name
+    that is not installed; a plugin turned off in the settings stays off."""
+    ep = ops.plugin_entries.get(name)
+    if ep is None:
+        known = ", ".join(sorted(ops.plugin_entries)) or _("none")
+        raise errors.NotFound(
+            _(
+                "There is no installed plugin called {name} (installed: {known}).",
+                name=repr(name),
+                known=known,
+            )
+        )
+    states = {s.name: s for s in ops.plugins}
+    old = states.get(name)
+    for operation in old.operations if old is not None else ():
+        ops.registry.remove(operation)
+    if old is not None and old.pages:
+        ops.pages.pop(old.pages.strip("/").split("/")[-1], None)
+    try:
+        importlib.reload(importlib.import_module(ep.module))
+        plugin = _plugin_of(ep)
+    except Exception as exc:  # a plugin's own bug: said, and the rest go on
+        log.exception("plugin %s did not import again", name)
+        new = PluginState(name, "", "failed", f"import: {exc!r}", _source(ep))
+    else:
+        new = await _load(ops, plugin, states, _source(ep), setup_limit)
+    ops.plugins = (
+        [new if s.name == name else s for s in ops.plugins] if old else [*ops.plugins, new]
+    )
+    for told in list(ops.plugin_reloaded):
+        await told(new)
+    return new
+
+
+class ReloadRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=64, description="The plugin's name.")
+
+
+async def _reload(ops: Operations, caller: Caller, req: ReloadRequest) -> str:
+    done = await reload_plugin(ops, req.name)
+    if done.state == "loaded":
+        return _("Reloaded the plugin {name} {version}.", name=done.name, version=done.version)
+    return _(
+        "The plugin {name} did not load again: {state} ({why}).",
+        name=done.name,
+        state=_(done.state),
+        why=done.why,
+    )
+
+
+RELOAD = OperationSpec(
+    name="plugin reload",
+    summary=N_("Reload one installed plugin: its commands, pages and Discord cogs."),
+    request=ReloadRequest,
+    rank=Rank.ADMIN,
+    handler=_reload,
+    changes=True,
+)

@@ -122,13 +122,14 @@ PLUGIN = Plugin(
 
 TESTS = '''\
 """/$name through the test kit's fixtures (bot.testkit.pytest_plugin): a real mcsim server, the
-application built on it with this plugin loaded, the dashboard."""
+application built on it with this plugin loaded, the dashboard, Discord (the local one)."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.api import Caller, NotAllowed, Rank, run
+from bot.testkit.harness import MOD
 
 
 async def test_the_plugin_is_loaded(doom_core) -> None:
@@ -146,6 +147,11 @@ async def test_${name}_is_refused_below_its_rank(doom_core) -> None:
     nobody = Caller(3, "player", Rank.NONE, "console", 1)
     with pytest.raises(NotAllowed):
         await run(doom_core.ops, nobody, "$name", {})
+
+
+async def test_${name}_in_discord(doom_discord) -> None:
+    reply = await doom_discord.run("$name", MOD)
+    assert reply.text.startswith("Hello from $name: it is tick "), reply.text
 
 
 async def test_the_page(doom_dashboard) -> None:

@@ -8,6 +8,9 @@ wherever the bot is installed): the fixtures the project's own tests use, for a 
 - ``doom_core``: the application built on it (bot.core: services, operations, the installed
   plugins, the background work), started; ``doom_admin`` and ``doom_moderator`` are callers.
 - ``doom_dashboard``: the dashboard and its API on that core, with an admin logged in.
+- ``doom_discord``: the Discord bot on the server (its own core, the plugins loaded) driven by
+  the local Discord: ``await doom_discord.run("hello", MOD)`` (``bot.testkit.harness``: the
+  users ADMIN, MOD and NOBODY hold the roles its settings name).
 - ``manual_clock``: a clock that moves only when told.
 
 Everything is imported when a fixture is used, so loading the plugin costs a test run nothing.
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
     from bot.core import Core
     from bot.operations import Caller
+    from bot.testkit.harness import Harness
     from bot.times.clock import ManualClock
     from mcsim.server import Server
 
@@ -144,3 +148,20 @@ async def doom_dashboard(doom_core: Core, doom_admin: Caller) -> AsyncIterator[D
     finally:
         await http.close()
         await web.stop()
+
+
+@pytest.fixture
+async def doom_discord(doom_server: Server, tmp_path: Path) -> AsyncIterator[Harness]:
+    from bot.core import build_core
+    from bot.testkit.harness import Harness, make_settings
+    from bot.testkit.servers import server_config
+
+    settings = make_settings(
+        tmp_path / "discord", [server_config(doom_server, PASSWORD)], log_poll_interval=0.02
+    )
+    core = await build_core(settings)  # the installed plugins, their operations and cogs
+    harness = Harness(settings, core.services, core)
+    try:
+        yield await harness.start()
+    finally:
+        await harness.close()

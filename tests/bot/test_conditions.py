@@ -14,9 +14,9 @@ from bot import errors
 from bot.minecraft.conditions import describe, parse_conditions
 from bot.operations import Caller, Operations, Rank, schedule
 from bot.services import build_services
+from bot.testkit.harness import make_settings
 from mcsim.server import Server
 from tests.bot.test_operations import Recorder
-from tests.cogs.harness import make_settings
 from tests.fixtures import server_config
 
 PASSWORD = "conditions-Pw"

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.testkit.harness import MOD, Harness, make_settings
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, make_settings
 from tests.fixtures import server_config, settled, start_mcsim
 
 PASSWORD = "events-in-chat-Pw"

@@ -17,11 +17,11 @@ from bot.operations import Operations, runs, schedule
 from bot.operations.queue import TaskRef
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
+from bot.testkit.harness import make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.bot.test_operations import MOD, NOBODY, PASSWORD, Recorder
-from tests.cogs.harness import make_settings
 from tests.fixtures import server_config
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

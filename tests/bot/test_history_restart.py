@@ -13,10 +13,10 @@ from pathlib import Path
 from bot.i18n import Text
 from bot.services import build_services
 from bot.store.schedules import Schedule, ScheduleStore
+from bot.testkit.harness import MOD, Harness, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, make_settings
 from tests.fixtures import following, server_config, settled, start_mcsim
 
 PASSWORD = "history-restart-Pw"

@@ -19,8 +19,8 @@ from bot.discord.launch import Gateway, run_bot
 from bot.operations import Face
 from bot.store.audit import AuditStore
 from bot.store.db import open_in
+from bot.testkit.harness import ADMIN_BY_ID, make_settings
 from bot.testkit.localdiscord.emulator import LocalDiscord
-from tests.cogs.harness import ADMIN_BY_ID, make_settings
 from tests.fixtures import server_config
 
 PASSWORD = "launch-pw"

@@ -13,8 +13,8 @@ from bot import errors
 from bot.operations import Caller, Operations, Rank, queue, reads, schedule
 from bot.operations.base import AuditEntry
 from bot.services import build_services
+from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.cogs.harness import make_settings
 from tests.fixtures import server_config
 
 PASSWORD = "operations-Pw"

@@ -14,9 +14,9 @@ from bot import errors
 from bot.config import ServerConfig
 from bot.operations import Operations, plan
 from bot.services import build_services
+from bot.testkit.harness import make_settings
 from mcsim.server import Server
 from tests.bot.test_operations import MOD, Recorder, queued
-from tests.cogs.harness import make_settings
 from tests.wallclock.wallclock_sim import TcpProxy
 
 PASSWORD = "plan-atomic-Pw"

@@ -11,8 +11,8 @@ from pathlib import Path
 from bot.minecraft.selftest.base import MARKER_DELAY, RETRIES, RETRY_DELAY
 from bot.minecraft.selftest.checks_timed import first_due
 from bot.services import build_services
+from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.cogs.harness import make_settings
 from tests.fixtures import server_config
 
 PASSWORD = "pw"

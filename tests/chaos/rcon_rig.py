@@ -2,7 +2,7 @@
 between it and the bot's real services, and a cutter that, at seeded random intervals of
 50-400 ms, either cuts the live connections or takes the proxy down for a moment. Meanwhile a
 moderator makes game-time tasks and wall-clock rows with /schedule through the real CommandTree
-(tests.cogs.harness), trying again only when the reply says nothing changed. Every run is
+(bot.testkit.harness), trying again only when the reply says nothing changed. Every run is
 counted in the server's own logs. Shared by tests/chaos and bench/chaos.py."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.testkit.harness import MOD, Harness, make_settings
 from tests.chaos.rig import WAIT, count_runs, seed_world
-from tests.cogs.harness import MOD, Harness, make_settings
 from tests.e2e.test_acceptance_crash import PASSWORD, McsimProcess
 from tests.wallclock.wallclock_sim import TcpProxy
 

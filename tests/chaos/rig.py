@@ -28,8 +28,8 @@ from bot.events.event import Event
 from bot.minecraft.rcon import RconClient
 from bot.services import Services, build_services
 from bot.store.schedules import Creator
+from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.cogs.harness import make_settings
 from tests.e2e.test_acceptance_crash import PASSWORD, McsimProcess
 from tests.fixtures import said_in_logs
 

@@ -10,9 +10,9 @@ from typing import Any
 from bot.config import ServerConfig
 from bot.services import Services, build_server
 from bot.store.audit import AuditStore
+from bot.testkit.harness import Harness, make_settings
 from bot.times.clock import ManualClock
 from tests.cogs.discord_event_doubles import MemoryTasks
-from tests.cogs.harness import Harness, make_settings
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
 

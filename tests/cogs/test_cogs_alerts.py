@@ -16,8 +16,8 @@ from bot.events.log_tail import LogTailer
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
+from bot.testkit.harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 from mcsim.log import ServerLog
-from tests.cogs.harness import ALERT_CHANNEL, MENTION_ROLE, MOD, Harness, make_settings
 
 OWN_CHANNEL = 6101
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cogs.harness import MOD, NOBODY, Harness
+from bot.testkit.harness import MOD, NOBODY, Harness
 
 ROOT = Path(__file__).resolve().parents[2]
 

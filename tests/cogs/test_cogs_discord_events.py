@@ -9,8 +9,8 @@ from pathlib import Path
 import discord
 import pytest
 
+from bot.testkit.harness import ALERT_CHANNEL, MOD, NOBODY
 from tests.cogs.discord_events_fixture import NOW, EventHarness, event_harness
-from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.testkit.harness import MOD
 from tests.cogs.discord_events_fixture import EventHarness, event_harness
-from tests.cogs.harness import MOD
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from pydantic import SecretStr
 from bot.cli.check import check_discord
 from bot.core import Core
 from bot.services import build_services
+from bot.testkit.harness import ADMIN, MOD, make_settings
 from console.session import parse_line, run_console
 from tests.cogs.discord_events_fixture import EventHarness, event_harness
-from tests.cogs.harness import ADMIN, MOD, make_settings
 from tests.console.typed import typed_by
 
 

@@ -17,10 +17,10 @@ import pytest
 from bot.config import Settings
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
+from bot.testkit.harness import ADMIN, MOD, NOBODY, Harness, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness, make_settings
 from tests.fixtures import said_in_logs, server_config
 
 PASSWORD = "groups-Pw"

@@ -16,7 +16,7 @@ from bot.events.event import Event
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
-from tests.cogs.harness import ADMIN, ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
+from bot.testkit.harness import ADMIN, ALERT_CHANNEL, MOD, NOBODY, Harness, make_settings
 
 GOLDEN = Path(__file__).with_name("command_tree.json")
 ZH = "zh-CN"

@@ -19,8 +19,8 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
 from bot.store.ledger import Pending
+from bot.testkit.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 from tests.cogs.discord_events_fixture import NOW, EventHarness, event_harness
-from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 
 ZH = "zh-CN"
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 from discord import app_commands
 
-from tests.cogs.harness import ADMIN, ADMIN_BY_ID, MOD, MOD_BY_ID, NOBODY, Harness, User
+from bot.testkit.harness import ADMIN, ADMIN_BY_ID, MOD, MOD_BY_ID, NOBODY, Harness, User
 
 # the fewest options each command needs to get past Discord's own validation
 REQUIRED: dict[str, dict[str, object]] = {

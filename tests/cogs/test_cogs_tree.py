@@ -10,11 +10,12 @@ import pytest
 
 from bot.services import Services
 from bot.store.audit import AuditStore
-from tests.cogs.harness import ADMIN, MOD, NOBODY, Harness, make_settings
+from bot.testkit.harness import ADMIN, MOD, NOBODY, Harness, make_settings
 
 EXPECTED = {
     "schedule",
     "schedule_dynamic",
+    "plugin",
     "cancel",
     "cancel_all",
     "clear",
@@ -129,8 +130,9 @@ async def test_schedule_offers_every_unit(bare: Harness) -> None:
 async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:
     reply = await bare.run("help", NOBODY)
     assert reply.ephemeral
-    for name in EXPECTED - {"event", "plan"}:
+    for name in EXPECTED - {"event", "plan", "plugin"}:
         assert f"/{name}**" in reply.text
+    assert "/plugin reload**" in reply.text
     for sub in ("create", "edit", "cancel", "list", "show"):  # a group lists its subcommands
         assert f"/event {sub}**" in reply.text
     for sub in ("export", "import"):

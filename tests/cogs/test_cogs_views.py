@@ -5,9 +5,9 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from bot.testkit.harness import MOD, NOBODY, Harness
 from cogs.reads import PageView
 from cogs.schedule import ConfirmView
-from tests.cogs.harness import MOD, NOBODY, Harness
 
 
 def add_confirm_command(harness: Harness, done: list[int], timeout: float) -> None:

@@ -12,8 +12,8 @@ import discord
 import pytest
 from discord.http import Route, handle_message_parameters
 
+from bot.testkit.harness import Harness
 from bot.testkit.localdiscord.emulator import APPLICATION_ID, CHANNEL_ID
-from tests.cogs.harness import Harness
 
 Body = dict[str, Any]
 

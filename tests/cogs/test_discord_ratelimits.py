@@ -21,9 +21,9 @@ from bot.events.log_tail import LogTailer
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
+from bot.testkit.harness import ALERT_CHANNEL, Harness, make_settings
 from bot.testkit.localdiscord.emulator import Sent
 from bot.testkit.localdiscord.http_session import RateLimits
-from tests.cogs.harness import ALERT_CHANNEL, Harness, make_settings
 from tests.cogs.test_cogs_alerts import live_log, said
 
 POSTS = "POST /channels/{channel_id}/messages"

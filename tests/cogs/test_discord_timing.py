@@ -12,8 +12,8 @@ import pytest
 from discord.http import handle_message_parameters
 from discord.webhook.async_ import async_context
 
+from bot.testkit.harness import Harness
 from bot.testkit.localdiscord.emulator import VirtualClock
-from tests.cogs.harness import Harness
 
 Callback = Callable[[discord.Interaction[Any]], Awaitable[None]]
 

@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.operations import Caller, Operations, Rank
 from bot.operations.registry import OperationSpec
+from bot.testkit.harness import ADMIN, MOD, Harness
 from bot.testkit.localdiscord.emulator import render
 from console.session import parse_line, run_console
-from tests.cogs.harness import ADMIN, MOD, Harness
 from tests.console.typed import typed, typed_by
 
 

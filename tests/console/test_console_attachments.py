@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot.testkit.harness import make_settings
 from console.files import keep
 from console.front import main
-from tests.cogs.harness import make_settings
 
 LONG = "say " + "long " * 240  # 1,204 characters: more than /show puts in its reply
 

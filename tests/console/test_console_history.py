@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.testkit.harness import make_settings
 from bot.times.clock import SystemClock
 from console.front import main
-from tests.cogs.harness import make_settings
 from tests.fixtures import said_in_logs
 
 

@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from bot.testkit.harness import ADMIN
 from console.session import run_console
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN
 from tests.console.typed import typed_by
 from tests.fixtures import start_bot
 

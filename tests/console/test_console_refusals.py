@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.testkit.harness import Harness, make_settings
 from console.front import main
 from console.session import parse_line
-from tests.cogs.harness import Harness, make_settings
 from tests.console.typed import typed
 
 LIBRARY_WORDS = ("Input should be", "Extra inputs are not permitted", "Expected literal")

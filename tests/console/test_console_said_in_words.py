@@ -21,9 +21,9 @@ from bot.minecraft.rcon import RconClient
 from bot.operations.sections import alert_section
 from bot.services import ServerServices, Services
 from bot.store.audit import AuditStore
+from bot.testkit.harness import ADMIN, make_settings
 from console.session import Screen, console_caller, run_console
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, make_settings
 from tests.cogs.test_cogs_alerts import live_log, said
 from tests.console.typed import typed_by
 from tests.fixtures import start_bot

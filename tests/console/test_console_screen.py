@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from bot.operations.sections import Field, Section
+from bot.testkit.harness import ADMIN, Harness
 from bot.testkit.localdiscord import emulator as local_discord
 from console.session import Screen
-from tests.cogs.harness import ADMIN, Harness
 from tests.console.typed import typed
 
 NOW = datetime(2026, 12, 4, 18, 59, 31, tzinfo=UTC)

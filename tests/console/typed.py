@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.operations import Caller, Operations, Rank
+from bot.testkit.harness import ADMIN, MOD, User
 from console.session import run_console
-from tests.cogs.harness import ADMIN, MOD, User
 
 RANKS = {ADMIN.id: Rank.ADMIN, MOD.id: Rank.MODERATOR}
 

@@ -16,10 +16,10 @@ import pytest
 from bot.config import ServerConfig
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
+from bot.testkit.harness import Harness, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.cogs.harness import Harness, make_settings
 from tests.fixtures import following, start_bot
 
 __all__ = ["PASSWORD", "following"]

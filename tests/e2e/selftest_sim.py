@@ -20,11 +20,11 @@ from typing import Any
 from bot.config import ServerConfig
 from bot.minecraft.selftest import OBJECTIVE, SELFTEST_PREFIX, STORAGE, SelftestResult
 from bot.services import Services, build_services
+from bot.testkit.harness import make_settings
 from mcsim.nbt import NbtList, format_snbt
 from mcsim.server import Server
 from mcsim.world import read_properties, write_properties
 from tests.bot.pack_sim import bulk_task
-from tests.cogs.harness import make_settings
 from tests.fixtures import PACK_DIR, install_pack
 
 PASSWORD = "selftest-rcon-Pw"

@@ -13,8 +13,8 @@ import asyncio
 from typing import Any
 
 from bot.events.event import Event
+from bot.testkit.harness import ALERT_CHANNEL, Harness
 from mcsim.server import Server
-from tests.cogs.harness import ALERT_CHANNEL, Harness
 
 __all__: list[str] = []
 

@@ -8,9 +8,9 @@ import io
 
 import pytest
 
+from bot.testkit.harness import MOD, Harness
 from console.session import run_console
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness
 from tests.console.typed import typed_by
 
 __all__: list[str] = []

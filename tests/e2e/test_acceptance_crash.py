@@ -21,8 +21,8 @@ import pytest
 from bot.config import ServerConfig
 from bot.minecraft.rcon import RconClient
 from bot.services import build_services
+from bot.testkit.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 from mcsim.server import Server
-from tests.cogs.harness import ALERT_CHANNEL, MOD, Harness, make_settings
 from tests.fixtures import install_pack, said_in_logs
 
 ROOT = Path(__file__).resolve().parents[2]

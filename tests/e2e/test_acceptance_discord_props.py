@@ -24,11 +24,11 @@ from nbtlib.tag import Int
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.testkit.harness import ADMIN, MOD, Harness, make_settings
 from bot.testkit.localdiscord.emulator import Exchange
 from mcsim.nbt import NbtList, read_nbt_file, write_nbt_file
 from mcsim.server import Server
 from tests.bot.pack_sim import STORAGE_FILE
-from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.fixtures import install_pack, start_mcsim, task_record
 
 PASSWORD = "props-rcon-password"

@@ -16,9 +16,9 @@ import pytest
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.testkit.harness import ADMIN, MOD, Harness, make_settings
 from bot.testkit.localdiscord.emulator import Exchange, VirtualClock
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.e2e.slow_rcon import SlowRcon
 
 PASSWORD = "e2e-rcon-password"  # the mc fixture's (tests/e2e/conftest.py)

@@ -14,8 +14,8 @@ import pytest
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.testkit.harness import MOD, Harness, make_settings
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, make_settings
 
 PASSWORD = "e2e-wallclock-password"
 

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from bot.events.event import Event
+from bot.testkit.harness import ALERT_CHANNEL, AUDIT_CHANNEL, MENTION_ROLE, MOD, Harness
 from mcsim.server import Server
-from tests.cogs.harness import ALERT_CHANNEL, AUDIT_CHANNEL, MENTION_ROLE, MOD, Harness
 
 
 def alert_titles(harness: Harness) -> list[str]:

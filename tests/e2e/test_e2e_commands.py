@@ -9,9 +9,9 @@ import pytest
 from bot.minecraft.installer import bundled_datapack, pack_version_of
 from bot.minecraft.pack_tasks import TASK_LISTS
 from bot.minecraft.server_files import version_from_logs
+from bot.testkit.harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 from bot.testkit.localdiscord.http_session import RateLimits
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, AUDIT_CHANNEL, MOD, NOBODY, Harness
 from tests.fixtures import sent_to
 
 

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from bot.minecraft.installer import bundled_datapack, pack_version_of
+from bot.testkit.harness import make_settings
 from console.front import main
-from tests.cogs.harness import make_settings
 
 
 def test_console_on_the_embedded_mcsim(tmp_path: Path) -> None:

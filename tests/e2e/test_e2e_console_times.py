@@ -7,11 +7,11 @@ import io
 import re
 from zoneinfo import ZoneInfo
 
+from bot.testkit.harness import MOD, Harness
 from bot.times.clock import ManualClock
 from console.lines import SlashCompleter
 from console.session import run_console
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness
 from tests.console.typed import typed_by
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.i18n.formats import moment
+from bot.testkit.harness import make_settings
 from console.front import main
-from tests.cogs.harness import make_settings
 
 
 def test_console_plans_lists_and_cancels_in_local_time(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.testkit.harness import ALERT_CHANNEL, Harness
 from mcsim.server import Server
-from tests.cogs.harness import ALERT_CHANNEL, Harness
 from tests.e2e.conftest import PASSWORD
 from tests.fixtures import start_bot, start_mcsim
 

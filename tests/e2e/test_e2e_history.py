@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.testkit.harness import MOD, Harness
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness
 from tests.e2e.test_e2e_alerts import alert_titles
 
 FAILS = "execute if entity @e[type=minecraft:pig]"

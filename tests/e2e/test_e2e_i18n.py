@@ -5,8 +5,8 @@ commands from en-US are answered in English."""
 
 from __future__ import annotations
 
+from bot.testkit.harness import ADMIN, MOD, Harness
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, MOD, Harness
 
 ZH = "zh-CN"
 

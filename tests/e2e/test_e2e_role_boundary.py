@@ -15,9 +15,9 @@ import pytest
 from bot.config import ServerConfig
 from bot.minecraft.pack_input import snbt_string
 from bot.services import build_services
+from bot.testkit.harness import ADMIN, MOD, Harness, make_settings
 from console.session import run_console
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.console.typed import typed_by
 from tests.e2e.conftest import PASSWORD, following
 from tests.fixtures import sent_to

@@ -1,5 +1,5 @@
 """Wall-clock schedules through the slash commands: real interaction payloads through
-discord.py's CommandTree (tests/cogs/harness.py), real services over TCP RCON to mcsim with the
+discord.py's CommandTree (bot/testkit/harness.py), real services over TCP RCON to mcsim with the
 pack, the scheduler on a manual clock (these tests never wait for wall-clock time)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+from bot.testkit.harness import ALERT_CHANNEL, MOD, NOBODY, Harness
 from bot.times.clock import ManualClock
 from mcsim.server import Server
-from tests.cogs.harness import ALERT_CHANNEL, MOD, NOBODY, Harness
 
 
 def stored(tmp_path: Path) -> list[tuple[str, str]]:

@@ -16,8 +16,8 @@ import pytest
 
 from bot.config import ServerConfig
 from bot.services import build_services
+from bot.testkit.harness import MOD, Harness, make_settings
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, make_settings
 from tests.wallclock.wallclock_sim import TcpProxy
 
 PASSWORD = "e2e-rcon-password"  # the mc fixture's (tests/e2e/conftest.py)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.minecraft.installer import bundled_datapack, pack_version_of
+from bot.testkit.harness import ADMIN, Harness
 from mcsim.flavours import FLAVOURS
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, Harness
 from tests.fixtures import start_bot
 
 PASSWORD = "flavour-rcon-pw"

@@ -10,9 +10,9 @@ import pytest
 
 from bot.minecraft.selftest import SelftestResult
 from bot.minecraft.selftest.result import Check
+from bot.testkit.harness import ADMIN, ALERT_CHANNEL, AUDIT_CHANNEL, MOD, NOBODY, Harness
 from cogs.admin import MAX_MESSAGE, selftest_message
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, ALERT_CHANNEL, AUDIT_CHANNEL, MOD, NOBODY, Harness
 from tests.e2e.selftest_sim import Live, assert_clean, bot_services, reset, running_server
 
 

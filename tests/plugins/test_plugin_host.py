@@ -200,11 +200,13 @@ def test_the_public_api_is_a_closed_list() -> None:
             "Operations",
             "Outcome",
             "Plugin",
+            "PluginData",
             "Rank",
             "Section",
             "ServerUnavailable",
             "ValidationError",
             "_",
+            "data_of",
             "lazy",
             "run",
         ]

@@ -2,7 +2,7 @@
 installed with pip (beside the bot, on the path of the processes here), is listed as loaded,
 answers `/hello` in the console, is an API route in the OpenAPI document that runs it, shows its
 page on the dashboard, and its own tests pass with a plain `pytest` in DIR (the test kit's
-fixtures come from the installed bot)."""
+fixtures come from the installed bot: the core on mcsim, the dashboard, the local Discord)."""
 
 from __future__ import annotations
 
@@ -114,4 +114,4 @@ async def test_a_plugin_made_from_the_template_is_in_every_face(tmp_path: Path) 
     # the template's own tests, with a plain pytest in its folder
     tested = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], env, project)
     assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-2000:]
-    assert "4 passed" in tested.stdout, tested.stdout
+    assert "5 passed" in tested.stdout, tested.stdout

@@ -18,9 +18,9 @@ from bot.minecraft.server_files import version_from_logs
 from bot.operations import Operations, admin, status
 from bot.operations.queue import ServerRef
 from bot.services import build_services
+from bot.testkit.harness import make_settings
 from mcsim.server import Server
 from tests.bot.test_operations import ADMIN, Recorder
-from tests.cogs.harness import make_settings
 from tests.sftp.conftest import sftp_settings
 from tests.sftp.sshd import Sshd
 

@@ -12,10 +12,10 @@ import pytest
 
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
+from bot.testkit.harness import MOD, Harness, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, make_settings
 from tests.fixtures import following, server_config, settled
 from tests.web.webdash import (
     ARTIFACTS,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.harness import ADMIN, MOD
+from bot.testkit.harness import ADMIN, MOD
 from tests.web.test_web_browser import open_session
 from tests.web.webclient import Client
 from tests.web.webdash import Dash

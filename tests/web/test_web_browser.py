@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.harness import ADMIN, MOD
+from bot.testkit.harness import ADMIN, MOD
 from tests.web.webdash import Dash, queue_ids
 from web.auth import LINK_TTL
 

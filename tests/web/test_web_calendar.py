@@ -17,7 +17,7 @@ import icalendar
 import pytest
 import recurring_ical_events
 
-from tests.cogs.harness import MOD, NOBODY
+from bot.testkit.harness import MOD, NOBODY
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

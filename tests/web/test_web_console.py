@@ -13,8 +13,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from bot.testkit.harness import make_settings
 from console.front import main
-from tests.cogs.harness import make_settings
 
 
 class Keyboard:

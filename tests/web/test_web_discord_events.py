@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.harness import MOD
+from bot.testkit.harness import MOD
 from tests.web.test_web_browser import open_session
 from tests.web.webclient import Client
 from tests.web.webdash import WALL_START, Dash

@@ -23,7 +23,7 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.cogs.harness import ADMIN, MOD, User
+from bot.testkit.harness import ADMIN, MOD, User
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

@@ -19,10 +19,10 @@ import pytest_asyncio
 
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
+from bot.testkit.harness import ADMIN, MOD, Harness, User, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, MOD, Harness, User, make_settings
 from tests.fixtures import server_config
 from tests.web.webclient import Client
 from tests.web.webdash import (

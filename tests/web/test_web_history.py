@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.cogs.harness import MOD, NOBODY
+from bot.testkit.harness import MOD, NOBODY
 from tests.web.test_web_browser import TIMEOUT, open_session
 from tests.web.webclient import Client
 from tests.web.webdash import Dash

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.harness import ADMIN, MOD, User
+from bot.testkit.harness import ADMIN, MOD, User
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 import aiohttp
 import pytest
 
-from tests.cogs.harness import ADMIN, MOD
+from bot.testkit.harness import ADMIN, MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash, queue_ids
 from web import server as web_server

@@ -16,7 +16,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from bot.i18n import catalog_dir
-from tests.cogs.harness import ADMIN, MOD
+from bot.testkit.harness import ADMIN, MOD
 from tests.web.webdash import Dash
 
 pytestmark = pytest.mark.slow  # a real browser, a server at 20 TPS, processes

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.services import ServerServices
-from tests.cogs.harness import MOD
+from bot.testkit.harness import MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash, queue_ids
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.testkit.harness import MOD, NOBODY
 from bot.testkit.localdiscord.http_session import LocalFile
 from bot.testkit.localdiscord.message_text import buttons
-from tests.cogs.harness import MOD, NOBODY
 from tests.web.webclient import Client
 from tests.web.webdash import Dash, queue_ids
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.cogs.harness import ADMIN, MOD
+from bot.testkit.harness import ADMIN, MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

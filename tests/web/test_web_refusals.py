@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.cogs.harness import MOD
+from bot.testkit.harness import MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.operations import Caller, Operations, Rank
 from bot.operations.registry import File, OperationSpec, Outcome, Registry
 from bot.services import build_services
+from bot.testkit.harness import ADMIN, MOD, Harness, make_settings
 from console.session import run_console
 from mcsim.server import Server
-from tests.cogs.harness import ADMIN, MOD, Harness, make_settings
 from tests.console.typed import typed_by
 from tests.fixtures import server_config
 from tests.web.webclient import Client

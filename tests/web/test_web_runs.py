@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.cogs.harness import MOD, NOBODY
+from bot.testkit.harness import MOD, NOBODY
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

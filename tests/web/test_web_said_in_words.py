@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 from bot.events.event import Event
 from bot.store.db import Database
-from tests.cogs.harness import MOD
+from bot.testkit.harness import MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.cogs.harness import ADMIN, MOD, OTHER_ROLE
+from bot.testkit.harness import ADMIN, MOD, OTHER_ROLE
 from tests.web.webclient import Client
 from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash, queue_ids
 from web.app import create_app

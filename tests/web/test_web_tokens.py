@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.cogs.harness import ADMIN, MOD
+from bot.testkit.harness import ADMIN, MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
 

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import aiohttp
 
-from tests.cogs.harness import MOD, User
+from bot.testkit.harness import MOD, User
 from tests.web.webdash import Dash
 
 

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.testkit.harness import MOD, Harness, User
 from bot.times.clock import ManualClock
 from mcsim.server import Server
-from tests.cogs.harness import MOD, Harness, User
 from web.server import WebServer
 
 WALL_START = 1_797_000_000  # 2026-12-11 14:40 UTC, the scheduler's manual clock

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import ServerConfig, Settings
+from bot.core import Core
 from bot.discord.app import DoomBot
 from bot.services import Services
 from bot.testkit.localdiscord.emulator import Exchange, LocalDiscord, Sent, buttons
@@ -76,10 +77,11 @@ def make_settings(
 class Harness:
     """A started bot and its local Discord."""
 
-    def __init__(self, settings: Settings, services: Services) -> None:
+    def __init__(self, settings: Settings, services: Services, core: Core | None = None) -> None:
         self.settings = settings
         self.services = services
-        self.bot = DoomBot(settings, services)
+        # `core`: one built with its plugins (bot.core.build_core), not started: the bot starts it
+        self.bot = DoomBot(settings, services, core=core)
         # a test that reads the audit channel waits with bot.audit_posted(); the rest need not
         # wait at shutdown for posts Discord paces at 5 per 5 s (10 s a test otherwise)
         self.bot.audit_drain = 1.0
