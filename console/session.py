@@ -220,7 +220,7 @@ class _Session:
         ops: Operations,
         screen: Screen,
         caller: Callable[[], Caller],
-        dashboard: Callable[[], Any] | None,
+        dashboard: Callable[[], Awaitable[str]] | None,
     ) -> None:
         self.ops = ops
         self.screen = screen
