@@ -9,10 +9,14 @@ operations are :class:`OperationSpec`\\ s, every face's at once; a handler gets 
 a sentence or an :class:`Outcome` (its facts as data, its :class:`Section`\\ s, its
 :class:`File`\\ s). :func:`run` runs any registered operation as the caller (the built-in ones
 too: ``await run(ops, caller, "time", {})`` reads a server's game time), with its rank check.
-:func:`data_of` is the plugin's own data: JSON values under its keys, in the bot's database.
+:func:`data_of` is the plugin's own data: JSON values under its keys, in the bot's database;
+:func:`settings_of` its settings, the environment's ``DOOM_<NAME>_*`` variables.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
 
 from bot.errors import BotError, NotAllowed, NotFound, ServerUnavailable, ValidationError
 from bot.i18n import N_, _, lazy
@@ -47,9 +51,18 @@ __all__ = [
     "data_of",
     "lazy",
     "run",
+    "settings_of",
 ]
 
 
 def data_of(ops: Operations, plugin: str) -> PluginData:
     """The plugin's own data (named by its `Plugin.name`), kept in the bot's database."""
     return PluginData(ops.services.db, plugin)
+
+
+def settings_of(plugin: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The plugin's settings: each environment variable ``DOOM_<NAME>_<KEY>`` (the plugin's name
+    in capitals) as ``{"key": value}``, beside the bot's own ``DOOM_`` settings."""
+    prefix = f"DOOM_{plugin.upper()}_"
+    found = os.environ if environ is None else environ
+    return {k[len(prefix) :].lower(): v for k, v in found.items() if k.startswith(prefix)}

@@ -22,6 +22,7 @@ from bot.minecraft.selftest import is_selftest_id
 from bot.operations import Operations
 from bot.operations.base import AuditEntry, Auditor, StoreAuditor
 from bot.plugins import RELOAD, PluginState, load_plugins
+from bot.plugins.runtime import start_plugin_work
 from bot.services import build_services
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class Core:
     services: Services
     audit: AuditTrail
     ops: Operations
+    _plugin_work: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
     def around(cls, services: Services) -> Core:
@@ -72,10 +74,13 @@ class Core:
         return self.ops.plugins
 
     async def start(self) -> None:
-        """The background work: schedulers, crash guards, log and ring readers."""
+        """The background work: schedulers, crash guards, log and ring readers; then the
+        loaded plugins' listeners and tasks (bot.plugins.runtime)."""
         await self.services.start()
+        self._plugin_work = start_plugin_work(self.ops)
 
     async def close(self) -> None:
+        await cancel_and_wait(*self._plugin_work)
         await self.services.close()
 
 

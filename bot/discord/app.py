@@ -108,7 +108,7 @@ class DoomBot(commands.Bot):
     async def setup_hook(self) -> None:
         await self.tree.set_translator(DoomTranslator())  # zh-CN names and descriptions
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it
-        await self.services.start()
+        await self.core.start()
         self.add_registered_commands()
         for old, new in self.settings.renamed_extensions:
             log.warning(
@@ -189,7 +189,7 @@ class DoomBot(commands.Bot):
             await self._stop_audit_posts()
             await super().close()
         finally:
-            await self.services.close()
+            await self.core.close()
 
     async def audit_posted(self) -> None:
         """Return once every audit post queued so far has been sent (or failed)."""

@@ -32,6 +32,7 @@ __all__ = [
     "Lazy",
     "Text",
     "_",
+    "add_texts",
     "available_locales",
     "catalog_dir",
     "console_locale",
@@ -204,6 +205,25 @@ def localized(
 
 
 # -- lookups -----------------------------------------------------------------------------------
+
+
+def add_texts(folder: Path) -> list[str]:
+    """A plugin's translations (``<folder>/<locale>/LC_MESSAGES/*.po``) behind the bot's own, for
+    the locales the bot speaks; the locales added. A text the bot translates itself keeps the
+    bot's words."""
+    added = []
+    for po in sorted(folder.glob("*/LC_MESSAGES/*.po")):
+        locale = po.parent.parent.name
+        if locale == DEFAULT_LOCALE or locale not in available_locales():
+            continue
+        with po.open("rb") as f:
+            catalog = read_po(f, locale=locale)
+        buffer = io.BytesIO()
+        write_mo(buffer, catalog, use_fuzzy=False)
+        buffer.seek(0)
+        translations(locale).add_fallback(gettext.GNUTranslations(buffer))
+        added.append(locale)
+    return added
 
 
 def _format(text: str, params: dict[str, Any]) -> str:

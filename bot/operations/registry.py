@@ -104,6 +104,7 @@ class OperationSpec(Generic[R]):
     # the question a person answers before it runs (None: nothing to ask this time); a
     # program's call through the API is its own confirmation
     confirm: Callable[[Operations, Caller, R], Awaitable[str | None]] | None = None
+    plugin: str = ""  # the plugin that brought it (set by the host), which its audit names
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,8 @@ async def perform(ops: Operations, caller: Caller, spec: OperationSpec[R], reque
     outcome = as_outcome(await spec.handler(ops, caller, request))
     given = request.model_dump(exclude_defaults=True)
     if spec.changes and not spec.audited:
-        await ops.audit(caller, None, spec.name, given, outcome.full_text)
+        said = {**given, "plugin": spec.plugin} if spec.plugin else given
+        await ops.audit(caller, None, spec.name, said, outcome.full_text)
     return Done(
         outcome.text, outcome.facts, outcome.files, outcome.sections, name=spec.name, request=given
     )

@@ -30,19 +30,21 @@ import asyncio
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import errors
-from bot.i18n import N_, _
+from bot.i18n import N_, _, add_texts
 from bot.operations.ranks import Rank
 from bot.operations.registry import OperationSpec
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.events.event import Event
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
 
@@ -74,6 +76,13 @@ class Plugin:
     # Discord extensions (modules with `async def setup(bot)`: cogs, listeners) the Discord bot
     # loads after DOOM_EXTENSIONS'; nothing without Discord
     cogs: tuple[str, ...] = ()
+    # called with each event of every server as it passes (the pack's, and the bot's own alerts),
+    # on every face: a listener that fails is logged and keeps its place
+    on_event: Callable[[Operations, Event], Awaitable[None]] | None = None
+    # its background work: each started with the bot (after setup), cancelled when it stops
+    tasks: tuple[Callable[[Operations], Awaitable[None]], ...] = ()
+    # a folder of its texts' translations, <folder>/<locale>/LC_MESSAGES/*.po (as the bot's)
+    texts: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,8 @@ class PluginState:
     operations: tuple[str, ...] = field(default_factory=tuple)
     pages: str = ""  # where its dashboard pages are (/x/<name>/), when it has some
     cogs: tuple[str, ...] = ()  # the Discord extensions it brings
+    # the plugin itself, when loaded: its listeners and tasks run from it (bot.plugins.runtime)
+    plugin: Plugin | None = field(default=None, repr=False, compare=False)
 
 
 def _found(eps: Iterable[EntryPoint]) -> list[tuple[str, EntryPoint]]:
@@ -172,7 +183,8 @@ async def _load(
         loaded = kind == "loaded"
         names = tuple(s.name for s in plugin.operations) if loaded else ()
         cogs = plugin.cogs if loaded else ()
-        return PluginState(plugin.name, plugin.version, kind, why, source, names, pages, cogs)
+        made = plugin if loaded else None
+        return PluginState(plugin.name, plugin.version, kind, why, source, names, pages, cogs, made)
 
     low, high = plugin.api
     if not low <= API_VERSION <= high:
@@ -197,10 +209,17 @@ async def _load(
             return state("failed", f"pages: {exc!r}")
         if blueprint.name in ops.pages:
             return state("failed", f"pages: /x/{blueprint.name}/ is another plugin's")
+    if plugin.texts is not None:
+        try:
+            add_texts(Path(plugin.texts))
+        except Exception as exc:  # a catalog that does not read: said, as any other fault
+            log.exception("plugin %s: its texts failed", plugin.name)
+            return state("failed", f"texts: {exc!r}")
     added: list[str] = []
     try:
         for spec in plugin.operations:
-            ops.registry.add(spec)
+            # the audit names the plugin that brought it
+            ops.registry.add(replace(spec, plugin=plugin.name))
             added.append(spec.name)
     except ValueError as exc:
         for name in added:  # all of a plugin's operations, or none

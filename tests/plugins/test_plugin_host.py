@@ -209,6 +209,7 @@ def test_the_public_api_is_a_closed_list() -> None:
             "data_of",
             "lazy",
             "run",
+            "settings_of",
         ]
     )
     assert api.API_VERSION == 1
