@@ -33,9 +33,9 @@ def _queue(server: Server) -> list[str]:
 async def pair(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[tuple[Dash, Server]]:
     main, other = mcsim(password=PASSWORD, name="main"), mcsim(password=PASSWORD, name="other")
     configs = [server_config(main, PASSWORD), server_config(other, PASSWORD, name="other")]
-    settings = make_settings(
-        tmp_path, configs, discord_token=BOT_TOKEN, web_port=0, rcon_timeout=2.0
-    )
+    # the default RCON timeout: a live server on a busy host may take over 2 s to answer, and
+    # the one the test stops refuses the connection at once
+    settings = make_settings(tmp_path, configs, discord_token=BOT_TOKEN, web_port=0)
     services = await build_services(settings)
     wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
     services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
