@@ -22,12 +22,12 @@ if TYPE_CHECKING:
 _ALLOWS = {
     Rank.NONE: N_("You may read nothing and change nothing: an admin gives the moderator role."),
     Rank.MODERATOR: N_(
-        "You may schedule, pause, resume, cancel and read tasks and planned rows, and make "
-        "Discord events."
+        "You may schedule, pause, resume, cancel and read tasks and planned rows, import a plan "
+        "file, and make Discord events."
     ),
     Rank.ADMIN: N_(
         "You may do all a moderator does, and install the pack, run the selftest, clear a "
-        "server, import a plan and manage API tokens."
+        "server, reload plugins and manage API tokens."
     ),
 }
 
