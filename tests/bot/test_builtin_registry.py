@@ -6,7 +6,6 @@ has."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -17,29 +16,15 @@ from bot import errors
 from bot.core import Core
 from bot.operations import Operations
 from bot.operations.registry import run
-from bot.services import build_services
-from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.bot.test_operations import ADMIN, MOD, PASSWORD, Recorder, queued
-from tests.fixtures import server_config
+
+# the application on mcsim with an auditor that keeps what it is told: test_operations' fixture
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import ADMIN, MOD, queued
 
 TREE = Path(__file__).parents[1] / "cogs" / "command_tree.json"
 # what only a Discord face has: its own help, its dashboard link, reloading its cogs
 DISCORD_ONLY = {"help", "dashboard", "reload"}
-
-
-@pytest.fixture
-async def ops(
-    mcsim: Callable[..., Server], tmp_path: Path
-) -> AsyncIterator[tuple[Operations, Recorder, Server]]:
-    server = mcsim(password=PASSWORD)
-    settings = make_settings(tmp_path, [server_config(server, PASSWORD)])
-    services = await build_services(settings)
-    recorder = Recorder()
-    try:
-        yield Operations(services, recorder), recorder, server
-    finally:
-        await services.close()
 
 
 async def test_every_command_of_the_discord_face_is_a_registered_operation(

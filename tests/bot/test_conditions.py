@@ -4,8 +4,6 @@ task is due, through the application layer over TCP RCON to mcsim with fake play
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,11 +11,8 @@ import pytest
 from bot import errors
 from bot.minecraft.conditions import describe, parse_conditions
 from bot.operations import Caller, Operations, Rank, schedule
-from bot.services import build_services
-from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.bot.test_operations import Recorder
-from tests.fixtures import server_config
+from tests.bot.conftest import Recorder
 
 PASSWORD = "conditions-Pw"
 MOD = Caller(7002, "mod#0001", Rank.MODERATOR, "web", 0xABC)
@@ -61,20 +56,6 @@ def test_bad_conditions_name_the_option(
     with pytest.raises(errors.ValidationError, match=says) as refused:
         parse_conditions(*options)
     assert refused.value.field == field
-
-
-@pytest.fixture
-async def ops(
-    mcsim: Callable[..., Server], tmp_path: Path
-) -> AsyncIterator[tuple[Operations, Recorder, Server]]:
-    server = mcsim(password=PASSWORD)
-    settings = make_settings(tmp_path, [server_config(server, PASSWORD)])
-    services = await build_services(settings)
-    recorder = Recorder()
-    try:
-        yield Operations(services, recorder), recorder, server
-    finally:
-        await services.close()
 
 
 def queue(server: Server) -> list[dict[str, Any]]:

@@ -21,7 +21,8 @@ from bot.testkit.harness import make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.bot.test_operations import MOD, NOBODY, PASSWORD, Recorder
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import MOD, NOBODY, PASSWORD
 from tests.fixtures import server_config
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

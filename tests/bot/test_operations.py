@@ -3,51 +3,18 @@ the request models, the audit entry each change leaves, whichever face asks."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
-
 import pydantic
 import pytest
 
 from bot import errors
 from bot.operations import Caller, Operations, Rank, queue, reads, schedule
-from bot.operations.base import AuditEntry
-from bot.services import build_services
-from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.fixtures import server_config
+from tests.bot.conftest import Recorder
 
 PASSWORD = "operations-Pw"
 MOD = Caller(7002, "mod#0001", Rank.MODERATOR, "web", 0xABC)
 ADMIN = Caller(7001, "admin#0001", Rank.ADMIN, "console", 0xDEF)
 NOBODY = Caller(7003, "player#0001", Rank.NONE, "api", 0x123)
-
-
-class Recorder:
-    """An auditor that keeps what it was told."""
-
-    def __init__(self) -> None:
-        self.entries: list[tuple[str, str, str, dict[str, object], str]] = []
-
-    async def record(self, entry: AuditEntry) -> None:
-        name = entry.server.name if entry.server is not None else ""
-        self.entries.append(
-            (entry.caller.face, name, entry.action, dict(entry.request), entry.outcome)
-        )
-
-
-@pytest.fixture
-async def ops(
-    mcsim: Callable[..., Server], tmp_path: Path
-) -> AsyncIterator[tuple[Operations, Recorder, Server]]:
-    server = mcsim(password=PASSWORD)
-    settings = make_settings(tmp_path, [server_config(server, PASSWORD)])
-    services = await build_services(settings)
-    recorder = Recorder()
-    try:
-        yield Operations(services, recorder), recorder, server
-    finally:
-        await services.close()
 
 
 def queued(server: Server) -> list[str]:

@@ -12,9 +12,8 @@ from bot.operations.queue import TaskRef
 from bot.services import ServerServices
 from bot.store.ledger import Entry
 from mcsim.server import Server
-from tests.bot.test_operations import MOD, Recorder, ops
-
-__all__ = ["ops"]
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import MOD
 
 ADD = "scoreboard players add #n t 1"
 

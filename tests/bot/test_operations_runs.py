@@ -10,9 +10,8 @@ from bot import errors
 from bot.operations import Operations, runs, schedule
 from bot.operations.queue import TaskRef
 from mcsim.server import Server
-from tests.bot.test_operations import MOD, NOBODY, Recorder, ops
-
-__all__ = ["ops"]
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import MOD, NOBODY
 
 ADD = "scoreboard players add #n t 1"
 

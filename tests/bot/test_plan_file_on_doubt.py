@@ -12,9 +12,8 @@ from bot import errors
 from bot.calendar.plan_file import load
 from bot.operations import Operations, plan
 from mcsim.server import Server
-from tests.bot.test_operations import MOD, Recorder, ops, queued
-
-__all__ = ["ops"]
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import MOD, queued
 
 PLAN = """\
 version: 1

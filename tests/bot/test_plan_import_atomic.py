@@ -16,7 +16,8 @@ from bot.operations import Operations, plan
 from bot.services import build_services
 from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.bot.test_operations import MOD, Recorder, queued
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import MOD, queued
 from tests.wallclock.wallclock_sim import TcpProxy
 
 PASSWORD = "plan-atomic-Pw"

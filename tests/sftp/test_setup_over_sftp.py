@@ -20,7 +20,8 @@ from bot.operations.queue import ServerRef
 from bot.services import build_services
 from bot.testkit.harness import make_settings
 from mcsim.server import Server
-from tests.bot.test_operations import ADMIN, Recorder
+from tests.bot.conftest import Recorder
+from tests.bot.test_operations import ADMIN
 from tests.sftp.conftest import sftp_settings
 from tests.sftp.sshd import Sshd
 
