@@ -8,38 +8,17 @@ tests pass with a plain `pytest` in its folder. And it imports nothing of the bo
 from __future__ import annotations
 
 import ast
-import asyncio
-import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-import aiohttp
 import pytest
 
-from tests.e2e.bot_process import WAIT, BotProcess, mcsim_process
+from tests.plugins.served import ROOT, plugin_env, run, serving
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "vote"
 CHOICES = "Parkour = function event:parkour | PvP = say pvp night"
-
-
-def _run(
-    argv: list[str], env: dict[str, str], cwd: Path, stdin: str = ""
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv, input=stdin, env=env, cwd=cwd, capture_output=True, text=True, timeout=300
-    )
-
-
-def _env(tmp_path: Path, site: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOOM_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT)])
-    env["DOOM_DATA_DIR"] = str(tmp_path / "botdata")
-    env["DOOM_LOCALE"] = "en"
-    return env
 
 
 def _install(tmp_path: Path, env: dict[str, str]) -> Path:
@@ -48,14 +27,14 @@ def _install(tmp_path: Path, env: dict[str, str]) -> Path:
     source, wheels, site = tmp_path / "vote", tmp_path / "wheels", tmp_path / "site"
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     pip = [sys.executable, "-m", "pip"]
-    built = _run(
+    built = run(
         [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
         env,
         tmp_path,
     )
     assert built.returncode == 0, built.stderr
     [wheel] = wheels.glob("doom_schedule_vote-0.1.0-*.whl")
-    done = _run(
+    done = run(
         [*pip, "install", "-q", "--no-deps", "--target", str(site), str(wheel)], env, tmp_path
     )
     assert done.returncode == 0, done.stderr
@@ -64,73 +43,44 @@ def _install(tmp_path: Path, env: dict[str, str]) -> Path:
 
 async def _serve(tmp_path: Path, env: dict[str, str]) -> None:
     """`serve` on an mcsim: a vote through the API (a moderator's token), its page after login."""
-    async with mcsim_process(tmp_path / "mc") as mcsim:
-        (tmp_path / "serve").mkdir()
-        bot = BotProcess(tmp_path / "serve", mcsim.port)
-        bot.env["PYTHONPATH"] = env["PYTHONPATH"]
-        bot.env["DOOM_WEB_PORT"] = "0"
-        await bot.start("-m", "bot", "serve")
-        try:
-            said = await bot.expect("Serving the dashboard and API at ")
-            found = re.search(r"http://127\.0\.0\.1:\d+", said)
-            assert found is not None
-            base = found[0]
-            cli = [sys.executable, "-m", "bot"]
-            token = await asyncio.to_thread(
-                _run, [*cli, "token", "new", "ci", "--rank", "moderator"], bot.env, bot.cwd
-            )
-            assert token.returncode == 0, token.stderr
-            auth = {"Authorization": f"Bearer {token.stdout.strip()}"}
-            api = f"{base}/api/operations/vote"
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
-                async with http.get(f"{base}/api/openapi.json") as r:
-                    paths = (await r.json())["paths"]
-                    assert {f"/api/operations/vote/{n}" for n in ("start", "cast")} <= set(paths)
-                asked = {"question": "<i>Next</i> event?", "choices": CHOICES, "when": "in 2h"}
-                async with http.post(f"{api}/start", json=asked, headers=auth) as r:
-                    assert r.status == 200, await r.text()
-                    assert (await r.json())["facts"]["poll"] == 1
-                ballot = {"poll": 1, "choice": "pvp"}
-                async with http.post(f"{api}/cast", json=ballot, headers=auth) as r:
-                    assert r.status == 200, await r.text()
-                    assert (await r.json())["outcome"] == "Your vote for PvP in poll 1 is counted."
-                async with http.post(
-                    f"{api}/cast", json={"poll": 1, "choice": "x"}, headers=auth
-                ) as r:
-                    assert r.status == 400, await r.text()  # refused in the users' words
-                    assert "no choice called 'x'" in await r.text()
-                async with http.post(f"{api}/show", json={"poll": 1}, headers=auth) as r:
-                    assert (await r.json())["facts"]["counts"] == {"Parkour": 0, "PvP": 1}
-                async with http.post(f"{api}/close", json={"poll": 1}, headers=auth) as r:
-                    assert r.status == 200, await r.text()
-                    closed = await r.json()
-                    assert "PvP wins. Planned vote-1 on main for " in closed["outcome"]
-            link = await asyncio.to_thread(
-                _run, [*cli, "login", "--name", "Ada", "--rank", "admin"], bot.env, bot.cwd
-            )
-            assert link.returncode == 0, link.stderr
-            code = link.stdout.strip().split("c=", 1)[1]
-            jar = aiohttp.CookieJar(unsafe=True)
-            async with aiohttp.ClientSession(cookie_jar=jar) as browser:
-                async with browser.post(f"{base}/login", data={"c": code}) as r:
-                    assert r.status == 200
-                async with browser.get(f"{base}/x/vote/") as r:
-                    page = await r.text()
-                    assert r.status == 200 and "<h1>Votes</h1>" in page, page
-                    assert "&lt;i&gt;Next&lt;/i&gt; event?" in page  # escaped
-                    assert "<td>PvP</td>\n<td><code>say pvp night</code></td><td>1</td>" in page
-                async with browser.get(f"{base}/servers") as r:
-                    assert 'href="/x/vote/"' in await r.text()  # in the navigation
-        finally:
-            await bot.kill()
+    async with serving(tmp_path, env) as served:
+        base, http = served.base, served.api
+        api = f"{base}/api/operations/vote"
+        async with http.get(f"{base}/api/openapi.json") as r:
+            paths = (await r.json())["paths"]
+            assert {f"/api/operations/vote/{n}" for n in ("start", "cast")} <= set(paths)
+        asked = {"question": "<i>Next</i> event?", "choices": CHOICES, "when": "in 2h"}
+        async with http.post(f"{api}/start", json=asked) as r:
+            assert r.status == 200, await r.text()
+            assert (await r.json())["facts"]["poll"] == 1
+        ballot = {"poll": 1, "choice": "pvp"}
+        async with http.post(f"{api}/cast", json=ballot) as r:
+            assert r.status == 200, await r.text()
+            assert (await r.json())["outcome"] == "Your vote for PvP in poll 1 is counted."
+        async with http.post(f"{api}/cast", json={"poll": 1, "choice": "x"}) as r:
+            assert r.status == 400, await r.text()  # refused in the users' words
+            assert "no choice called 'x'" in await r.text()
+        async with http.post(f"{api}/show", json={"poll": 1}) as r:
+            assert (await r.json())["facts"]["counts"] == {"Parkour": 0, "PvP": 1}
+        async with http.post(f"{api}/close", json={"poll": 1}) as r:
+            assert r.status == 200, await r.text()
+            closed = await r.json()
+            assert "PvP wins. Planned vote-1 on main for " in closed["outcome"]
+        async with served.browser.get(f"{base}/x/vote/") as r:
+            page = await r.text()
+            assert r.status == 200 and "<h1>Votes</h1>" in page, page
+            assert "&lt;i&gt;Next&lt;/i&gt; event?" in page  # escaped
+            assert "<td>PvP</td>\n<td><code>say pvp night</code></td><td>1</td>" in page
+        async with served.browser.get(f"{base}/servers") as r:
+            assert 'href="/x/vote/"' in await r.text()  # in the navigation
 
 
 @pytest.mark.slow
 async def test_the_example_plugin_installed_as_a_wheel_is_in_every_face(tmp_path: Path) -> None:
-    env = _env(tmp_path, tmp_path / "site")
+    env = plugin_env(tmp_path, tmp_path / "site")
     _install(tmp_path, env)
 
-    listed = _run([sys.executable, "-m", "bot", "plugins"], env, tmp_path)
+    listed = run([sys.executable, "-m", "bot", "plugins"], env, tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert (
         "vote 0.1.0: loaded operations: /vote start, /vote cast, /vote show, /vote close "
@@ -145,7 +95,7 @@ async def test_the_example_plugin_installed_as_a_wheel_is_in_every_face(tmp_path
         "/list which:planned",
         "quit",
     ]
-    console = _run([sys.executable, "-m", "bot", "console"], env, tmp_path, "\n".join(lines) + "\n")
+    console = run([sys.executable, "-m", "bot", "console"], env, tmp_path, "\n".join(lines) + "\n")
     assert console.returncode == 0, console.stderr
     out = " ".join(console.stdout.split())  # rich wraps long lines
     assert "Poll 1 is open: Next event?" in out, out
@@ -153,7 +103,7 @@ async def test_the_example_plugin_installed_as_a_wheel_is_in_every_face(tmp_path
     assert "Poll 1 is closed (Parkour 0, PvP 1). PvP wins. Planned vote-1 on embedded" in out, out
 
     # a new process on the same data: the poll was kept in the bot's database
-    again = _run([sys.executable, "-m", "bot", "console"], env, tmp_path, "/vote show\nquit\n")
+    again = run([sys.executable, "-m", "bot", "console"], env, tmp_path, "/vote show\nquit\n")
     assert again.returncode == 0, again.stderr
     assert "Poll 1 is closed: Parkour 0, PvP 1." in again.stdout, again.stdout
 
@@ -161,7 +111,7 @@ async def test_the_example_plugin_installed_as_a_wheel_is_in_every_face(tmp_path
 
     # the example's own tests, with a plain pytest in its folder (a copy: nothing left behind)
     tests = tmp_path / "vote"
-    tested = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], env, tests)
+    tested = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], env, tests)
     assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-2000:]
     assert re.search(r"\b1[0-9] passed\b", tested.stdout), tested.stdout
 
