@@ -103,7 +103,7 @@ async def run(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
         web = await _start_web(core)
         caller = console_caller()
         link = _link_maker(core, web.base_url, caller) if web is not None else None
-        if web is not None and link is not None:
+        if link is not None:
             print(
                 _(
                     "Web dashboard: {url} (log in, once, within 5 minutes: {link})",
