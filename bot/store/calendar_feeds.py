@@ -10,25 +10,15 @@ from __future__ import annotations
 __all__ = ["ALL", "Feed", "FeedStore", "digest"]
 
 import hashlib
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from sqlalchemy import select
+
 from bot.store.db import Database
+from bot.store.tables import calendar_feeds as feeds
 
 ALL = "*"  # the scope of the feed of every server
-
-_MIGRATIONS = [
-    """
-CREATE TABLE calendar_feeds (
-    scope TEXT PRIMARY KEY,        -- a server's name, or '*' for every server
-    secret_sha256 TEXT NOT NULL UNIQUE,
-    created_by_id INTEGER NOT NULL,
-    created_by_name TEXT NOT NULL,
-    created_at REAL NOT NULL       -- UTC epoch seconds
-);
-""",
-]
 
 
 def digest(secret: str) -> str:
@@ -54,47 +44,36 @@ def _feed(row: tuple[object, ...]) -> Feed:
 class FeedStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._migrated = False
-
-    async def migrate(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("calendar_feeds", _MIGRATIONS)
-            self._migrated = True
 
     async def get(self, scope: str) -> Feed | None:
-        await self.migrate()
-        row = await self.db.run(
-            lambda db: db.execute(
-                "SELECT scope, created_by_id, created_by_name, created_at FROM calendar_feeds"
-                " WHERE scope = ?",
-                (scope,),
-            ).fetchone()
-        )
-        return None if row is None else _feed(row)
+        query = select(
+            feeds.c.scope, feeds.c.created_by_id, feeds.c.created_by_name, feeds.c.created_at
+        ).where(feeds.c.scope == scope)
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _feed(tuple(row))
 
     async def put(self, scope: str, secret: str, by_id: int, by_name: str, now: datetime) -> Feed:
         """The scope's feed with this secret; any earlier secret of the scope stops working."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO calendar_feeds (scope, secret_sha256, created_by_id,"
-                " created_by_name, created_at) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT(scope) DO UPDATE SET secret_sha256 = excluded.secret_sha256,"
-                " created_by_id = excluded.created_by_id,"
-                " created_by_name = excluded.created_by_name, created_at = excluded.created_at",
-                (scope, digest(secret), by_id, by_name, now.timestamp()),
-            )
-
-        await self.db.run(work)
+        values = {
+            "scope": scope,
+            "secret_sha256": digest(secret),
+            "created_by_id": by_id,
+            "created_by_name": by_name,
+            "created_at": now.timestamp(),
+        }
+        insert = self.db.insert(feeds).values(values)
+        upsert = insert.on_conflict_do_update(
+            index_elements=[feeds.c.scope],
+            set_={k: insert.excluded[k] for k in values if k != "scope"},
+        )
+        async with self.db.begin() as conn:
+            await conn.execute(upsert)
         return Feed(scope, by_id, by_name, now)
 
     async def scope_of(self, secret: str) -> str | None:
         """The scope whose feed has this secret, or None (unknown or renewed since)."""
-        await self.migrate()
-        row = await self.db.run(
-            lambda db: db.execute(
-                "SELECT scope FROM calendar_feeds WHERE secret_sha256 = ?", (digest(secret),)
-            ).fetchone()
-        )
+        query = select(feeds.c.scope).where(feeds.c.secret_sha256 == digest(secret))
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
         return None if row is None else str(row[0])

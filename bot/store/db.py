@@ -1,113 +1,392 @@
-"""The bot's one SQLite database in the data dir, shared by every store, with versioned schemas.
+"""The bot's one database, shared by every store: SQLite in the data dir, or PostgreSQL.
 
-sqlite3 calls block, so each one runs in a worker thread (asyncio.to_thread); one connection is
-shared behind a threading lock, because a sqlite3 connection must not be used by two threads at
-once. WAL mode, so readers never block the writer.
+``DOOM_DATABASE_URL`` unset: ``<data dir>/bot.sqlite3``, nothing to set up (one process owns a
+data dir: bot.datadir_lock). ``DOOM_DATABASE_URL=postgresql://user:pass@host/db``: every table
+on PostgreSQL, where several bot processes share the work (bot.store.leases). The stores build
+their queries with SQLAlchemy Core from :mod:`bot.store.tables`, so one query runs on both.
 
-Each store owns a *component* of the schema (``audit``, ``schedules``, ...) and passes its ordered
-list of migration scripts to :meth:`Database.migrate`; the table ``schema_versions`` records how
-many of them ran, so a store's schema moves forward on start-up and never runs a step twice.
-A store never edits a migration that has shipped: it appends the next one.
+The schema is made or moved forward once, on first use, under a lock (PostgreSQL: an advisory
+lock, so two processes starting together migrate once; SQLite: the write lock): a fresh
+database is created from the tables and stamped with the newest Alembic revision; a database
+of an older bot is brought to the last of its own numbered scripts (bot.store.legacy) and then
+moved on by the migrations in ``bot/store/migrations``.
+
+SQLite: WAL, so readers never block the writer; ``synchronous=FULL``, so a write the bot
+acknowledged survives a power failure; each transaction takes the write lock at its start
+(``BEGIN IMMEDIATE``), so two writers wait for each other instead of failing half-way, and a
+process uses one connection at a time (the stores never hold one across another's call).
 """
 
 from __future__ import annotations
 
+__all__ = [
+    "DB_FILE",
+    "LEGACY_DB_FILE",
+    "Database",
+    "StoreUnavailable",
+    "open_database",
+    "open_in",
+]
+
 import asyncio
+import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["DB_FILE", "LEGACY_DB_FILE", "Database", "open_in"]
+from sqlalchemy import event, inspect, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+from bot.errors import BotError
+from bot.i18n import _
+from bot.store.legacy import LEGACY_STEPS
+from bot.store.tables import metadata
+
+if TYPE_CHECKING:
+    from sqlalchemy import Table
+    from sqlalchemy.engine import URL
+
+log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
 DB_FILE = "bot.sqlite3"
 # a data dir's database under the name of its first table, renamed to DB_FILE on first use
 LEGACY_DB_FILE = "audit.sqlite3"
+# the key of PostgreSQL's advisory lock held while migrating (any number unique to this bot)
+MIGRATION_LOCK = 0x600D5C4E
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+LEGACY_REVISION = "0001"  # the schema the last SQLite-only bot left (bot.store.legacy)
+
+
+class StoreUnavailable(BotError):
+    """The database cannot be reached (PostgreSQL down, its connection cut): said, not raised
+    past a face."""
+
+
+def database_url(where: Path | str) -> URL:
+    """The SQLAlchemy URL of a path (an SQLite file) or of a URL as a user writes it
+    (``postgresql://``, ``postgres://``, ``sqlite:///``), with the asyncio driver of each."""
+    text_ = str(where)
+    if "://" not in text_:
+        path = text_ if text_ == ":memory:" else str(Path(text_).resolve())
+        return make_url(f"sqlite+aiosqlite:///{path}")
+    url = make_url(text_.replace("postgres://", "postgresql://", 1))
+    if url.get_backend_name() == "postgresql":
+        return url.set(drivername="postgresql+asyncpg")
+    if url.get_backend_name() == "sqlite":
+        return url.set(drivername="sqlite+aiosqlite")
+    raise BotError(
+        _(
+            "The database address {url} is neither SQLite nor PostgreSQL: set DOOM_DATABASE_URL"
+            " to postgresql://user:password@host/database, or leave it unset for the data dir's"
+            " SQLite file.",
+            url=url.render_as_string(hide_password=True),
+        )
+    )
 
 
 class Database:
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+    """One database: an SQLite file (a path) or a URL. Stores take it and use :meth:`begin`
+    (a transaction) or :meth:`connect` (reads); the schema is ready before either returns."""
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is None:
-            if str(self.path) != ":memory:":
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
+    def __init__(self, where: Path | str, **engine_options: Any) -> None:
+        self.url = database_url(where)
+        self.dialect = self.url.get_backend_name()  # 'sqlite' or 'postgresql'
+        self.path: Path | None = None
+        if self.dialect == "sqlite" and self.url.database not in (None, "", ":memory:"):
+            self.path = Path(str(self.url.database))
+        self._engine_options = engine_options
+        self._engine: AsyncEngine | None = None
+        self._ready = False
+        self._ready_lock = asyncio.Lock()
+        # the stdlib connection of stores not yet on the engine (SQLite only; see run())
+        self._raw_lock = threading.Lock()
+        self._raw: sqlite3.Connection | None = None
+
+    def __repr__(self) -> str:
+        return f"Database({self.url.render_as_string(hide_password=True)!r})"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    @property
+    def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            self._engine = self._make_engine()
+        return self._engine
+
+    def _make_engine(self) -> AsyncEngine:
+        if not self.is_sqlite:
+            options: dict[str, Any] = {
+                "pool_pre_ping": True,  # a connection the server dropped is replaced, not used
+                "pool_size": 5,
+                "max_overflow": 10,
+                "pool_timeout": 10,
+                "connect_args": {"timeout": 5, "command_timeout": 30},
+            }
+            options.update(self._engine_options)
+            return create_async_engine(self.url, **options)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        # one connection: SQLite has one writer anyway, and BEGIN IMMEDIATE on a shared
+        # connection would deadlock the pool's second user against the first
+        engine = create_async_engine(self.url, poolclass=StaticPool, **self._engine_options)
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # the begin hook below says when
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
             # FULL: a write the bot acknowledged (a schedule, a ledger entry) survives a power
             # failure; NORMAL in WAL mode may lose the last ones (bench/store_sync.py: the cost)
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.close()
+
+        @event.listens_for(engine.sync_engine, "begin")
+        def _on_begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+
+    # -- schema -------------------------------------------------------------------------------
+
+    async def ready(self) -> None:
+        """Make or upgrade the schema, once per process (and once among processes)."""
+        if self._ready:
+            return
+        async with self._ready_lock:
+            if self._ready:
+                return
+            try:
+                if self.is_sqlite and self.path is not None:
+                    await asyncio.to_thread(_bring_legacy_up, self.path)
+                async with self.engine.connect() as conn:
+                    if not self.is_sqlite:
+                        await conn.execute(
+                            text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK}
+                        )
+                        await conn.commit()  # the lock is the session's: it outlives this
+                    try:
+                        async with conn.begin():
+                            await conn.run_sync(_migrate)
+                    finally:
+                        if not self.is_sqlite:
+                            await conn.execute(
+                                text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATION_LOCK}
+                            )
+                            await conn.commit()
+            except (OSError, OperationalError, InterfaceError) as exc:
+                raise self.unavailable(exc) from exc
+            self._ready = True
+
+    def unavailable(self, exc: BaseException) -> StoreUnavailable:
+        where = self.url.render_as_string(hide_password=True)
+        return StoreUnavailable(
+            _(
+                "The bot's database ({where}) cannot be reached: {error}. Nothing was changed;"
+                " try again when it is back.",
+                where=where,
+                error=_short(exc),
+            )
+        )
+
+    # -- use ----------------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[AsyncConnection]:
+        """A connection in one transaction, committed when the block ends (rolled back if it
+        raises). A database that cannot be reached raises :class:`StoreUnavailable`."""
+        await self.ready()
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+        except (OSError, OperationalError, InterfaceError) as exc:
+            raise self.unavailable(exc) from exc
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise self.unavailable(exc) from exc
+            raise
+
+    @asynccontextmanager
+    async def connect(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for reads (a transaction too: SQLite reads see one snapshot)."""
+        async with self.begin() as conn:
+            yield conn
+
+    def insert(self, table: Table) -> Any:
+        """An INSERT with this engine's ``on_conflict_do_update`` / ``on_conflict_do_nothing``
+        (SQLite and PostgreSQL spell the upsert alike; SQLAlchemy has one construct per
+        dialect)."""
+        if self.is_sqlite:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            return sqlite_insert(table)
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table)
+
+    async def journal_mode(self) -> str:
+        async with self.connect() as conn:
+            return str((await conn.exec_driver_sql("PRAGMA journal_mode")).scalar_one())
+
+    async def close(self) -> None:
+        def shut() -> None:
+            with self._raw_lock:
+                if self._raw is not None:
+                    self._raw.close()
+                    self._raw = None
+
+        await asyncio.to_thread(shut)
+        if self._engine is not None:
+            await self._engine.dispose()
+            self._engine = None
+        self._ready = False
+
+    # -- the stdlib connection, for stores not yet on the engine ---------------------------
+
+    def _connect_raw(self) -> sqlite3.Connection:
+        if not self.is_sqlite:
+            raise RuntimeError(f"{self!r}: this store needs SQLite")
+        if self._raw is None:
+            path = ":memory:" if self.path is None else str(self.path)
+            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA busy_timeout=5000")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_versions"
-                " (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-            )
-            self._db = db
-        return self._db
+            self._raw = db
+        return self._raw
+
+    def ready_sync(self) -> None:
+        """:meth:`ready` for start-up code outside the loop (SQLite only)."""
+        if self._ready:
+            return
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _bring_legacy_up(self.path)
+        from sqlalchemy import create_engine
+
+        engine = create_engine(self.url.set(drivername="sqlite"), poolclass=StaticPool)
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        try:
+            with engine.begin() as conn:
+                _migrate(conn)
+        finally:
+            engine.dispose()
+        self._ready = True
 
     def run_sync(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run `work` on the connection in this thread (for start-up code outside a loop)."""
-        with self._lock:
-            return work(self._connect())
+        """Run `work` on the stdlib connection in this thread (SQLite only)."""
+        self.ready_sync()
+        with self._raw_lock:
+            return work(self._connect_raw())
 
     async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run `work` on the connection in a worker thread, one caller at a time."""
+        """Run `work` on the stdlib connection in a worker thread (SQLite only)."""
+        await self.ready()
         return await asyncio.to_thread(self.run_sync, work)
 
-    def migrate_sync(self, component: str, steps: Sequence[str]) -> int:
-        """Run the scripts of `steps` that have not run yet, each in one transaction with its
-        version bump; returns the component's version after."""
+    async def migrate(self, component: str, steps: object) -> None:
+        """The schema is the tables' (bot.store.tables): this only makes it ready."""
+        await self.ready()
 
-        def work(db: sqlite3.Connection) -> int:
-            row = db.execute(
-                "SELECT version FROM schema_versions WHERE component = ?", (component,)
-            ).fetchone()
-            done = 0 if row is None else int(row[0])
-            if done > len(steps):
+    def migrate_sync(self, component: str, steps: object) -> None:
+        self.ready_sync()
+
+
+def _short(exc: BaseException) -> str:
+    root: BaseException = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    orig = getattr(exc, "orig", None)
+    said = str(orig if orig is not None else root).strip().splitlines()
+    return said[0] if said else type(root).__name__
+
+
+def _bring_legacy_up(path: Path) -> None:
+    """An SQLite file of the bot before Alembic: run the legacy scripts it has not run, so it
+    has the whole legacy schema that the revision ``0001`` stands for."""
+    if not path.exists():
+        return
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout=5000")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "schema_versions" not in tables or "alembic_version" in tables:
+            return
+        done = dict(db.execute("SELECT component, version FROM schema_versions").fetchall())
+        for component, steps in LEGACY_STEPS.items():
+            have = int(done.get(component, 0))
+            if have > len(steps):
                 raise RuntimeError(
-                    f"The database {self.path} has {component} schema version {done}, newer than"
+                    f"The database {path} has {component} schema version {have}, newer than"
                     f" this bot knows ({len(steps)}): run the newer bot or restore a backup."
                 )
-            for version, script in enumerate(steps[done:], start=done + 1):
+            for version, script in enumerate(steps[have:], start=have + 1):
                 # executescript commits first; BEGIN ... COMMIT makes the step and its version
-                # bump one transaction, so a crash mid-migration leaves the old version whole.
+                # bump one transaction, so a crash mid-migration leaves the old version whole
                 db.executescript(
-                    "BEGIN;\n"
+                    "BEGIN IMMEDIATE;\n"
                     + script
                     + "\nINSERT INTO schema_versions (component, version)"
                     + f" VALUES ('{component}', {version})"
                     + " ON CONFLICT(component) DO UPDATE SET version = excluded.version;\nCOMMIT;"
                 )
-            return len(steps)
+    finally:
+        db.close()
 
-        return self.run_sync(work)
 
-    async def migrate(self, component: str, steps: Sequence[str]) -> int:
-        return await asyncio.to_thread(self.migrate_sync, component, steps)
+def _alembic_config(conn: Connection) -> Any:
+    from alembic.config import Config
 
-    async def journal_mode(self) -> str:
-        row = await self.run(lambda db: db.execute("PRAGMA journal_mode").fetchone())
-        return str(row[0])
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = conn
+    return config
 
-    async def close(self) -> None:
-        def shut() -> None:
-            with self._lock:
-                if self._db is not None:
-                    self._db.close()
-                    self._db = None
 
-        await asyncio.to_thread(shut)
+def _migrate(conn: Connection) -> None:
+    """In the migration lock's transaction: create, or upgrade from where the database is."""
+    from alembic import command
+    from alembic.util.exc import CommandError
+
+    tables = set(inspect(conn).get_table_names())
+    config = _alembic_config(conn)
+    try:
+        if "alembic_version" in tables:
+            command.upgrade(config, "head")
+        elif "schema_versions" in tables:  # an older bot's SQLite file, its scripts all run
+            command.stamp(config, LEGACY_REVISION)
+            command.upgrade(config, "head")
+        else:
+            metadata.create_all(conn)
+            command.stamp(config, "head")
+    except CommandError as exc:
+        raise RuntimeError(
+            f"The database's schema is newer than this bot knows ({exc}): run the newer bot or"
+            " restore a backup."
+        ) from exc
 
 
 def open_in(data_dir: Path) -> Database:
-    """The database of a data dir; a legacy ``audit.sqlite3`` is renamed (with its WAL files) on
-    first use, so an upgrade keeps the audit log and cursors."""
+    """The SQLite database of a data dir; a legacy ``audit.sqlite3`` is renamed (with its WAL
+    files) on first use, so an upgrade keeps the audit log and cursors."""
     path = data_dir / DB_FILE
     legacy = data_dir / LEGACY_DB_FILE
     if not path.exists() and legacy.exists():
@@ -116,3 +395,9 @@ def open_in(data_dir: Path) -> Database:
             if old.exists():
                 old.rename(path.with_name(path.name + suffix))
     return Database(path)
+
+
+def open_database(data_dir: Path, url: str | None) -> Database:
+    """The bot's database: PostgreSQL (or another SQLite file) when `url` is set, else the data
+    dir's own file."""
+    return open_in(data_dir) if not url else Database(url)

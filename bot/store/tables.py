@@ -1,0 +1,375 @@
+"""Every table of the bot's database, declared once for both engines (SQLite and PostgreSQL).
+
+The stores build their queries from these (SQLAlchemy Core), so one query runs on either engine.
+A fresh database is made from :data:`metadata` and stamped with the newest migration; a database
+made before is moved forward by the migrations in ``bot/store/migrations`` (bot.store.db).
+Columns keep the names and meanings of the SQLite schema the bot used before, so a data dir of
+an older bot is upgraded in place.
+
+Integers are 64-bit (Discord ids, game ticks); an id that the database numbers is SQLite's
+``INTEGER PRIMARY KEY AUTOINCREMENT`` (never reused, as before) or PostgreSQL's ``BIGSERIAL``.
+Times are epoch seconds in ``Float`` (double precision on both).
+
+The rules that keep a run from happening twice are unique indexes here, not locks in a process:
+one row per planned run of a schedule, one live schedule per server and task id, one ledger row
+per task key, one holder per lease.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Id",
+    "Int",
+    "access_tokens",
+    "api_tokens",
+    "calendar_feeds",
+    "cursors",
+    "event_log",
+    "guild_events",
+    "leases",
+    "ledger_early",
+    "ledger_ops",
+    "ledger_servers",
+    "ledger_tasks",
+    "login_codes",
+    "metadata",
+    "mutations",
+    "plugin_data",
+    "schedule_runs",
+    "schedules",
+    "task_runs",
+]
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    text,
+)
+
+metadata = MetaData()
+
+# 64-bit on PostgreSQL; SQLite's INTEGER is 64-bit already and only INTEGER PRIMARY KEY is the
+# rowid that AUTOINCREMENT numbers
+Int = BigInteger().with_variant(Integer(), "sqlite")
+Id = Int
+
+
+def _id() -> Column[int]:
+    return Column("id", Id, primary_key=True, autoincrement=True)
+
+
+mutations = Table(
+    "mutations",
+    metadata,
+    _id(),
+    Column("time", Text, nullable=False),  # ISO 8601, UTC
+    Column("user_id", Int, nullable=False),
+    Column("user_name", Text, nullable=False),
+    Column("server", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("request", Text, nullable=False),  # JSON object
+    Column("outcome", Text, nullable=False),
+    Column("face", Text, nullable=False, server_default=""),
+    Index("mutations_server_time", "server", "id"),
+    sqlite_autoincrement=True,
+)
+
+cursors = Table(
+    "cursors",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),  # JSON
+    Column("updated", Text, nullable=False),
+)
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("rank", Text, nullable=False),  # 'moderator' or 'admin'
+    Column("secret_sha256", Text, nullable=False, unique=True),
+    Column("created_at", Float, nullable=False),
+    Column("last_used_at", Float),
+)
+access_tokens = api_tokens
+
+login_codes = Table(
+    "login_codes",
+    metadata,
+    Column("secret_sha256", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("rank", Text, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+
+calendar_feeds = Table(
+    "calendar_feeds",
+    metadata,
+    Column("scope", Text, primary_key=True),  # a server's name, or '*' for every server
+    Column("secret_sha256", Text, nullable=False, unique=True),
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+event_log = Table(
+    "event_log",
+    metadata,
+    _id(),
+    Column("server", Text, nullable=False),
+    Column("seq", Int, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("task_id", Text, nullable=False),
+    Column("game_time", Int, nullable=False),
+    Column("details", Text, nullable=False),  # JSON object of strings
+    sqlite_autoincrement=True,
+)
+
+guild_events = Table(
+    "guild_events",
+    metadata,
+    _id(),
+    Column("server", Text, nullable=False),
+    Column("guild_id", Int, nullable=False),
+    Column("discord_id", Int),  # the guild scheduled event; NULL until Discord made it
+    Column("name", Text, nullable=False),
+    Column("description", Text),
+    Column("location", Text, nullable=False),
+    Column("start", Float, nullable=False),
+    Column("end", Float, nullable=False),
+    Column("start_run", Text, nullable=False),
+    Column("end_run", Text, nullable=False),
+    Column("announce", Text, nullable=False, server_default=""),
+    Column("reminders", Text, nullable=False, server_default=""),
+    Column("reminders_sent", Text, nullable=False, server_default=""),
+    Column("repeat", Text),
+    Column("anchor", Float),
+    Column("timezone", Text, nullable=False),
+    Column("start_task", Int),
+    Column("end_task", Int),
+    Column("state", Text, nullable=False),
+    Column("interested", Int, nullable=False, server_default="0"),
+    Column("occurrence", Int, nullable=False, server_default="1"),
+    Column("previous_id", Id, ForeignKey("guild_events.id")),
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("checked", Text, nullable=False, server_default=""),
+    Column("revision", Int, nullable=False, server_default="0"),
+    Column("conditions", Text),  # JSON: the start task's require, ...
+    CheckConstraint(
+        "state IN ('creating', 'scheduled', 'active', 'completed', 'cancelled')",
+        name="guild_events_state_check",
+    ),
+    Index(
+        "guild_events_discord",
+        "discord_id",
+        unique=True,
+        sqlite_where=text("discord_id IS NOT NULL"),
+        postgresql_where=text("discord_id IS NOT NULL"),
+    ),
+    Index("guild_events_state", "state", "start"),
+    sqlite_autoincrement=True,
+)
+
+ledger_tasks = Table(
+    "ledger_tasks",
+    metadata,
+    Column("key", Id, primary_key=True, autoincrement=True),
+    Column("server", Text, nullable=False),
+    Column("task_id", Text, nullable=False),
+    Column("n", Int, nullable=False),  # the pack's serial of this instance
+    Column("run", Text, nullable=False),
+    Column("request", Text, nullable=False),  # JSON: what was sent ({} for tasks made in game)
+    Column("acked_at", Int, nullable=False),
+    Column("due", Int, nullable=False),
+    Column("interval", Int),
+    Column("as_player", Text),
+    Column("own", Int, nullable=False),  # 1: the bot scheduled it
+    Column("state", Text, nullable=False),
+    Column("last_op", Text, nullable=False),
+    Column("remaining", Int),
+    Column("changed_at", Int, nullable=False),
+    Column("bkey", Text),  # the bot's key of the task (the pack's k)
+    Column("ran_at", Int),
+    Index("ledger_tasks_server", "server", "state"),
+    # one row per key the bot gave a task: a second acknowledgement of it updates that row
+    Index(
+        "ledger_tasks_bkey_unique",
+        "server",
+        "bkey",
+        unique=True,
+        sqlite_where=text("bkey IS NOT NULL"),
+        postgresql_where=text("bkey IS NOT NULL"),
+    ),
+    sqlite_autoincrement=True,
+)
+
+ledger_ops = Table(
+    "ledger_ops",
+    metadata,
+    Column("key", Id, primary_key=True, autoincrement=True),
+    Column("server", Text, nullable=False),
+    Column("op", Text, nullable=False),
+    Column("task_id", Text),
+    Column("game_time", Int, nullable=False),
+    Column("count", Int, nullable=False),
+    Column("serial", Int, nullable=False),  # the pack's serial counter just after
+    Column("settled", Int, nullable=False, server_default="0"),
+    Index("ledger_ops_server", "server", "key"),
+    sqlite_autoincrement=True,
+)
+
+ledger_servers = Table(
+    "ledger_servers",
+    metadata,
+    Column("server", Text, primary_key=True),
+    Column("last_time", Int, nullable=False),
+    Column("last_serial", Int, nullable=False),
+    Column("pending", Text),  # JSON: a restore that has not finished
+    Column("read_time", Int),
+    Column("read_at", Float),
+    Column("read_rate", Float),
+    Column("lost_at", Float),
+)
+
+ledger_early = Table(
+    "ledger_early",
+    metadata,
+    _id(),  # the order the events were read in
+    Column("server", Text, nullable=False),
+    Column("bkey", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("game_time", Int, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+plugin_data = Table(
+    "plugin_data",
+    metadata,
+    Column("plugin", Text, primary_key=True),
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),  # JSON
+)
+
+schedules = Table(
+    "schedules",
+    metadata,
+    _id(),
+    Column("server", Text, nullable=False),
+    Column("command", Text, nullable=False),
+    Column("task_id", Text, nullable=False),
+    Column("retry", Int, nullable=False, server_default="0"),
+    Column("retry_delay", Int, nullable=False, server_default="1"),
+    Column("as_player", Text),
+    Column("kind", Text, nullable=False),
+    Column("at", Float),
+    Column("every", Int),
+    Column("anchor", Float),
+    Column("cron", Text),
+    Column("timezone", Text, nullable=False),
+    Column("missed", Text, nullable=False),
+    Column("announce", Text, nullable=False, server_default=""),
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("next_due", Float),
+    Column("last_due", Float),
+    Column("last_outcome", Text),
+    Column("last_lateness", Float),
+    Column("run_count", Int, nullable=False, server_default="0"),
+    Column("conditions", Text),  # JSON: require, if_not, ...; NULL: none
+    Column("on_doubt", Text),  # 'run'; NULL: skip (the default)
+    CheckConstraint("kind IN ('at', 'every', 'cron')", name="schedules_kind_check"),
+    CheckConstraint("missed IN ('skip', 'once')", name="schedules_missed_check"),
+    CheckConstraint(
+        "state IN ('active', 'paused', 'done', 'cancelled', 'missed')",
+        name="schedules_state_check",
+    ),
+    Index("schedules_due", "state", "next_due"),
+    Index("schedules_server", "server", "state", "next_due"),
+    Index("schedules_task", "server", "task_id", "state"),
+    # one live schedule per server and task id, whichever process adds it
+    Index(
+        "schedules_live",
+        "server",
+        "task_id",
+        unique=True,
+        sqlite_where=text("state IN ('active', 'paused')"),
+        postgresql_where=text("state IN ('active', 'paused')"),
+    ),
+    sqlite_autoincrement=True,
+)
+
+schedule_runs = Table(
+    "schedule_runs",
+    metadata,
+    _id(),
+    Column("schedule_id", Id, ForeignKey("schedules.id"), nullable=False),
+    Column("due", Float, nullable=False),
+    Column("handed_over", Float),  # when the pack acknowledged the task
+    Column("ran_in_game", Float),
+    Column("lateness", Float),
+    Column("outcome", Text, nullable=False),
+    Column("triggered_by", Text),  # who ran it now; NULL: its schedule
+    Column("attempts", Int, nullable=False, server_default="0"),
+    Column("serial", Int),  # the pack's serial of the handed-over task
+    Index("schedule_runs_schedule", "schedule_id", "id"),
+    Index(
+        "schedule_runs_sending",
+        "outcome",
+        sqlite_where=text("outcome = 'sending'"),
+        postgresql_where=text("outcome = 'sending'"),
+    ),
+    Index("schedule_runs_due", "due"),
+    # one row per planned run: a second process that plans the same run loses the insert
+    Index(
+        "schedule_runs_planned",
+        "schedule_id",
+        "due",
+        unique=True,
+        sqlite_where=text("triggered_by IS NULL"),
+        postgresql_where=text("triggered_by IS NULL"),
+    ),
+    sqlite_autoincrement=True,
+)
+
+task_runs = Table(
+    "task_runs",
+    metadata,
+    _id(),
+    Column("server", Text, nullable=False),
+    Column("task_id", Text, nullable=False),
+    Column("due", Float, nullable=False),
+    Column("handed_over", Float),
+    Column("ran", Float),
+    Column("lateness", Float),
+    Column("outcome", Text, nullable=False),
+    Column("attempts", Int, nullable=False, server_default="1"),
+    Column("triggered_by", Text),
+    Index("task_runs_task", "server", "task_id", "due"),
+    Index("task_runs_due", "due"),
+    sqlite_autoincrement=True,
+)
+
+# who does a server's background work (and who holds the Discord gateway): one row per name,
+# held until `expires` unless renewed; `token` grows on every change of holder, and a write made
+# for a lease carries the token it was made under (fencing: bot.store.leases)
+leases = Table(
+    "leases",
+    metadata,
+    Column("name", Text, primary_key=True),  # 'server:<name>' or 'gateway'
+    Column("holder", Text, nullable=False),  # the process: host, pid and a random part
+    Column("token", Int, nullable=False),
+    Column("expires", Float, nullable=False),  # the database's clock, epoch seconds
+    Column("acquired", Float, nullable=False),
+)
