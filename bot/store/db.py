@@ -24,6 +24,8 @@ __all__ = [
     "LEGACY_DB_FILE",
     "Database",
     "StoreUnavailable",
+    "greatest",
+    "least",
     "open_database",
     "open_in",
 ]
@@ -41,7 +43,9 @@ from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.functions import GenericFunction
 
 from bot.errors import BotError
 from bot.i18n import _
@@ -401,3 +405,27 @@ def open_database(data_dir: Path, url: str | None) -> Database:
     """The bot's database: PostgreSQL (or another SQLite file) when `url` is set, else the data
     dir's own file."""
     return open_in(data_dir) if not url else Database(url)
+
+
+class greatest(GenericFunction[Any]):
+    """The larger of its arguments: PostgreSQL's ``greatest``, SQLite's scalar ``max``."""
+
+    name = "greatest"
+    inherit_cache = True
+
+
+@compiles(greatest, "sqlite")
+def _greatest_sqlite(element: greatest, compiler: Any, **kw: Any) -> str:
+    return f"max({compiler.process(element.clauses, **kw)})"
+
+
+class least(GenericFunction[Any]):
+    """The smaller of its arguments: PostgreSQL's ``least``, SQLite's scalar ``min``."""
+
+    name = "least"
+    inherit_cache = True
+
+
+@compiles(least, "sqlite")
+def _least_sqlite(element: least, compiler: Any, **kw: Any) -> str:
+    return f"min({compiler.process(element.clauses, **kw)})"
