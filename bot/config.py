@@ -315,6 +315,9 @@ class Settings(BaseSettings):
     # or read, each of them (bot.operations.groups)
     server_groups: dict[str, list[str]] = {}
     data_dir: Path = Path("data")
+    # where the store's tables are: unset, <data_dir>/bot.sqlite3 (one process); a PostgreSQL
+    # URL (postgresql://user:password@host/database) for several processes and failover
+    database_url: SecretStr | None = None
     extensions: StrList = [
         "cogs.schedule",
         "cogs.reads",

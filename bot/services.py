@@ -480,7 +480,7 @@ async def build_services(
 ) -> Services:
     """Build every service from the settings; with no server configured, start an embedded one."""
     from bot.store.audit import AuditStore
-    from bot.store.db import open_in
+    from bot.store.db import settings_database
 
     started: Embedded | None = None
     if not settings.servers:
@@ -488,7 +488,7 @@ async def build_services(
         started = await starter(settings)
         settings = settings.model_copy(update={"servers": list(started.servers)})
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    store = AuditStore(open_in(settings.data_dir))
+    store = AuditStore(settings_database(settings))
     servers: dict[str, ServerServices] = {}
     for config in settings.servers:
         sftp, remote = await connect_sftp(config)

@@ -98,10 +98,10 @@ async def in_shell(settings: Settings, work: Work) -> int:
     work), as its admin; a refusal is said on stderr, exit 2, nothing done."""
     from bot.services import Services
     from bot.store.audit import AuditStore
-    from bot.store.db import open_in
+    from bot.store.db import settings_database
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    services = Services(settings, {}, AuditStore(open_in(settings.data_dir)))
+    services = Services(settings, {}, AuditStore(settings_database(settings)))
     try:
         return await work(services, Operations(services, StoreAuditor(services)), shell_caller())
     except BotError as exc:

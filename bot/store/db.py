@@ -28,6 +28,7 @@ __all__ = [
     "least",
     "open_database",
     "open_in",
+    "settings_database",
 ]
 
 import asyncio
@@ -55,6 +56,8 @@ from bot.store.tables import metadata
 if TYPE_CHECKING:
     from sqlalchemy import Table
     from sqlalchemy.engine import URL
+
+    from bot.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -405,6 +408,12 @@ def open_database(data_dir: Path, url: str | None) -> Database:
     """The bot's database: PostgreSQL (or another SQLite file) when `url` is set, else the data
     dir's own file."""
     return open_in(data_dir) if not url else Database(url)
+
+
+def settings_database(settings: Settings) -> Database:
+    """The database the settings name (``DOOM_DATABASE_URL``, else the data dir's file)."""
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    return open_database(settings.data_dir, url)
 
 
 class greatest(GenericFunction[Any]):

@@ -1,96 +1,153 @@
-"""bot.store.db: one database for every store, schemas moved forward by numbered migrations."""
+"""bot.store.db: one schema on SQLite and PostgreSQL, made or upgraded once, under a lock."""
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+import socket
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import insert, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 
-from bot.store.audit import AuditStore
-from bot.store.db import DB_FILE, LEGACY_DB_FILE, Database, open_in
+from bot.store.db import DB_FILE, LEGACY_DB_FILE, Database, StoreUnavailable, open_in
+from bot.store.legacy import LEGACY_STEPS
+from bot.store.tables import metadata, schedule_runs
 
-STEPS = [
-    "CREATE TABLE things (id INTEGER PRIMARY KEY, name TEXT NOT NULL);",
-    "ALTER TABLE things ADD COLUMN colour TEXT NOT NULL DEFAULT 'red';",
-]
-
-
-def _version(db: Database, component: str) -> int | None:
-    row = db.run_sync(
-        lambda c: c.execute(
-            "SELECT version FROM schema_versions WHERE component = ?", (component,)
-        ).fetchone()
-    )
-    return None if row is None else int(row[0])
+LEGACY_FILE = Path(__file__).resolve().parents[1] / "store" / "data" / "bot-2026-12.sqlite3"
 
 
-async def test_migrations_run_once_in_order_and_resume_from_the_recorded_version(
+async def _tables(db: Database) -> set[str]:
+    async with db.connect() as conn:
+        return set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+
+
+async def _revision(db: Database) -> list[str]:
+    async with db.connect() as conn:
+        return list((await conn.execute(text("SELECT version_num FROM alembic_version"))).scalars())
+
+
+async def test_a_fresh_database_has_every_table_at_the_newest_revision(
+    store_db: Database,
+) -> None:
+    assert set(metadata.tables) <= await _tables(store_db)
+    assert await _revision(store_db) == ["0002"]
+
+
+async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: Path) -> None:
+    """The data dir of the SQLite-only bot (tests/store/data/make_legacy_db.py): every row
+    survives, a planned run it recorded twice is kept and marked, and from now on the database
+    refuses a second row for one planned run."""
+    shutil.copy(LEGACY_FILE, tmp_path / DB_FILE)
+    db = open_in(tmp_path)
+    async with db.connect() as conn:
+        user = (await conn.execute(text("SELECT user_id, face FROM mutations"))).one()
+        runs = (
+            await conn.execute(text("SELECT id, triggered_by FROM schedule_runs ORDER BY id"))
+        ).all()
+        early = (await conn.execute(text("SELECT id, type FROM ledger_early ORDER BY id"))).all()
+        cursor = (await conn.execute(text("SELECT value FROM cursors"))).scalar_one()
+    assert tuple(user) == (412345678901234567, "discord")
+    assert [tuple(r) for r in runs] == [(1, None), (2, "duplicate before upgrade"), (3, "mod")]
+    assert [tuple(r) for r in early] == [(1, "ran"), (2, "done")]  # the order they were read
+    assert cursor == '{"offset": 120}'
+    assert await _revision(db) == ["0002"]
+    with pytest.raises(IntegrityError):
+        async with db.begin() as conn:
+            await conn.execute(
+                insert(schedule_runs).values(schedule_id=1, due=1700003600.0, outcome="sending")
+            )
+    await db.close()
+    # a second start upgrades nothing and loses nothing
+    again = open_in(tmp_path)
+    assert await _revision(again) == ["0002"]
+    async with again.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM schedule_runs"))).scalar() == 3
+    await again.close()
+
+
+async def test_a_file_of_an_older_bot_with_only_the_audit_log_gets_every_table(
     tmp_path: Path,
 ) -> None:
-    db = Database(tmp_path / DB_FILE)
-    assert await db.migrate("things", STEPS[:1]) == 1
-    db.run_sync(lambda c: c.execute("INSERT INTO things (name) VALUES ('a')"))
-    # a newer bot brings step 2: only it runs, the row survives
-    assert await db.migrate("things", STEPS) == 2
-    assert await db.migrate("things", STEPS) == 2  # a third start runs nothing
-    rows = db.run_sync(lambda c: c.execute("SELECT name, colour FROM things").fetchall())
-    assert rows == [("a", "red")]
-    assert _version(db, "things") == 2
-    await db.close()
-
-
-async def test_components_are_versioned_apart(tmp_path: Path) -> None:
-    db = Database(tmp_path / DB_FILE)
-    await db.migrate("things", STEPS)
-    await db.migrate("other", ["CREATE TABLE other (x INTEGER);"])
-    assert (_version(db, "things"), _version(db, "other")) == (2, 1)
-    await db.close()
-
-
-async def test_a_failing_step_leaves_the_previous_version_whole(tmp_path: Path) -> None:
-    db = Database(tmp_path / DB_FILE)
-    await db.migrate("things", STEPS[:1])
-    bad = [*STEPS[:1], "CREATE TABLE half (x INTEGER); INSERT INTO nowhere VALUES (1);"]
-    with pytest.raises(sqlite3.OperationalError):
-        await db.migrate("things", bad)
-    db.run_sync(lambda c: c.execute("ROLLBACK") if c.in_transaction else None)
-    assert _version(db, "things") == 1
-    tables = db.run_sync(
-        lambda c: {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    """The first bots kept only the audit log, in ``audit.sqlite3``: renamed, its first script
+    only run; it is brought to the whole schema, the audit row kept."""
+    legacy = sqlite3.connect(tmp_path / LEGACY_DB_FILE, isolation_level=None)
+    legacy.execute("CREATE TABLE schema_versions (component TEXT PRIMARY KEY, version INTEGER)")
+    legacy.executescript(LEGACY_STEPS["audit"][0])
+    legacy.execute("INSERT INTO schema_versions VALUES ('audit', 1)")
+    legacy.execute(
+        "INSERT INTO mutations (time, user_id, user_name, server, action, request, outcome)"
+        " VALUES ('2025-01-01', 1, 'mod', 'main', 'cancel', '{}', 'ok')"
     )
-    assert "half" not in tables
+    legacy.close()
+    db = open_in(tmp_path)
+    assert db.path == tmp_path / DB_FILE
+    assert not (tmp_path / LEGACY_DB_FILE).exists()
+    assert set(metadata.tables) <= await _tables(db)
+    async with db.connect() as conn:
+        row = (await conn.execute(text("SELECT user_name, face FROM mutations"))).one()
+    assert tuple(row) == ("mod", "")  # the face column came with the audit log's second script
     await db.close()
 
 
 async def test_a_schema_newer_than_the_bot_is_refused_with_a_sentence(tmp_path: Path) -> None:
     db = Database(tmp_path / DB_FILE)
-    await db.migrate("things", STEPS)
-    with pytest.raises(RuntimeError, match="things schema version 2, newer than this bot knows"):
-        await db.migrate("things", STEPS[:1])
+    await db.ready()
+    async with db.begin() as conn:
+        await conn.execute(text("UPDATE alembic_version SET version_num = '0999'"))
     await db.close()
+    with pytest.raises(RuntimeError, match="newer than this bot knows"):
+        await Database(tmp_path / DB_FILE).ready()
 
 
-async def test_a_legacy_audit_database_is_kept_on_upgrade(tmp_path: Path) -> None:
-    old = AuditStore(tmp_path / LEGACY_DB_FILE)
-    await old.record(1, "mod", "main", "cancel", {"id": "x"}, "ok")
-    await old.set_cursor("log:main", {"offset": 10})
-    await old.close()
-    store = AuditStore(open_in(tmp_path))
-    assert store.path == tmp_path / DB_FILE
-    assert not (tmp_path / LEGACY_DB_FILE).exists()
-    [mutation] = await store.mutations()
-    assert (mutation.user_name, mutation.action) == ("mod", "cancel")
-    assert await store.get_cursor("log:main") == {"offset": 10}
-    assert _version(store.db, "audit") == 2  # the schema, then the face column
-    await store.close()
+async def test_a_newer_legacy_component_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    shutil.copy(LEGACY_FILE, tmp_path / DB_FILE)
+    raw = sqlite3.connect(tmp_path / DB_FILE, isolation_level=None)
+    raw.execute("UPDATE schema_versions SET version = 9 WHERE component = 'ledger'")
+    raw.close()
+    with pytest.raises(RuntimeError, match="ledger schema version 9, newer than this bot knows"):
+        await Database(tmp_path / DB_FILE).ready()
 
 
-async def test_every_commit_is_synced_to_disk(tmp_path: Path) -> None:
+async def test_processes_starting_together_migrate_once(postgres: Any) -> None:
+    """Five bots on one new PostgreSQL database at once: the advisory lock lets one make the
+    schema; the others find it made (no error, one revision row)."""
+    url = postgres.new_database()
+    bots = [Database(url) for _ in range(5)]
+    await asyncio.gather(*(db.ready() for db in bots))
+    assert await _revision(bots[0]) == ["0002"]
+    for db in bots:
+        await db.close()
+
+
+async def test_every_sqlite_commit_is_synced_to_disk(tmp_path: Path) -> None:
     """WAL with synchronous=FULL: the WAL is synced at each commit, so a write the bot has
     acknowledged survives a power failure (NORMAL syncs only at checkpoints and may lose the
     last ones; bench/store_sync.py measures the cost)."""
     db = Database(tmp_path / DB_FILE)
     assert await db.journal_mode() == "wal"
-    assert db.run_sync(lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == 2  # FULL
+    async with db.connect() as conn:
+        assert (await conn.exec_driver_sql("PRAGMA synchronous")).scalar() == 2  # FULL
     await db.close()
+
+
+async def test_a_database_that_cannot_be_reached_is_said_not_raised_raw() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens here once closed
+    db = Database(f"postgresql://doom:secret@127.0.0.1:{port}/doom")
+    with pytest.raises(StoreUnavailable) as said:
+        async with db.connect() as conn:
+            await conn.execute(select(1))
+    message = str(said.value)
+    assert "cannot be reached" in message and f"127.0.0.1:{port}/doom" in message
+    assert "secret" not in message  # the password is not said
+    await db.close()
+
+
+def test_an_address_of_another_database_is_refused_with_a_sentence() -> None:
+    with pytest.raises(Exception, match="neither SQLite nor PostgreSQL"):
+        Database("mysql://root@127.0.0.1/doom")
