@@ -113,6 +113,9 @@ class Database:
         self._engine: AsyncEngine | None = None
         self._ready = False
         self._ready_lock = asyncio.Lock()
+        # SQLite: the one connection is used by one transaction at a time; two tasks of the
+        # loop beginning at once would interleave on it (a second BEGIN hangs)
+        self._one_at_a_time = asyncio.Lock()
         # the stdlib connection of stores not yet on the engine (SQLite only; see run())
         self._raw_lock = threading.Lock()
         self._raw: sqlite3.Connection | None = None
@@ -214,8 +217,12 @@ class Database:
         raises). A database that cannot be reached raises :class:`StoreUnavailable`."""
         await self.ready()
         try:
-            async with self.engine.begin() as conn:
-                yield conn
+            if self.is_sqlite:
+                async with self._one_at_a_time, self.engine.begin() as conn:
+                    yield conn
+            else:
+                async with self.engine.begin() as conn:
+                    yield conn
         except (OSError, OperationalError, InterfaceError) as exc:
             raise self.unavailable(exc) from exc
         except DBAPIError as exc:
