@@ -59,6 +59,7 @@ COMMANDS = (
     "token",
     "login",
     "plugins",
+    "db",
 )
 UNLOCKED = ("token", "login", "plugins")  # database writes only: they run beside a serving process
 LOG_FILE = "bot.log"  # in the data dir: where the console's log lines go (-v: also the terminal)
@@ -119,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ARG",
         help=_(
             "import: the plan file to read (- for stdin); token: new NAME, list or revoke "
-            "NAME; plugins: new NAME DIR"
+            "NAME; plugins: new NAME DIR; db: copy URL"
         ),
     )
     parser.add_argument(
@@ -204,6 +205,14 @@ def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
         print(busy_message(command, busy), file=sys.stderr)
         return 2
     with owner:
+        if command == "db":  # the database alone: no server is started
+            from bot.cli.db import db_command
+
+            try:
+                return asyncio.run(db_command(settings, args.words, stdout))
+            except BotError as e:
+                print(e, file=sys.stderr)
+                return 2
         return _owned(command, settings, args, stdout)
 
 
