@@ -388,6 +388,7 @@ def create_app(
 
     @app.before_serving
     async def watch_events() -> None:
+        await web.metrics.start()
         app.serving.set()
         # the bus keeps the recent history and counts by type while someone listens: listen
         # for as long as the dashboard runs, whether or not the alerts cog is loaded

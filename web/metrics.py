@@ -124,11 +124,11 @@ class Metrics:
             buckets=LATENESS_BUCKETS,
             registry=self.registry,
         )
-        # runs from this start on (a restart must not count the stored history again)
-        history = services.history
-        self._wall_mark = history.schedules.last_run_id_sync()  # runs up to this id observed
+        # runs from start() on (a restart must not count the stored history again)
+        self._started = False
+        self._wall_mark = 0  # runs up to this id observed
         self._wall_seen: set[int] = set()  # and these above it (one before them is unfinished)
-        self._game_mark = history.tasks.last_id_sync()
+        self._game_mark = 0
         self.registry.register(_Counts(services))
         if ops is not None:
             self.registry.register(_Plugins(ops))
@@ -136,7 +136,18 @@ class Metrics:
             observe = self.rcon.labels(server=name).observe
             server.rcon.round_trip_observers.append(observe)
 
+    async def start(self) -> None:
+        """Count runs from now on: the dashboard calls this as it starts (a scrape before
+        that starts it)."""
+        if self._started:
+            return
+        history = self.services.history
+        self._wall_mark = history.schedules.last_run_id_sync()
+        self._game_mark = await history.tasks.last_id()
+        self._started = True
+
     async def refresh(self) -> None:
+        await self.start()
         for name, server in self.services.servers.items():
             try:
                 for which in TASK_LISTS:

@@ -15,34 +15,19 @@ from __future__ import annotations
 __all__ = ["LOGIN_TTL", "TOKEN_PREFIX", "AccessStore", "ApiToken", "Grant"]
 
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from sqlalchemy import Executable, delete, or_, select, update
+
 from bot.store.calendar_feeds import digest
 from bot.store.db import Database
+from bot.store.tables import api_tokens as tokens
+from bot.store.tables import login_codes as codes
 
 LOGIN_TTL = 300.0  # seconds a login link stays good, as a /dashboard link does
 TOKEN_PREFIX = "doom_"  # says what a token is when one turns up in a log or a paste
 LAST_USED_EVERY = 60.0  # seconds between writes of a token's last use (not one per request)
-
-_MIGRATIONS = [
-    """
-CREATE TABLE api_tokens (
-    name TEXT PRIMARY KEY,
-    rank TEXT NOT NULL,               -- 'moderator' or 'admin'
-    secret_sha256 TEXT NOT NULL UNIQUE,
-    created_at REAL NOT NULL,         -- UTC epoch seconds
-    last_used_at REAL
-);
-CREATE TABLE login_codes (
-    secret_sha256 TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    rank TEXT NOT NULL,
-    expires_at REAL NOT NULL
-);
-""",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,35 +55,25 @@ def _when(value: object) -> datetime | None:
 class AccessStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._migrated = False
-
-    async def migrate(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("access", _MIGRATIONS)
-            self._migrated = True
 
     async def new_token(self, name: str, rank: str, now: datetime) -> str | None:
         """A new token's secret (shown once), or None when a token of that name exists."""
-        await self.migrate()
         secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-
-        def work(db: sqlite3.Connection) -> bool:
-            cursor = db.execute(
-                "INSERT INTO api_tokens (name, rank, secret_sha256, created_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
-                (name, rank, digest(secret), now.timestamp()),
-            )
-            return cursor.rowcount == 1
-
-        return secret if await self.db.run(work) else None
+        query = (
+            self.db.insert(tokens)
+            .values(name=name, rank=rank, secret_sha256=digest(secret), created_at=now.timestamp())
+            .on_conflict_do_nothing(index_elements=[tokens.c.name])
+            .returning(tokens.c.name)
+        )
+        async with self.db.begin() as conn:
+            made = (await conn.execute(query)).first()
+        return None if made is None else secret
 
     async def tokens(self) -> list[ApiToken]:
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                "SELECT name, rank, created_at, last_used_at FROM api_tokens ORDER BY name"
-            ).fetchall()
-        )
+        t = tokens.c
+        query = select(t.name, t.rank, t.created_at, t.last_used_at).order_by(t.name)
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [
             ApiToken(str(r[0]), str(r[1]), _when(r[2]) or datetime.now(UTC), _when(r[3]))
             for r in rows
@@ -106,68 +81,56 @@ class AccessStore:
 
     async def revoke(self, name: str) -> bool:
         """Forget the named token (it stops working at once); False when there is none."""
-        await self.migrate()
-        cursor = await self.db.run(
-            lambda db: db.execute("DELETE FROM api_tokens WHERE name = ?", (name,))
-        )
-        return bool(cursor.rowcount)
+        query = delete(tokens).where(tokens.c.name == name).returning(tokens.c.name)
+        async with self.db.begin() as conn:
+            return (await conn.execute(query)).first() is not None
 
     async def token(self, secret: str, now: datetime) -> Grant | None:
         """Who a presented bearer token is, or None (unknown or revoked)."""
         if not secret.startswith(TOKEN_PREFIX):
             return None
-        await self.migrate()
         stamp = now.timestamp()
-
-        def work(db: sqlite3.Connection) -> tuple[object, ...] | None:
-            row: tuple[object, ...] | None = db.execute(
-                "SELECT name, rank, last_used_at FROM api_tokens WHERE secret_sha256 = ?",
-                (digest(secret),),
-            ).fetchone()
-            if row is not None and (
-                row[2] is None or stamp - float(str(row[2])) >= LAST_USED_EVERY
-            ):
-                db.execute("UPDATE api_tokens SET last_used_at = ? WHERE name = ?", (stamp, row[0]))
-            return row
-
-        row = await self.db.run(work)
+        t = tokens.c
+        query = select(t.name, t.rank, t.last_used_at).where(t.secret_sha256 == digest(secret))
+        async with self.db.begin() as conn:
+            row = (await conn.execute(query)).first()
+            if row is not None and (row[2] is None or stamp - float(row[2]) >= LAST_USED_EVERY):
+                # another process may have written since the read: the guard keeps it to one
+                # write a minute and never moves the last use back
+                await conn.execute(
+                    update(tokens)
+                    .where(
+                        t.name == row[0],
+                        or_(t.last_used_at.is_(None), t.last_used_at <= stamp - LAST_USED_EVERY),
+                    )
+                    .values(last_used_at=stamp)
+                )
         return None if row is None else Grant(str(row[0]), str(row[1]))
 
     async def new_login(self, name: str, rank: str, now: datetime) -> str:
         """A one-time login code's secret, good for LOGIN_TTL seconds."""
-        await self.migrate()
         secret = secrets.token_urlsafe(32)
         stamp = now.timestamp()
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("DELETE FROM login_codes WHERE expires_at <= ?", (stamp,))
-            db.execute(
-                "INSERT INTO login_codes (secret_sha256, name, rank, expires_at)"
-                " VALUES (?, ?, ?, ?)",
-                (digest(secret), name, rank, stamp + LOGIN_TTL),
+        async with self.db.begin() as conn:
+            await conn.execute(delete(codes).where(codes.c.expires_at <= stamp))
+            await conn.execute(
+                codes.insert().values(
+                    secret_sha256=digest(secret), name=name, rank=rank, expires_at=stamp + LOGIN_TTL
+                )
             )
-
-        await self.db.run(work)
         return secret
 
     async def login(self, secret: str, now: datetime, *, spend: bool) -> Grant | None:
         """Who a login code lets in while it is good, or None; `spend` uses it up (the
         "Log in" button does; opening the link, which a preview may do, does not)."""
-        await self.migrate()
-        stamp = now.timestamp()
-
-        def work(db: sqlite3.Connection) -> tuple[object, ...] | None:
-            row: tuple[object, ...] | None = db.execute(
-                "SELECT name, rank FROM login_codes WHERE secret_sha256 = ? AND expires_at > ?",
-                (digest(secret), stamp),
-            ).fetchone()
-            if row is not None and spend:
-                # one DELETE decides: of two presses at once, only one removes the row
-                gone = db.execute(
-                    "DELETE FROM login_codes WHERE secret_sha256 = ?", (digest(secret),)
-                ).rowcount
-                return row if gone else None
-            return row
-
-        row = await self.db.run(work)
+        good = (codes.c.secret_sha256 == digest(secret)) & (codes.c.expires_at > now.timestamp())
+        # spent: one DELETE decides, so of two presses at once (in any processes) only one
+        # gets the row back; the other's DELETE finds it gone
+        query: Executable = (
+            delete(codes).where(good).returning(codes.c.name, codes.c.rank)
+            if spend
+            else select(codes.c.name, codes.c.rank).where(good)
+        )
+        async with self.db.begin() as conn:
+            row = (await conn.execute(query)).first()
         return None if row is None else Grant(str(row[0]), str(row[1]))

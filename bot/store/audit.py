@@ -7,44 +7,20 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+from sqlalchemy import select
 
 from bot.store.db import Database
+from bot.store.tables import cursors, mutations
 
 __all__ = ["AuditStore", "Mutation"]
 
 log = logging.getLogger(__name__)
-
-_T = TypeVar("_T")
-
-# Version 1 is the schema from before migrations, hence IF NOT EXISTS: a legacy database has it.
-_MIGRATIONS = [
-    """
-CREATE TABLE IF NOT EXISTS mutations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    time TEXT NOT NULL,          -- ISO 8601, UTC
-    user_id INTEGER NOT NULL,
-    user_name TEXT NOT NULL,
-    server TEXT NOT NULL,
-    action TEXT NOT NULL,
-    request TEXT NOT NULL,       -- JSON object
-    outcome TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS mutations_server_time ON mutations (server, id);
-CREATE TABLE IF NOT EXISTS cursors (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,         -- JSON
-    updated TEXT NOT NULL
-);
-""",
-    # where the change came from (bot.operations.caller.Face); '' for rows recorded before
-    "ALTER TABLE mutations ADD COLUMN face TEXT NOT NULL DEFAULT '';",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,19 +48,12 @@ class AuditStore:
         self.db = db if isinstance(db, Database) else Database(db)
         self.path = self.db.path
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._migrated = False
 
     @classmethod
     async def open(cls, path: Path | str) -> AuditStore:
         store = cls(path)
-        await store._run(lambda db: None)
+        await store.db.ready()
         return store
-
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if not self._migrated:
-            await self.db.migrate("audit", _MIGRATIONS)
-            self._migrated = True
-        return await self.db.run(work)
 
     async def close(self) -> None:
         await self.db.close()
@@ -110,16 +79,22 @@ class AuditStore:
         text = json.dumps(dict(request), sort_keys=True, default=str, ensure_ascii=False)
         when = self._clock().isoformat()
 
-        def insert(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                "INSERT INTO mutations"
-                " (time, user_id, user_name, server, action, request, outcome, face)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (when, user_id, user_name, server, action, text, outcome, face),
+        query = (
+            mutations.insert()
+            .values(
+                time=when,
+                user_id=user_id,
+                user_name=user_name,
+                server=server,
+                action=action,
+                request=text,
+                outcome=outcome,
+                face=face,
             )
-            return int(cur.lastrowid or 0)
-
-        return await self._run(insert)
+            .returning(mutations.c.id)
+        )
+        async with self.db.begin() as conn:
+            return int((await conn.execute(query)).scalar_one())
 
     async def mutations(
         self,
@@ -131,29 +106,21 @@ class AuditStore:
         action: str | None = None,
     ) -> list[Mutation]:
         """Newest first; `before_id` pages backwards."""
-        where: list[str] = []
-        args: list[object] = []
-        if action is not None:
-            where.append("action = ?")
-            args.append(action)
-        if server is not None:
-            where.append("server = ?")
-            args.append(server)
-        if user_id is not None:
-            where.append("user_id = ?")
-            args.append(user_id)
-        if before_id is not None:
-            where.append("id < ?")
-            args.append(before_id)
-        sql = (
-            "SELECT id, time, user_id, user_name, server, action, request, outcome, face"
-            " FROM mutations"
+        m = mutations.c
+        query = select(
+            m.id, m.time, m.user_id, m.user_name, m.server, m.action, m.request, m.outcome, m.face
         )
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC LIMIT ?"
-        args.append(limit)
-        rows = await self._run(lambda db: db.execute(sql, args).fetchall())
+        if action is not None:
+            query = query.where(m.action == action)
+        if server is not None:
+            query = query.where(m.server == server)
+        if user_id is not None:
+            query = query.where(m.user_id == user_id)
+        if before_id is not None:
+            query = query.where(m.id < before_id)
+        query = query.order_by(m.id.desc()).limit(limit)
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [
             Mutation(
                 id=r[0],
@@ -173,20 +140,19 @@ class AuditStore:
 
     async def get_cursor(self, key: str) -> Any:
         """The value stored under `key` (any JSON value), or None if never set."""
-        row = await self._run(
-            lambda db: db.execute("SELECT value FROM cursors WHERE key = ?", (key,)).fetchone()
-        )
-        return None if row is None else json.loads(row[0])
+        query = select(cursors.c.value).where(cursors.c.key == key)
+        async with self.db.connect() as conn:
+            value = (await conn.execute(query)).scalar_one_or_none()
+        return None if value is None else json.loads(value)
 
     async def set_cursor(self, key: str, value: Any) -> None:
         """Store `value` (any JSON value: an int seq, a dict with file id and offset, ...)."""
         text = json.dumps(value, sort_keys=True)
         when = self._clock().isoformat()
-        await self._run(
-            lambda db: db.execute(
-                "INSERT INTO cursors (key, value, updated) VALUES (?, ?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET"
-                " value = excluded.value, updated = excluded.updated",
-                (key, text, when),
-            )
+        insert = self.db.insert(cursors).values(key=key, value=text, updated=when)
+        upsert = insert.on_conflict_do_update(
+            index_elements=[cursors.c.key],
+            set_={"value": insert.excluded.value, "updated": insert.excluded.updated},
         )
+        async with self.db.begin() as conn:
+            await conn.execute(upsert)

@@ -11,30 +11,21 @@ from __future__ import annotations
 __all__ = ["EventLog", "StoredEvent"]
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from sqlalchemy import delete, select
+
 from bot.events.event import Event
 from bot.i18n import use_locale
+from bot.store.tables import event_log
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from bot.store.db import Database
 
-_MIGRATIONS = [
-    """
-CREATE TABLE event_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    game_time INTEGER NOT NULL,
-    details TEXT NOT NULL        -- JSON object of strings
-);
-"""
-]
 KEEP = 5000  # events kept, the newest
 _PRUNE_EVERY = 100  # events added between two prunes
 
@@ -53,59 +44,42 @@ class EventLog:
     def __init__(self, db: Database, *, keep: int = KEEP) -> None:
         self.db = db
         self.keep = keep
-        self._migrated = False
         self._added = 0
-
-    async def _ready(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("event_log", _MIGRATIONS)
-            self._migrated = True
 
     async def add(self, event: Event) -> None:
         with use_locale("en"):  # one language in the store; said again in the reader's
             details = {k: str(v) for k, v in event.details.items()}
-        row = (
-            event.server,
-            event.seq,
-            event.type,
-            event.task_id,
-            event.game_time,
-            json.dumps(details, ensure_ascii=False),
-        )
         self._added += 1
         prune = self._added % _PRUNE_EVERY == 1
-        keep = self.keep
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO event_log (server, seq, type, task_id, game_time, details)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                row,
+        insert = (
+            event_log.insert()
+            .values(
+                server=event.server,
+                seq=event.seq,
+                type=event.type,
+                task_id=event.task_id,
+                game_time=event.game_time,
+                details=json.dumps(details, ensure_ascii=False),
             )
+            .returning(event_log.c.id)
+        )
+        async with self.db.begin() as conn:
+            newest = int((await conn.execute(insert)).scalar_one())
             if prune:
-                db.execute(
-                    "DELETE FROM event_log WHERE id <= (SELECT MAX(id) FROM event_log) - ?",
-                    (keep,),
-                )
-
-        await self._ready()
-        await self.db.run(work)
+                await conn.execute(delete(event_log).where(event_log.c.id <= newest - self.keep))
 
     async def recent(self, *, limit: int, before: int | None = None) -> list[StoredEvent]:
         """Up to `limit` events, newest first; `before`: only those older than that id."""
-        await self._ready()
-
-        def work(db: sqlite3.Connection) -> list[tuple[object, ...]]:
-            return db.execute(
-                "SELECT id, server, seq, type, task_id, game_time, details FROM event_log"
-                " WHERE id < ? ORDER BY id DESC LIMIT ?",
-                (before if before is not None else 2**63 - 1, limit),
-            ).fetchall()
-
-        return [_stored(r) for r in await self.db.run(work)]
+        e = event_log.c
+        query = select(e.id, e.server, e.seq, e.type, e.task_id, e.game_time, e.details)
+        if before is not None:
+            query = query.where(e.id < before)
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query.order_by(e.id.desc()).limit(limit))).all()
+        return [_stored(r) for r in rows]
 
 
-def _stored(r: tuple[object, ...]) -> StoredEvent:
+def _stored(r: Sequence[object]) -> StoredEvent:
     try:
         found = json.loads(str(r[6]))
     except ValueError:

@@ -10,26 +10,17 @@ from __future__ import annotations
 __all__ = ["MAX_KEY", "MAX_VALUE", "PluginData"]
 
 import json
-import sqlite3
 from typing import Any
+
+from sqlalchemy import delete, func, select
 
 from bot import errors
 from bot.i18n import _
 from bot.store.db import Database
+from bot.store.tables import plugin_data
 
 MAX_KEY = 200  # characters
 MAX_VALUE = 1_000_000  # characters of a value's JSON
-
-_MIGRATIONS = [
-    """
-CREATE TABLE plugin_data (
-    plugin TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,  -- JSON
-    PRIMARY KEY (plugin, key)
-);
-""",
-]
 
 
 class PluginData:
@@ -38,12 +29,6 @@ class PluginData:
     def __init__(self, db: Database, plugin: str) -> None:
         self.db = db
         self.plugin = plugin
-        self._migrated = False
-
-    async def _migrate(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("plugin_data", _MIGRATIONS)
-            self._migrated = True
 
     @staticmethod
     def _key(key: str) -> str:
@@ -55,52 +40,46 @@ class PluginData:
 
     async def put(self, key: str, value: Any) -> None:
         """Keep `value` (anything JSON holds) under `key`, over what was there."""
-        await self._migrate()
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
         if len(text) > MAX_VALUE:
             raise errors.ValidationError(
                 _("A plugin's value is at most {n} characters of JSON.", n=MAX_VALUE)
             )
-        name = self._key(key)
-        await self.db.run(
-            lambda db: db.execute(
-                "INSERT INTO plugin_data (plugin, key, value) VALUES (?, ?, ?)"
-                " ON CONFLICT(plugin, key) DO UPDATE SET value = excluded.value",
-                (self.plugin, name, text),
-            )
+        insert = self.db.insert(plugin_data).values(
+            plugin=self.plugin, key=self._key(key), value=text
         )
+        upsert = insert.on_conflict_do_update(
+            index_elements=[plugin_data.c.plugin, plugin_data.c.key],
+            set_={"value": insert.excluded.value},
+        )
+        async with self.db.begin() as conn:
+            await conn.execute(upsert)
 
     async def get(self, key: str, default: Any = None) -> Any:
-        await self._migrate()
-        name = self._key(key)
-        row = await self.db.run(
-            lambda db: db.execute(
-                "SELECT value FROM plugin_data WHERE plugin = ? AND key = ?", (self.plugin, name)
-            ).fetchone()
-        )
-        return default if row is None else json.loads(row[0])
+        query = select(plugin_data.c.value).where(self._this(key))
+        async with self.db.connect() as conn:
+            value = (await conn.execute(query)).scalar_one_or_none()
+        return default if value is None else json.loads(value)
 
     async def delete(self, key: str) -> bool:
         """Forget `key`; False when there was nothing under it."""
-        await self._migrate()
-        name = self._key(key)
-        cursor = await self.db.run(
-            lambda db: db.execute(
-                "DELETE FROM plugin_data WHERE plugin = ? AND key = ?", (self.plugin, name)
-            )
-        )
-        return bool(cursor.rowcount)
+        query = delete(plugin_data).where(self._this(key)).returning(plugin_data.c.key)
+        async with self.db.begin() as conn:
+            return (await conn.execute(query)).first() is not None
 
     async def keys(self, prefix: str = "") -> list[str]:
         """The keys starting with `prefix`, in order."""
-        await self._migrate()
+        k = plugin_data.c.key
+        # substr, not LIKE: SQLite's LIKE ignores case, and a prefix may hold % or _
+        query = (
+            select(k)
+            .where(plugin_data.c.plugin == self.plugin)
+            .where(func.substr(k, 1, len(prefix)) == prefix)
+            .order_by(k)
+        )
+        async with self.db.connect() as conn:
+            found: list[str] = list((await conn.execute(query)).scalars())
+        return found
 
-        def work(db: sqlite3.Connection) -> list[str]:
-            rows = db.execute(
-                "SELECT key FROM plugin_data WHERE plugin = ? AND substr(key, 1, ?) = ?"
-                " ORDER BY key",
-                (self.plugin, len(prefix), prefix),
-            ).fetchall()
-            return [str(r[0]) for r in rows]
-
-        return await self.db.run(work)
+    def _this(self, key: str) -> Any:
+        return (plugin_data.c.plugin == self.plugin) & (plugin_data.c.key == self._key(key))

@@ -10,33 +10,28 @@ from __future__ import annotations
 
 __all__ = ["TaskRun", "TaskRunStore"]
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import cast
 
-from bot.store.db import Database
+from sqlalchemy import delete, func, select, update
 
-_MIGRATIONS = [
-    """
-CREATE TABLE task_runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    due REAL NOT NULL,            -- when it was due (the run's time less its lateness)
-    handed_over REAL,             -- a run-now copy: when the pack acknowledged it
-    ran REAL,                     -- when it ran, when known
-    lateness REAL,                -- seconds after its due that it ran
-    outcome TEXT NOT NULL,        -- ran, queued, retry, retry_exhausted, offline, dropped, ...
-    attempts INTEGER NOT NULL DEFAULT 1,
-    triggered_by TEXT             -- who ran it now; NULL: it ran at its own time
-);
-CREATE INDEX task_runs_task ON task_runs (server, task_id, due);
-CREATE INDEX task_runs_due ON task_runs (due);
-""",
-]
-_COLUMNS = "id, server, task_id, due, handed_over, ran, lateness, outcome, attempts, triggered_by"
+from bot.store.db import Database
+from bot.store.tables import task_runs
+
+_COLUMNS = (
+    task_runs.c.id,
+    task_runs.c.server,
+    task_runs.c.task_id,
+    task_runs.c.due,
+    task_runs.c.handed_over,
+    task_runs.c.ran,
+    task_runs.c.lateness,
+    task_runs.c.outcome,
+    task_runs.c.attempts,
+    task_runs.c.triggered_by,
+)
 
 
 def _ts(value: datetime | None) -> float | None:
@@ -85,20 +80,12 @@ class TaskRunStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._migrated = False
 
-    async def migrate(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("task_runs", _MIGRATIONS)
-            self._migrated = True
-
-    def last_id_sync(self) -> int:
-        """The newest run's id (0: none), read in this thread (start-up code)."""
-        if not self._migrated:
-            self.db.migrate_sync("task_runs", _MIGRATIONS)
-            self._migrated = True
-        row = self.db.run_sync(lambda db: db.execute("SELECT MAX(id) FROM task_runs").fetchone())
-        return int(row[0] or 0)
+    async def last_id(self) -> int:
+        """The newest run's id (0: none)."""
+        async with self.db.connect() as conn:
+            newest = (await conn.execute(select(func.max(task_runs.c.id)))).scalar()
+        return int(newest or 0)
 
     async def record(
         self,
@@ -113,84 +100,77 @@ class TaskRunStore:
         attempts: int = 1,
         triggered_by: str | None = None,
     ) -> int:
-        await self.migrate()
-        values = (
-            server,
-            task_id,
-            due.timestamp(),
-            _ts(handed_over),
-            _ts(ran),
-            lateness,
-            outcome,
-            attempts,
-            triggered_by,
-        )
-
-        def work(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                f"INSERT INTO task_runs ({_COLUMNS.removeprefix('id, ')})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
+        query = (
+            task_runs.insert()
+            .values(
+                server=server,
+                task_id=task_id,
+                due=due.timestamp(),
+                handed_over=_ts(handed_over),
+                ran=_ts(ran),
+                lateness=lateness,
+                outcome=outcome,
+                attempts=attempts,
+                triggered_by=triggered_by,
             )
-            assert cur.lastrowid is not None
-            return cur.lastrowid
-
-        return await self.db.run(work)
+            .returning(task_runs.c.id)
+        )
+        async with self.db.begin() as conn:
+            return int((await conn.execute(query)).scalar_one())
 
     async def amend_last_ran(
         self, server: str, task_id: str, *, outcome: str, attempts: int
     ) -> bool:
         """Give the newest run of this task still said as `ran` its outcome (the pack says a
         task's run before its command, and a failure right after); False when there is none."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> bool:
-            cur = db.execute(
-                "UPDATE task_runs SET outcome = ?, attempts = ? WHERE id = (SELECT id FROM"
-                " task_runs WHERE server = ? AND task_id = ? AND outcome = 'ran'"
-                " ORDER BY id DESC LIMIT 1)",
-                (outcome, attempts, server, task_id),
-            )
-            return cur.rowcount > 0
-
-        changed: bool = await self.db.run(work)
-        return changed
+        t = task_runs.c
+        newest = (
+            select(t.id)
+            .where(t.server == server, t.task_id == task_id, t.outcome == "ran")
+            .order_by(t.id.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+        query = (
+            update(task_runs)
+            .where(t.id == newest)
+            .values(outcome=outcome, attempts=attempts)
+            .returning(t.id)
+        )
+        async with self.db.begin() as conn:
+            return (await conn.execute(query)).first() is not None
 
     async def runs(
         self, server: str, task_id: str, *, offset: int = 0, limit: int = 10
     ) -> tuple[list[TaskRun], int]:
         """A page of one task id's runs, newest first, and how many there are."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> tuple[list[TaskRun], int]:
-            key = (server, task_id)
-            total = db.execute(
-                "SELECT COUNT(*) FROM task_runs WHERE server = ? AND task_id = ?", key
-            ).fetchone()[0]
-            rows = db.execute(
-                f"SELECT {_COLUMNS} FROM task_runs WHERE server = ? AND task_id = ?"
-                " ORDER BY due DESC, id DESC LIMIT ? OFFSET ?",
-                (*key, limit, offset),
-            ).fetchall()
-            return [_run(r) for r in rows], int(total)
-
-        return await self.db.run(work)
+        t = task_runs.c
+        this = (t.server == server) & (t.task_id == task_id)
+        page = (
+            select(*_COLUMNS)
+            .where(this)
+            .order_by(t.due.desc(), t.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self.db.connect() as conn:
+            total = (
+                await conn.execute(select(func.count()).select_from(task_runs).where(this))
+            ).scalar_one()
+            rows = (await conn.execute(page)).all()
+        return [_run(r) for r in rows], int(total)
 
     async def after(self, run_id: int, limit: int = 500) -> list[TaskRun]:
         """Runs recorded after `run_id`, oldest first (what /metrics has not seen yet)."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM task_runs WHERE id > ? ORDER BY id LIMIT ?",
-                (run_id, limit),
-            ).fetchall()
+        query = (
+            select(*_COLUMNS).where(task_runs.c.id > run_id).order_by(task_runs.c.id).limit(limit)
         )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [_run(r) for r in rows]
 
     async def prune(self, before: datetime) -> int:
         """Forget the runs due before `before` (the history's retention)."""
-        await self.migrate()
-        cur = await self.db.run(
-            lambda db: db.execute("DELETE FROM task_runs WHERE due < ?", (before.timestamp(),))
-        )
-        return int(cur.rowcount)
+        query = delete(task_runs).where(task_runs.c.due < before.timestamp())
+        async with self.db.begin() as conn:
+            return int((await conn.execute(query)).rowcount)

@@ -1,11 +1,9 @@
-"""API tokens and one-time login codes made without Discord (bot.store.access,
-bot.operations.access), on the real SQLite database, with the time given."""
+"""API tokens and one-time login codes made without Discord (bot.operations.access), on the real
+SQLite database; the store on both engines: tests/store/test_store_access.py."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,47 +13,8 @@ from bot.config import Settings
 from bot.operations import Caller, Operations, Rank, access
 from bot.operations.base import StoreAuditor
 from bot.services import Services
-from bot.store.access import LOGIN_TTL, AccessStore
 from bot.store.audit import AuditStore
 from bot.store.db import Database, open_in
-
-T0 = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
-
-
-async def test_a_login_code_works_once_and_only_while_it_is_good(tmp_path: Path) -> None:
-    store = AccessStore(Database(tmp_path / "db.sqlite3"))
-    code = await store.new_login("Ada", "admin", T0)
-    # opening the link (a preview may) spends nothing
-    assert await store.login(code, T0, spend=False) is not None
-    assert await store.login(code, T0, spend=False) is not None
-    late = T0 + timedelta(seconds=LOGIN_TTL)
-    assert await store.login(code, late, spend=True) is None  # expired
-    code = await store.new_login("Ada", "admin", T0)
-    # two presses at once: one session, not two
-    both = await asyncio.gather(*(store.login(code, T0, spend=True) for _ in range(2)))
-    assert [g is not None for g in both].count(True) == 1
-    assert await store.login(code, T0, spend=False) is None
-    assert await store.login("not-a-code", T0, spend=False) is None
-
-
-async def test_a_token_is_kept_hashed_and_stops_when_revoked(tmp_path: Path) -> None:
-    db = Database(tmp_path / "db.sqlite3")
-    store = AccessStore(db)
-    secret = await store.new_token("ci", "moderator", T0)
-    assert secret is not None
-    assert await store.new_token("ci", "admin", T0) is None  # the name is taken
-    raw = (tmp_path / "db.sqlite3").read_bytes() + (tmp_path / "db.sqlite3-wal").read_bytes()
-    assert secret.encode() not in raw  # a copy of the database opens nothing
-    grant = await store.token(secret, T0)
-    assert grant is not None and (grant.name, grant.rank) == ("ci", "moderator")
-    [listed] = await store.tokens()
-    assert listed.last_used_at == T0
-    await store.token(secret, T0 + timedelta(seconds=30))  # within a minute: not written again
-    assert (await store.tokens())[0].last_used_at == T0
-    await store.token(secret, T0 + timedelta(seconds=90))
-    assert (await store.tokens())[0].last_used_at == T0 + timedelta(seconds=90)
-    assert await store.revoke("ci") and not await store.revoke("ci")
-    assert await store.token(secret, T0) is None
 
 
 @pytest.fixture
