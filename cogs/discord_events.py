@@ -100,7 +100,6 @@ class DiscordEventsCog(commands.Cog, name="DiscordEvents"):
         self.timers = EventTimers(self.events)
 
     async def cog_load(self) -> None:
-        await self.events.store.migrate()
         await self.events.recover()  # never an event without its tasks, even after a crash
         self.timers.start()
         self.bot.ops.guild_events = self.events  # every face's /event operations use it

@@ -7,6 +7,10 @@ rows (`previous_id`), one native Discord event each.
 State `creating` marks a row whose Discord event and tasks are being made: a bot that dies in
 between finds it on start-up and undoes whatever half exists (bot.discord.guildevents.binding),
 so there is never a Discord event without its tasks nor tasks without their event.
+
+One row per Discord event id: the unique index ``guild_events_discord`` refuses a second
+binding of the same id (bot processes sharing one PostgreSQL), and :meth:`GuildEventStore.update`
+says so instead of binding it twice.
 """
 
 from __future__ import annotations
@@ -14,58 +18,22 @@ from __future__ import annotations
 __all__ = ["EventRow", "EventState", "GuildEventStore", "NewEvent"]
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
+from sqlalchemy import and_, delete, insert, not_, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.errors import ValidationError
+from bot.i18n import _
 from bot.store.db import Database
+from bot.store.tables import guild_events as events
 
 EventState = Literal["creating", "scheduled", "active", "completed", "cancelled"]
 LIVE_STATES: tuple[EventState, ...] = ("scheduled", "active")
-
-_MIGRATIONS = [
-    """
-CREATE TABLE guild_events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    guild_id INTEGER NOT NULL,
-    discord_id INTEGER,            -- the guild scheduled event; NULL until Discord made it
-    name TEXT NOT NULL,
-    description TEXT,
-    location TEXT NOT NULL,
-    start REAL NOT NULL,           -- UTC epoch seconds
-    end REAL NOT NULL,
-    start_run TEXT NOT NULL,
-    end_run TEXT NOT NULL,
-    announce TEXT NOT NULL DEFAULT '',        -- seconds before start, comma separated
-    reminders TEXT NOT NULL DEFAULT '',       -- seconds before start, comma separated
-    reminders_sent TEXT NOT NULL DEFAULT '',  -- the offsets already posted
-    repeat TEXT,                   -- as /schedule's `repeat`: an interval or a cron expression
-    anchor REAL,                   -- the first occurrence's start, the grid of `repeat`
-    timezone TEXT NOT NULL,
-    start_task INTEGER,            -- wall-clock schedule ids
-    end_task INTEGER,
-    state TEXT NOT NULL CHECK (state IN ('creating', 'scheduled', 'active', 'completed',
-                                         'cancelled')),
-    interested INTEGER NOT NULL DEFAULT 0,
-    occurrence INTEGER NOT NULL DEFAULT 1,
-    previous_id INTEGER REFERENCES guild_events (id),
-    created_by_id INTEGER NOT NULL,
-    created_by_name TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    checked TEXT NOT NULL DEFAULT '',         -- 'start', 'end': outcomes already looked at
-    revision INTEGER NOT NULL DEFAULT 0       -- times the tasks were moved (part of their ids)
-);
-CREATE UNIQUE INDEX guild_events_discord ON guild_events (discord_id)
-    WHERE discord_id IS NOT NULL;
-CREATE INDEX guild_events_state ON guild_events (state, start);
-""",
-    """
-ALTER TABLE guild_events ADD COLUMN conditions TEXT;  -- JSON: the start task's require, ...
-""",
-]
 
 
 def _dt(value: float | None) -> datetime | None:
@@ -143,7 +111,7 @@ class EventRow:
         return tuple(t for t in (self.start_task, self.end_task) if t is not None)
 
 
-_COLUMNS = ", ".join(f.name for f in fields(EventRow))
+_COLUMNS = tuple(events.c[f.name] for f in fields(EventRow))
 
 
 def _row(r: Sequence[Any]) -> EventRow:
@@ -164,122 +132,120 @@ class GuildEventStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._migrated = False
-
-    async def migrate(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("guild_events", _MIGRATIONS)
-            self._migrated = True
 
     async def insert(self, new: NewEvent, now: datetime) -> EventRow:
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                "INSERT INTO guild_events (server, guild_id, name, description, location, start,"
-                " end, start_run, end_run, announce, reminders, repeat, anchor, timezone, state,"
-                " occurrence, previous_id, created_by_id, created_by_name, created_at, conditions)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?, ?, ?, ?, ?)",
-                (
-                    new.server,
-                    new.guild_id,
-                    new.name,
-                    new.description,
-                    new.location,
-                    new.start.timestamp(),
-                    new.end.timestamp(),
-                    new.start_run,
-                    new.end_run,
-                    _join(new.announce),
-                    _join(new.reminders),
-                    new.repeat,
-                    new.anchor.timestamp() if new.anchor else None,
-                    new.timezone,
-                    new.occurrence,
-                    new.previous_id,
-                    new.created_by_id,
-                    new.created_by_name,
-                    now.timestamp(),
-                    json.dumps(dict(new.conditions)) if new.conditions else None,
-                ),
-            )
-            return int(cast(int, cur.lastrowid))
-
-        row_id = await self.db.run(work)
-        row = await self.get(row_id)
-        assert row is not None
-        return row
+        values = {
+            "server": new.server,
+            "guild_id": new.guild_id,
+            "name": new.name,
+            "description": new.description,
+            "location": new.location,
+            "start": new.start.timestamp(),
+            "end": new.end.timestamp(),
+            "start_run": new.start_run,
+            "end_run": new.end_run,
+            "announce": _join(new.announce),
+            "reminders": _join(new.reminders),
+            "repeat": new.repeat,
+            "anchor": new.anchor.timestamp() if new.anchor else None,
+            "timezone": new.timezone,
+            "state": "creating",
+            "occurrence": new.occurrence,
+            "previous_id": new.previous_id,
+            "created_by_id": new.created_by_id,
+            "created_by_name": new.created_by_name,
+            "created_at": now.timestamp(),
+            "conditions": json.dumps(dict(new.conditions)) if new.conditions else None,
+        }
+        async with self.db.begin() as conn:
+            found = (await conn.execute(insert(events).values(values).returning(*_COLUMNS))).one()
+        return _row(found)
 
     async def get(self, event_id: int) -> EventRow | None:
-        await self.migrate()
-        found = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM guild_events WHERE id = ?", (event_id,)
-            ).fetchone()
-        )
-        return None if found is None else _row(found)
+        async with self.db.connect() as conn:
+            return await _get(conn, event_id)
 
     async def by_discord(self, discord_id: int) -> EventRow | None:
-        await self.migrate()
-        found = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM guild_events WHERE discord_id = ?", (discord_id,)
-            ).fetchone()
-        )
+        query = select(*_COLUMNS).where(events.c.discord_id == discord_id)
+        async with self.db.connect() as conn:
+            found = (await conn.execute(query)).first()
         return None if found is None else _row(found)
 
     async def in_states(
         self, states: Sequence[EventState], server: str | None = None
     ) -> list[EventRow]:
-        await self.migrate()
-        marks = ", ".join("?" for _ in states)
-        sql = f"SELECT {_COLUMNS} FROM guild_events WHERE state IN ({marks})"
-        args: list[object] = list(states)
+        query = select(*_COLUMNS).where(events.c.state.in_(list(states)))
         if server is not None:
-            sql += " AND server = ?"
-            args.append(server)
-        sql += " ORDER BY start, id"
-        rows = await self.db.run(lambda db: db.execute(sql, args).fetchall())
+            query = query.where(events.c.server == server)
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query.order_by(events.c.start, events.c.id))).all()
         return [_row(r) for r in rows]
 
     async def update(self, event_id: int, **changes: object) -> EventRow:
-        """Set columns; datetimes and offset tuples are stored as the table keeps them."""
-        await self.migrate()
+        """Set columns; datetimes and offset tuples are stored as the table keeps them.
+
+        Binding a Discord event id that another row already holds (another process bound it
+        first) changes nothing and raises :class:`ValidationError`."""
         allowed = {f.name for f in fields(EventRow)} - {"id", "created_at"}
         unknown = set(changes) - allowed
         if unknown:
             raise KeyError(f"unknown columns {sorted(unknown)}")
-        values: list[object] = []
-        for value in changes.values():
+        values: dict[str, object] = {}
+        for key, value in changes.items():
             if isinstance(value, datetime):
                 value = value.timestamp()
             elif isinstance(value, tuple):
                 value = ",".join(str(v) for v in value)
-            values.append(value)
-        sets = ", ".join(f"{k} = ?" for k in changes)
-        await self.db.run(
-            lambda db: db.execute(
-                f"UPDATE guild_events SET {sets} WHERE id = ?", (*values, event_id)
-            )
-        )
-        row = await self.get(event_id)
-        assert row is not None
+            elif key == "conditions" and value is not None:
+                value = json.dumps(dict(cast(Mapping[str, str], value)))
+            values[key] = value
+        statement = update(events).where(events.c.id == event_id).values(values)
+        try:
+            async with self.db.begin() as conn:
+                await conn.execute(statement)
+                row = await _get(conn, event_id)
+        except IntegrityError:
+            if changes.get("discord_id") is None:
+                raise
+            raise await self._taken(event_id, cast(int, changes["discord_id"])) from None
+        if row is None:
+            raise KeyError(f"no event row {event_id}")
         return row
 
-    async def delete(self, event_id: int) -> None:
-        await self.migrate()
-        await self.db.run(
-            lambda db: db.execute("DELETE FROM guild_events WHERE id = ?", (event_id,))
+    async def _taken(self, event_id: int, discord_id: int) -> ValidationError:
+        holder = await self.by_discord(discord_id)
+        return ValidationError(
+            _(
+                "The Discord event {discord_id} is already bound to the event {other}, so it"
+                " was not bound to event #{event} too: nothing was changed.",
+                discord_id=discord_id,
+                other=repr(holder.name) if holder is not None else "?",
+                event=event_id,
+            )
         )
+
+    async def delete(self, event_id: int) -> None:
+        async with self.db.begin() as conn:
+            await conn.execute(delete(events).where(events.c.id == event_id))
 
     async def pending(self) -> list[EventRow]:
         """Rows the event timers still act on: live ones, and ended ones whose end outcome has
         not been looked at yet."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM guild_events WHERE state IN ('scheduled', 'active')"
-                " OR (state = 'completed' AND instr(checked, 'end') = 0) ORDER BY start, id"
-            ).fetchall()
+        query = (
+            select(*_COLUMNS)
+            .where(
+                or_(
+                    events.c.state.in_(LIVE_STATES),
+                    and_(events.c.state == "completed", not_(events.c.checked.contains("end"))),
+                )
+            )
+            .order_by(events.c.start, events.c.id)
         )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [_row(r) for r in rows]
+
+
+async def _get(conn: AsyncConnection, event_id: int) -> EventRow | None:
+    found = (await conn.execute(select(*_COLUMNS).where(events.c.id == event_id))).first()
+    return None if found is None else _row(found)

@@ -416,6 +416,39 @@ async def test_a_create_cut_short_by_a_crash_is_undone_on_start(ev: EventHarness
     assert await store.get(row.id) is None
 
 
+async def test_a_discord_id_another_row_keeps_is_not_bound_twice(ev: EventHarness) -> None:
+    """One row per Discord event id (the database's unique index): a create whose new id a row
+    already holds (another process bound it) stores nothing, leaves that row and its Discord
+    event alone, and says so."""
+    first = await _create(ev, name="First")
+    store = ev.cog.events.store
+    [kept] = await _rows(ev)
+    taken = first + 1000
+    await store.update(kept.id, discord_id=taken)  # as another process's binding left it
+    local = ev.discord
+
+    class SameId:  # the Discord edge: the next event Discord makes gets the id already kept
+        def next_id(self) -> int:
+            return taken
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(local, name)
+
+    ev.discord.scheduled.local = SameId()  # type: ignore[assignment]
+    reply = await ev.run("event create", MOD, name="Second", start="in 3h")
+    assert (
+        f"Discord gave 'Second' the event id {taken}, which the bot already keeps for another"
+        " event: 'Second' was not stored, and that Discord event was left to the other one."
+        in reply.text
+    ), reply.text
+    await ev.discord.scheduled.settle()
+    assert taken not in ev.discord.scheduled.deleted
+    assert [(r.name, r.discord_id, r.state) for r in await _rows(ev)] == [
+        ("First", taken, "scheduled")
+    ]
+    assert len(ev.tasks.active()) == 2  # First's two, none made for Second
+
+
 async def test_with_a_role_reminders_give_it_and_mention_it(tmp_path: Path) -> None:
     async for ev in event_harness(
         tmp_path, discord_event_role_id=5555, discord_event_channel_id=6100

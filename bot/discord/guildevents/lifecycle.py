@@ -137,7 +137,22 @@ class EventLifecycle:
                         error=discord_error(exc),
                     )
                 ) from None
-            row = await self.ctx.store.update(row.id, discord_id=made.id)
+            try:
+                row = await self.ctx.store.update(row.id, discord_id=made.id)
+            except ValidationError:
+                # another row holds this id (the store keeps one row per Discord event): the
+                # Discord event is that row's, and deleting it would cancel that row too (the
+                # gateway's delete), so only this half-made row goes
+                await self.ctx.store.delete(row.id)
+                raise ValidationError(
+                    _(
+                        "Discord gave {name} the event id {id}, which the bot already keeps for"
+                        " another event: {name} was not stored, and that Discord event was left"
+                        " to the other one.",
+                        name=repr(draft.name),
+                        id=made.id,
+                    )
+                ) from None
             try:
                 start_task, end_task = await self.halves.schedule_pair(row, draft.start, draft.end)
             except Exception as exc:
