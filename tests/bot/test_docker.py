@@ -20,7 +20,11 @@ import yaml
 from bot.config import ENV_PREFIX, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRETS = {"RCON_PASSWORD": "rcon-pw-from-dotenv", "DISCORD_TOKEN": "token-from-dotenv"}
+SECRETS = {
+    "RCON_PASSWORD": "rcon-pw-from-dotenv",
+    "DISCORD_TOKEN": "token-from-dotenv",
+    "DB_PASSWORD": "db-pw-from-dotenv",
+}
 _VAR = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::?[?-][^}]*)?\}")
 
 
@@ -150,3 +154,28 @@ def test_readme_says_how() -> None:
     section = readme[heading.end() :].split("\n## ", 1)[0]
     for needed in ("compose.yaml", "RCON_PASSWORD", "install-datapack", "BROADCAST_RCON_TO_OPS"):
         assert needed in section
+
+
+def test_the_fleet_profile_puts_two_bots_on_one_postgresql(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    db, fleet = services["db"], services["bot-fleet"]
+    assert db["profiles"] == ["fleet"] and fleet["profiles"] == ["fleet"]
+    assert "bot" not in services["bot"].get("profiles", [])  # the single bot stays the default
+    assert fleet["deploy"]["replicas"] == 2
+    db_env = env_of(db)
+    for key in list(os.environ):
+        if key.startswith(ENV_PREFIX):
+            monkeypatch.delenv(key)
+    for key, value in {**dockerfile_env(), **env_of(fleet)}.items():
+        monkeypatch.setenv(key, value)
+    settings = load_settings(None)
+    assert settings.database_url is not None
+    url = settings.database_url.get_secret_value()
+    assert url == (
+        f"postgresql://{db_env['POSTGRES_USER']}:{db_env['POSTGRES_PASSWORD']}@db/"
+        f"{db_env['POSTGRES_DB']}"
+    )
+    assert "db" in fleet["depends_on"] and settings.web_port == 8080
