@@ -318,6 +318,9 @@ class Settings(BaseSettings):
     # where the store's tables are: unset, <data_dir>/bot.sqlite3 (one process); a PostgreSQL
     # URL (postgresql://user:password@host/database) for several processes and failover
     database_url: SecretStr | None = None
+    # several processes on one PostgreSQL database: seconds a process holds a server's lease
+    # without renewing it; a dead process's servers are taken over within about this long
+    lease_ttl: float = Field(default=10.0, ge=3, le=300)
     extensions: StrList = [
         "cogs.schedule",
         "cogs.reads",
