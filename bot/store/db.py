@@ -35,6 +35,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -179,7 +180,7 @@ class Database:
             try:
                 if self.is_sqlite and self.path is not None:
                     await asyncio.to_thread(_bring_legacy_up, self.path)
-                async with self.engine.connect() as conn:
+                async with _migrating(), self.engine.connect() as conn:
                     if not self.is_sqlite:
                         await conn.execute(
                             text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK}
@@ -322,6 +323,22 @@ class Database:
 
     def migrate_sync(self, component: str, steps: object) -> None:
         self.ready_sync()
+
+
+# alembic holds the migration it runs in a module global (alembic.context): two databases of
+# one process (the audit's and a test's second file) migrating at once would clobber it
+_MIGRATING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _migrating() -> asyncio.Lock:
+    """The process's one migration at a time (an asyncio lock belongs to one loop)."""
+    loop = asyncio.get_running_loop()
+    lock = _MIGRATING.get(loop)
+    if lock is None:
+        lock = _MIGRATING[loop] = asyncio.Lock()
+    return lock
 
 
 def _short(exc: BaseException) -> str:
