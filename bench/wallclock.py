@@ -24,7 +24,6 @@ import re
 import resource
 import shutil
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices
 from bot.store.db import Database
 from bot.store.schedules import Creator, ScheduleStore
+from bot.store.tables import schedules
 from bot.times.when import build_spec
 from bot.wallclock.scheduler import Scheduler
 
@@ -80,42 +80,39 @@ def _world(tmp: Path, tps_props: str) -> Path:
     return world
 
 
-def _bulk_rows(path: Path, rows: int) -> None:
+async def _bulk_rows(path: Path, rows: int) -> None:
     """`rows` active schedules straight into the table (what a long-used bot holds), due from
     a day to a year away, a third repeating."""
-    store = ScheduleStore(Database(path))
-    store.migrate_sync()
     now = time.time()
     values = []
     for i in range(rows):
         due = now + 86400 + (i * 7919) % (365 * 86400)
         kind, every, anchor = ("every", 3600, due) if i % 3 == 0 else ("at", None, None)
         values.append(
-            (
-                "sim",
-                f"say row {i}",
-                f"row-{i}",
-                kind,
-                due if kind == "at" else None,
-                every,
-                anchor,
-                "UTC",
-                "skip" if every else "once",
-                "",
-                1,
-                "bench",
-                now,
-                "active",
-                due,
-            )
+            {
+                "server": "sim",
+                "command": f"say row {i}",
+                "task_id": f"row-{i}",
+                "kind": kind,
+                "at": due if kind == "at" else None,
+                "every": every,
+                "anchor": anchor,
+                "timezone": "UTC",
+                "missed": "skip" if every else "once",
+                "announce": "",
+                "created_by_id": 1,
+                "created_by_name": "bench",
+                "created_at": now,
+                "state": "active",
+                "next_due": due,
+            }
         )
-    with sqlite3.connect(path) as db:
-        db.executemany(
-            "INSERT INTO schedules (server, command, task_id, kind, at, every, anchor, timezone,"
-            " missed, announce, created_by_id, created_by_name, created_at, state, next_due)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            values,
-        )
+    db = Database(path)
+    try:
+        async with db.begin() as conn:
+            await conn.execute(schedules.insert(), values)
+    finally:
+        await db.close()
 
 
 class _Out(list[str]):
@@ -134,7 +131,7 @@ async def table_figures(rows: int, idle: float, ops: int) -> list[str]:
         try:
             db_path = Path(tmp) / "bot.sqlite3"
             t0 = time.perf_counter()
-            _bulk_rows(db_path, rows)
+            await _bulk_rows(db_path, rows)
             out.append(f"{rows} rows written in bulk in {time.perf_counter() - t0:.2f} s")
             rss0 = _rss_kib()
             store = ScheduleStore(Database(db_path))

@@ -142,7 +142,7 @@ class Metrics:
         if self._started:
             return
         history = self.services.history
-        self._wall_mark = history.schedules.last_run_id_sync()
+        self._wall_mark = await history.schedules.last_run_id()
         self._game_mark = await history.tasks.last_id()
         self._started = True
 

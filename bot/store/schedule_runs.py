@@ -1,18 +1,21 @@
-"""The run record of the wall-clock schedules (`schedule_runs`, part of the `schedules`
-component: bot.store.schedules owns its migrations): the Run value and the queries the run
-history, /metrics and the health checks make of it."""
+"""The run record of the wall-clock schedules (`schedule_runs`, beside `schedules`:
+bot.store.schedules writes a run's life): the Run value and the queries the run history,
+/metrics and the health checks make of it."""
 
 from __future__ import annotations
 
 __all__ = ["RUN_COLUMNS", "Run", "RunQueries", "run_of"]
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, cast
+from typing import cast
+
+from sqlalchemy import delete, func, select, update
 
 from bot.store.db import Database
+from bot.store.tables import schedule_runs as runs
+from bot.store.tables import schedules
 
 
 def _dt(value: float | None) -> datetime | None:
@@ -48,36 +51,43 @@ def run_of(row: Sequence[object]) -> Run:
     )
 
 
+# the columns run_of reads, in its order
 RUN_COLUMNS = (
-    "id, schedule_id, due, handed_over, ran_in_game, lateness, outcome, triggered_by, attempts"
+    runs.c.id,
+    runs.c.schedule_id,
+    runs.c.due,
+    runs.c.handed_over,
+    runs.c.ran_in_game,
+    runs.c.lateness,
+    runs.c.outcome,
+    runs.c.triggered_by,
+    runs.c.attempts,
 )
+# what the pack may still say of a run (saw_in_game): an open one, or one said to have run
+_OPEN = ("sending", "queued", "waiting_player", "paused", "ran")
 
 
 class RunQueries:
     """What is read and written of the run record beyond a run's own life (ScheduleStore has
-    this; it needs the store's `db` and `migrate`)."""
+    this; it needs the store's `db`)."""
 
     db: Database
-    if TYPE_CHECKING:  # the store's own (bot.store.schedules.ScheduleStore)
-
-        async def migrate(self) -> None: ...
-        def migrate_sync(self) -> None: ...
 
     async def begin_extra_run(self, schedule_id: int, due: datetime, triggered_by: str) -> int:
         """Record a run someone asked for now (`sending`), leaving the row's next due and
         state as they are: an extra run, not one of its schedule's."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                "INSERT INTO schedule_runs (schedule_id, due, outcome, triggered_by)"
-                " VALUES (?, ?, 'sending', ?)",
-                (schedule_id, due.timestamp(), triggered_by),
+        query = (
+            runs.insert()
+            .values(
+                schedule_id=schedule_id,
+                due=due.timestamp(),
+                outcome="sending",
+                triggered_by=triggered_by,
             )
-            assert cur.lastrowid is not None
-            return cur.lastrowid
-
-        return await self.db.run(work)
+            .returning(runs.c.id)
+        )
+        async with self.db.begin() as conn:
+            return int((await conn.execute(query)).scalar_one())
 
     async def saw_in_game(
         self, schedule_id: int, due_ms: int, outcome: str, ran: datetime | None
@@ -90,55 +100,47 @@ class RunQueries:
         `ran` keeps an earlier ran time (the hand-over's own, taken as it returned); it fills
         one not known yet (a run found handed over after a restart), with its lateness as due
         to run when the hand-over's time is not known either. False: no such run."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> bool:
-            rows = db.execute(
-                "SELECT id, due, ran_in_game, lateness, outcome, handed_over FROM schedule_runs"
-                " WHERE schedule_id = ?"
-                " AND outcome IN ('sending', 'queued', 'waiting_player', 'paused', 'ran')"
-                " ORDER BY id DESC LIMIT 50",
-                (schedule_id,),
-            ).fetchall()
+        query = (
+            select(
+                runs.c.id,
+                runs.c.due,
+                runs.c.ran_in_game,
+                runs.c.lateness,
+                runs.c.outcome,
+                runs.c.handed_over,
+            )
+            .where(runs.c.schedule_id == schedule_id, runs.c.outcome.in_(_OPEN))
+            .order_by(runs.c.id.desc())
+            .limit(50)
+        )
+        async with self.db.begin() as conn:
+            rows = (await conn.execute(query)).all()
             found = [r for r in rows if int(float(r[1]) * 1000) == due_ms]
             if not found:
                 return False
             run_id, due, ran_before, lateness, was, handed = found[0]
             if outcome == "ran" and ran is not None and ran_before is None:
                 # an estimate from game time (RunHistory.ran_at): never before its hand-over
-                ran_before = max(ran.timestamp(), float(handed or 0.0))
+                ran_before = max(ran.timestamp(), float(cast(float, handed or 0.0)))
                 if lateness is None:
-                    lateness = max(0.0, ran_before - float(due))
+                    lateness = max(0.0, ran_before - float(cast(float, due)))
             # a run still being handed over keeps `sending`: its hand-over says the outcome
             said = was if was == "sending" else outcome
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute(
-                    "UPDATE schedule_runs SET outcome = ?, ran_in_game = ?, lateness = ?"
-                    " WHERE id = ?",
-                    (said, ran_before, lateness, run_id),
-                )
-                db.execute(
-                    "UPDATE schedules SET last_outcome = ?, last_lateness = ?"
-                    " WHERE id = ? AND last_due = ?",
-                    (said, lateness, schedule_id, due),
-                )
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            return True
-
-        changed: bool = await self.db.run(work)
-        return changed
+            await conn.execute(
+                update(runs)
+                .where(runs.c.id == run_id)
+                .values(outcome=said, ran_in_game=ran_before, lateness=lateness)
+            )
+            await conn.execute(
+                update(schedules)
+                .where(schedules.c.id == schedule_id, schedules.c.last_due == due)
+                .values(last_outcome=said, last_lateness=lateness)
+            )
+        return True
 
     async def get_run(self, run_id: int) -> Run | None:
-        await self.migrate()
-        row = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE id = ?", (run_id,)
-            ).fetchone()
-        )
+        async with self.db.connect() as conn:
+            row = (await conn.execute(select(*RUN_COLUMNS).where(runs.c.id == run_id))).first()
         return None if row is None else run_of(row)
 
     async def history(
@@ -146,35 +148,28 @@ class RunQueries:
     ) -> tuple[list[Run], int]:
         """The runs of these schedules (one task id's rows over time), newest first, a page of
         them and how many there are."""
-        await self.migrate()
         ids = [int(i) for i in schedule_ids]
         if not ids:
             return [], 0
-        marks = ", ".join("?" * len(ids))
-
-        def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
-            where = f"schedule_id IN ({marks})"
-            total = db.execute(f"SELECT COUNT(*) FROM schedule_runs WHERE {where}", ids)
-            rows = db.execute(
-                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE {where}"
-                " ORDER BY due DESC, id DESC LIMIT ? OFFSET ?",
-                (*ids, limit, offset),
-            ).fetchall()
-            return [run_of(r) for r in rows], int(total.fetchone()[0])
-
-        return await self.db.run(work)
+        where = runs.c.schedule_id.in_(ids)
+        page = (
+            select(*RUN_COLUMNS)
+            .where(where)
+            .order_by(runs.c.due.desc(), runs.c.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self.db.connect() as conn:
+            total = (await conn.execute(select(func.count()).where(where))).scalar_one()
+            rows = (await conn.execute(page)).all()
+        return [run_of(r) for r in rows], int(total)
 
     async def prune_runs(self, before: datetime) -> int:
         """Forget the finished runs due before `before` (the history's retention); a run still
         being handed over stays."""
-        await self.migrate()
-        cur = await self.db.run(
-            lambda db: db.execute(
-                "DELETE FROM schedule_runs WHERE due < ? AND outcome != 'sending'",
-                (before.timestamp(),),
-            )
-        )
-        return int(cur.rowcount)
+        query = delete(runs).where(runs.c.due < before.timestamp(), runs.c.outcome != "sending")
+        async with self.db.begin() as conn:
+            return int((await conn.execute(query)).rowcount)
 
     async def finished_after(
         self, run_id: int, limit: int = 500
@@ -182,48 +177,46 @@ class RunQueries:
         """(id, server, lateness) of the finished runs after `run_id`, oldest first, and the
         oldest run after it still being handed over (it finishes later: a reader's mark may
         not pass it)."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> tuple[list[tuple[int, str, float | None]], int | None]:
-            rows = db.execute(
-                "SELECT r.id, s.server, r.lateness FROM schedule_runs r"
-                " JOIN schedules s ON s.id = r.schedule_id"
-                " WHERE r.id > ? AND r.outcome != 'sending' ORDER BY r.id LIMIT ?",
-                (run_id, limit),
-            ).fetchall()
-            sending = db.execute(
-                "SELECT MIN(id) FROM schedule_runs WHERE id > ? AND outcome = 'sending'",
-                (run_id,),
-            ).fetchone()[0]
-            found = [(int(r[0]), str(r[1]), cast("float | None", r[2])) for r in rows]
-            return found, None if sending is None else int(sending)
-
-        return await self.db.run(work)
+        finished = (
+            select(runs.c.id, schedules.c.server, runs.c.lateness)
+            .join(schedules, schedules.c.id == runs.c.schedule_id)
+            .where(runs.c.id > run_id, runs.c.outcome != "sending")
+            .order_by(runs.c.id)
+            .limit(limit)
+        )
+        oldest_sending = select(func.min(runs.c.id)).where(
+            runs.c.id > run_id, runs.c.outcome == "sending"
+        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(finished)).all()
+            sending = (await conn.execute(oldest_sending)).scalar_one()
+        found = [(int(r[0]), str(r[1]), cast("float | None", r[2])) for r in rows]
+        return found, None if sending is None else int(sending)
 
     async def handed_not_ran(
         self, server: str, before: datetime, since: datetime, limit: int = 20
     ) -> list[tuple[Run, str, int]]:
         """(run, task id, serial) of a server's runs handed over between `since` and `before`
         that the pack had not run then (outcome `queued`: retrying, or held by its cap)."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> list[tuple[Run, str, int]]:
-            rows = db.execute(
-                "SELECT r.id, r.schedule_id, r.due, r.handed_over, r.ran_in_game, r.lateness,"
-                " r.outcome, r.triggered_by, r.attempts, s.server, s.task_id, r.serial"
-                " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
-                " WHERE s.server = ? AND r.outcome = 'queued' AND r.serial IS NOT NULL"
-                " AND r.handed_over < ? AND r.handed_over >= ? ORDER BY r.id LIMIT ?",
-                (server, before.timestamp(), since.timestamp(), limit),
-            ).fetchall()
-            return [(run_of(r[:9]), str(r[10]), int(r[11])) for r in rows]
-
-        return await self.db.run(work)
-
-    def last_run_id_sync(self) -> int:
-        """The newest run's id (0: none), read in this thread (start-up code)."""
-        self.migrate_sync()
-        row = self.db.run_sync(
-            lambda db: db.execute("SELECT MAX(id) FROM schedule_runs").fetchone()
+        query = (
+            select(*RUN_COLUMNS, schedules.c.task_id, runs.c.serial)
+            .join(schedules, schedules.c.id == runs.c.schedule_id)
+            .where(
+                schedules.c.server == server,
+                runs.c.outcome == "queued",
+                runs.c.serial.is_not(None),
+                runs.c.handed_over < before.timestamp(),
+                runs.c.handed_over >= since.timestamp(),
+            )
+            .order_by(runs.c.id)
+            .limit(limit)
         )
-        return int(row[0] or 0)
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [(run_of(r[:9]), str(r[9]), int(r[10])) for r in rows]
+
+    async def last_run_id(self) -> int:
+        """The newest run's id (0: none): where a reader of the runs from now on starts."""
+        async with self.db.connect() as conn:
+            found = (await conn.execute(select(func.max(runs.c.id)))).scalar_one()
+        return int(found or 0)

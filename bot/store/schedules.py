@@ -1,27 +1,45 @@
-"""The wall-clock schedule table and its run record: the `schedules` component of the database.
+"""The wall-clock schedule table and its run record (`schedules`, `schedule_runs`).
 
 A row is one moderator's plan ("fri 20:00", "every 30m", "0 20 * * fri" in Europe/Berlin); a run
-is one due time of it. Times are stored as UTC epoch seconds (REAL), so the due index sorts.
+is one due time of it. Times are stored as UTC epoch seconds, so the due index sorts.
 
 Never twice: :meth:`ScheduleStore.begin_run` writes the run (outcome ``sending``) and moves the
 row to its next due in one transaction *before* the hand-over is attempted, so a bot that dies
 mid-hand-over finds the run on start-up and asks the server whether it has it instead of sending
-it again (bot.wallclock.scheduler).
+it again (bot.wallclock.scheduler). The database keeps the rules whichever process writes (the
+unique indexes of bot.store.tables): one live row per server and task id, so a second process
+adding the same id is refused in the words a taken id always gets; one run per planned due,
+so a second process planning the same run is told it lost and hands nothing over.
 """
 
 from __future__ import annotations
 
-__all__ = ["ACTIVE_STATES", "Creator", "OnDoubt", "Run", "Schedule", "ScheduleStore", "State"]
+__all__ = [
+    "ACTIVE_STATES",
+    "Creator",
+    "OnDoubt",
+    "Run",
+    "Schedule",
+    "ScheduleStore",
+    "State",
+    "taken",
+]
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
-from bot.store.db import Database
+from sqlalchemy import Select, and_, case, func, nulls_first, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.errors import ValidationError
+from bot.i18n import Text, lazy
+from bot.store.db import Database, greatest
 from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
+from bot.store.tables import schedule_runs as runs
+from bot.store.tables import schedules
 from bot.times.when import Kind, Missed, Spec
 
 State = Literal["active", "paused", "done", "cancelled", "missed"]
@@ -29,67 +47,52 @@ ACTIVE_STATES: tuple[State, ...] = ("active", "paused")
 # what the crash guard does with a run a crash leaves unknown (bot.background.doubt)
 OnDoubt = Literal["skip", "run"]
 
-_MIGRATIONS = [
-    """
-CREATE TABLE schedules (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    command TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    retry INTEGER NOT NULL DEFAULT 0,
-    retry_delay INTEGER NOT NULL DEFAULT 1,
-    as_player TEXT,
-    kind TEXT NOT NULL CHECK (kind IN ('at', 'every', 'cron')),
-    at REAL,                      -- kind at: the instant
-    every INTEGER,                -- kind every: seconds
-    anchor REAL,                  -- kind every: boundaries are anchor + k*every
-    cron TEXT,                    -- kind cron: 5 fields read in `timezone`
-    timezone TEXT NOT NULL,
-    missed TEXT NOT NULL CHECK (missed IN ('skip', 'once')),
-    announce TEXT NOT NULL DEFAULT '',   -- seconds before each run, comma separated
-    created_by_id INTEGER NOT NULL,
-    created_by_name TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('active', 'paused', 'done', 'cancelled', 'missed')),
-    next_due REAL,
-    last_due REAL,
-    last_outcome TEXT,
-    last_lateness REAL,
-    run_count INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX schedules_due ON schedules (state, next_due);
-CREATE INDEX schedules_server ON schedules (server, state, next_due);
-CREATE INDEX schedules_task ON schedules (server, task_id, state);
-CREATE TABLE schedule_runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    schedule_id INTEGER NOT NULL REFERENCES schedules (id),
-    due REAL NOT NULL,
-    handed_over REAL,             -- when the pack acknowledged the task
-    ran_in_game REAL,             -- when the command ran in game, when known
-    lateness REAL,                -- seconds from due to hand-over
-    outcome TEXT NOT NULL         -- sending, ran, queued, waiting_player, missed, skipped, ...
-);
-CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, id);
-CREATE INDEX schedule_runs_sending ON schedule_runs (outcome) WHERE outcome = 'sending';
-""",
-    """
-ALTER TABLE schedule_runs ADD COLUMN triggered_by TEXT;  -- who ran it now; NULL: its schedule
-ALTER TABLE schedule_runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;  -- hand-over attempts
-ALTER TABLE schedule_runs ADD COLUMN serial INTEGER;  -- the pack's serial of the handed-over task
-CREATE INDEX schedule_runs_due ON schedule_runs (due);
-""",
-    """
-ALTER TABLE schedules ADD COLUMN conditions TEXT;  -- JSON: require, if_not, ...; NULL: none
-""",
-    """
-ALTER TABLE schedules ADD COLUMN on_doubt TEXT;  -- 'run'; NULL: skip (the default)
-""",
-]
+# the columns _schedule reads, in its order
 _COLUMNS = (
-    "id, server, command, task_id, retry, retry_delay, as_player, kind, at, every, anchor, cron,"
-    " timezone, missed, announce, created_by_id, created_by_name, created_at, state, next_due,"
-    " last_due, last_outcome, last_lateness, run_count, conditions, on_doubt"
+    schedules.c.id,
+    schedules.c.server,
+    schedules.c.command,
+    schedules.c.task_id,
+    schedules.c.retry,
+    schedules.c.retry_delay,
+    schedules.c.as_player,
+    schedules.c.kind,
+    schedules.c.at,
+    schedules.c.every,
+    schedules.c.anchor,
+    schedules.c.cron,
+    schedules.c.timezone,
+    schedules.c.missed,
+    schedules.c.announce,
+    schedules.c.created_by_id,
+    schedules.c.created_by_name,
+    schedules.c.created_at,
+    schedules.c.state,
+    schedules.c.next_due,
+    schedules.c.last_due,
+    schedules.c.last_outcome,
+    schedules.c.last_lateness,
+    schedules.c.run_count,
+    schedules.c.conditions,
+    schedules.c.on_doubt,
 )
+_LIVE = schedules.c.state.in_(ACTIVE_STATES)
+
+
+def taken(server: str, task_id: str) -> Text:
+    """Why a new row's task id is refused: a live row of its server has it."""
+    return lazy(
+        "A planned schedule `{id}` already exists on {server}: cancel it first or "
+        "choose another id.",
+        id=task_id,
+        server=server,
+    )
+
+
+def _unique_broken(exc: IntegrityError) -> bool:
+    """A unique index refused the write (PostgreSQL: "duplicate key value violates unique
+    constraint", SQLite: "UNIQUE constraint failed"), not another rule."""
+    return "unique" in str(exc.orig).lower()
 
 
 def _ts(value: datetime | None) -> float | None:
@@ -201,17 +204,6 @@ class ScheduleStore(RunQueries):
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._migrated = False
-
-    async def migrate(self) -> None:
-        if not self._migrated:
-            await self.db.migrate("schedules", _MIGRATIONS)
-            self._migrated = True
-
-    def migrate_sync(self) -> None:
-        if not self._migrated:
-            self.db.migrate_sync("schedules", _MIGRATIONS)
-            self._migrated = True
 
     # -- rows -----------------------------------------------------------------------------------
 
@@ -230,87 +222,75 @@ class ScheduleStore(RunQueries):
         conditions: Mapping[str, str] | None = None,
         on_doubt: OnDoubt = "skip",
     ) -> Schedule:
-        await self.migrate()
-        values = (
-            server,
-            command,
-            task_id,
-            retry,
-            retry_delay,
-            as_player,
-            spec.kind,
-            _ts(spec.at),
-            spec.every,
-            _ts(spec.anchor),
-            spec.cron,
-            spec.timezone,
-            spec.missed,
-            ",".join(str(x) for x in spec.announce),
-            created_by.id,
-            created_by.name,
-            now.timestamp(),
-            "active",
-            spec.first_due.timestamp(),
-            json.dumps(dict(conditions)) if conditions else None,
-            "run" if on_doubt == "run" else None,
-        )
-
-        def work(db: sqlite3.Connection) -> Schedule:
-            cur = db.execute(
-                "INSERT INTO schedules (server, command, task_id, retry, retry_delay, as_player,"
-                " kind, at, every, anchor, cron, timezone, missed, announce, created_by_id,"
-                " created_by_name, created_at, state, next_due, conditions, on_doubt)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
+        """Store a new active row. ValidationError (nothing stored) when a live row of the
+        server has the task id, whichever process added it (the index ``schedules_live``)."""
+        query = (
+            schedules.insert()
+            .values(
+                server=server,
+                command=command,
+                task_id=task_id,
+                retry=retry,
+                retry_delay=retry_delay,
+                as_player=as_player,
+                kind=spec.kind,
+                at=_ts(spec.at),
+                every=spec.every,
+                anchor=_ts(spec.anchor),
+                cron=spec.cron,
+                timezone=spec.timezone,
+                missed=spec.missed,
+                announce=",".join(str(x) for x in spec.announce),
+                created_by_id=created_by.id,
+                created_by_name=created_by.name,
+                created_at=now.timestamp(),
+                state="active",
+                next_due=spec.first_due.timestamp(),
+                conditions=json.dumps(dict(conditions)) if conditions else None,
+                on_doubt="run" if on_doubt == "run" else None,
             )
-            row = db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE id = ?", (cur.lastrowid,)
-            ).fetchone()
-            return _schedule(row)
-
-        return await self.db.run(work)
+            .returning(*_COLUMNS)
+        )
+        try:
+            async with self.db.begin() as conn:
+                row = (await conn.execute(query)).one()
+        except IntegrityError as exc:
+            if not _unique_broken(exc):
+                raise
+            raise ValidationError(taken(server, task_id), field="id") from exc
+        return _schedule(row)
 
     async def get(self, schedule_id: int) -> Schedule | None:
-        await self.migrate()
-        row = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE id = ?", (schedule_id,)
-            ).fetchone()
-        )
+        async with self.db.connect() as conn:
+            row = (await conn.execute(_select().where(schedules.c.id == schedule_id))).first()
         return None if row is None else _schedule(row)
 
     async def find(self, server: str, task_id: str) -> Schedule | None:
         """The active or paused row of this server with this task id (ids are unique there)."""
-        await self.migrate()
-        row = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE server = ? AND task_id = ?"
-                " AND state IN ('active', 'paused') ORDER BY id LIMIT 1",
-                (server, task_id),
-            ).fetchone()
+        query = (
+            _select()
+            .where(schedules.c.server == server, schedules.c.task_id == task_id, _LIVE)
+            .order_by(schedules.c.id)
+            .limit(1)
         )
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
         return None if row is None else _schedule(row)
 
     async def active(self) -> list[Schedule]:
         """Every row the scheduler must keep an eye on (state active)."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE state = 'active'"
-            ).fetchall()
-        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(_select().where(schedules.c.state == "active"))).all()
         return [_schedule(r) for r in rows]
 
     async def armed(self) -> list[tuple[int, float, tuple[int, ...]]]:
         """(id, next due, announce offsets) of every active row with a next due: what the
         scheduler keeps in memory (the rows themselves are read when they fire)."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                "SELECT id, next_due, announce FROM schedules"
-                " WHERE state = 'active' AND next_due IS NOT NULL"
-            ).fetchall()
+        query = select(schedules.c.id, schedules.c.next_due, schedules.c.announce).where(
+            schedules.c.state == "active", schedules.c.next_due.is_not(None)
         )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [
             (int(r[0]), float(r[1]), tuple(int(x) for x in str(r[2]).split(",") if x)) for r in rows
         ]
@@ -318,105 +298,118 @@ class ScheduleStore(RunQueries):
     async def set_state(
         self, schedule_id: int, state: State, next_due: datetime | None
     ) -> Schedule | None:
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> Schedule | None:
-            db.execute(
-                "UPDATE schedules SET state = ?, next_due = ? WHERE id = ?",
-                (state, _ts(next_due), schedule_id),
-            )
-            row = db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE id = ?", (schedule_id,)
-            ).fetchone()
-            return None if row is None else _schedule(row)
-
-        return await self.db.run(work)
+        query = (
+            update(schedules)
+            .where(schedules.c.id == schedule_id)
+            .values(state=state, next_due=_ts(next_due))
+            .returning(*_COLUMNS)
+        )
+        async with self.db.begin() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _schedule(row)
 
     async def planned(
         self, server: str, *, offset: int = 0, limit: int = 20, search: str = ""
     ) -> tuple[list[Schedule], int]:
         """Active and paused rows of a server, soonest first, and how many there are."""
-        await self.migrate()
         like = f"%{search.replace('%', '').replace('_', '')}%"
-
-        def work(db: sqlite3.Connection) -> tuple[list[Schedule], int]:
-            where = (
-                "server = ? AND state IN ('active', 'paused')"
-                " AND (task_id LIKE ? OR command LIKE ?)"
+        where = and_(
+            schedules.c.server == server,
+            _LIVE,
+            or_(schedules.c.task_id.ilike(like), schedules.c.command.ilike(like)),
+        )
+        page = (
+            _select()
+            .where(where)
+            # active first, each soonest first; a row between its run and its end (no next
+            # due) first of all, as SQLite sorts NULL
+            .order_by(
+                case((schedules.c.state == "paused", 1), else_=0),
+                nulls_first(schedules.c.next_due.asc()),
+                schedules.c.id,
             )
-            total = db.execute(
-                f"SELECT COUNT(*) FROM schedules WHERE {where}", (server, like, like)
-            ).fetchone()[0]
-            rows = db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE {where}"
-                " ORDER BY state = 'paused', next_due, id LIMIT ? OFFSET ?",
-                (server, like, like, limit, offset),
-            ).fetchall()
-            return [_schedule(r) for r in rows], int(total)
-
-        return await self.db.run(work)
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self.db.connect() as conn:
+            total = (await conn.execute(select(func.count()).where(where))).scalar_one()
+            rows = (await conn.execute(page)).all()
+        return [_schedule(r) for r in rows], int(total)
 
     async def in_states(
         self, server: str, states: Sequence[State], limit: int = 1000
     ) -> list[Schedule]:
         """A server's rows in these states, newest first, at most `limit`."""
-        await self.migrate()
-        marks = ", ".join("?" for _ in states)
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE server = ? AND state IN ({marks})"
-                " ORDER BY id DESC LIMIT ?",
-                (server, *states, limit),
-            ).fetchall()
+        query = (
+            _select()
+            .where(schedules.c.server == server, schedules.c.state.in_(list(states)))
+            .order_by(schedules.c.id.desc())
+            .limit(limit)
         )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [_schedule(r) for r in rows]
 
     async def task_ids(self, server: str, prefix: str, limit: int) -> list[str]:
         """Task ids of active/paused rows starting with (then containing) `prefix`."""
-        await self.migrate()
         low = prefix.lower()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                "SELECT DISTINCT task_id FROM schedules WHERE server = ?"
-                " AND state IN ('active', 'paused') ORDER BY task_id",
-                (server,),
-            ).fetchall()
+        query = (
+            select(schedules.c.task_id)
+            .distinct()
+            .where(schedules.c.server == server, _LIVE)
+            .order_by(schedules.c.task_id)
         )
-        ids = [str(r[0]) for r in rows]
+        async with self.db.connect() as conn:
+            ids = [str(r[0]) for r in (await conn.execute(query)).all()]
         ranked = [i for i in ids if i.lower().startswith(low)]
         ranked += [i for i in ids if low in i.lower() and i not in ranked]
         return ranked[:limit]
+
+    async def rows_of(self, server: str, task_id: str) -> list[Schedule]:
+        """Every row of this server with this task id, whatever its state, newest first."""
+        query = (
+            _select()
+            .where(schedules.c.server == server, schedules.c.task_id == task_id)
+            .order_by(schedules.c.id.desc())
+        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_schedule(r) for r in rows]
 
     # -- runs -----------------------------------------------------------------------------------
 
     async def begin_run(
         self, schedule_id: int, due: datetime, next_due: datetime | None, state: State
-    ) -> int:
+    ) -> int | None:
         """Record a run as `sending` and move its row on, in one transaction: the run exists in
-        the record before the server is asked, so it can never be sent twice."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> int:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                cur = db.execute(
-                    "INSERT INTO schedule_runs (schedule_id, due, outcome)"
-                    " VALUES (?, ?, 'sending')",
-                    (schedule_id, due.timestamp()),
+        the record before the server is asked, so it can never be sent twice. None: lost,
+        this run of the row is planned already (another process came first: the index
+        ``schedule_runs_planned``) and nothing changed; the caller must not hand it over."""
+        try:
+            async with self.db.begin() as conn:
+                run_id = (
+                    await conn.execute(
+                        runs.insert()
+                        .values(schedule_id=schedule_id, due=due.timestamp(), outcome="sending")
+                        .returning(runs.c.id)
+                    )
+                ).scalar_one()
+                await conn.execute(
+                    update(schedules)
+                    .where(schedules.c.id == schedule_id)
+                    .values(
+                        next_due=_ts(next_due),
+                        state=state,
+                        last_due=due.timestamp(),
+                        last_outcome="sending",
+                        run_count=schedules.c.run_count + 1,
+                    )
                 )
-                db.execute(
-                    "UPDATE schedules SET next_due = ?, state = ?, last_due = ?,"
-                    " last_outcome = 'sending', run_count = run_count + 1 WHERE id = ?",
-                    (_ts(next_due), state, due.timestamp(), schedule_id),
-                )
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
+        except IntegrityError as exc:
+            if not _unique_broken(exc):
                 raise
-            assert cur.lastrowid is not None
-            return cur.lastrowid
-
-        return await self.db.run(work)
+            return None
+        return int(run_id)
 
     async def finish_run(
         self,
@@ -431,36 +424,28 @@ class ScheduleStore(RunQueries):
         serial: int | None = None,
     ) -> None:
         """What became of a run; also the row's last outcome (and state, for a missed one-shot)."""
-        await self.migrate()
-
-        values = (outcome, _ts(handed_over), _ts(ran_in_game), lateness, attempts, serial, run_id)
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                # a time left out is kept: the pack's `ran` may have told it first
-                # (RunQueries.saw_in_game), as for a run found handed over after a restart
-                db.execute(
-                    "UPDATE schedule_runs SET outcome = ?, handed_over = COALESCE(?, handed_over),"
-                    " ran_in_game = COALESCE(?, ran_in_game), lateness = COALESCE(?, lateness),"
-                    " attempts = MAX(attempts, ?), serial = COALESCE(?, serial) WHERE id = ?",
-                    values,
+        async with self.db.begin() as conn:
+            # a time left out is kept: the pack's `ran` may have told it first
+            # (RunQueries.saw_in_game), as for a run found handed over after a restart
+            schedule_id = (
+                await conn.execute(
+                    update(runs)
+                    .where(runs.c.id == run_id)
+                    .values(
+                        outcome=outcome,
+                        handed_over=func.coalesce(_ts(handed_over), runs.c.handed_over),
+                        ran_in_game=func.coalesce(_ts(ran_in_game), runs.c.ran_in_game),
+                        lateness=func.coalesce(lateness, runs.c.lateness),
+                        attempts=greatest(runs.c.attempts, attempts),
+                        serial=func.coalesce(serial, runs.c.serial),
+                    )
+                    .returning(runs.c.schedule_id)
                 )
-                sid = db.execute(
-                    "SELECT schedule_id FROM schedule_runs WHERE id = ?", (run_id,)
-                ).fetchone()[0]
-                db.execute(
-                    "UPDATE schedules SET last_outcome = ?, last_lateness = ? WHERE id = ?",
-                    (outcome, lateness, sid),
-                )
-                if state is not None:
-                    db.execute("UPDATE schedules SET state = ? WHERE id = ?", (state, sid))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-
-        await self.db.run(work)
+            ).scalar_one()
+            row: dict[str, object] = {"last_outcome": outcome, "last_lateness": lateness}
+            if state is not None:
+                row["state"] = state
+            await conn.execute(update(schedules).where(schedules.c.id == schedule_id).values(**row))
 
     async def record_missed(
         self,
@@ -469,59 +454,51 @@ class ScheduleStore(RunQueries):
         outcome: str,
         next_due: datetime | None,
         state: State,
-    ) -> None:
-        """A due time that did not run (missed, or N skipped), and the row moved on."""
-        await self.migrate()
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute(
-                    "INSERT INTO schedule_runs (schedule_id, due, outcome) VALUES (?, ?, ?)",
-                    (schedule_id, due.timestamp(), outcome),
+    ) -> bool:
+        """A due time that did not run (missed, or N skipped), and the row moved on. False:
+        lost, another process recorded this due time first (nothing changed)."""
+        try:
+            async with self.db.begin() as conn:
+                await conn.execute(
+                    runs.insert().values(
+                        schedule_id=schedule_id, due=due.timestamp(), outcome=outcome
+                    )
                 )
-                db.execute(
-                    "UPDATE schedules SET next_due = ?, state = ?, last_due = ?,"
-                    " last_outcome = ? WHERE id = ?",
-                    (_ts(next_due), state, due.timestamp(), outcome, schedule_id),
+                await conn.execute(
+                    update(schedules)
+                    .where(schedules.c.id == schedule_id)
+                    .values(
+                        next_due=_ts(next_due),
+                        state=state,
+                        last_due=due.timestamp(),
+                        last_outcome=outcome,
+                    )
                 )
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
+        except IntegrityError as exc:
+            if not _unique_broken(exc):
                 raise
-
-        await self.db.run(work)
+            return False
+        return True
 
     async def sending(self) -> list[Run]:
         """Runs recorded as `sending`: a hand-over the bot did not see the end of."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE outcome = 'sending' ORDER BY id"
-            ).fetchall()
-        )
+        query = select(*RUN_COLUMNS).where(runs.c.outcome == "sending").order_by(runs.c.id)
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [run_of(r) for r in rows]
 
     async def runs(self, schedule_id: int, limit: int = 10) -> list[Run]:
         """The newest runs of a schedule, newest first."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {RUN_COLUMNS} FROM schedule_runs WHERE schedule_id = ?"
-                " ORDER BY id DESC LIMIT ?",
-                (schedule_id, limit),
-            ).fetchall()
+        query = (
+            select(*RUN_COLUMNS)
+            .where(runs.c.schedule_id == schedule_id)
+            .order_by(runs.c.id.desc())
+            .limit(limit)
         )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
         return [run_of(r) for r in rows]
 
-    async def rows_of(self, server: str, task_id: str) -> list[Schedule]:
-        """Every row of this server with this task id, whatever its state, newest first."""
-        await self.migrate()
-        rows = await self.db.run(
-            lambda db: db.execute(
-                f"SELECT {_COLUMNS} FROM schedules WHERE server = ? AND task_id = ?"
-                " ORDER BY id DESC",
-                (server, task_id),
-            ).fetchall()
-        )
-        return [_schedule(r) for r in rows]
+
+def _select() -> Select[Any]:
+    return select(*_COLUMNS)

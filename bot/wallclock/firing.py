@@ -3,7 +3,8 @@
 Within `grace` a run is on time; a `once` row runs late up to `max_late`, else it is missed; a
 repeating row runs its latest boundary when that one may still run and counts the others as
 skipped, then re-arms on its next boundary strictly after now, anchored. A run is recorded
-before it is handed over (bot.wallclock.delivery), so never twice."""
+before it is handed over (bot.wallclock.delivery), so never twice; a run or a miss another
+process recorded first is left to it (the store says it lost)."""
 
 from __future__ import annotations
 
@@ -65,10 +66,10 @@ class Firing:
         if row.kind == "at":
             if self.may_run(row, now - due):
                 # the row stays active (cancellable) until its run ends: done, or missed
-                run_id = await self.store.begin_run(row.id, due, None, "active")
-                await self.deliver(row, run_id, due)
-            else:
-                await self.store.record_missed(row.id, due, "missed", None, "missed")
+                planned = await self.store.begin_run(row.id, due, None, "active")
+                if planned is not None:  # None: another process planned it and hands it over
+                    await self.deliver(row, planned, due)
+            elif await self.store.record_missed(row.id, due, "missed", None, "missed"):
                 late = human(int((now - due).total_seconds()))
                 self.alerting.alert(
                     row,
@@ -87,10 +88,12 @@ class Firing:
         if not runnable:
             skipped += 1
         state: State = "active" if nxt is not None else "done"
-        if skipped > 0:
-            await self.store.record_missed(
-                row.id, due, f"skipped {skipped}", latest if runnable else nxt, state
-            )
+        run_id: int | None = None
+        # a miss another process recorded first is its to say, and its run to hand over
+        moved_on = skipped == 0 or await self.store.record_missed(
+            row.id, due, f"skipped {skipped}", latest if runnable else nxt, state
+        )
+        if skipped > 0 and moved_on:
             self.alerting.alert(
                 row,
                 "wallclock_skipped",
@@ -98,11 +101,11 @@ class Firing:
                 skipped=str(skipped),
                 reason=N_("the bot was not running at those times"),
             )
-        if runnable:
+        if runnable and moved_on:
             run_id = await self.store.begin_run(row.id, latest, nxt, state)
         moved = await self.store.get(row.id) or row
         self.heap.arm(moved)
-        if runnable:
+        if run_id is not None:
             await self.deliver(row, run_id, latest)
 
     def may_run(self, row: Schedule, late: timedelta) -> bool:

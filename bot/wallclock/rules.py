@@ -11,12 +11,12 @@ from typing import Protocol
 
 from bot.config import ServerConfig
 from bot.errors import ValidationError
-from bot.i18n import Text, lazy
+from bot.i18n import lazy
 from bot.i18n.words import schedule_state
 from bot.minecraft.conditions import conditions_from
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.pack_input import check_task_input
-from bot.store.schedules import Schedule, ScheduleStore, State
+from bot.store.schedules import Schedule, ScheduleStore, State, taken
 from bot.times.clock import Clock
 from bot.times.when import Missed, Spec, build_spec
 
@@ -41,15 +41,6 @@ class ServerParts(Protocol):
 
 class _Checker(Protocol):
     def check(self, command: str) -> None: ...
-
-
-def _taken(server: str, task_id: str) -> Text:
-    return lazy(
-        "A planned schedule `{id}` already exists on {server}: cancel it first or "
-        "choose another id.",
-        id=task_id,
-        server=server,
-    )
 
 
 class RowRules:
@@ -117,7 +108,7 @@ class RowRules:
     async def check_free(self, server: str, task_id: str) -> None:
         """No active or paused row of `server` has this task id."""
         if await self.store.find(server, task_id) is not None:
-            raise ValidationError(_taken(server, task_id), field="id")
+            raise ValidationError(taken(server, task_id), field="id")
 
     def check_change(self, row: Schedule, state: State) -> None:
         """`row` may become `state` (cancelled, paused, or active: resumed)."""

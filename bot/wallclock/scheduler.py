@@ -71,7 +71,9 @@ class Scheduler:
             store, self.clock, self.heap, self, self._deliver, grace=grace, max_late=self.max_late
         )
         self._loop_task: asyncio.Task[None] | None = None
-        self._lock = asyncio.Lock()  # create/cancel/pause/resume one at a time
+        # create/cancel/pause/resume one at a time in this process (a taken id is refused
+        # before anything is stored); another process's duplicate the database refuses
+        self._lock = asyncio.Lock()
         self.handed_over = 0  # hand-overs completed, for /status and tests
 
     # -- life -----------------------------------------------------------------------------------
@@ -80,7 +82,6 @@ class Scheduler:
         """Load the active rows, resume unfinished hand-overs, start the loop (idempotent)."""
         if self._loop_task is not None:
             return
-        await self.store.migrate()
         for schedule_id, due, announced in await self.store.armed():
             self.heap.arm_at(schedule_id, due, announced)
         for run in await self.store.sending():
