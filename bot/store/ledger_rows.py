@@ -1,5 +1,6 @@
-"""The ledger's table (its migrations) and its rows as values: :class:`Entry`, one task
-instance; :class:`Pending`, a restart being repaired (bot.store.ledger reads and writes them)."""
+"""The ledger's rows as values: :class:`Entry`, one task instance (its columns of
+bot.store.tables.ledger_tasks); :class:`Pending`, a restart being repaired, kept as JSON in
+ledger_servers (bot.store.ledger reads and writes them)."""
 
 from __future__ import annotations
 
@@ -10,70 +11,29 @@ from typing import Any
 
 from bot.minecraft.pack_tasks import Task
 from bot.store.schedules import OnDoubt
+from bot.store.tables import ledger_tasks
 
-__all__ = ["COLUMNS", "MIGRATIONS", "Entry", "Pending", "entry_of"]
+__all__ = ["COLUMNS", "Entry", "Pending", "entry_of", "pending_of", "pending_text"]
 
-MIGRATIONS = [
-    """
-CREATE TABLE ledger_tasks (
-    key INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    n INTEGER NOT NULL,           -- the pack's serial of this instance
-    run TEXT NOT NULL,
-    request TEXT NOT NULL,        -- JSON: what was sent ({} for tasks made in game)
-    acked_at INTEGER NOT NULL,    -- game time when the server acknowledged it
-    due INTEGER NOT NULL,         -- due tick (paused: when paused)
-    interval INTEGER,             -- ticks, repeating tasks only
-    as_player TEXT,
-    own INTEGER NOT NULL,         -- 1: the bot scheduled it; 0: made in game, changed by the bot
-    state TEXT NOT NULL,          -- queue | offline | paused | cancelled | done | replaced
-    last_op TEXT NOT NULL,        -- schedule | cancel_one | cancel_all | clear | pause | resume
-    remaining INTEGER,            -- paused: ticks left
-    changed_at INTEGER NOT NULL   -- game time of the last change
-);
-CREATE INDEX ledger_tasks_server ON ledger_tasks (server, state);
-CREATE TABLE ledger_ops (
-    key INTEGER PRIMARY KEY AUTOINCREMENT,
-    server TEXT NOT NULL,
-    op TEXT NOT NULL,
-    task_id TEXT,
-    game_time INTEGER NOT NULL,
-    count INTEGER NOT NULL,
-    serial INTEGER NOT NULL,      -- the pack's serial counter just after
-    settled INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX ledger_ops_server ON ledger_ops (server, key);
-CREATE TABLE ledger_servers (
-    server TEXT PRIMARY KEY,
-    last_time INTEGER NOT NULL,   -- the highest game time the bot saw
-    last_serial INTEGER NOT NULL, -- the highest task serial the bot saw
-    pending TEXT                  -- JSON: a restore that has not finished
-);
-""",
-    """
-ALTER TABLE ledger_tasks ADD COLUMN bkey TEXT;     -- the bot's key of the task (the pack's k)
-ALTER TABLE ledger_tasks ADD COLUMN ran_at INTEGER; -- game time of its last run the log said
-CREATE INDEX ledger_tasks_bkey ON ledger_tasks (server, bkey);
-CREATE TABLE ledger_early (       -- events of a key read before its acknowledgement was recorded
-    server TEXT NOT NULL,
-    bkey TEXT NOT NULL,
-    type TEXT NOT NULL,
-    game_time INTEGER NOT NULL
-);
-""",
-    # the ring-buffer source's reads, from which a crash's window of doubt is measured
-    """
-ALTER TABLE ledger_servers ADD COLUMN read_time INTEGER; -- game time of the last whole read
-ALTER TABLE ledger_servers ADD COLUMN read_at REAL;      -- wall-clock seconds of that read
-ALTER TABLE ledger_servers ADD COLUMN read_rate REAL;    -- ticks a second between the last two
-ALTER TABLE ledger_servers ADD COLUMN lost_at REAL;      -- the first failed read after it
-""",
-]
-
+_t = ledger_tasks.c
+# an Entry's columns, in entry_of's order
 COLUMNS = (
-    "key, task_id, n, run, request, acked_at, due, interval, as_player, own, state, last_op,"
-    " remaining, changed_at, bkey, ran_at"
+    _t.key,
+    _t.task_id,
+    _t.n,
+    _t.run,
+    _t.request,
+    _t.acked_at,
+    _t.due,
+    _t.interval,
+    _t.as_player,
+    _t.own,
+    _t.state,
+    _t.last_op,
+    _t.remaining,
+    _t.changed_at,
+    _t.bkey,
+    _t.ran_at,
 )
 
 
@@ -143,4 +103,34 @@ def entry_of(row: Sequence[Any]) -> Entry:
         changed_at=row[13],
         bkey=row[14],
         ran_at=row[15],
+    )
+
+
+def pending_of(text: str | None) -> Pending | None:
+    if not text:
+        return None
+    data = json.loads(text)
+    after, until = data.get("doubt_after"), data.get("doubt_until")
+    return Pending(
+        int(data["last_time"]),
+        int(data["last_serial"]),
+        str(data["reason"]),
+        int(data["first_key"]),
+        after if isinstance(after, int) else None,
+        until if isinstance(until, int) else None,
+    )
+
+
+def pending_text(pending: Pending | None) -> str | None:
+    if pending is None:
+        return None
+    return json.dumps(
+        {
+            "last_time": pending.last_time,
+            "last_serial": pending.last_serial,
+            "reason": pending.reason,
+            "first_key": pending.first_key,
+            "doubt_after": pending.doubt_after,
+            "doubt_until": pending.doubt_until,
+        }
     )

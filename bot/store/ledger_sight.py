@@ -6,9 +6,16 @@ bot.store.ledger.Ledger, which owns the table and the state it keeps."""
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
+
+from sqlalchemy import Update, func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.store.db import Database, greatest
+from bot.store.tables import ledger_servers
+
+S = ledger_servers.c
 
 __all__ = ["DOUBT_MARGIN", "DOUBT_MIN_RATE", "RATE_MEMORY", "RingSight"]
 
@@ -26,6 +33,7 @@ RATE_MEMORY: Final = 60.0
 class RingSight:
     """What the ledger knows of the ring's reads (state set up by Ledger.__init__)."""
 
+    db: Database
     server: str
     _clock: Callable[[], float]
     _since_lost: set[int] | None
@@ -34,23 +42,20 @@ class RingSight:
     _lost_at: float | None
     _peak: tuple[float, float] | None  # (the highest rate of RATE_MEMORY, when it was measured)
 
-    async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
-        raise NotImplementedError
-
     def _suspect(self) -> None:
         raise NotImplementedError
 
-    def _doubt_window(
-        self, db: sqlite3.Connection, last_time: int
+    async def _doubt_window(
+        self, conn: AsyncConnection, last_time: int
     ) -> tuple[int | None, int | None]:
         """From the last whole read of the ring (every event up to its game time is in the
         record) to the latest game time the server could have reached: it ticked at most until
         the first read that failed after it (else until now), at the rate the bot measured
         (DOUBT_MIN_RATE at least, DOUBT_MARGIN more). (None, None): the ring was never read."""
-        row = db.execute(
-            "SELECT read_time, read_at, read_rate, lost_at FROM ledger_servers WHERE server = ?",
-            (self.server,),
-        ).fetchone()
+        query = select(S.read_time, S.read_at, S.read_rate, S.lost_at).where(
+            S.server == self.server
+        )
+        row = (await conn.execute(query)).first()
         if row is None or row[0] is None or row[1] is None:
             return None, None
         read_time, read_at, rate, lost_at = int(row[0]), float(row[1]), row[2], row[3]
@@ -98,43 +103,62 @@ class RingSight:
         lost = self._since_lost is not None
         now = self._attempt_at if self._attempt_at is not None else self._clock()
 
-        def work(db: sqlite3.Connection) -> bool:
-            with db:
-                row = db.execute(
-                    "SELECT last_time, pending, read_time, read_at, read_rate FROM"
-                    " ledger_servers WHERE server = ?",
-                    (self.server,),
-                ).fetchone()
-                if row is not None and row[1] is not None:
-                    return False  # a restore is pending: the window is the one before it
-                last_time = -1 if row is None else int(row[0])
-                read_time = None if row is None or row[2] is None else int(row[2])
-                if game_time < max(last_time, read_time if read_time is not None else -1):
-                    db.execute(
-                        "UPDATE ledger_servers SET lost_at = coalesce(lost_at, ?) WHERE server = ?",
-                        (now, self.server),
-                    )
-                    return True
-                if lost:
-                    return False  # the guard has not looked yet: the window is the one before
-                rate = row[4] if row is not None else None
-                if read_time is not None and row is not None and row[3] is not None:
-                    elapsed = now - float(row[3])
-                    if elapsed > 0:
-                        rate = self._kept_rate((game_time - read_time) / elapsed, now)
-                db.execute(
-                    "INSERT INTO ledger_servers (server, last_time, last_serial, read_time,"
-                    " read_at, read_rate) VALUES (?, ?, 0, ?, ?, ?) ON CONFLICT(server) DO"
-                    " UPDATE SET last_time = max(last_time, excluded.last_time),"
-                    " read_time = excluded.read_time, read_at = excluded.read_at,"
-                    " read_rate = excluded.read_rate, lost_at = NULL",
-                    (self.server, game_time, game_time, now, rate),
-                )
-                return False
-
-        if await self._run(work):
+        async with self.db.begin() as conn:
+            behind = await self._read_whole(conn, game_time, lost, now)
+        if behind:
             self.lost_sight()
             self._suspect()
+
+    async def _read_whole(
+        self, conn: AsyncConnection, game_time: int, lost: bool, now: float
+    ) -> bool:
+        query = select(S.last_time, S.pending, S.read_time, S.read_at, S.read_rate).where(
+            S.server == self.server
+        )
+        row = (await conn.execute(query)).first()
+        if row is not None and row[1] is not None:
+            return False  # a restore is pending: the window is the one before it
+        last_time = -1 if row is None else int(row[0])
+        read_time = None if row is None or row[2] is None else int(row[2])
+        if game_time < max(last_time, read_time if read_time is not None else -1):
+            await conn.execute(self._lost_from(now))
+            return True
+        if lost:
+            return False  # the guard has not looked yet: the window is the one before
+        rate = row[4] if row is not None else None
+        if read_time is not None and row is not None and row[3] is not None:
+            elapsed = now - float(row[3])
+            if elapsed > 0:
+                rate = self._kept_rate((game_time - read_time) / elapsed, now)
+        insert = self.db.insert(ledger_servers).values(
+            server=self.server,
+            last_time=game_time,
+            last_serial=0,
+            read_time=game_time,
+            read_at=now,
+            read_rate=rate,
+        )
+        await conn.execute(
+            insert.on_conflict_do_update(
+                index_elements=[S.server],
+                set_={
+                    "last_time": greatest(S.last_time, insert.excluded.last_time),
+                    "read_time": insert.excluded.read_time,
+                    "read_at": insert.excluded.read_at,
+                    "read_rate": insert.excluded.read_rate,
+                    "lost_at": None,
+                },
+            )
+        )
+        return False
+
+    def _lost_from(self, now: float) -> Update:
+        """The first read that did not end well is kept (a later one says nothing new)."""
+        return (
+            update(ledger_servers)
+            .where(S.server == self.server)
+            .values(lost_at=func.coalesce(S.lost_at, now))
+        )
 
     def _kept_rate(self, measured: float, now: float) -> float:
         """The rate the window is measured with: `measured`, or the highest of RATE_MEMORY
@@ -156,11 +180,7 @@ class RingSight:
         if self._lost_at is None:
             self._lost_at = now
         self.lost_sight()
-        await self._run(
-            lambda db: db.execute(
-                "UPDATE ledger_servers SET lost_at = coalesce(lost_at, ?) WHERE server = ?"
-                " AND pending IS NULL AND read_time IS NOT NULL",
-                (now, self.server),
-            )
-        )
+        lost = self._lost_from(now).where(S.pending.is_(None), S.read_time.is_not(None))
+        async with self.db.begin() as conn:
+            await conn.execute(lost)
         self._suspect()
