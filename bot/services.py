@@ -54,6 +54,7 @@ from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_soft
 if TYPE_CHECKING:
     from bot.background.crash_guard import CrashGuard
     from bot.background.event_source import EventSource
+    from bot.background.fleet import Fleet
     from bot.background.health import HealthMonitor
     from bot.config import ServerConfig, Settings
     from bot.events.bus import EventBus
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from bot.store.db import Database
     from bot.store.event_log import EventLog
     from bot.store.history import RunHistory
+    from bot.store.leases import Lease
     from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -156,6 +158,8 @@ class Services:
     _event_log: EventLog | None = field(default=None, repr=False)
     # each server's health checks (bot.background.health), made and started by start()
     health: dict[str, HealthMonitor] = field(default_factory=dict)
+    # several processes on PostgreSQL: this one's leases (bot.background.fleet); None alone
+    fleet: Fleet | None = None
 
     @property
     def history(self) -> RunHistory:
@@ -195,27 +199,94 @@ class Services:
         return self.audit.db
 
     async def start(self) -> None:
-        """Start the background work: the wall-clock scheduler and every server's crash guard.
-        The scheduler's alerts join each server's event stream here, before any face reads it
-        (a test may have set another scheduler after build_services)."""
+        """Start the background work: the wall-clock scheduler and every server's crash guard,
+        event source and health checks. On PostgreSQL, where several processes may share the
+        servers, each server's work runs only while this process holds its lease
+        (bot.background.fleet). The scheduler's alerts join each server's event stream here,
+        before any face reads it (a test may have set another scheduler after build_services)."""
         from bot.events.guarded import GuardedEvents
 
         if self.bus.recorder is None and getattr(self.audit, "db", None) is not None:
             self.bus.recorder = self.event_log.add  # the events page reads them after a restart
+        shared = self.shared
         if self.scheduler is not None:
             for name, server in self.servers.items():
                 if isinstance(server.events, GuardedEvents):
                     server.events.add_alerts(self.scheduler.alerts_of(name))
+            if shared:
+                self.scheduler.owns = self.holds
             await self.scheduler.start()
-        for server in self.servers.values():
-            if server.guard is not None:
-                if self.history.saw_event not in server.guard.on_own_event:
-                    server.guard.on_own_event.append(self.history.saw_event)
-                server.guard.start()
         if self._pruning is None:
             self._pruning = asyncio.create_task(self._prune_history(), name="history-prune")
-        self._start_health()
+        if shared:
+            await self._start_fleet()
+        else:
+            for name in self.servers:
+                await self._start_server(name)
         self._warm_checkers()
+
+    @property
+    def shared(self) -> bool:
+        """Whether other bot processes may share these servers (the database is PostgreSQL)."""
+        db = getattr(self.audit, "db", None)
+        return db is not None and not db.is_sqlite
+
+    def holds(self, server: str) -> bool:
+        """Whether this process does `server`'s background work now (always, alone)."""
+        if self.fleet is None:
+            return not self.shared
+        return self.fleet.holds(server)
+
+    async def _start_fleet(self) -> None:
+        from bot.background.fleet import Fleet, process_id
+        from bot.events.guarded import Gate, GuardedEvents
+        from bot.store.leases import LeaseStore
+
+        for server in self.servers.values():
+            if isinstance(server.events, GuardedEvents):
+                server.events.gate = Gate()
+        ttl = self.settings.lease_ttl
+        self.fleet = Fleet(
+            LeaseStore(self.db, process_id(), ttl=ttl),
+            list(self.servers),
+            _ServerWork(self),
+            gateway=self.settings.discord_token is not None,
+            # an RCON command started before this has ended before the lease can expire
+            margin=min(self.settings.rcon_timeout + 1.0, ttl / 2),
+        )
+        if self.scheduler is not None:
+            self.scheduler.fence_for = self.fleet.fence_for
+        await self.fleet.start()
+
+    async def _start_server(self, name: str) -> None:
+        """A server's background work: its event source, crash guard, health checks, and the
+        scheduler's hand-overs."""
+        from bot.events.guarded import GuardedEvents
+
+        server = self.servers[name]
+        if isinstance(server.events, GuardedEvents) and server.events.gate is not None:
+            server.events.gate.open()
+        if server.guard is not None:
+            if self.history.saw_event not in server.guard.on_own_event:
+                server.guard.on_own_event.append(self.history.saw_event)
+            server.guard.start()
+        self._health_of(name).start()
+        if self.scheduler is not None and self.fleet is not None:
+            await self.scheduler.take(name)
+
+    async def _stop_server(self, name: str) -> None:
+        from bot.events.guarded import GuardedEvents
+
+        server = self.servers[name]
+        if self.scheduler is not None:
+            await self.scheduler.drop(name)
+        if isinstance(server.events, GuardedEvents) and server.events.gate is not None:
+            server.events.gate.close()
+        monitor = self.health.get(name)
+        if monitor is not None:
+            await monitor.stop()
+        if server.guard is not None:
+            await server.guard.stop()
 
     def _warm_checkers(self) -> None:
         """A running bot loads the command parser now: a checker loads it on its first check
@@ -227,20 +298,20 @@ class Services:
             if isinstance(server.checker, CommandChecker):  # a test's stand-in has nothing to load
                 server.checker.warm()
 
-    def _start_health(self) -> None:
-        """Each server's health checks, their alerts joined to its event stream."""
+    def _health_of(self, name: str) -> HealthMonitor:
+        """A server's health checks (made once), their alerts joined to its event stream."""
         from bot.background.health import HealthMonitor, Limits
         from bot.events.guarded import GuardedEvents
 
-        for name, server in self.servers.items():
-            monitor = self.health.get(name)
-            if monitor is None:  # on the real clock: its faults are measured in real minutes
-                monitor = self.health[name] = HealthMonitor(
-                    server, Limits.of(self.settings), runs=self.history.schedules
-                )
+        monitor = self.health.get(name)
+        if monitor is None:  # on the real clock: its faults are measured in real minutes
+            server = self.servers[name]
+            monitor = self.health[name] = HealthMonitor(
+                server, Limits.of(self.settings), runs=self.history.schedules
+            )
             if isinstance(server.events, GuardedEvents):
                 server.events.add_alerts(monitor.alerts)
-            monitor.start()
+        return monitor
 
     async def _prune_history(self) -> None:
         while True:
@@ -255,6 +326,8 @@ class Services:
         if self._closed:
             return
         self._closed = True
+        if self.fleet is not None:  # the hand-over first: stop this one's work, release
+            await self.fleet.stop()
         await cancel_and_wait(self._pruning)
         for monitor in self.health.values():
             await monitor.stop()
@@ -278,6 +351,21 @@ class Services:
                 await result
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
+
+
+@dataclass(eq=False)
+class _ServerWork:
+    """What a lease carries (bot.background.fleet): a server's background work."""
+
+    services: Services
+
+    async def gain(self, lease: Lease) -> None:
+        if lease.server is not None and lease.server in self.services.servers:
+            await self.services._start_server(lease.server)
+
+    async def lose(self, lease: Lease) -> None:
+        if lease.server is not None and lease.server in self.services.servers:
+            await self.services._stop_server(lease.server)
 
 
 def _new_bus() -> EventBus:

@@ -23,9 +23,30 @@ if TYPE_CHECKING:
     from bot.background.event_source import EventSource
     from bot.events.bot_alerts import BotAlerts, Sink
 
-__all__ = ["GuardedEvents"]
+__all__ = ["Gate", "GuardedEvents"]
 
 log = logging.getLogger(__name__)
+
+
+class Gate:
+    """Open while this process may read a server's events (it holds the server's lease)."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.closed.set()
+
+    @property
+    def is_open(self) -> bool:
+        return self.opened.is_set()
+
+    def open(self) -> None:
+        self.closed.clear()
+        self.opened.set()
+
+    def close(self) -> None:
+        self.opened.clear()
+        self.closed.set()
 
 
 class GuardedEvents:
@@ -38,6 +59,9 @@ class GuardedEvents:
         self.alerts: list[BotAlerts] = [guard.alerts]  # the bot's own, beside the pack's
         self._readers: list[Sink] = []  # one per running events()
         self.last_seq = -1  # the newest pack event that came through (bot.background.health)
+        # several processes on one database: open while this one holds the server's lease
+        # (bot.background.fleet); None: always read
+        self.gate: Gate | None = None
 
     def add_alerts(self, alerts: BotAlerts) -> None:
         """Join another producer's alerts to the stream (streams already running get them too)."""
@@ -55,21 +79,43 @@ class GuardedEvents:
         # the pack's events and the bot's alerts in one queue, in the order they come
         queue: asyncio.Queue[Event | BaseException] = asyncio.Queue()
 
+        async def read() -> None:
+            async with aclosing(self.inner.events()) as stream:
+                async for event in stream:
+                    try:
+                        await self.guard.saw_event(event)
+                    except BaseException:
+                        # not in the record (or stopped while recording it): a source that
+                        # can read it again must
+                        refuse = getattr(self.inner, "not_taken", None)
+                        if refuse is not None:
+                            refuse(event)
+                        raise
+                    self.last_seq = max(self.last_seq, event.seq)
+                    queue.put_nowait(event)
+
         async def pump() -> None:
             try:
-                async with aclosing(self.inner.events()) as stream:
-                    async for event in stream:
-                        try:
-                            await self.guard.saw_event(event)
-                        except BaseException:
-                            # not in the record (or stopped while recording it): a source that
-                            # can read it again must
-                            refuse = getattr(self.inner, "not_taken", None)
-                            if refuse is not None:
-                                refuse(event)
-                            raise
-                        self.last_seq = max(self.last_seq, event.seq)
-                        queue.put_nowait(event)
+                while True:
+                    gate = self.gate
+                    if gate is None:
+                        await read()
+                        return
+                    await gate.opened.wait()
+                    # read while this process holds the server's lease; stop at once when it
+                    # is lost (another process reads from the saved place on)
+                    reading = asyncio.create_task(read())
+                    closing = asyncio.create_task(gate.closed.wait())
+                    try:
+                        done, _ = await asyncio.wait(
+                            {reading, closing}, return_when=asyncio.FIRST_COMPLETED
+                        )
+                    finally:
+                        await cancel_and_wait(closing)
+                    if reading in done:
+                        reading.result()
+                        return
+                    await cancel_and_wait(reading)
             except Exception as e:  # handed to the consumer, which restarts the source
                 queue.put_nowait(e)
 

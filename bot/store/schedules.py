@@ -17,6 +17,7 @@ from __future__ import annotations
 __all__ = [
     "ACTIVE_STATES",
     "Creator",
+    "Fence",
     "OnDoubt",
     "Run",
     "Schedule",
@@ -26,13 +27,14 @@ __all__ = [
 ]
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
 from sqlalchemy import Select, and_, case, func, nulls_first, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.errors import ValidationError
 from bot.i18n import Text, lazy
@@ -41,6 +43,15 @@ from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
 from bot.store.tables import schedule_runs as runs
 from bot.store.tables import schedules
 from bot.times.when import Kind, Missed, Spec
+
+# a check made inside a hand-over's transaction: does this process still hold the row's
+# server (bot.store.leases.LeaseStore.still_held)? False: the write is not made
+Fence = Callable[[AsyncConnection], Awaitable[bool]]
+
+
+class _Fenced(Exception):
+    """The fence said no: the transaction is rolled back, the write lost."""
+
 
 State = Literal["active", "paused", "done", "cancelled", "missed"]
 ACTIVE_STATES: tuple[State, ...] = ("active", "paused")
@@ -379,14 +390,23 @@ class ScheduleStore(RunQueries):
     # -- runs -----------------------------------------------------------------------------------
 
     async def begin_run(
-        self, schedule_id: int, due: datetime, next_due: datetime | None, state: State
+        self,
+        schedule_id: int,
+        due: datetime,
+        next_due: datetime | None,
+        state: State,
+        *,
+        fence: Fence | None = None,
     ) -> int | None:
         """Record a run as `sending` and move its row on, in one transaction: the run exists in
         the record before the server is asked, so it can never be sent twice. None: lost,
         this run of the row is planned already (another process came first: the index
-        ``schedule_runs_planned``) and nothing changed; the caller must not hand it over."""
+        ``schedule_runs_planned``), or `fence` says this process no longer holds the row's
+        server (bot.store.leases), and nothing changed; the caller must not hand it over."""
         try:
             async with self.db.begin() as conn:
+                if fence is not None and not await fence(conn):
+                    raise _Fenced
                 run_id = (
                     await conn.execute(
                         runs.insert()
@@ -405,6 +425,8 @@ class ScheduleStore(RunQueries):
                         run_count=schedules.c.run_count + 1,
                     )
                 )
+        except _Fenced:
+            return None
         except IntegrityError as exc:
             if not _unique_broken(exc):
                 raise
@@ -454,11 +476,16 @@ class ScheduleStore(RunQueries):
         outcome: str,
         next_due: datetime | None,
         state: State,
+        *,
+        fence: Fence | None = None,
     ) -> bool:
         """A due time that did not run (missed, or N skipped), and the row moved on. False:
-        lost, another process recorded this due time first (nothing changed)."""
+        lost, another process recorded this due time first, or no longer holds the server
+        (`fence`), and nothing changed."""
         try:
             async with self.db.begin() as conn:
+                if fence is not None and not await fence(conn):
+                    raise _Fenced
                 await conn.execute(
                     runs.insert().values(
                         schedule_id=schedule_id, due=due.timestamp(), outcome=outcome
@@ -474,15 +501,43 @@ class ScheduleStore(RunQueries):
                         last_outcome=outcome,
                     )
                 )
+        except _Fenced:
+            return False
         except IntegrityError as exc:
             if not _unique_broken(exc):
                 raise
             return False
         return True
 
-    async def sending(self) -> list[Run]:
-        """Runs recorded as `sending`: a hand-over the bot did not see the end of."""
+    async def armed_of(
+        self, servers: Sequence[str]
+    ) -> list[tuple[int, float, tuple[int, ...], str]]:
+        """:meth:`armed` of these servers' rows only (the servers this process holds), each
+        with its server."""
+        query = select(
+            schedules.c.id, schedules.c.next_due, schedules.c.announce, schedules.c.server
+        ).where(
+            schedules.c.state == "active",
+            schedules.c.next_due.is_not(None),
+            schedules.c.server.in_(list(servers)),
+        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            (int(r[0]), float(r[1]), tuple(int(x) for x in str(r[2]).split(",") if x), str(r[3]))
+            for r in rows
+        ]
+
+    async def sending(self, servers: Sequence[str] | None = None) -> list[Run]:
+        """Runs recorded as `sending`: a hand-over the bot did not see the end of (of these
+        servers' rows only, when named)."""
         query = select(*RUN_COLUMNS).where(runs.c.outcome == "sending").order_by(runs.c.id)
+        if servers is not None:
+            query = query.where(
+                runs.c.schedule_id.in_(
+                    select(schedules.c.id).where(schedules.c.server.in_(list(servers)))
+                )
+            )
         async with self.db.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [run_of(r) for r in rows]

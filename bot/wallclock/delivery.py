@@ -70,6 +70,10 @@ class Delivery:
         staged: Staged | None = None if self.extra else owner.staging.take(row.id)
         while True:
             sent_at: int | None = None  # set once this attempt's request may go out
+            if not owner.owns(row.server):
+                # another process holds the server now: the run stays `sending`, and the
+                # new holder resumes it (the mark says whether the server has it)
+                return
             if attempt > 0:
                 current = await owner.store.get(row.id)
                 if current is not None and current.state == "cancelled":

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.i18n import N_, Text
-from bot.store.schedules import Schedule, ScheduleStore, State
+from bot.store.schedules import Fence, Schedule, ScheduleStore, State
 from bot.times.clock import Clock
 from bot.times.when import boundaries, human, latest_boundary, next_boundary
 from bot.wallclock.due_heap import DueHeap, due_row
@@ -27,6 +27,10 @@ class _Alerting(Protocol):
 
 # hands one recorded run over: (row, run id, due)
 Deliver = Callable[[Schedule, int, datetime], Awaitable[None]]
+
+
+def _no_fence(server: str) -> Fence | None:
+    return None
 
 
 class Firing:
@@ -47,6 +51,10 @@ class Firing:
         self.store = store
         self.clock = clock
         self.heap = heap
+        # the scheduler's: re-arm a row (only if this process holds its server), and the
+        # check a run's record makes in its transaction that it still does
+        self.arm: Callable[[Schedule], None] = heap.arm
+        self.fence_for: Callable[[str], Fence | None] = _no_fence
         # the scheduler itself, looked up at each alert (a test may wrap Scheduler.alert)
         self.alerting = alerting
         self.deliver = deliver
@@ -66,10 +74,14 @@ class Firing:
         if row.kind == "at":
             if self.may_run(row, now - due):
                 # the row stays active (cancellable) until its run ends: done, or missed
-                planned = await self.store.begin_run(row.id, due, None, "active")
+                planned = await self.store.begin_run(
+                    row.id, due, None, "active", fence=self.fence_for(row.server)
+                )
                 if planned is not None:  # None: another process planned it and hands it over
                     await self.deliver(row, planned, due)
-            elif await self.store.record_missed(row.id, due, "missed", None, "missed"):
+            elif await self.store.record_missed(
+                row.id, due, "missed", None, "missed", fence=self.fence_for(row.server)
+            ):
                 late = human(int((now - due).total_seconds()))
                 self.alerting.alert(
                     row,
@@ -90,8 +102,9 @@ class Firing:
         state: State = "active" if nxt is not None else "done"
         run_id: int | None = None
         # a miss another process recorded first is its to say, and its run to hand over
+        fence = self.fence_for(row.server)
         moved_on = skipped == 0 or await self.store.record_missed(
-            row.id, due, f"skipped {skipped}", latest if runnable else nxt, state
+            row.id, due, f"skipped {skipped}", latest if runnable else nxt, state, fence=fence
         )
         if skipped > 0 and moved_on:
             self.alerting.alert(
@@ -102,9 +115,9 @@ class Firing:
                 reason=N_("the bot was not running at those times"),
             )
         if runnable and moved_on:
-            run_id = await self.store.begin_run(row.id, latest, nxt, state)
+            run_id = await self.store.begin_run(row.id, latest, nxt, state, fence=fence)
         moved = await self.store.get(row.id) or row
-        self.heap.arm(moved)
+        self.arm(moved)
         if run_id is not None:
             await self.deliver(row, run_id, latest)
 

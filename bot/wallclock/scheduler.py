@@ -15,13 +15,24 @@ from __future__ import annotations
 __all__ = ["Scheduler"]
 
 import asyncio
-from collections.abc import Coroutine, Mapping
+import logging
+from collections.abc import Callable, Coroutine, Mapping
 from datetime import datetime, timedelta
 
+from bot.aio import cancel_and_wait
 from bot.events.bot_alerts import BotAlerts
 from bot.i18n import Text
 from bot.minecraft.pack_input import check_player, check_run_text
-from bot.store.schedules import ACTIVE_STATES, Creator, OnDoubt, Run, Schedule, ScheduleStore, State
+from bot.store.schedules import (
+    ACTIVE_STATES,
+    Creator,
+    Fence,
+    OnDoubt,
+    Run,
+    Schedule,
+    ScheduleStore,
+    State,
+)
 from bot.times.clock import Clock, SystemClock
 from bot.times.when import DEFAULT_TIMEZONE, Missed, Spec, next_runs
 from bot.wallclock.alerts import Alerts
@@ -32,10 +43,21 @@ from bot.wallclock.inflight import Inflight
 from bot.wallclock.rules import RowRules, ServerParts
 from bot.wallclock.staging import Staging, announce
 
+log = logging.getLogger(__name__)
+
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # seconds between hand-over attempts
 GRACE = timedelta(seconds=5)  # later than this is "late" (alerted), not on time
 OFFLINE_RETRY = 15.0  # seconds between hand-over attempts while the as_player is offline
 RUN_NOW_WAIT = 10.0  # seconds a run-now answer waits for its hand-over (it goes on after)
+REFRESH = 1.0  # seconds between looks for rows another process made, shared
+
+
+def _every_server(server: str) -> bool:
+    return True
+
+
+def _no_fence(server: str) -> Fence | None:
+    return None
 
 
 class Scheduler:
@@ -75,33 +97,119 @@ class Scheduler:
         # before anything is stored); another process's duplicate the database refuses
         self._lock = asyncio.Lock()
         self.handed_over = 0  # hand-overs completed, for /status and tests
+        # Several processes on one database (bot.background.fleet): whether this one holds a
+        # server now, and the check a run's record makes in its own transaction that it still
+        # does. Alone: every server, no check.
+        self.owns: Callable[[str], bool] = _every_server
+        self.fence_for: Callable[[str], Fence | None] = _no_fence
+        self.refresh_interval = REFRESH
+        self._server_of: dict[int, str] = {}  # armed row -> its server
+        self._delivering: set[int] = set()  # runs being handed over by this process
+        self._refreshing: asyncio.Task[None] | None = None
+        self.firing.arm = self._arm
+        self.firing.fence_for = lambda server: self.fence_for(server)
+
+    @property
+    def shared(self) -> bool:
+        """Other processes may hold some of the servers (ownership is not everyone's)."""
+        return self.owns is not _every_server
 
     # -- life -----------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Load the active rows, resume unfinished hand-overs, start the loop (idempotent)."""
+        """Load the active rows, resume unfinished hand-overs, start the loop (idempotent).
+        Shared with other processes: only the loop; each server's rows come with its lease
+        (:meth:`take`)."""
         if self._loop_task is not None:
             return
-        for schedule_id, due, announced in await self.store.armed():
-            self.heap.arm_at(schedule_id, due, announced)
-        for run in await self.store.sending():
-            owner = await self.store.get(run.schedule_id)
-            if owner is not None:
-                self.inflight.spawn(
-                    Delivery(
-                        self,
-                        owner,
-                        run.id,
-                        run.due,
-                        recovered=True,
-                        extra=run.triggered_by is not None,
-                    ).run()
-                )
+        if not self.shared:
+            for schedule_id, due, announced in await self.store.armed():
+                self.heap.arm_at(schedule_id, due, announced)
+            await self._resume(await self.store.sending())
+        else:
+            self._refreshing = asyncio.create_task(self._refresh_loop(), name="wallclock-refresh")
         self._loop_task = asyncio.create_task(self._loop(), name="wallclock-scheduler")
 
     async def stop(self) -> None:
         loop_task, self._loop_task = self._loop_task, None
+        await cancel_and_wait(self._refreshing)
+        self._refreshing = None
         await self.inflight.stop(loop_task)
+
+    async def _resume(self, sending: list[Run]) -> None:
+        """Hand-overs recorded as `sending` that no hand-over of this process carries: a
+        process stopped (or lost the server) before it saw their end. Resumed as after a
+        restart: the pack's mark says whether the server has the task already."""
+        for run in sending:
+            if run.id in self._delivering:
+                continue
+            owner = await self.store.get(run.schedule_id)
+            if owner is not None and self.owns(owner.server):
+                self.inflight.spawn(
+                    self._tracked(
+                        run.id,
+                        Delivery(
+                            self,
+                            owner,
+                            run.id,
+                            run.due,
+                            recovered=True,
+                            extra=run.triggered_by is not None,
+                        ),
+                    )
+                )
+
+    async def _tracked(self, run_id: int, delivery: Delivery) -> None:
+        self._delivering.add(run_id)
+        try:
+            await delivery.run()
+        finally:
+            self._delivering.discard(run_id)
+
+    # -- several processes ----------------------------------------------------------------------
+
+    async def take(self, server: str) -> None:
+        """This process now holds `server` (its lease): arm its rows and resume the hand-overs
+        another process left unfinished."""
+        await self._arm_rows([server])
+        await self._resume(await self.store.sending([server]))
+
+    async def drop(self, server: str) -> None:
+        """This process no longer holds `server`: its rows leave the heap; a hand-over under
+        way stops before its next attempt (Delivery checks), leaving its run `sending` for
+        the new holder."""
+        for schedule_id, of in list(self._server_of.items()):
+            if of == server:
+                self.heap.disarm(schedule_id)
+                del self._server_of[schedule_id]
+
+    async def _arm_rows(self, servers: list[str]) -> None:
+        rows = await self.store.armed_of(servers) if servers else []
+        for schedule_id, due, announced, server in rows:
+            if not self.owns(server):
+                continue
+            self._server_of[schedule_id] = server
+            if not self.heap.armed(schedule_id, due):
+                self.heap.arm_at(schedule_id, due, announced)
+
+    async def _refresh_loop(self) -> None:
+        """Rows another process made or changed for a server this one holds: armed within
+        :attr:`refresh_interval` (the heap drops a changed row's old entry by itself)."""
+        while True:
+            await asyncio.sleep(self.refresh_interval)
+            held = [name for name in self.servers if self.owns(name)]
+            try:
+                await self._arm_rows(held)
+            except Exception:  # the database away for a moment: the next look tries again
+                log.warning("re-reading the wall-clock rows failed", exc_info=True)
+
+    def _arm(self, row: Schedule) -> None:
+        """Arm a row if this process holds its server; else leave it to the one that does."""
+        if self.owns(row.server):
+            self._server_of[row.id] = row.server
+            self.heap.arm(row)
+        else:
+            self.heap.disarm(row.id)
 
     @property
     def running(self) -> bool:
@@ -122,16 +230,22 @@ class Scheduler:
 
     def _loop(self) -> Coroutine[object, object, None]:
         spawn = self.inflight.spawn
+        mine = self._mine
         return self.heap.run(
-            stage=lambda sid, due: spawn(self.staging.stage(sid, due)),
-            announce=lambda sid, due, offset: spawn(
-                announce(self.store, self.servers, sid, due, offset)
+            stage=lambda sid, due: mine(sid) and spawn(self.staging.stage(sid, due)),
+            announce=lambda sid, due, offset: (
+                mine(sid) and spawn(announce(self.store, self.servers, sid, due, offset))
             ),
-            fire=lambda sid, due: spawn(self.firing.fire_id(sid, due)),
+            fire=lambda sid, due: mine(sid) and spawn(self.firing.fire_id(sid, due)),
         )
 
+    def _mine(self, schedule_id: int) -> bool:
+        """A heap entry's row is this process's to act on (its server is held)."""
+        server = self._server_of.get(schedule_id)
+        return not self.shared if server is None else self.owns(server)
+
     async def _deliver(self, row: Schedule, run_id: int, due: datetime) -> None:
-        await Delivery(self, row, run_id, due).run()
+        await self._tracked(run_id, Delivery(self, row, run_id, due))
 
     # -- the public operations ------------------------------------------------------------------
 
@@ -185,7 +299,7 @@ class Scheduler:
                 conditions=conditions or None,
                 on_doubt=on_doubt,
             )
-        self.heap.arm(row)
+        self._arm(row)
         return row
 
     async def preview(
@@ -288,7 +402,7 @@ class Scheduler:
             changed = await self.store.set_state(schedule_id, state, next_due)
             assert changed is not None
         if state == "active":
-            self.heap.arm(changed)
+            self._arm(changed)
         else:
             self.heap.disarm(schedule_id)
             self.staging.unstage(changed)
