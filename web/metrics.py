@@ -84,6 +84,33 @@ class _Plugins(Collector):
         yield states
 
 
+class _Fleet(Collector):
+    """Several processes on one database (bot.background.fleet): the leases this one holds
+    (1) or not (0), and how many processes were running at its last look."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def collect(self) -> Iterator[Metric]:
+        fleet = self.services.fleet
+        if fleet is None:
+            return
+        held = GaugeMetricFamily(
+            "doom_lease_held",
+            "1 for each server (and the gateway) whose work this process does.",
+            labels=["lease"],
+        )
+        for name in sorted(self.services.servers):
+            held.add_metric([f"server:{name}"], 1.0 if fleet.holds(name) else 0.0)
+        held.add_metric(["gateway"], 1.0 if fleet.holds_gateway else 0.0)
+        yield held
+        yield GaugeMetricFamily(
+            "doom_fleet_processes",
+            "Bot processes sharing the database at the last look at the leases.",
+            value=float(fleet.members),
+        )
+
+
 class Metrics:
     def __init__(self, services: Services, ops: Operations | None = None) -> None:
         self.services = services
@@ -130,6 +157,7 @@ class Metrics:
         self._wall_seen: set[int] = set()  # and these above it (one before them is unfinished)
         self._game_mark = 0
         self.registry.register(_Counts(services))
+        self.registry.register(_Fleet(services))
         if ops is not None:
             self.registry.register(_Plugins(ops))
         for name, server in services.servers.items():

@@ -63,6 +63,10 @@ class Status:
     event_source: str = "none"
     note: str | None = None
     damage: list[str] | None = None  # what the pack's state misses, in the request's locale
+    # several processes on one database: which one does the server's background work (a
+    # sentence in the request's locale) and its id; "" and None alone
+    background: str = ""
+    lease_holder: str | None = None
 
     @property
     def damage_text(self) -> str:
@@ -91,6 +95,7 @@ class Status:
             "event_source": self.event_source,
             "warning": self.note,
             "pack_damage": self.damage or [],
+            "lease_holder": self.lease_holder,
         }
 
 
@@ -112,6 +117,8 @@ async def server_status(server: ServerServices) -> Status:
         event_source=server.event_kind,
         note=server.checker_note or later,
         damage=found.damage,
+        background=found.background,
+        lease_holder=fleet.holder_of(server.name) if (fleet := state().services.fleet) else None,
     )
 
 

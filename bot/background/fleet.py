@@ -88,6 +88,17 @@ class Fleet:
     _stopping: bool = False
     down_since: float | None = None  # the database could not be reached since (monotonic)
     last_error: str = ""
+    seen: list[Lease] = field(default_factory=list)  # every live lease at the last look
+
+    def holder_of(self, server: str) -> str | None:
+        """Which process did `server`'s work at the last look (None: nobody)."""
+        name = server_lease(server)
+        return next((lease.holder for lease in self.seen if lease.name == name), None)
+
+    @property
+    def members(self) -> int:
+        """The live processes at the last look."""
+        return sum(1 for lease in self.seen if lease.name.startswith(MEMBER))
 
     @property
     def holder(self) -> str:
@@ -155,6 +166,7 @@ class Fleet:
         try:
             await self._renew(now)
             _, live = await self.leases.live()
+            self.seen = live
         except (BotError, OSError) as exc:
             self._unreachable(now, exc)
             return
@@ -214,6 +226,7 @@ class Fleet:
         if lease is None:
             return
         self.held[name] = Held(lease, started)
+        self.seen = [seen for seen in self.seen if seen.name != name] + [lease]
         if name != self.member:
             log.info("took %s (token %d)", name, lease.token)
             try:
@@ -229,6 +242,7 @@ class Fleet:
         held = self.held.pop(name, None)
         if held is None:
             return
+        self.seen = [seen for seen in self.seen if seen.name != name]
         await self._stop_work(held.lease)
         if release:
             try:

@@ -349,6 +349,8 @@ def status_section(found: ServerStatus) -> Section:
             Field(_("event source"), found.events[:MAX_FIELD]),
             *_checker(server),
         ]
+        if found.background:
+            fields.append(Field(_("background work"), found.background[:MAX_FIELD], inline=False))
         return Section(title, fields=tuple(fields), tone="bad")
     tone: Tone = "ok"
     fields = [
@@ -374,6 +376,8 @@ def status_section(found: ServerStatus) -> Section:
     software = found.software or _("unknown: {error}", error=found.software_error)
     fields.append(Field(_("server software"), software[:MAX_FIELD]))
     fields.append(Field(_("event source"), found.events[:MAX_FIELD]))
+    if found.background:
+        fields.append(Field(_("background work"), found.background[:MAX_FIELD], inline=False))
     if found.sizes_error is not None:
         error = _("unavailable: {error}", error=found.sizes_error)[:MAX_FIELD]
         fields.append(Field(_("queues"), error, inline=False))

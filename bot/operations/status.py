@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot import errors
+from bot.i18n import _
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
@@ -22,6 +23,19 @@ if TYPE_CHECKING:
     from bot.services import ServerServices
 
 LISTS = ("queue", "offline", "paused")
+
+
+def _holder(ops: Operations, target: ServerServices) -> str:
+    """Which process holds the server's lease (bot.background.fleet); "" alone."""
+    fleet = ops.services.fleet
+    if fleet is None:
+        return ""
+    holder = fleet.holder_of(target.name)
+    if holder is None:
+        return _("no process yet (one takes it within {ttl} s)", ttl=f"{fleet.ttl:g}")
+    if holder == fleet.holder:
+        return _("this process ({holder}), of {n} running", holder=holder, n=fleet.members)
+    return _("the process {holder}, of {n} running", holder=holder, n=fleet.members)
 
 
 @dataclass
@@ -41,6 +55,8 @@ class ServerStatus:
     sizes_error: str | None = None
     # where the events come from; for the log over SFTP also its connection's state
     events: str = ""
+    # several processes on one database: which one does the server's background work
+    background: str = ""
 
     @property
     def ok(self) -> bool:
@@ -61,7 +77,7 @@ async def status(ops: Operations, caller: Caller, req: ServerRef) -> list[Server
 
 
 async def _one(ops: Operations, target: ServerServices) -> ServerStatus:
-    found = ServerStatus(target, events=target.events_state())
+    found = ServerStatus(target, events=target.events_state(), background=_holder(ops, target))
     try:
         found.version = await target.pack.version() or ""
     except errors.BotError as exc:

@@ -130,6 +130,19 @@ class Fleet:
             assert r.status == 201, await r.text()
             return dict(await r.json())
 
+    async def get_json(self, bot: Bot, path: str) -> dict[str, Any]:
+        assert self.http is not None
+        auth = {"Authorization": f"Bearer {self.token}"}
+        async with self.http.get(f"{bot.base}{path}", headers=auth) as r:
+            assert r.status == 200, await r.text()
+            return dict(await r.json())
+
+    async def get_text(self, bot: Bot, path: str) -> str:
+        assert self.http is not None
+        async with self.http.get(f"{bot.base}{path}") as r:
+            assert r.status == 200, await r.text()
+            return await r.text()
+
     def runs_of(self, server: str, task_id: str) -> int:
         return said_in_logs(self.servers[server].world, task_id)
 

@@ -46,6 +46,25 @@ async def test_two_processes_share_the_servers_and_run_each_row_once(
             3 * TTL,
             "one server each",
         )
+        # each process says who does which server's work: /api/servers, /metrics
+        # (each as of its last look at the leases, a second ago at most)
+        expected = {"a": group.holder_of("a"), "b": group.holder_of("b")}
+        for bot in (first, second):
+            said: dict[str, int | None] = {}
+            for _ in range(30):
+                listed = await group.get_json(bot, "/api/servers")
+                said = {
+                    s["name"]: int(s["lease_holder"].split(":")[1]) if s["lease_holder"] else None
+                    for s in listed["servers"]
+                }
+                if said == expected:
+                    break
+                await asyncio.sleep(0.2)
+            assert said == expected
+            metrics = await group.get_text(bot, "/metrics")
+            mine = "a" if group.holder_of("a") == bot.pid else "b"
+            assert f'doom_lease_held{{lease="server:{mine}"}} 1.0' in metrics
+            assert "doom_fleet_processes 2.0" in metrics
         # rows made through either process's API, for both servers, run once each
         markers = []
         for i, (bot, server) in enumerate(
