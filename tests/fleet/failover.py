@@ -1,0 +1,130 @@
+"""One failover trial on a running fleet (tests.fleet.processes): rows due at spread times on
+every server, the holder of a server killed at a chosen moment among them, and what followed:
+each row's runs (counted in the server's log), how late each was handed over (the
+schedule_runs rows) and how long until the survivors held every server the dead one held.
+
+A fleet serves many trials: a trial starts the bots it lacks (the one the last trial killed)
+and names its rows apart, so the hypothesis test (tests/fleet/test_failover_hypothesis.py) and
+bench/chaos.py --fault failover reuse one PostgreSQL, one set of mcsim servers and the living
+bots."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import signal
+import time
+from dataclasses import dataclass, field
+
+from tests.fleet.processes import Bot, Fleet
+
+__all__ = ["FailoverOutcome", "FailoverTrial", "run_failover_trial"]
+
+TICK = 1.0  # the fleet's look at the leases (bot.background.fleet.TICK)
+_trials = itertools.count()
+
+
+@dataclass(frozen=True)
+class FailoverTrial:
+    kill_at: float  # seconds after the first row was made
+    rows: int = 6  # alternating over the servers
+    first_due: int = 1  # the first row is due this many seconds after it is made ("in Ns")
+    step: int = 1  # seconds between the rows' due times
+    bots: int = 2  # living bot processes at the kill
+    signal: signal.Signals = signal.SIGKILL
+    server: str = "a"  # the holder of this server is killed
+
+
+@dataclass
+class FailoverOutcome:
+    runs: dict[str, int]  # marker -> its runs in the server's log
+    lateness: dict[str, float] = field(default_factory=dict)  # marker -> due to handed over, s
+    outcomes: dict[str, str] = field(default_factory=dict)  # marker -> its run's outcome
+    takeover: float = 0.0  # kill -> every server the dead one held held by another, s
+    killed_after: float = 0.0  # the kill, seconds after the first row was made
+    victim_servers: tuple[str, ...] = ()
+
+    @property
+    def lost(self) -> list[str]:
+        return sorted(m for m, n in self.runs.items() if n == 0)
+
+    @property
+    def twice(self) -> list[str]:
+        return sorted(m for m, n in self.runs.items() if n > 1)
+
+
+def living(group: Fleet) -> list[Bot]:
+    return [b for b in group.bots if b.process.alive]
+
+
+async def _all_held(group: Fleet, limit: float) -> None:
+    def held() -> bool:
+        pids = {b.pid for b in living(group)}
+        return all(group.holder_of(s) in pids for s in group.servers)
+
+    await group.wait_for(held, limit, "every server held by a living bot")
+
+
+def _runs_table(group: Fleet, markers: list[str]) -> dict[str, tuple[float | None, str]]:
+    names = ",".join(f"'{m}'" for m in markers)
+    out = group.pg.psql(
+        "SELECT s.task_id, coalesce(r.lateness::text, ''), r.outcome FROM schedule_runs r "
+        f"JOIN schedules s ON s.id = r.schedule_id WHERE s.task_id IN ({names})",
+        database=group.url.rsplit("/", 1)[1],
+    ).stdout
+    found: dict[str, tuple[float | None, str]] = {}
+    for line in out.splitlines():
+        task, late, outcome = line.split("|")
+        found[task] = (float(late) if late else None, outcome)
+    return found
+
+
+async def run_failover_trial(
+    group: Fleet, trial: FailoverTrial, *, settle: float = 1.0, limit: float = 40.0
+) -> FailoverOutcome:
+    """Run `trial` on `group`; the bots it kills stay dead until the next trial starts them
+    (one is started again as soon as the takeover is seen, so the next trial waits less)."""
+    while len(living(group)) < trial.bots:
+        await group.start_bot()
+    await _all_held(group, 3 * group.ttl)
+    victim = group.bot_of(group.holder_of(trial.server) or 0)
+    servers = tuple(s for s in group.servers if group.holder_of(s) == victim.pid)
+    survivor = next(b for b in living(group) if b is not victim)
+    n = next(_trials)
+    names = list(group.servers)
+    markers: dict[str, str] = {}  # marker -> server
+    began = time.monotonic()
+    for i in range(trial.rows):
+        server = names[i % len(names)]
+        marker = f"fo{n}x{i}"
+        await group.schedule(survivor, server, marker, f"in {trial.first_due + i * trial.step}s")
+        markers[marker] = server
+    await asyncio.sleep(max(0.0, trial.kill_at - (time.monotonic() - began)))
+    killed_at = time.monotonic()
+    await group.kill(victim, trial.signal)
+
+    def taken() -> bool:
+        return all(group.holder_of(s) not in (None, victim.pid) for s in servers)
+
+    await group.wait_for(taken, group.ttl + 4 * TICK, "takeover")
+    outcome = FailoverOutcome({}, takeover=time.monotonic() - killed_at)
+    outcome.killed_after = killed_at - began
+    outcome.victim_servers = servers
+    restart = asyncio.create_task(group.start_bot())
+    try:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if all(group.runs_of(s, m) >= 1 for m, s in markers.items()):
+                break
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(settle)  # a second copy would have come by now
+    finally:
+        await restart
+    outcome.runs = {m: group.runs_of(s, m) for m, s in markers.items()}
+    for marker, (late, what) in (
+        await asyncio.to_thread(_runs_table, group, list(markers))
+    ).items():
+        outcome.outcomes[marker] = what
+        if late is not None:
+            outcome.lateness[marker] = late
+    return outcome
