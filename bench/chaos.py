@@ -5,17 +5,27 @@ SIGKILL of the bot process (`--layout`: the console, or `serve` with the tasks p
 API) at a random moment or right after a hand-over's
 submit ran, restarted on the same data dir (tests/chaos/bot_rig.py); `rcon`: the RCON
 connection cut at seeded random moments while /schedule is used (tests/chaos/rcon_rig.py);
-`mixed`: each trial one of the three at random. Prints, for N trials, how many tasks were lost,
-how many ran twice, how many rollbacks needed a repair and how many alerts were posted (one per
-repaired rollback is right), and the time taken; for bot and rcon trials also how many rows
-were missed (each must be alerted) and how many /schedule replies said "may or may not".
+`mixed`: each trial one of the three at random; `failover`: two `serve` processes on one
+PostgreSQL sharing two mcsim servers by leases, the holder of one SIGKILLed (`--signal`) at a
+random point among six rows due 1-6 s apart, the next trial starting it again
+(tests/fleet/failover.py; the database, the servers and the living bot reused). Prints, for N
+trials, how many tasks were lost, how many ran twice, how many rollbacks needed a repair and
+how many alerts were posted (one per repaired rollback is right), and the time taken; for bot
+and rcon trials also how many rows were missed (each must be alerted) and how many /schedule
+replies said "may or may not".
 
 Server trials read the pack's events from `--source`: the log on the bot's machine (`log`),
 the log over SFTP (`sftp`), or the ring buffer over RCON (`rcon`: a run in the last poll
 interval before the kill is in doubt, counted apart; its default policy skips it).
 
-Run: python bench/chaos.py [N] [--seed S] [--fault server|bot|rcon|mixed]
+Failover trials print lost and twice, the rows not run as planned (their outcome not `ran`),
+how late the rows were handed over (all, and those of the dead process's servers due after
+the kill) and the takeover time (kill -> the survivor holds the dead one's servers), with
+`--ttl` the lease's TTL (DOOM_LEASE_TTL; 3 s, the least, keeps the trials short).
+
+Run: python bench/chaos.py [N] [--seed S] [--fault server|bot|rcon|mixed|failover]
                            [--source log|sftp|rcon] [--layout console|serve]
+                           [--signal kill|term] [--ttl SECONDS]
                            (N defaults to 20)
 """
 
@@ -25,6 +35,7 @@ import argparse
 import asyncio
 import logging
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -37,8 +48,16 @@ from bot.background.crash_guard import ALERT_TYPE
 from tests.chaos.bot_rig import KillTrial, Layout, run_kill_trial
 from tests.chaos.rcon_rig import CutTrial, run_cut_trial
 from tests.chaos.rig import SOURCES, Source, Trial, run_trial
+from tests.fleet.failover import FailoverOutcome, FailoverTrial, run_failover_trial
+from tests.fleet.processes import fleet
 
-__all__ = ["main", "random_cut_trial", "random_kill_trial", "random_trial"]
+__all__ = [
+    "main",
+    "random_cut_trial",
+    "random_failover_trial",
+    "random_kill_trial",
+    "random_trial",
+]
 
 FAULTS = ("server", "bot", "rcon")
 
@@ -75,6 +94,11 @@ def random_cut_trial(rng: random.Random) -> CutTrial:
     return CutTrial(
         seed=rng.randrange(1 << 30), due_step=rng.randint(2, 6), wall_step=rng.uniform(0.1, 0.3)
     )
+
+
+def random_failover_trial(rng: random.Random, sig: signal.Signals) -> FailoverTrial:
+    # rows due 1-6 s after they are made: the kill falls before, among or after them
+    return FailoverTrial(kill_at=rng.uniform(0.3, 6.5), server=rng.choice("ab"), signal=sig)
 
 
 @dataclass
@@ -190,17 +214,85 @@ async def trials(
         )
 
 
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p * len(ordered)) - 1))]
+
+
+def _spread(values: list[float]) -> str:
+    return (
+        f"p50 {_pct(values, 0.5):.2f} s, p99 {_pct(values, 0.99):.2f} s, "
+        f"max {max(values, default=float('nan')):.2f} s (n={len(values)})"
+    )
+
+
+async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) -> None:
+    from tests.fixtures import postgres_server  # starts PostgreSQL; removed at exit
+
+    rng = random.Random(seed)
+    t = Tally()
+    takeovers: list[float] = []
+    late_all: list[float] = []
+    late_around: list[float] = []  # the dead one's servers' rows due after the kill
+    not_ran = 0
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        async with fleet(Path(tmp), postgres_server(), ttl=ttl) as group:
+            for i in range(n):
+                trial = random_failover_trial(rng, sig)
+                try:
+                    outcome: FailoverOutcome = await run_failover_trial(group, trial)
+                except Exception as e:  # a trial that could not finish is counted and shown
+                    t.errors += 1
+                    print(f"trial {i} (failover): did not finish: {e!r}", flush=True)
+                    continue
+                t.tasks += len(outcome.runs)
+                t.lost += len(outcome.lost)
+                t.twice += len(outcome.twice)
+                takeovers.append(outcome.takeover)
+                late_all += outcome.lateness.values()
+                late_around += (
+                    outcome.lateness[m] for m in outcome.after_kill if m in outcome.lateness
+                )
+                not_ran += sum(1 for o in outcome.outcomes.values() if o != "ran")
+                if outcome.lost or outcome.twice:
+                    print(
+                        f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice}; "
+                        f"killed after {outcome.killed_after:.2f} s; outcomes {outcome.outcomes}",
+                        flush=True,
+                    )
+    took = time.monotonic() - began
+    name = sig.name
+    print(
+        f"failover trials {n} (seed {seed}, {name}, lease TTL {ttl:g} s), rows {t.tasks}: "
+        f"lost {t.lost}, twice {t.twice}, not run as planned {not_ran}, trials that did not "
+        f"finish {t.errors}; {took:.1f} s ({took / max(n, 1):.1f} s a trial)"
+    )
+    print(f"  takeover (kill -> held by the survivor): {_spread(takeovers)}")
+    print(f"  lateness, due -> handed over, every row: {_spread(late_all)}")
+    print(f"  lateness, the dead one's rows due after the kill: {_spread(late_around)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("n", type=int, nargs="?", default=20)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--fault", choices=[*FAULTS, "mixed"], default="server")
+    ap.add_argument("--fault", choices=[*FAULTS, "mixed", "failover"], default="server")
     # where the bot reads the pack's events in server trials (tests/chaos/rig.py)
     ap.add_argument("--source", choices=SOURCES, default="log")
     # the bot's process layout in bot trials (tests/chaos/bot_rig.py)
     ap.add_argument("--layout", choices=("console", "serve"), default="console")
+    # failover trials: the signal the holder gets, and the lease's TTL
+    ap.add_argument("--signal", choices=("kill", "term"), default="kill")
+    ap.add_argument("--ttl", type=float, default=3.0)
     args = ap.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
+    if args.fault == "failover":
+        sig = signal.SIGKILL if args.signal == "kill" else signal.SIGTERM
+        asyncio.run(failover_trials(args.n, args.seed, sig, args.ttl))
+        return
     asyncio.run(trials(args.n, args.seed, args.fault, args.source, args.layout))
 
 

@@ -43,6 +43,7 @@ class FailoverOutcome:
     takeover: float = 0.0  # kill -> every server the dead one held held by another, s
     killed_after: float = 0.0  # the kill, seconds after the first row was made
     victim_servers: tuple[str, ...] = ()
+    after_kill: list[str] = field(default_factory=list)  # the dead one's rows due after the kill
 
     @property
     def lost(self) -> list[str]:
@@ -93,11 +94,14 @@ async def run_failover_trial(
     n = next(_trials)
     names = list(group.servers)
     markers: dict[str, str] = {}  # marker -> server
+    due: dict[str, float] = {}  # marker -> monotonic, about (the API counts from its receipt)
     began = time.monotonic()
     for i in range(trial.rows):
         server = names[i % len(names)]
         marker = f"fo{n}x{i}"
-        await group.schedule(survivor, server, marker, f"in {trial.first_due + i * trial.step}s")
+        delay = trial.first_due + i * trial.step
+        due[marker] = time.monotonic() + delay
+        await group.schedule(survivor, server, marker, f"in {delay}s")
         markers[marker] = server
     await asyncio.sleep(max(0.0, trial.kill_at - (time.monotonic() - began)))
     killed_at = time.monotonic()
@@ -110,6 +114,7 @@ async def run_failover_trial(
     outcome = FailoverOutcome({}, takeover=time.monotonic() - killed_at)
     outcome.killed_after = killed_at - began
     outcome.victim_servers = servers
+    outcome.after_kill = [m for m, s in markers.items() if s in servers and due[m] > killed_at]
     restart = asyncio.create_task(group.start_bot())
     try:
         deadline = time.monotonic() + limit
