@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from bot.store.event_log import EventLog
     from bot.store.history import RunHistory
     from bot.store.leases import Lease
+    from bot.store.notify import Listener
     from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -160,6 +161,7 @@ class Services:
     health: dict[str, HealthMonitor] = field(default_factory=dict)
     # several processes on PostgreSQL: this one's leases (bot.background.fleet); None alone
     fleet: Fleet | None = None
+    _listener: Listener | None = field(default=None, repr=False)
 
     @property
     def history(self) -> RunHistory:
@@ -256,6 +258,14 @@ class Services:
         )
         if self.scheduler is not None:
             self.scheduler.fence_for = self.fleet.fence_for
+        from bot.store.notify import LEASES, SCHEDULES, Listener
+
+        self._listener = Listener(self.db)
+        fleet, scheduler = self.fleet, self.scheduler
+        self._listener.on(LEASES, lambda _: fleet.wake())
+        if scheduler is not None:
+            self._listener.on(SCHEDULES, scheduler.changed)
+        self._listener.start()
         await self.fleet.start()
 
     async def _start_server(self, name: str) -> None:
@@ -328,6 +338,8 @@ class Services:
         self._closed = True
         if self.fleet is not None:  # the hand-over first: stop this one's work, release
             await self.fleet.stop()
+        if self._listener is not None:
+            await self._listener.stop()
         await cancel_and_wait(self._pruning)
         for monitor in self.health.values():
             await monitor.stop()

@@ -32,6 +32,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
 
 from bot.store.db import Database
+from bot.store.notify import LEASES, notify
 from bot.store.tables import leases
 
 MEMBER = "member:"  # a process's own lease: that it is alive (the share of servers counts them)
@@ -121,6 +122,7 @@ class LeaseStore:
         query = update(leases).where(self._same(lease)).values(expires=0.0)
         async with self.db.begin() as conn:
             await conn.execute(query)
+            await notify(conn, LEASES, lease.name)  # the others look now, not in a second
 
     async def still_held(self, conn: AsyncConnection, lease: Lease) -> bool:
         """In the caller's transaction: is `lease` still this process's, unexpired? On

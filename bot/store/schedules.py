@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.errors import ValidationError
 from bot.i18n import Text, lazy
 from bot.store.db import Database, greatest
+from bot.store.notify import SCHEDULES, notify
 from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
 from bot.store.tables import schedule_runs as runs
 from bot.store.tables import schedules
@@ -265,6 +266,7 @@ class ScheduleStore(RunQueries):
         try:
             async with self.db.begin() as conn:
                 row = (await conn.execute(query)).one()
+                await notify(conn, SCHEDULES, server)  # the server's holder arms it now
         except IntegrityError as exc:
             if not _unique_broken(exc):
                 raise
@@ -317,6 +319,8 @@ class ScheduleStore(RunQueries):
         )
         async with self.db.begin() as conn:
             row = (await conn.execute(query)).first()
+            if row is not None:
+                await notify(conn, SCHEDULES, str(row.server))
         return None if row is None else _schedule(row)
 
     async def planned(

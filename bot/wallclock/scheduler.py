@@ -15,6 +15,7 @@ from __future__ import annotations
 __all__ = ["Scheduler"]
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import datetime, timedelta
@@ -106,6 +107,7 @@ class Scheduler:
         self._server_of: dict[int, str] = {}  # armed row -> its server
         self._delivering: set[int] = set()  # runs being handed over by this process
         self._refreshing: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
         self.firing.arm = self._arm
         self.firing.fence_for = lambda server: self.fence_for(server)
 
@@ -196,12 +198,19 @@ class Scheduler:
         """Rows another process made or changed for a server this one holds: armed within
         :attr:`refresh_interval` (the heap drops a changed row's old entry by itself)."""
         while True:
-            await asyncio.sleep(self.refresh_interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), self.refresh_interval)
+            self._changed.clear()
             held = [name for name in self.servers if self.owns(name)]
             try:
                 await self._arm_rows(held)
             except Exception:  # the database away for a moment: the next look tries again
                 log.warning("re-reading the wall-clock rows failed", exc_info=True)
+
+    def changed(self, server: str = "") -> None:
+        """Another process made or changed a row of `server` (LISTEN/NOTIFY): look now."""
+        if not server or self.owns(server):
+            self._changed.set()
 
     def _arm(self, row: Schedule) -> None:
         """Arm a row if this process holds its server; else leave it to the one that does."""

@@ -119,7 +119,7 @@ async def test_sigterm_hands_the_servers_over_within_two_seconds(
         began = time.monotonic()
         await group.kill(leaving, signal.SIGTERM)
         await group.wait_for(lambda: group.holder_of("a") == staying.pid, 5, "hand-over")
-        assert time.monotonic() - began <= 2.0 + 1.0  # the exit itself, then the take
+        assert time.monotonic() - began <= 2.0  # the exit itself, then the take (a notice)
         await _all_ran_once(group, [("a", "handed")], 30)
 
 
