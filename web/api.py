@@ -88,7 +88,7 @@ async def me() -> Any:
         "id": user.id,
         "name": user.name,
         "rank": user.rank.name.lower(),
-        "csrf_token": csrf_token(),
+        "csrf_token": await csrf_token(),
     }
 
 

@@ -37,6 +37,7 @@ from bot import errors
 from bot.aio import cancel_and_wait
 from bot.config import Settings
 from bot.i18n import N_, _
+from bot.store.web_sessions import WebSessionStore
 from web import (
     admin,
     api,
@@ -67,6 +68,7 @@ from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import EXTENSION, HostBot, WebError, WebState
 from web.inputs import too_large
 from web.markup import discord_html, discord_inline, plain_json
+from web.rate_store import DatabaseRateStore
 
 if TYPE_CHECKING:
     from bot.operations import Operations
@@ -302,17 +304,18 @@ def create_app(
 ) -> HostApp:
     """The dashboard for these services and the core's operations `ops` (default: the bot's);
     `bot` is the Discord bot when one runs. `clock` (epoch seconds) drives link and session
-    expiry; `secret` signs cookies, links and tokens (default: random, so a restart logs
-    everyone out and voids unused links)."""
+    expiry; `secret` signs cookies, links and tokens (default: the key kept in the database,
+    read when the app starts, so every process serving the dashboard accepts the others'
+    cookies and links, and a restart logs no one out)."""
     from web.metrics import Metrics
 
     settings = settings or services.settings
-    key = secret or secrets.token_bytes(32)
+    store = WebSessionStore(services.db)
     app = HostApp(__name__, template_folder="templates", static_folder="static")
     app.bot = bot
     app._mounted = {}
     app.serving = asyncio.Event()
-    app.secret_key = key
+    app.secret_key = None
     https = (settings.web_url or base_url).startswith("https://")
     app.config.update(
         SESSION_COOKIE_NAME="doom_session",
@@ -333,13 +336,27 @@ def create_app(
         found_ops,
         bot,
         settings,
-        LoginLinks(key, clock),
-        Sessions(key, clock),
+        LoginLinks(store, clock),
+        Sessions(store, clock),
         Metrics(services, found_ops),
         clock,
         base_url,
     )
     app.extensions[EXTENSION] = web
+
+    def keyed(key: bytes) -> None:
+        app.secret_key = key
+        web.links.keyed(key)
+        web.sessions.keyed(key)
+
+    if secret is not None:
+        keyed(secret)
+
+    @app.before_serving
+    async def signing_key() -> None:
+        if app.secret_key is None:
+            keyed(await store.signing_key(clock()))
+
     app.jinja_env.filters["ticks"] = ticks
     QuartSchema(
         # the API's reference at /api/docs (ReDoc, served by quart-schema from the document)
@@ -353,7 +370,8 @@ def create_app(
         security=[{"bearer": []}],
     )
     i18n.install(app)  # first: the rate limiter's refusal is a page in the reader's language
-    RateLimiter(app)
+    # counted in the database: the limits hold across every process serving the dashboard
+    RateLimiter(app, store=DatabaseRateStore(services.db))
     pages = (
         auth,
         servers,

@@ -4,10 +4,12 @@
 The link carries a signed claim (itsdangerous' timestamped serializer: the project writes no
 crypto) with a nonce that is good once and for :data:`LINK_TTL` seconds. Opening it shows a
 "Log in" button and only pressing it spends the nonce, so a link preview that fetches the URL
-cannot use it up. The session lives on the server (logout ends it everywhere); the cookie holds
-only its id, signed by Quart. CSRF tokens and a session's API tokens are the session's
-secrets, signed; a long-lived API token (``python -m bot token new``) and a ``login`` link
-are kept hashed in the database (bot.operations.access) and carry their own rank.
+cannot use it up. The session lives in the database (bot.store.web_sessions), so every process
+serving the dashboard knows it and a logout ends it in all; the cookie holds only its id, signed
+by Quart with the key the database keeps for all of them. CSRF tokens and a session's API
+tokens are the session's secrets, signed; a long-lived API token (``python -m bot token new``)
+and a ``login`` link are kept hashed in the database (bot.operations.access) and carry their
+own rank.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from bot.i18n import N_, _
 from bot.operations import access
 from bot.operations.ranks import Rank
 from bot.store.access import TOKEN_PREFIX
+from bot.store.web_sessions import SessionRow, WebSessionStore
 from web.context import WebError, WebUser, state
 
 log = logging.getLogger(__name__)
@@ -59,6 +62,7 @@ LINK_TTL = 300  # seconds a login link stays good
 SESSION_TTL = 12 * 3600.0
 P = ParamSpec("P")
 R = TypeVar("R")
+_LOADED = "doom_web_session"  # the request's session once read (in quart.g)
 
 blueprint = Blueprint("auth", __name__)
 
@@ -71,29 +75,39 @@ class LinkClaim:
 
 
 class LoginLinks:
-    """Signed one-time login tokens; `clock` (epoch seconds) is injectable for tests."""
+    """Signed one-time login tokens; `clock` (epoch seconds) is injectable for tests. A link is
+    good once whichever process opens it: its nonce is marked spent in the database."""
 
-    def __init__(self, secret: bytes, clock: Callable[[], float]) -> None:
+    def __init__(self, store: WebSessionStore, clock: Callable[[], float]) -> None:
+        self._store = store
+        self._clock = clock
+        self._serializer: URLSafeTimedSerializer | None = None
+
+    def keyed(self, secret: bytes) -> None:
+        """Sign with `secret` (the key every process shares, or one a test gives)."""
+        clock = self._clock
+
         class _Signer(TimestampSigner):
             def get_timestamp(self) -> int:
                 return int(clock())
 
-        self._clock = clock
         self._serializer = URLSafeTimedSerializer(secret, salt="doom-login", signer=_Signer)
-        self._pending: dict[str, float] = {}  # nonce -> expiry
+
+    @property
+    def serializer(self) -> URLSafeTimedSerializer:
+        if self._serializer is None:
+            raise RuntimeError("the dashboard has no signing key yet: it is read when it starts")
+        return self._serializer
 
     def issue(self, user_id: int, guild_id: int, name: str) -> str:
-        now = self._clock()
-        self._pending = {n: t for n, t in self._pending.items() if t > now}
         nonce = secrets.token_urlsafe(16)
-        self._pending[nonce] = now + LINK_TTL
-        token: str = self._serializer.dumps({"u": user_id, "g": guild_id, "n": name, "k": nonce})
+        token: str = self.serializer.dumps({"u": user_id, "g": guild_id, "n": name, "k": nonce})
         return token
 
-    def check(self, token: str, *, spend: bool) -> LinkClaim:
+    async def check(self, token: str, *, spend: bool) -> LinkClaim:
         """The claim of a good link; WebError(403) with the reason otherwise."""
         try:
-            data = self._serializer.loads(token, max_age=LINK_TTL)
+            data = self.serializer.loads(token, max_age=LINK_TTL)
         except SignatureExpired:
             raise WebError(
                 403,
@@ -107,7 +121,12 @@ class LoginLinks:
                 403, _("This is not a valid login link: run /dashboard for one.")
             ) from None
         nonce = data.get("k") if isinstance(data, dict) else None
-        if nonce not in self._pending or self._pending[nonce] <= self._clock():
+        now = self._clock()
+        if not isinstance(nonce, str) or (
+            not await self._store.spend_link(nonce, now, now + LINK_TTL)
+            if spend
+            else await self._store.link_spent(nonce)
+        ):
             raise WebError(
                 403,
                 _(
@@ -115,15 +134,13 @@ class LoginLinks:
                     "run /dashboard again for a new one."
                 ),
             )
-        if spend:
-            del self._pending[nonce]
         return LinkClaim(int(data["u"]), int(data["g"]), str(data["n"]))
 
     def signed_by_us(self, token: str) -> tuple[int, str] | None:
         """(user id, link nonce) of a token this bot signed, however old or used; None for
         any other text. The login rate limits count by these, never by a forged claim."""
         try:
-            data = self._serializer.loads(token)
+            data = self.serializer.loads(token)
             return int(data["u"]), str(data["k"])
         except (BadSignature, KeyError, TypeError, ValueError):
             return None
@@ -141,69 +158,104 @@ class WebSession:
     rank_at: float = 0.0
     # the rank a login link made without Discord gives, fixed (no roles to ask again)
     fixed_rank: Rank | None = None
-    flashes: list[tuple[str, str]] = field(default_factory=list)  # web.flashes: (category, text)
+    # the messages kept for it when it was read (web.flashes takes them from the database)
+    flashes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _rank(value: int | None) -> Rank | None:
+    return None if value is None else Rank(value)
 
 
 class Sessions:
-    """Sessions on the server, by id; ended by logout, by expiry, or when roles are gone."""
+    """Sessions in the database, by id, shared by every process serving the dashboard; ended
+    by logout (in all of them), by expiry, or when roles are gone."""
 
-    def __init__(self, secret: bytes, clock: Callable[[], float]) -> None:
+    def __init__(self, store: WebSessionStore, clock: Callable[[], float]) -> None:
+        self.store = store
         self._clock = clock
-        self._by_id: dict[str, WebSession] = {}
+        self._csrf: URLSafeSerializer | None = None
+        self._api: URLSafeSerializer | None = None
+
+    def keyed(self, secret: bytes) -> None:
         self._csrf = URLSafeSerializer(secret, salt="doom-csrf")
         self._api = URLSafeSerializer(secret, salt="doom-api")
 
-    def open(self, claim: LinkClaim, rank: Rank | None = None) -> WebSession:
+    def _signers(self) -> tuple[URLSafeSerializer, URLSafeSerializer]:
+        if self._csrf is None or self._api is None:
+            raise RuntimeError("the dashboard has no signing key yet: it is read when it starts")
+        return self._csrf, self._api
+
+    async def open(self, claim: LinkClaim, rank: Rank | None = None) -> WebSession:
         """A session for the claim's user; `rank` fixes their rank (a `login` link's)."""
+        now = self._clock()
         sid = secrets.token_urlsafe(24)
-        found = WebSession(
-            sid, claim.user_id, claim.guild_id, claim.name, self._clock() + SESSION_TTL
-        )
+        found = WebSession(sid, claim.user_id, claim.guild_id, claim.name, now + SESSION_TTL)
         found.fixed_rank = rank
-        self._by_id[sid] = found
+        row = SessionRow(
+            sid, found.user_id, found.guild_id, found.name, found.expires, found.csrf, rank
+        )
+        await self.store.open(row, now)
         return found
 
-    def get(self, sid: object) -> WebSession | None:
-        found = self._by_id.get(sid) if isinstance(sid, str) else None
-        if found is not None and found.expires <= self._clock():
-            self.end(found.sid)
+    async def get(self, sid: object) -> WebSession | None:
+        if not isinstance(sid, str) or not sid:
             return None
+        row = await self.store.get(sid, self._clock())
+        if row is None:
+            return None
+        found = WebSession(sid, row.user_id, row.guild_id, row.name, row.expires, row.csrf)
+        found.fixed_rank = _rank(row.rank)
+        found.rank, found.rank_at = _rank(row.seen_rank), row.seen_at
+        found.flashes = row.flashes
         return found
 
-    def end(self, sid: str) -> None:
-        self._by_id.pop(sid, None)
+    async def end(self, sid: str) -> None:
+        await self.store.end(sid)
+
+    async def seen(self, found: WebSession) -> None:
+        """Keep what Discord said of the user (name, rank) for the next reads, in any process."""
+        if found.rank is not None and not found.sid.startswith("token:"):
+            await self.store.seen(found.sid, found.name, int(found.rank), found.rank_at)
 
     def csrf_token(self, found: WebSession) -> str:
-        token: str = self._csrf.dumps(found.csrf)
+        token: str = self._signers()[0].dumps(found.csrf)
         return token
 
     def csrf_ok(self, found: WebSession, token: str | None) -> bool:
         if not token:
             return False
         try:
-            value = self._csrf.loads(token)
+            value = self._signers()[0].loads(token)
         except BadSignature:
             return False
         return isinstance(value, str) and hmac.compare_digest(value, found.csrf)
 
     def api_token(self, found: WebSession) -> str:
-        token: str = self._api.dumps(found.sid)
+        token: str = self._signers()[1].dumps(found.sid)
         return token
 
-    def by_api_token(self, token: str) -> WebSession | None:
+    async def by_api_token(self, token: str) -> WebSession | None:
         try:
-            sid = self._api.loads(token)
+            sid = self._signers()[1].loads(token)
         except BadSignature:
             return None
-        return self.get(sid)
+        return await self.get(sid)
 
 
 # -- who is asking ---------------------------------------------------------------------------
 
 
-def cookie_session() -> WebSession | None:
-    """The server-side session the request's cookie names, if it is open."""
-    return state().sessions.get(session.get("sid"))
+async def cookie_session() -> WebSession | None:
+    """The server-side session the request's cookie names, if it is open (read from the
+    database once per request)."""
+    if _LOADED not in g:
+        setattr(g, _LOADED, await state().sessions.get(session.get("sid")))
+    found: WebSession | None = getattr(g, _LOADED)
+    return found
+
+
+def _forget_loaded() -> None:
+    g.pop(_LOADED, None)
 
 
 async def current_user(*, fresh: bool = False) -> WebUser:
@@ -211,12 +263,13 @@ async def current_user(*, fresh: bool = False) -> WebUser:
     web = state()
     header = request.headers.get("Authorization", "")
     by_token = header.startswith("Bearer ")
-    found = await _by_bearer(header[7:].strip()) if by_token else cookie_session()
+    found = await _by_bearer(header[7:].strip()) if by_token else await cookie_session()
     if found is None:
         raise WebError(401, not_logged_in())
     rank = await web.rank(found, fresh=fresh)
     if rank < Rank.MODERATOR:
-        web.sessions.end(found.sid)
+        await web.sessions.end(found.sid)
+        _forget_loaded()
         log.info("web session of user %s ended: no dashboard role any more", found.user_id)
         raise WebError(
             403, _("Your Discord roles no longer allow the dashboard; you were logged out.")
@@ -238,7 +291,7 @@ async def _by_bearer(token: str) -> WebSession | None:
     """A session's own API token, or a long-lived one (kept hashed in the database)."""
     web = state()
     if not token.startswith(TOKEN_PREFIX):
-        return web.sessions.by_api_token(token)
+        return await web.sessions.by_api_token(token)
     grant = await access.token_grant(web.ops, token)
     if grant is None:
         return None
@@ -284,7 +337,7 @@ def action(
             web = state()
             header = request.headers.get("Authorization", "")
             if not header.startswith("Bearer "):
-                found = cookie_session()
+                found = await cookie_session()
                 token = request.headers.get("X-CSRF-Token")
                 if token is None and request.mimetype != "application/json":
                     token = (await request.form).get("csrf_token")
@@ -305,9 +358,10 @@ def action(
     return decorator
 
 
-def csrf_token() -> str:
-    """For templates: the CSRF token of the current session ('' when logged out)."""
-    found = cookie_session()
+async def csrf_token() -> str:
+    """For templates (which await it): the CSRF token of the current session ('' when logged
+    out)."""
+    found = await cookie_session()
     return state().sessions.csrf_token(found) if found is not None else ""
 
 
@@ -373,7 +427,7 @@ async def login_form() -> Any:
         claim, _rank = await _code_claim(code, spend=False)
         return await render_template("login.html", field="c", token=code, claim=claim)
     token = request.args.get("t", "")
-    claim = state().links.check(token, spend=False)
+    claim = await state().links.check(token, spend=False)
     return await render_template("login.html", field="t", token=token, claim=claim)
 
 
@@ -385,8 +439,9 @@ async def login() -> Any:
     if form.get("c"):
         claim, rank = await _code_claim(str(form["c"]), spend=True)
     else:
-        claim = state().links.check(form.get("t", ""), spend=True)
-    opened = state().sessions.open(claim, rank)
+        claim = await state().links.check(form.get("t", ""), spend=True)
+    opened = await state().sessions.open(claim, rank)
+    _forget_loaded()
     session.clear()
     session["sid"] = opened.sid
     log.info("web login: user %s", claim.user_id)
@@ -396,18 +451,19 @@ async def login() -> Any:
 @blueprint.post("/logout")
 async def logout() -> Any:
     web = state()
-    found = cookie_session()
+    found = await cookie_session()
     if found is not None:
         if not web.sessions.csrf_ok(found, (await request.form).get("csrf_token")):
             raise WebError(403, _("The form's security token is missing or wrong."))
-        web.sessions.end(found.sid)
+        await web.sessions.end(found.sid)  # in every process: they read it from the database
+        _forget_loaded()
     session.clear()
     return redirect("/logged-out", 303)  # an address that opens again, unlike a POST's
 
 
 @blueprint.get("/logged-out")
 async def logged_out() -> Any:
-    if cookie_session() is not None:
+    if await cookie_session() is not None:
         return redirect("/servers", 303)  # not logged out (another tab logged in again)
     message = (
         _("You are logged out. /dashboard gives a new link.")

@@ -116,6 +116,7 @@ class WebState:
             session.name = display_name(member) or session.name  # as Discord shows it now
         rank = rank_for(session.user_id, roles, self.settings)
         session.rank, session.rank_at = rank, now
+        await self.sessions.seen(session)  # the next reads, in any process, may rely on it
         return rank
 
 

@@ -91,12 +91,13 @@ class WebServer:
         host: str | None = None,
         port: int | None = None,
         clock: Callable[[], float] = time.time,
+        secret: bytes | None = None,
     ) -> None:
         self.settings = settings or services.settings
         self.host = host or self.settings.web_host
         self.requested_port = port if port is not None else (self.settings.web_port or 0)
         self.app: HostApp = create_app(
-            services, bot=bot, ops=ops, settings=self.settings, clock=clock
+            services, bot=bot, ops=ops, settings=self.settings, clock=clock, secret=secret
         )
         self.port = 0
         self._socket: socket.socket | None = None

@@ -35,9 +35,13 @@ __all__ = [
     "metadata",
     "mutations",
     "plugin_data",
+    "rate_limits",
     "schedule_runs",
     "schedules",
     "task_runs",
+    "web_keys",
+    "web_links_spent",
+    "web_sessions",
 ]
 
 from sqlalchemy import (
@@ -372,4 +376,49 @@ leases = Table(
     Column("token", Int, nullable=False),
     Column("expires", Float, nullable=False),  # the database's clock, epoch seconds
     Column("acquired", Float, nullable=False),
+)
+
+# the dashboard's state, shared by every process that serves it (bot.store.web_sessions)
+
+# the key that signs the dashboard's cookies, links and tokens: made once, read by every process
+web_keys = Table(
+    "web_keys",
+    metadata,
+    Column("name", Text, primary_key=True),  # 'signing'
+    Column("value", Text, nullable=False),  # hex
+    Column("created", Float, nullable=False),
+)
+
+# a logged-in browser: only its id's SHA-256 is kept, so a copy of the database opens nothing
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("sid_sha256", Text, primary_key=True),
+    Column("user_id", Int, nullable=False),
+    Column("guild_id", Int, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("rank", Int),  # the fixed rank of a login made without Discord; NULL: Discord's roles
+    Column("seen_rank", Int),  # the rank Discord's roles gave when last asked
+    Column("seen_at", Float),
+    Column("csrf", Text, nullable=False),  # the secret its forms' tokens sign
+    Column("flashes", Text, nullable=False, server_default="[]"),  # JSON [[category, text]]
+    Column("expires", Float, nullable=False),
+    Index("web_sessions_expires", "expires"),
+)
+
+# the nonces of /dashboard links already used: a link is good once, whichever process opens it
+web_links_spent = Table(
+    "web_links_spent",
+    metadata,
+    Column("nonce_sha256", Text, primary_key=True),
+    Column("expires", Float, nullable=False),  # kept until the link would have expired anyway
+)
+
+# the dashboard's rate limits (GCRA): the theoretical arrival time of each limit's key
+rate_limits = Table(
+    "rate_limits",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("tat", Float, nullable=False),  # epoch seconds, the wall clock
+    Index("rate_limits_tat", "tat"),
 )
