@@ -212,7 +212,7 @@ class Run:
         self.url: str | None = None
         self.bots: list[BotProcess] = []
         self.bases: list[str] = []
-        self.token = ""
+        self.tokens: list[str] = []
 
     @property
     def pids(self) -> list[int]:
@@ -248,18 +248,36 @@ class Run:
         assert found is not None
         self.bots.append(process)
         self.bases.append(found[0])
-        if not self.token:
-            made = await asyncio.to_thread(
-                subprocess.run,
-                [sys.executable, "-m", "bot", "token", "new", "bench", "--rank", "moderator"],
-                env=process.env,
-                cwd=process.cwd,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+
+    async def make_tokens(self, n: int) -> None:
+        """`n` API tokens (the CLI's): the API takes 60 writes a minute from each."""
+        bot = self.bots[0]
+        gate = asyncio.Semaphore(3)
+
+        async def one(i: int) -> str:
+            async with gate:
+                made = await asyncio.to_thread(
+                    subprocess.run,
+                    [
+                        sys.executable,
+                        "-m",
+                        "bot",
+                        "token",
+                        "new",
+                        f"bench{i}",
+                        "--rank",
+                        "moderator",
+                    ],
+                    env=bot.env,
+                    cwd=bot.cwd,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
             assert made.returncode == 0, made.stderr
-            self.token = made.stdout.strip()
+            return made.stdout.strip()
+
+        self.tokens = list(await asyncio.gather(*(one(i) for i in range(n))))
 
     def holders(self) -> dict[str, int]:
         from bot.testkit.postgres import PostgresServer
@@ -292,7 +310,6 @@ class Run:
     async def schedule_due(self, due: int) -> tuple[list[str], float]:
         """`due` rows a server due 10-25 s from now, through the API; their task ids and the
         monotonic time by which all are due."""
-        auth = {"Authorization": f"Bearer {self.token}"}
         gate = asyncio.Semaphore(8)
         made: list[str] = []
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
@@ -301,6 +318,8 @@ class Run:
                 body = {"run": f"say d{k}", "when": f"in {10 + (k * 15) // max(due, 1)}s"}
                 body["id"] = f"d{k}"
                 base = self.bases[j % len(self.bases)]
+                token = self.tokens[(j * due + k) // 50]
+                auth = {"Authorization": f"Bearer {token}"}
                 async with (
                     gate,
                     http.post(f"{base}/api/servers/{server}/tasks", json=body, headers=auth) as r,
@@ -350,6 +369,7 @@ async def measure(
     try:
         for _ in range(2 if layout == "pg2" else 1):
             await run.start_bot()
+        await run.make_tokens(-(-len(ports) * args.due // 50))
         await run.all_held(3 * args.ttl + len(ports))
         await asyncio.sleep(3.0)  # the servers' work started: the first looks settle
         cpu0, w0, t0 = cpu_seconds(run.pids), run.writes(), time.monotonic()
