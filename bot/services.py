@@ -252,7 +252,6 @@ class Services:
             LeaseStore(self.db, process_id(), ttl=ttl),
             list(self.servers),
             _ServerWork(self),
-            gateway=self.settings.discord_token is not None,
             # an RCON command started before this has ended before the lease can expire
             margin=min(self.settings.rcon_timeout + 1.0, ttl / 2),
         )

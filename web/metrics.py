@@ -97,12 +97,11 @@ class _Fleet(Collector):
             return
         held = GaugeMetricFamily(
             "doom_lease_held",
-            "1 for each server (and the gateway) whose work this process does.",
+            "1 for each server whose work this process does.",
             labels=["lease"],
         )
         for name in sorted(self.services.servers):
             held.add_metric([f"server:{name}"], 1.0 if fleet.holds(name) else 0.0)
-        held.add_metric(["gateway"], 1.0 if fleet.holds_gateway else 0.0)
         yield held
         yield GaugeMetricFamily(
             "doom_fleet_processes",

@@ -2,10 +2,10 @@
 
 Every process serves the dashboard and the API; each server's background work (wall-clock
 hand-overs, crash guard, event source, health checks) runs in exactly one process, the holder of
-its lease ``server:<name>`` (bot.store.leases); the Discord gateway is held by one process under
-``gateway``. A process's own lease ``member:<id>`` says it is alive: the servers are shared out
-by the number of live processes (each takes at most its share, rounded up), so a new process
-takes its share as the others give theirs up, and the survivors take a dead one's.
+its lease ``server:<name>`` (bot.store.leases). A process's own lease ``member:<id>`` says it
+is alive: the servers are shared out by the number of live processes (each takes at most its
+share, rounded up), so a new process takes its share as the others give theirs up, and the
+survivors take a dead one's.
 
 One loop a process, every :data:`TICK` seconds (sooner when PostgreSQL's LISTEN/NOTIFY says a
 lease was released): renew what it holds a third of the way into the TTL, give up what is over
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TICK = 1.0  # seconds between looks at the leases
-GATEWAY = "gateway"
 
 
 def process_id() -> str:
@@ -58,7 +57,7 @@ def server_lease(name: str) -> str:
 
 
 class FleetWork(Protocol):
-    """What the fleet starts and stops: a server's background work, the gateway."""
+    """What the fleet starts and stops: a server's background work."""
 
     async def gain(self, lease: Lease) -> None: ...
 
@@ -78,7 +77,6 @@ class Fleet:
     leases: LeaseStore
     servers: list[str]
     work: FleetWork
-    gateway: bool = False  # this process can hold the Discord gateway (it has a token)
     margin: float = 3.0  # seconds before expiry at which an unrenewed holder stops acting
     tick: float = TICK
     clock: Callable[[], float] = time.monotonic
@@ -128,10 +126,6 @@ class Fleet:
             return lease is not None and await self.leases.still_held(conn, lease)
 
         return fence
-
-    @property
-    def holds_gateway(self) -> bool:
-        return GATEWAY in self.held
 
     def wake(self) -> None:
         """Look now (a lease was released: LISTEN/NOTIFY)."""
@@ -189,8 +183,6 @@ class Fleet:
         ]
         for name in sorted(free, key=self._rank)[: max(0, share - len(mine))]:
             await self._take(name)
-        if self.gateway and GATEWAY not in holders and GATEWAY not in self.held:
-            await self._take(GATEWAY)
 
     def _rank(self, name: str) -> int:
         """An order of the servers of its own for each process, so processes starting together

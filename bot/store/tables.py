@@ -365,13 +365,13 @@ task_runs = Table(
     sqlite_autoincrement=True,
 )
 
-# who does a server's background work (and who holds the Discord gateway): one row per name,
+# who does a server's background work, which processes are alive: one row per name,
 # held until `expires` unless renewed; `token` grows on every change of holder, and a write made
 # for a lease carries the token it was made under (fencing: bot.store.leases)
 leases = Table(
     "leases",
     metadata,
-    Column("name", Text, primary_key=True),  # 'server:<name>' or 'gateway'
+    Column("name", Text, primary_key=True),  # 'server:<name>' or 'member:<process>'
     Column("holder", Text, nullable=False),  # the process: host, pid and a random part
     Column("token", Int, nullable=False),
     Column("expires", Float, nullable=False),  # the database's clock, epoch seconds

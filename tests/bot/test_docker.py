@@ -163,8 +163,9 @@ def test_the_fleet_profile_puts_two_bots_on_one_postgresql(
     assert isinstance(services, dict)
     db, fleet = services["db"], services["bot-fleet"]
     assert db["profiles"] == ["fleet"] and fleet["profiles"] == ["fleet"]
-    assert "bot" not in services["bot"].get("profiles", [])  # the single bot stays the default
+    assert "profiles" not in services["bot"]  # the single bot stays the default
     assert fleet["deploy"]["replicas"] == 2
+    assert fleet["command"] == ["python", "-m", "bot", "serve"]
     db_env = env_of(db)
     for key in list(os.environ):
         if key.startswith(ENV_PREFIX):
