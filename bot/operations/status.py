@@ -32,7 +32,7 @@ def _holder(ops: Operations, target: ServerServices) -> str:
         return ""
     holder = fleet.holder_of(target.name)
     if holder is None:
-        return _("no process yet (one takes it within {ttl} s)", ttl=f"{fleet.ttl:g}")
+        return _("no process yet (one takes it within {ttl} s)", ttl=format(fleet.ttl, "g"))
     if holder == fleet.holder:
         return _("this process ({holder}), of {n} running", holder=holder, n=fleet.members)
     return _("the process {holder}, of {n} running", holder=holder, n=fleet.members)
