@@ -408,7 +408,8 @@ async def bench(args: argparse.Namespace) -> None:
     results: list[Figures] = []
     began = time.monotonic()
     for n in (int(s) for s in args.servers.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
+        kept = None if args.keep is None else tempfile.mkdtemp(dir=args.keep)
+        with contextlib.nullcontext(kept) if kept else tempfile.TemporaryDirectory() as tmp:
             async with worlds(Path(tmp), n, args.per_host) as ports:
                 for layout in layouts:
                     here = Path(tmp) / layout
@@ -450,6 +451,8 @@ def main() -> None:
     ap.add_argument("--idle", type=float, default=10.0)
     ap.add_argument("--ttl", type=float, default=10.0)
     ap.add_argument("--per-host", type=int, default=25)
+    # keep the bots' data folders (their logs) in a folder made in this one
+    ap.add_argument("--keep", default=None)
     asyncio.run(bench(ap.parse_args()))
 
 

@@ -81,7 +81,12 @@ def _runs_table(group: Fleet, markers: list[str]) -> dict[str, tuple[float | Non
 
 
 async def run_failover_trial(
-    group: Fleet, trial: FailoverTrial, *, settle: float = 1.0, limit: float = 40.0
+    group: Fleet,
+    trial: FailoverTrial,
+    *,
+    settle: float = 1.0,
+    settle_record: float = 10.0,
+    limit: float = 40.0,
 ) -> FailoverOutcome:
     """Run `trial` on `group`; the bots it kills stay dead until the next trial starts them
     (one is started again as soon as the takeover is seen, so the next trial waits less)."""
@@ -126,9 +131,14 @@ async def run_failover_trial(
     finally:
         await restart
     outcome.runs = {m: group.runs_of(s, m) for m, s in markers.items()}
-    for marker, (late, what) in (
-        await asyncio.to_thread(_runs_table, group, list(markers))
-    ).items():
+    # a run the dead one handed over but had not recorded is recorded by its new holder
+    # (its recovery): give it `settle_record` seconds before reading what stays
+    table = await asyncio.to_thread(_runs_table, group, list(markers))
+    deadline = time.monotonic() + settle_record
+    while any(w == "sending" for _, w in table.values()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+        table = await asyncio.to_thread(_runs_table, group, list(markers))
+    for marker, (late, what) in table.items():
         outcome.outcomes[marker] = what
         if late is not None:
             outcome.lateness[marker] = late
