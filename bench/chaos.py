@@ -39,6 +39,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -236,7 +237,7 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
     takeovers: list[float] = []
     late_all: list[float] = []
     late_around: list[float] = []  # the dead one's servers' rows due after the kill
-    not_ran = 0
+    not_ran: Counter[str] = Counter()  # outcome -> rows whose run was recorded so
     began = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         async with fleet(Path(tmp), postgres_server(), ttl=ttl) as group:
@@ -256,7 +257,8 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
                 late_around += (
                     outcome.lateness[m] for m in outcome.after_kill if m in outcome.lateness
                 )
-                not_ran += sum(1 for o in outcome.outcomes.values() if o != "ran")
+                not_ran.update(o for o in outcome.outcomes.values() if o != "ran")
+                not_ran.update("no run row" for m in outcome.runs if m not in outcome.outcomes)
                 if outcome.lost or outcome.twice:
                     print(
                         f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice}; "
@@ -267,7 +269,7 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
     name = sig.name
     print(
         f"failover trials {n} (seed {seed}, {name}, lease TTL {ttl:g} s), rows {t.tasks}: "
-        f"lost {t.lost}, twice {t.twice}, not run as planned {not_ran}, trials that did not "
+        f"lost {t.lost}, twice {t.twice}, run rows not 'ran' {dict(not_ran)}, trials that did not "
         f"finish {t.errors}; {took:.1f} s ({took / max(n, 1):.1f} s a trial)"
     )
     print(f"  takeover (kill -> held by the survivor): {_spread(takeovers)}")
