@@ -187,6 +187,7 @@ class Figures:
     writes_idle: float = float("nan")
     writes_busy: float = float("nan")
     takeover: float | None = None
+    busy_cpu: float = float("nan")  # the bots' CPU while the rows came due, cores
     ran: int = 0
     planned: int = 0
     notes: str = ""
@@ -197,7 +198,7 @@ class Figures:
             f"| {self.layout:<6} | {self.servers:>4} | {_pct(self.late, 0.5) * 1000:7.0f} ms | "
             f"{_pct(self.late, 0.99) * 1000:7.0f} ms | {self.ran}/{self.planned} | "
             f"{self.idle_cpu_ms:6.2f} ms/s | {self.writes_idle:7.1f} | {self.writes_busy:7.1f} | "
-            f"{take} |"
+            f"{take} | {self.busy_cpu:4.2f} |"
         )
 
 
@@ -377,10 +378,12 @@ async def measure(
         took = time.monotonic() - t0
         figures.idle_cpu_ms = (cpu_seconds(run.pids) - cpu0) / took * 1000 / len(ports)
         figures.writes_idle = (run.writes() - w0) / took
-        w0, t0 = run.writes(), time.monotonic()
+        cpu0, w0, t0 = cpu_seconds(run.pids), run.writes(), time.monotonic()
         _, all_due = await run.schedule_due(args.due)
         await asyncio.sleep(max(0.0, all_due - time.monotonic()) + 3.0)
-        figures.writes_busy = (run.writes() - w0) / (time.monotonic() - t0)
+        took = time.monotonic() - t0
+        figures.writes_busy = (run.writes() - w0) / took
+        figures.busy_cpu = (cpu_seconds(run.pids) - cpu0) / took
         figures.late, figures.ran = await run.lateness()
         if layout == "pg2":
             victim = run.bots[0]
@@ -429,9 +432,9 @@ async def bench(args: argparse.Namespace) -> None:
     )
     print(
         "| layout | servers | hand-over p50 | p99 | ran | bot CPU / idle server | "
-        "writes/s idle | writes/s busy | takeover |"
+        "writes/s idle | writes/s busy | takeover | bot CPU busy (cores) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for figures in results:
         print(figures.row())
     print(
