@@ -97,7 +97,9 @@ async def follow_alerts(
 ) -> None:
     """Read every server's events until cancelled, for a face with no Discord alerts cog (the
     console, ``serve``): through the bus, so the crash guard keeps its record as they pass and
-    the dashboard reads the same stream; each alert is logged and given to `on_alert`."""
+    the dashboard reads the same stream; each alert is logged and given to `on_alert`. Several
+    processes on one database: the alerts of the servers another process reads (relayed) are
+    given to `on_alert` but logged by that process only, once in the fleet's logs."""
 
     async def one(server: ServerServices) -> None:
         assert server.events is not None
@@ -105,14 +107,15 @@ async def follow_alerts(
             async for event in stream:
                 if event.type not in ALERTS or is_selftest_id(event.task_id):
                     continue
-                # the event's type and task first, as a log search would look for them
-                log.warning(
-                    "alert: %s %s on %s (%s)",
-                    event.type,
-                    event.task_id,
-                    server.name,
-                    KINDS.get(event.type, event.type),
-                )
+                if not event.relayed:
+                    # the event's type and task first, as a log search would look for them
+                    log.warning(
+                        "alert: %s %s on %s (%s)",
+                        event.type,
+                        event.task_id,
+                        server.name,
+                        KINDS.get(event.type, event.type),
+                    )
                 if on_alert is not None:
                     try:
                         on_alert(server, event)

@@ -53,6 +53,7 @@ from bot.minecraft.software import UNKNOWN_SOFTWARE, ServerSoftware, detect_soft
 
 if TYPE_CHECKING:
     from bot.background.crash_guard import CrashGuard
+    from bot.background.event_relay import EventRelay
     from bot.background.event_source import EventSource
     from bot.background.fleet import Fleet
     from bot.background.health import HealthMonitor
@@ -162,6 +163,8 @@ class Services:
     # several processes on PostgreSQL: this one's leases (bot.background.fleet); None alone
     fleet: Fleet | None = None
     _listener: Listener | None = field(default=None, repr=False)
+    # the other processes' events onto this one's bus (bot.background.event_relay); shared only
+    relay: EventRelay | None = None
 
     @property
     def history(self) -> RunHistory:
@@ -257,13 +260,20 @@ class Services:
         )
         if self.scheduler is not None:
             self.scheduler.fence_for = self.fleet.fence_for
-        from bot.store.notify import LEASES, SCHEDULES, Listener
+        from bot.background.event_relay import EventRelay
+        from bot.store.notify import EVENTS, LEASES, SCHEDULES, Listener
 
         self._listener = Listener(self.db)
         fleet, scheduler = self.fleet, self.scheduler
         self._listener.on(LEASES, lambda _: fleet.wake())
         if scheduler is not None:
             self._listener.on(SCHEDULES, scheduler.changed)
+        # the relay tells its own rows apart by the ids the event log added (EventLog.written):
+        # only when the bus records there
+        if self.bus.recorder == self.event_log.add:
+            self.relay = EventRelay(self.event_log, self.bus, list(self.servers))
+            self._listener.on(EVENTS, self.relay.wake)
+            await self.relay.start()
         self._listener.start()
         await self.fleet.start()
 
@@ -339,6 +349,8 @@ class Services:
             await self.fleet.stop()
         if self._listener is not None:
             await self._listener.stop()
+        if self.relay is not None:
+            await self.relay.stop()
         await cancel_and_wait(self._pruning)
         for monitor in self.health.values():
             await monitor.stop()

@@ -114,7 +114,9 @@ class AlertsCog(commands.Cog, name="Alerts"):
 
     async def _consume(self, server: ServerServices) -> None:
         # through the bus: the dashboard reads the same stream (bot/events/bus.py restarts a
-        # broken source)
+        # broken source). Several processes on one database: the events of the servers another
+        # process reads come relayed (bot.background.event_relay) and are posted too, so the
+        # one Discord process alerts about every server
         assert server.events is not None
         async with self.bot.services.bus.subscribe(server.name, server.events) as stream:
             async for event in stream:

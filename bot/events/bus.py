@@ -5,6 +5,11 @@ would each see part of it and save each other's cursor. The bus reads each serve
 while anyone listens, and hands every event to every subscriber: the alerts cog, and the web
 dashboard's live feed and metrics. When the last subscriber of a server leaves, its source is
 closed (it saves its cursor).
+
+Several processes on one database: the events of a server another process reads come from the
+shared event log (bot.background.event_relay) through :meth:`EventBus.relay`, to the same
+subscribers, marked relayed: not recorded again, and not counted (each process counts what it
+read, so the fleet's counts add up).
 """
 
 from __future__ import annotations
@@ -117,10 +122,18 @@ class EventBus:
         except Exception:  # a full disk must not stop the alerts: the page misses this one
             log.exception("keeping event %s of %s failed", event.seq, event.server)
 
+    def relay(self, event: Event) -> None:
+        """Hand a relayed event (read by another process) to the subscribers of its server."""
+        self.history.append(event)
+        self._offer(event.server, event)
+
     def _publish(self, server: str, event: Event) -> None:
         self.history.append(event)
         key = (event.server, event.type)
         self.counts[key] = self.counts.get(key, 0) + 1
+        self._offer(server, event)
+
+    def _offer(self, server: str, event: Event) -> None:
         pump = self._pumps.get(server)
         for sub in list(pump.subscribers if pump else ()):
             sub.offer(event)

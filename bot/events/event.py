@@ -63,6 +63,10 @@ class Event:
     game_time: int
     # values are strings, or lazy texts (bot.i18n) an alert says in its channel's language
     details: Mapping[str, Text] = field(default_factory=lambda: MappingProxyType({}))
+    # of a server another process reads, read from the shared event log
+    # (bot.background.event_relay): shown and alerted here, neither recorded again nor acted on
+    # (the reader does that)
+    relayed: bool = field(default=False, compare=False, repr=False)
 
 
 def _to_int(text: str) -> int | None:

@@ -1,7 +1,9 @@
 """What loaded plugins do while the bot runs: their listeners hear every server's events as they
-pass (the pack's, and the bot's own alerts), and their background tasks run. Started with the
-core's background work (bot.core.Core.start), on every face, and cancelled when it stops. A
-listener or a task that fails is logged and stops nothing else: the plugin's own fault."""
+pass (the pack's, and the bot's own alerts; when several processes share a database, of the
+servers this process reads: each event is heard once in the fleet), and their background tasks
+run. Started with the core's background work (bot.core.Core.start), on every face, and cancelled
+when it stops. A listener or a task that fails is logged and stops nothing else: the plugin's
+own fault."""
 
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ async def _listen(ops: Operations, server: ServerServices, plugins: list[Plugin]
     assert server.events is not None
     async with ops.services.bus.subscribe(server.name, server.events) as stream:
         async for event in stream:
+            if event.relayed:  # another process read it: its plugins hear it, once
+                continue
             for plugin in plugins:
                 await _heard(ops, plugin, event)
 

@@ -2,15 +2,16 @@
 that acts on it at once, instead of at its next look (which stays, every second, as the fallback
 when a notice is lost or the listening connection is down).
 
-Channels: ``doom_leases`` (a lease was released: take it now) and ``doom_schedules`` (a
-wall-clock row of the server named in the payload was made or changed). A notice is sent inside
-the writing transaction, so it arrives only if the write committed. On SQLite (one process)
-nothing is sent and nothing listens.
+Channels: ``doom_leases`` (a lease was released: take it now), ``doom_schedules`` (a
+wall-clock row of the server named in the payload was made or changed) and ``doom_events`` (an
+event was kept in the event log, the payload its id: bot.background.event_relay). A notice is
+sent inside the writing transaction, so it arrives only if the write committed. On SQLite (one
+process) nothing is sent and nothing listens.
 """
 
 from __future__ import annotations
 
-__all__ = ["LEASES", "SCHEDULES", "Listener", "notify"]
+__all__ = ["EVENTS", "LEASES", "SCHEDULES", "Listener", "notify"]
 
 import asyncio
 import contextlib
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 LEASES = "doom_leases"
 SCHEDULES = "doom_schedules"
+EVENTS = "doom_events"
 RETRY = 2.0  # seconds between attempts to listen again after the connection dropped
 KEEPALIVE = 5.0  # seconds between checks that the listening connection is alive
 

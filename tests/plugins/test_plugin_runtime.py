@@ -1,7 +1,8 @@
 """What a loaded plugin does while the bot runs, on a real mcsim server: its listener hears each
-event of the server's stream (here the bot's own alert), its background task runs and is
-cancelled when the bot stops, its texts speak the reader's language, its settings come from
-DOOM_<NAME>_*, and the audit names it for each change its operations make."""
+event of the server's stream (here the bot's own alert) but none relayed from another process,
+its background task runs and is cancelled when the bot stops, its texts speak the reader's
+language, its settings come from DOOM_<NAME>_*, and the audit names it for each change its
+operations make."""
 
 from __future__ import annotations
 
@@ -102,6 +103,16 @@ async def test_a_plugins_listener_tasks_texts_settings_and_audit(
             while not watcher_plugin.HEARD or len(watcher_plugin.TICKS) < 3:  # noqa: ASYNC110
                 await asyncio.sleep(0.02)  # the plugin's own lists: nothing to wait on
         assert watcher_plugin.HEARD == [("main", "wallclock_missed", "raid")]
+        # an event another process read (relayed from the shared log): its plugins heard it
+        core.services.bus.relay(Event("main", 3, "wallclock_missed", "elsewhere", -1, relayed=True))
+        alerts.emit(Event("main", 4, "wallclock_missed", "after", -1))
+        async with asyncio.timeout(10):
+            while len(watcher_plugin.HEARD) < 2:  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+        assert watcher_plugin.HEARD == [
+            ("main", "wallclock_missed", "raid"),
+            ("main", "wallclock_missed", "after"),
+        ]
 
         mod = Caller(7002, "Mia", Rank.MODERATOR, "console", 1)
         with use_locale("zh_CN"):
