@@ -1,4 +1,5 @@
-"""Alerts: the pack's event lines in latest.log, read by the real tailer, posted as embeds."""
+"""Alerts: the pack's event lines in latest.log, read by the real tailer, posted as embeds; the
+events another process read, relayed to the bus, posted too."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from discord.http import Route
 
 from bot.config import ServerConfig
 from bot.core import Core
+from bot.events.event import Event
 from bot.events.log_tail import LogTailer
 from bot.minecraft.rcon import RconClient
 from bot.services import ServerServices, Services
@@ -99,6 +101,22 @@ async def test_exhaustion_mentions_the_configured_roles(tailed: Harness, tmp_pat
     assert post.payload["allowed_mentions"]["roles"] == [MENTION_ROLE]
     assert post.payload["embeds"][0]["title"] == "Task failed: no retries left"
     assert tailed.posts(ALERT_CHANNEL) == []  # beta's alerts go to its own channel only
+
+
+async def test_an_event_relayed_from_another_process_is_posted(
+    tailed: Harness, tmp_path: Path
+) -> None:
+    """Several processes on one database: the one Discord bot posts the alerts of the servers
+    another process reads too (bot.background.event_relay hands them to its bus)."""
+    log = await live_log(tailed, "beta", tmp_path / "b")  # the cog's reader is on the bus
+    log.close()
+    far = Event("beta", 9, "retry_exhausted", "far_task", 5000, {"retry": "3"}, relayed=True)
+    tailed.services.bus.relay(far)
+    await tailed.discord.wait_for(lambda: len(tailed.posts(OWN_CHANNEL)) >= 1)
+    [post] = tailed.posts(OWN_CHANNEL)
+    assert post.payload["embeds"][0]["title"] == "Task failed: no retries left"
+    fields = {f["name"]: f["value"] for f in post.payload["embeds"][0]["fields"]}
+    assert fields["task"] == "`far_task`" and fields["server"] == "beta"
 
 
 async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path) -> None:
