@@ -86,7 +86,8 @@ class _Plugins(Collector):
 
 class _Fleet(Collector):
     """Several processes on one database (bot.background.fleet): the leases this one holds
-    (1) or not (0), and how many processes were running at its last look."""
+    (1) or not (0), the servers' and those it wants beside them (the Discord gateway's), and how
+    many processes were running at its last look."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -97,11 +98,14 @@ class _Fleet(Collector):
             return
         held = GaugeMetricFamily(
             "doom_lease_held",
-            "1 for each server whose work this process does.",
+            "1 for each server whose work this process does, and for the Discord gateway "
+            "while this process is connected to it.",
             labels=["lease"],
         )
         for name in sorted(self.services.servers):
             held.add_metric([f"server:{name}"], 1.0 if fleet.holds(name) else 0.0)
+        for lease in sorted(fleet.wanted):
+            held.add_metric([lease], 1.0 if lease in fleet.held else 0.0)
         yield held
         yield GaugeMetricFamily(
             "doom_fleet_processes",

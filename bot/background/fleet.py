@@ -14,11 +14,15 @@ the work of its servers on its own clock, `margin` seconds before the lease can 
 RCON command it started has ended before another process may start one (fencing; every
 hand-over also checks its lease in its own transaction). Stopping cleanly (SIGTERM) stops the
 work and then releases the leases: another process takes them at its next look (about 1 s).
+
+A lease a process :meth:`Fleet.want`s beside its share (the Discord gateway, :data:`GATEWAY`:
+one connection per bot application) is held by whichever process looks first while it is free,
+renewed, fenced and released like a server's, its own work started and stopped with it.
 """
 
 from __future__ import annotations
 
-__all__ = ["Fleet", "FleetWork", "process_id"]
+__all__ = ["GATEWAY", "Fleet", "FleetWork", "process_id"]
 
 import asyncio
 import contextlib
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TICK = 1.0  # seconds between looks at the leases
+GATEWAY = "discord:gateway"  # the lease of the connection to Discord's gateway (`run`)
 
 
 def process_id() -> str:
@@ -57,7 +62,7 @@ def server_lease(name: str) -> str:
 
 
 class FleetWork(Protocol):
-    """What the fleet starts and stops: a server's background work."""
+    """What the fleet starts and stops: a server's background work, or a wanted lease's."""
 
     async def gain(self, lease: Lease) -> None: ...
 
@@ -87,10 +92,15 @@ class Fleet:
     down_since: float | None = None  # the database could not be reached since (monotonic)
     last_error: str = ""
     seen: list[Lease] = field(default_factory=list)  # every live lease at the last look
+    wanted: dict[str, FleetWork] = field(default_factory=dict)  # leases beside the share
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one look or drop at a time
 
     def holder_of(self, server: str) -> str | None:
         """Which process did `server`'s work at the last look (None: nobody)."""
-        name = server_lease(server)
+        return self.lease_holder(server_lease(server))
+
+    def lease_holder(self, name: str) -> str | None:
+        """Which process held the lease `name` at the last look (None: nobody)."""
         return next((lease.holder for lease in self.seen if lease.name == name), None)
 
     @property
@@ -127,6 +137,19 @@ class Fleet:
 
         return fence
 
+    def want(self, name: str, work: FleetWork) -> None:
+        """Hold the lease `name` whenever it is free, whatever the share, doing `work` while
+        it is held; looks now."""
+        self.wanted[name] = work
+        self.wake()
+
+    async def drop(self, name: str) -> None:
+        """Stop wanting `name`: stop its work and release it now, so another process takes it
+        at once (after a look under way: it may be taking it)."""
+        async with self._lock:
+            await self._give_up(name, release=True)
+            self.wanted.pop(name, None)
+
     def wake(self) -> None:
         """Look now (a lease was released: LISTEN/NOTIFY)."""
         self._wake.set()
@@ -150,7 +173,8 @@ class Fleet:
                 await asyncio.wait_for(self._wake.wait(), self.tick)
             self._wake.clear()
             try:
-                await self.step()
+                async with self._lock:
+                    await self.step()
             except Exception:  # one bad look must not end the holding of every other lease
                 log.exception("the fleet's look at the leases failed")
 
@@ -183,6 +207,9 @@ class Fleet:
         ]
         for name in sorted(free, key=self._rank)[: max(0, share - len(mine))]:
             await self._take(name)
+        for name in list(self.wanted):
+            if name not in holders and name not in self.held:
+                await self._take(name)
 
     def _rank(self, name: str) -> int:
         """An order of the servers of its own for each process, so processes starting together
@@ -222,7 +249,7 @@ class Fleet:
         if name != self.member:
             log.info("took %s (token %d)", name, lease.token)
             try:
-                await self.work.gain(lease)
+                await self.wanted.get(name, self.work).gain(lease)
             except Exception:
                 log.exception("starting the work of %s failed: giving it back", name)
                 await self._give_up(name, release=True)
@@ -246,6 +273,6 @@ class Fleet:
         if lease.name.startswith(MEMBER):
             return
         try:
-            await self.work.lose(lease)
+            await self.wanted.get(lease.name, self.work).lose(lease)
         except Exception:
             log.exception("stopping the work of %s failed", lease.name)

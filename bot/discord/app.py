@@ -99,6 +99,10 @@ class DoomBot(commands.Bot):
         self.sync_commands = sync_commands
         self.failed_extensions: dict[str, BaseException] = {}
         self.web: Dashboard | None = None  # when DOOM_WEB_PORT is set
+        # whether this process speaks for the bot in Discord: always alone; with several `run`
+        # processes on one database, only the holder of the gateway's lease (bot.discord.gateway)
+        # posts what nobody asked for, so an alert is posted once
+        self.acting = True
         # audit-channel posts go out in order behind the replies: Discord allows 5 messages per
         # 5 s in a channel, and a reply that waited for its audit post waited for that bucket
         self._audit_posts: asyncio.Queue[tuple[int, discord.Embed]] = asyncio.Queue()
@@ -199,7 +203,8 @@ class DoomBot(commands.Bot):
         while True:
             channel_id, embed = await self._audit_posts.get()
             try:
-                await self.post(channel_id, embed=embed)
+                # the change was made in this process: only it can tell, gateway or not
+                await self._send(channel_id, embed=embed)
             except Exception:  # one bad post must not stop the ones behind it
                 log.exception("could not post an audit entry to channel %s", channel_id)
             finally:
@@ -246,7 +251,14 @@ class DoomBot(commands.Bot):
         return pick(self.settings.locale, guild.preferred_locale if guild is not None else None)
 
     async def post(self, channel_id: int, **kwargs: Any) -> discord.Message | None:
-        """Send to a channel by id (no cache needed); failures are logged, not raised."""
+        """Send to a channel by id (no cache needed); failures are logged, not raised. None,
+        sending nothing, while another process holds the gateway (`acting`)."""
+        if not self.acting:
+            log.debug("not posting to channel %s: another process holds the gateway", channel_id)
+            return None
+        return await self._send(channel_id, **kwargs)
+
+    async def _send(self, channel_id: int, **kwargs: Any) -> discord.Message | None:
         channel = self.get_partial_messageable(channel_id)
         try:
             return await channel.send(**kwargs)

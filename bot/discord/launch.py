@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.core import build_core
 from bot.discord.app import DoomBot
+from bot.discord.gateway import hold_gateway
 from bot.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -53,7 +54,9 @@ class Front(Protocol):
 
 @dataclass(frozen=True)
 class Gateway:
-    """Discord itself: the bot logs in with its token and serves the gateway until stopped."""
+    """Discord itself: the bot logs in with its token and serves the gateway until stopped;
+    with several processes on one database, only while this one holds the gateway's lease
+    (bot.discord.gateway)."""
 
     token: str
     face: Face = "discord"
@@ -66,7 +69,12 @@ class Gateway:
         return bot  # discord.py's own: `async with bot` closes it
 
     async def run(self, bot: DoomBot) -> None:
-        await bot.start(self.token)
+        if not bot.services.shared:
+            await bot.start(self.token)
+            return
+        bot.acting = False  # until this process holds the gateway's lease
+        await bot.login(self.token)  # the core starts here (setup_hook), its fleet with it
+        await hold_gateway(bot)
 
 
 async def run_bot(settings: Settings, front: Front) -> int:

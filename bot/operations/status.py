@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot import errors
+from bot.background.fleet import GATEWAY
 from bot.i18n import _
 from bot.operations.ranks import Rank
 
 if TYPE_CHECKING:
+    from bot.background.fleet import Fleet
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.operations.queue import ServerRef
@@ -26,16 +28,36 @@ LISTS = ("queue", "offline", "paused")
 
 
 def _holder(ops: Operations, target: ServerServices) -> str:
-    """Which process holds the server's lease (bot.background.fleet); "" alone."""
+    """Which process holds the server's lease (bot.background.fleet), and which one is
+    connected to Discord when a Discord bot runs; "" alone."""
     fleet = ops.services.fleet
     if fleet is None:
         return ""
     holder = fleet.holder_of(target.name)
     if holder is None:
-        return _("no process yet (one takes it within {ttl} s)", ttl=format(fleet.ttl, "g"))
+        said = _("no process yet (one takes it within {ttl} s)", ttl=format(fleet.ttl, "g"))
+    elif holder == fleet.holder:
+        said = _("this process ({holder}), of {n} running", holder=holder, n=fleet.members)
+    else:
+        said = _("the process {holder}, of {n} running", holder=holder, n=fleet.members)
+    gateway = _gateway(fleet)
+    return f"{said}; {gateway}" if gateway else said
+
+
+def _gateway(fleet: Fleet) -> str:
+    """Which process is connected to Discord's gateway (bot.discord.gateway); "" when no
+    process of the Discord bot runs."""
+    holder = fleet.lease_holder(GATEWAY)
+    if holder is None:
+        if GATEWAY not in fleet.wanted:
+            return ""
+        return _(
+            "Discord: no process connected yet (one connects within {ttl} s)",
+            ttl=format(fleet.ttl, "g"),
+        )
     if holder == fleet.holder:
-        return _("this process ({holder}), of {n} running", holder=holder, n=fleet.members)
-    return _("the process {holder}, of {n} running", holder=holder, n=fleet.members)
+        return _("Discord: connected from this process ({holder})", holder=holder)
+    return _("Discord: connected from the process {holder}", holder=holder)
 
 
 @dataclass
