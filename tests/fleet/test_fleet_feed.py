@@ -84,8 +84,10 @@ async def test_each_process_feed_shows_every_servers_events_once(
         a_bot, b_bot = group.bot_of(holder["a"] or 0), group.bot_of(holder["b"] or 0)
         async with _feed(group, a_bot) as feed_a, _feed(group, b_bot) as feed_b:
             began = time.monotonic()
-            # a task that fails on each server, made through the other process's API
-            for bot, server in ((b_bot, "a"), (a_bot, "b")):
+            # a task that fails on each server, made through its holder's API: the pack's
+            # input and outcome record are guarded by one lock a process, so a request sent by
+            # another process at the moment the holder reads the pack can find the record taken
+            for bot, server in ((a_bot, "a"), (b_bot, "b")):
                 body = {"run": FAILS, "time": 1, "unit": "tick", "id": f"nopig{server}"}
                 assert group.http is not None
                 async with group.http.post(
