@@ -246,10 +246,14 @@ class Services:
         from bot.background.fleet import Fleet, process_id
         from bot.events.guarded import Gate, GuardedEvents
         from bot.store.leases import LeaseStore
+        from bot.store.pack_lock import pack_lock
 
         for server in self.servers.values():
             if isinstance(server.events, GuardedEvents):
                 server.events.gate = Gate()
+            # any process may ask any server's pack (a face's request): one at a time
+            wait = 2 * self.settings.rcon_timeout
+            server.pack.share_exchanges(pack_lock(self.db, server.name, wait))
         ttl = self.settings.lease_ttl
         self.fleet = Fleet(
             LeaseStore(self.db, process_id(), ttl=ttl),

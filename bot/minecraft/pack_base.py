@@ -32,7 +32,7 @@ from bot.minecraft.rcon import RconClient
 from bot.minecraft.snbt_text import SnbtSyntaxError, parse_printed_snbt
 from bot.minecraft.software import strip_colours
 
-__all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "PackBase", "recorded_write"]
+__all__ = ["MAX_PAGE", "NOMINAL_TPS", "CommandCheck", "ExchangeLock", "PackBase", "recorded_write"]
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,41 @@ def recorded_write(
     return gated
 
 
+class ExchangeLock:
+    """One exchange with the pack's storage at a time (its input, the call, its one outcome
+    record): in this process an asyncio lock; when several bot processes share the servers,
+    also `across` them (a database lock, bot.store.pack_lock), since a request from any of
+    them would overwrite another's input or outcome record on the same server."""
+
+    def __init__(self) -> None:
+        self._local = asyncio.Lock()
+        self.across: Callable[[], contextlib.AbstractAsyncContextManager[object]] | None = None
+        self._held: contextlib.AsyncExitStack | None = None
+
+    def locked(self) -> bool:
+        return self._local.locked()
+
+    async def __aenter__(self) -> None:
+        await self._local.acquire()
+        if self.across is None:
+            return
+        stack = contextlib.AsyncExitStack()
+        try:
+            await stack.enter_async_context(self.across())
+        except BaseException:
+            self._local.release()
+            raise
+        self._held = stack
+
+    async def __aexit__(self, *exc: object) -> None:
+        held, self._held = self._held, None
+        try:
+            if held is not None:
+                await held.aclose()
+        finally:
+            self._local.release()
+
+
 class PackBase:
     """State and helpers shared by the pack client's reads and calls."""
 
@@ -116,7 +151,7 @@ class PackBase:
         self.checker = checker
         self._tag = secrets.token_hex(4)  # tells our requests from another bot's
         self._serial = 0
-        self._lock = asyncio.Lock()  # one storage-input exchange at a time (in -> call -> out)
+        self._lock = ExchangeLock()  # one storage-input exchange at a time (in -> call -> out)
         self._samples: deque[tuple[float, int]] = deque(maxlen=64)  # (monotonic s, game time)
         self._tps: float | None = None
         self.recorder: PackRecorder | None = None  # the crash record (bot.store.ledger)
@@ -129,6 +164,12 @@ class PackBase:
         # a second time; one cancelled then comes back)
         self._writes = asyncio.Lock()
         self._gate_holder: asyncio.Task[Any] | None = None
+
+    def share_exchanges(
+        self, across: Callable[[], contextlib.AbstractAsyncContextManager[object]]
+    ) -> None:
+        """Hold `across` too around each exchange: other bot processes ask this server's pack."""
+        self._lock.across = across
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
