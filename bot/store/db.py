@@ -71,6 +71,7 @@ LEGACY_DB_FILE = "audit.sqlite3"
 MIGRATION_LOCK = 0x600D5C4E
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 LEGACY_REVISION = "0001"  # the schema the last SQLite-only bot left (bot.store.legacy)
+CLOSE_WAIT = 5.0  # seconds a close waits for the connections to end
 
 
 class StoreUnavailable(BotError):
@@ -261,10 +262,16 @@ class Database:
                     self._raw = None
 
         await asyncio.to_thread(shut)
-        if self._engine is not None:
-            await self._engine.dispose()
-            self._engine = None
+        engine, self._engine = self._engine, None
         self._ready = False
+        if engine is None:
+            return
+        try:
+            await asyncio.wait_for(engine.dispose(), CLOSE_WAIT)
+        except TimeoutError:
+            # seen under load with aiosqlite: a connection whose worker thread went away leaves
+            # its close waiting for ever; a stopping bot must not wait with it
+            log.warning("the database connections did not close within %g s", CLOSE_WAIT)
 
     # -- the stdlib connection, for stores not yet on the engine ---------------------------
 
