@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
 
 from bot.config import DEFAULT_DENY, ServerConfig
 from bot.minecraft.command_check import CommandChecker
@@ -56,8 +59,17 @@ async def creates(folder: Path, mode: str, count: int) -> list[float]:
     checker = CommandChecker(deny=DEFAULT_DENY)
     server = ServerServices(config, rcon, PackClient(rcon, config, checker), checker, None)
     db = Database(folder / f"{mode.lower()}.sqlite3")
-    db.run_sync(lambda c: c.execute(f"PRAGMA synchronous={mode}"))
-    got = db.run_sync(lambda c: c.execute("PRAGMA synchronous").fetchone()[0])
+
+    # after the database's own connect hook (which sets FULL): the mode cannot change inside
+    # a transaction, and every statement of the engine is in one
+    @event.listens_for(db.engine.sync_engine, "connect")
+    def _mode(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA synchronous={mode}")
+        cursor.close()
+
+    async with db.connect() as conn:
+        got = (await conn.exec_driver_sql("PRAGMA synchronous")).scalar_one()
     assert got == {"NORMAL": 1, "FULL": 2}[mode], got
     scheduler = Scheduler(ScheduleStore(db), {"sim": server})
     await scheduler.start()
