@@ -185,7 +185,9 @@ class Fleet:
             await self._renew(now)
             _, live = await self.leases.live()
             self.seen = live
-        except (BotError, OSError) as exc:
+        except Exception as exc:  # whatever keeps the leases from being renewed, they end
+            if not isinstance(exc, (BotError, OSError)):
+                log.exception("renewing the leases failed")
             self._unreachable(now, exc)
             return
         if self.down_since is not None:

@@ -79,6 +79,20 @@ class StoreUnavailable(BotError):
     past a face."""
 
 
+# SQLSTATE classes that say PostgreSQL cannot be used now, whatever was asked: a connection
+# failure (08), a login refused (28: the role may not log in, a wrong password), the server
+# shutting down or starting (57P) and too many connections (53300). The driver reports them
+# as a plain DBAPIError, which would otherwise pass as a fault of the statement.
+_UNREACHABLE_STATES = ("08", "28", "57P", "53300")
+
+
+def _cannot_be_used(exc: DBAPIError) -> bool:
+    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    return exc.connection_invalidated or (
+        isinstance(code, str) and code.startswith(_UNREACHABLE_STATES)
+    )
+
+
 def database_url(where: Path | str) -> URL:
     """The SQLAlchemy URL of a path (an SQLite file) or of a URL as a user writes it
     (``postgresql://``, ``postgres://``, ``sqlite:///``), with the asyncio driver of each."""
@@ -198,6 +212,10 @@ class Database:
                             await conn.commit()
             except (OSError, OperationalError, InterfaceError) as exc:
                 raise self.unavailable(exc) from exc
+            except DBAPIError as exc:
+                if _cannot_be_used(exc):
+                    raise self.unavailable(exc) from exc
+                raise
             self._ready = True
 
     def unavailable(self, exc: BaseException) -> StoreUnavailable:
@@ -228,7 +246,7 @@ class Database:
         except (OSError, OperationalError, InterfaceError) as exc:
             raise self.unavailable(exc) from exc
         except DBAPIError as exc:
-            if exc.connection_invalidated:
+            if _cannot_be_used(exc):
                 raise self.unavailable(exc) from exc
             raise
 

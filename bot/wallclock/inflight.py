@@ -10,6 +10,7 @@ import logging
 from collections.abc import Coroutine
 
 from bot.aio import cancel_and_wait
+from bot.errors import BotError
 from bot.times.clock import Clock
 
 log = logging.getLogger(__name__)
@@ -53,5 +54,9 @@ def _sleeping(task: asyncio.Task[None]) -> bool:
 
 
 def _report(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("a wall-clock run failed", exc_info=task.exception())
+    if task.cancelled() or (error := task.exception()) is None:
+        return
+    if isinstance(error, BotError):  # a fault said in words (the database away): no traceback
+        log.warning("a wall-clock run failed: %s", error)
+    else:
+        log.error("a wall-clock run failed", exc_info=error)

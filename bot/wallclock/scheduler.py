@@ -21,6 +21,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from datetime import datetime, timedelta
 
 from bot.aio import cancel_and_wait
+from bot.errors import BotError
 from bot.events.bot_alerts import BotAlerts
 from bot.i18n import Text
 from bot.minecraft.pack_input import check_player, check_run_text
@@ -204,7 +205,9 @@ class Scheduler:
             held = [name for name in self.servers if self.owns(name)]
             try:
                 await self._arm_rows(held)
-            except Exception:  # the database away for a moment: the next look tries again
+            except BotError as exc:  # the database away for a moment: the next look tries again
+                log.warning("re-reading the wall-clock rows failed: %s", exc)
+            except Exception:
                 log.warning("re-reading the wall-clock rows failed", exc_info=True)
 
     def changed(self, server: str = "") -> None:
