@@ -2,8 +2,9 @@
 both pointed at a local Discord whose gateway speaks enough of the protocol (HELLO, IDENTIFY,
 READY, heartbeats) to count connections: only the holder of the gateway's lease connects; when
 it is killed (SIGKILL) the other connects within the lease's TTL, when it is stopped (SIGTERM)
-within 2 s; never are two connections open at once (the fake counts them as they open and
-close, and the test samples them too)."""
+within 2 s, when its database stops answering (a relay that black-holes its connections) it
+closes its connection before its lease ends and the other connects; never are two connections
+open at once (the fake counts them as they open and close, and the test samples them too)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from tests.e2e.test_faults_process import RUN
 from tests.fleet.processes import Bot, Fleet, fleet
 
 pytestmark = pytest.mark.slow
-TTL = 3.0  # the shortest DOOM_LEASE_TTL
+TTL = 4.0  # as the other fleet tests: room for a loaded machine's late look
 TICK = 1.0  # the fleet's look at the leases (bot.background.fleet.TICK)
 CONNECTING = "connecting to Discord's gateway"  # bot.discord.gateway, its log line
 HEARTBEAT = 41250  # ms, Discord's usual interval
@@ -39,6 +40,7 @@ class Gateway:
 
     open: set[web.WebSocketResponse] = field(default_factory=set)
     opened: list[float] = field(default_factory=list)
+    closed: list[float] = field(default_factory=list)
     identified: list[float] = field(default_factory=list)
     most_open: int = 0
     sampled_most: int = 0  # the most the test's sampling saw
@@ -86,6 +88,7 @@ async def gateway_discord() -> AsyncIterator[tuple[int, Gateway]]:
                     await ws.send_json({"op": 11})
         finally:
             seen.open.discard(ws)
+            seen.closed.append(time.monotonic())
         return ws
 
     def answer(body: object) -> Any:
@@ -123,13 +126,58 @@ async def gateway_discord() -> AsyncIterator[tuple[int, Gateway]]:
         await runner.cleanup()
 
 
-async def start_run(group: Fleet, discord: int) -> Bot:
-    """`python -m bot run` on the group's database and servers, its Discord the local one; once
-    its core is up (it logged in and synced its commands)."""
+@dataclass(eq=False)
+class Relay:
+    """A TCP relay on 127.0.0.1 to PostgreSQL that can go silent: frozen, it passes nothing
+    either way and leaves new connections unanswered, every socket kept open (a network that
+    drops packets, not one that refuses them)."""
+
+    target: int
+    port: int = 0
+    frozen: bool = False
+    _ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError):
+            while data := await reader.read(65536):
+                if self.frozen:
+                    await self._ended.wait()  # held, never passed on
+                    return
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.frozen:
+            await self._ended.wait()
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+
+@contextlib.asynccontextmanager
+async def relay_to(port: int) -> AsyncIterator[Relay]:
+    relay = Relay(port)
+    server = await asyncio.start_server(relay._client, "127.0.0.1", 0)
+    relay.port = int(server.sockets[0].getsockname()[1])
+    try:
+        yield relay
+    finally:
+        relay._ended.set()
+        server.close()
+
+
+async def start_run(group: Fleet, discord: int, db_port: int | None = None) -> Bot:
+    """`python -m bot run` on the group's database (through `db_port` when given) and servers,
+    its Discord the local one; once its core is up (it logged in and synced its commands)."""
     home = group.tmp_path / f"bot{len(group.bots)}"
     home.mkdir()
     process = BotProcess(home, 0)
     process.env = group.env(home)
+    if db_port is not None:
+        url = group.url.replace(f":{group.pg.port}/", f":{db_port}/")
+        process.env["DOOM_DATABASE_URL"] = url
     process.env["DOOM_DISCORD_TOKEN"] = "x" * 59
     await process.start("-c", RUN, f"http://127.0.0.1:{discord}")
     assert process.proc is not None
@@ -159,13 +207,19 @@ def gateway_line(metrics: str) -> str:
     return found[1]
 
 
-async def two_bots(group: Fleet, discord: int, seen: Gateway) -> tuple[Bot, Bot]:
+async def two_bots(
+    group: Fleet,
+    discord: int,
+    seen: Gateway,
+    db_ports: tuple[int | None, int | None] = (None, None),
+) -> tuple[Bot, Bot]:
     """Both processes up, one of them connected: (the holder, the other)."""
-    first = await start_run(group, discord)
-    second = await start_run(group, discord)
+    first = await start_run(group, discord, db_ports[0])
+    second = await start_run(group, discord, db_ports[1])
     await until(lambda: len(seen.identified) >= 1, WAIT, "a connection")
     await asyncio.sleep(3 * TICK)  # each has looked at the leases again since
-    assert len(seen.opened) == len(seen.identified) == 1  # one process connected, once
+    # one process connected, once
+    assert len(seen.opened) == len(seen.identified) == 1, first.process.err + second.process.err
     holder_pid = group.holders().get("discord:gateway")
     holder, other = (first, second) if holder_pid == first.pid else (second, first)
     assert holder.pid == holder_pid
@@ -220,3 +274,32 @@ async def test_a_stopped_holder_hands_the_gateway_over_within_2_s(
         assert group.holders().get("discord:gateway") == other.pid
         assert gateway_line(await group.get_text(other, "/metrics")) == "1.0"
         assert "Traceback" not in holder.process.err + other.process.err
+
+
+async def test_a_holder_whose_database_stops_answering_closes_before_its_lease_ends(
+    tmp_path: Path, postgres: Any
+) -> None:
+    """Its look at the leases waits on the silent database (no error comes for 30 s): the
+    connection is closed on the process's own clock, the other connects once the lease has
+    expired, and the cut one lives on."""
+    async with (
+        gateway_discord() as (discord, seen),
+        fleet(tmp_path, postgres, servers=1, ttl=TTL) as group,
+        relay_to(postgres.port) as one,
+        relay_to(postgres.port) as two,
+    ):
+        holder, other = await two_bots(group, discord, seen, (one.port, two.port))
+        relay = one if holder is group.bots[0] else two
+        cut = time.monotonic()
+        relay.frozen = True
+        await until(lambda: len(seen.closed) == 1, TTL, "the cut holder closes")
+        await until(lambda: len(seen.identified) == 2, TTL + 2, "the other connects")
+        closed, connected = seen.closed[0] - cut, seen.identified[1] - cut
+        print(f"database silent -> closed after {closed:.2f} s, the other in {connected:.2f} s")
+        assert seen.closed[0] < seen.opened[1]
+        assert seen.most_open == 1 and seen.sampled_most == 1
+        assert "its lease cannot be renewed and ends soon" in holder.process.err
+        assert CONNECTING in other.process.err
+        await asyncio.sleep(TICK)
+        assert holder.process.alive and len(seen.open) == 1
+        assert "Traceback" not in other.process.err
