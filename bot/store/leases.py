@@ -1,5 +1,5 @@
-"""Leases in the database: which process does a server's background work, which processes are
-alive.
+"""Leases in the database: which process does a server's background work, which one is connected
+to Discord's gateway (bot.discord.gateway), which processes are alive.
 
 A lease is a row of ``leases``: its holder, a ``token`` that grows each time the holder changes,
 and when it ``expires`` by the database's clock (one clock for every process, so no two machines

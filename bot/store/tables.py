@@ -365,13 +365,15 @@ task_runs = Table(
     sqlite_autoincrement=True,
 )
 
-# who does a server's background work, which processes are alive: one row per name,
+# who does a server's background work, which process is connected to Discord, which processes
+# are alive: one row per name,
 # held until `expires` unless renewed; `token` grows on every change of holder, and a write made
 # for a lease carries the token it was made under (fencing: bot.store.leases)
 leases = Table(
     "leases",
     metadata,
-    Column("name", Text, primary_key=True),  # 'server:<name>' or 'member:<process>'
+    # 'server:<name>', 'discord:gateway' or 'member:<process>'
+    Column("name", Text, primary_key=True),
     Column("holder", Text, nullable=False),  # the process: host, pid and a random part
     Column("token", Int, nullable=False),
     Column("expires", Float, nullable=False),  # the database's clock, epoch seconds
