@@ -43,6 +43,7 @@ from bot.minecraft.task_fields import (
 from bot.operations import Caller, Operations, groups, plan, queue, runs
 from bot.operations import schedule as schedule_ops
 from bot.operations.sections import planned_section, scheduled_section
+from bot.times.dst import REPEATED, SKIPPED
 
 if TYPE_CHECKING:
     from bot.discord.app import DoomBot
@@ -59,6 +60,9 @@ RUN_HELP = "The Minecraft command to run (without the leading /)."
 RunText = app_commands.Range[str, 1, MAX_COMMAND]
 Said = queue.Changed | runs.RanNow | groups.GroupOutcome[Any]  # what a change's reply says
 Delay = app_commands.Range[int, 0, MAX_INT]
+# what a repeating wall-clock row does when the clocks change (bot.times.dst)
+DST_REPEATED = [app_commands.Choice(name=n, value=n) for n in REPEATED]
+DST_SKIPPED = [app_commands.Choice(name=n, value=n) for n in SKIPPED]
 
 
 class ConfirmView(InvokerView):
@@ -142,9 +146,18 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
         after_wait="With if_not wait: run or skip (default) when the wait is over.",
         on_doubt="If a crash leaves it unknown whether it ran: skip (default) or run again.",
+        dst_repeated="The hour the clocks repeat: run in its first pass, the second or both.",
+        dst_skipped="With a cron repeat, in the hour the clocks skip: shift to the jump or skip.",
         groups=True,
     )
-    @app_commands.choices(unit=UNITS, if_not=IF_NOT, after_wait=AFTER_WAIT, on_doubt=ON_DOUBT)
+    @app_commands.choices(
+        unit=UNITS,
+        if_not=IF_NOT,
+        after_wait=AFTER_WAIT,
+        on_doubt=ON_DOUBT,
+        dst_repeated=DST_REPEATED,
+        dst_skipped=DST_SKIPPED,
+    )
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def schedule(
         self,
@@ -168,6 +181,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
         max_wait: app_commands.Range[str, 1, MAX_TIME_TEXT] | None = None,
         after_wait: str | None = None,
         on_doubt: str | None = None,
+        dst_repeated: str | None = None,
+        dst_skipped: str | None = None,
     ) -> None:
         request = schedule_ops.ScheduleRequest(
             run=run,
@@ -189,6 +204,8 @@ class ScheduleCog(commands.Cog, name="Schedule"):
             max_wait=max_wait,
             after_wait=after_wait,  # type: ignore[arg-type]
             on_doubt=on_doubt,  # type: ignore[arg-type]
+            dst_repeated=dst_repeated,  # type: ignore[arg-type]
+            dst_skipped=dst_skipped,  # type: ignore[arg-type]
         )
         caller = self.bot.caller(interaction)
         if self.bot.ops.group(server) is not None:  # each server of the group says its outcome

@@ -193,7 +193,8 @@ async def history(name: str, task_id: str, query_args: HistoryQuery) -> Any:
 async def schedule(name: str, data: ScheduleRequest) -> Any:
     """Schedule a command, with every option /schedule has: after game time (`time`, `unit`,
     or the tick `at`; `every`, `retry`, `retry_delay`, `as_player`), or at a wall-clock time
-    (`when`, `repeat`, `timezone`, `announce`), which answers the planned row. Either kind
+    (`when`, `repeat`, `timezone`, `announce`; repeating, `dst_repeated`: first, second or both,
+    and with a cron `dst_skipped`: shift or skip), which answers the planned row. Either kind
     takes `on_doubt`: `run` runs it again when a crash leaves it unknown whether it ran, `skip`
     (the default) does not. Checked as /schedule checks it (a typo answers 400 with a caret)."""
     server = server_named(name)
@@ -213,7 +214,9 @@ async def schedule(name: str, data: ScheduleRequest) -> Any:
 @validate_request(ScheduleRequest)
 async def preview(name: str, data: ScheduleRequest) -> Any:
     """The next runs (UTC, up to 5) a wall-clock request (`when`, `repeat`, `timezone`,
-    `announce`) would have, every check of `POST .../tasks` made; nothing is saved."""
+    `announce`, `dst_repeated`, `dst_skipped`) would have, every check of `POST .../tasks`
+    made; nothing is saved. `dst`: a repeating one's DST policy and the clock changes of the
+    next 12 months with the runs each touches, as [name, text] pairs."""
     server = server_named(name)
     try:
         shown = await actions.preview(g.user, server, data)
@@ -223,6 +226,7 @@ async def preview(name: str, data: ScheduleRequest) -> Any:
         "outcome": shown.text,
         "timezone": shown.timezone,
         "runs": [t.isoformat() for t in shown.runs],
+        "dst": [list(fact) for fact in shown.dst],
     }
 
 

@@ -4,8 +4,9 @@ unique id with `prefix`), on the page's server or on a group (`target`, or the g
 field the form does not have is refused, named.
 
 The form's selects always send their choice, so a choice only counts with the field it goes
-with: `unit` with a delay, `timezone` with `when` or `repeat`, the condition choices with a
-`require` (bot.operations refuses the rest: the two kinds mixed, an announce without a time).
+with: `unit` with a delay, `timezone` with `when` or `repeat`, the DST policy with `repeat`, the
+condition choices with a `require` (bot.operations refuses the rest: the two kinds mixed, an
+announce without a time).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ FIELDS = (
     "repeat",
     "timezone",
     "announce",
+    "dst_repeated",
+    "dst_skipped",
     "require",
     "if_not",
     "max_wait",
@@ -77,6 +80,8 @@ PLAIN = (
     ("when", None),
     ("repeat", None),
     ("announce", None),
+    ("dst_repeated", None),
+    ("dst_skipped", None),
     ("require", None),
     ("on_doubt", None),
 )
@@ -135,6 +140,10 @@ def _fields(form: Mapping[str, str]) -> dict[str, object]:
         data["unit"] = form["unit"]
     if ("when" in data or "repeat" in data) and (zone := (form.get("timezone") or "").strip()):
         data["timezone"] = zone
+    if "repeat" in data:  # blank: the default; a value the request does not know is refused
+        for key in ("dst_repeated", "dst_skipped"):
+            if choice := (form.get(key) or "").strip():
+                data[key] = choice
     # the select always sends its choice: the default (skip) is left to the request's default,
     # anything but skip or run is refused by the request, named
     if (doubt := (form.get("on_doubt") or "").strip()) and doubt != "skip":

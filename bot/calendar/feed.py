@@ -65,6 +65,14 @@ def _row_event(row: Schedule, now: datetime, start: datetime, uid: str) -> Event
     return event
 
 
+def _named(when: datetime, tz: ZoneInfo) -> datetime:
+    """A run as the feed writes it: in its zone, or in UTC when the zone's clock shows that
+    time twice (a local time with a TZID names the first; a run in the second would move)."""
+    local = when.astimezone(tz)
+    other = local.replace(fold=1 - local.fold).astimezone(UTC)
+    return when.astimezone(UTC) if other != when else local
+
+
 def _row_events(row: Schedule, now: datetime) -> list[Event]:
     uid = f"{row.id}.planned.{row.server}@{DOMAIN}"
     tz = ZoneInfo(row.timezone)
@@ -78,13 +86,13 @@ def _row_events(row: Schedule, now: datetime) -> list[Event]:
         if repeat.exdates:  # in UTC: a time in a DST gap has no local name to exclude it by
             event.add("exdate", list(repeat.exdates))
         extra = [
-            _row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
+            _row_event(row, now, _named(when, tz), f"{int(when.timestamp())}-{uid}")
             for when in repeat.extra
         ]
         return [event, *extra]
     # written out: one event per run, each its own uid (a client keeps them apart)
     return [
-        _row_event(row, now, when.astimezone(tz), f"{int(when.timestamp())}-{uid}")
+        _row_event(row, now, _named(when, tz), f"{int(when.timestamp())}-{uid}")
         for when in occurrences(row, now)
     ]
 

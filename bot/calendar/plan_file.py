@@ -29,6 +29,7 @@ from bot import errors
 from bot.i18n import _, refusals
 from bot.minecraft import task_fields as fields
 from bot.store.schedules import OnDoubt  # the policy after a crash (bot.background.doubt)
+from bot.times.dst import DstRepeated, DstSkipped
 
 VERSION = 1  # files without the condition keys (written before them) read as they did
 # the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);
@@ -47,7 +48,8 @@ def condition_options(entry: PlannedEntry | TaskEntry | EventEntry) -> dict[str,
 
 
 class PlannedEntry(_Entry):
-    """A wall-clock row: as /schedule's `when`, `repeat`, `timezone`, `announce`."""
+    """A wall-clock row: as /schedule's `when`, `repeat`, `timezone`, `announce`, `dst_repeated`,
+    `dst_skipped`."""
 
     id: fields.TaskId
     run: fields.Command
@@ -55,6 +57,9 @@ class PlannedEntry(_Entry):
     repeat: fields.TimeText | None = None
     timezone: fields.ZoneName = "UTC"
     announce: fields.TimeText | None = None
+    # what it does when the clocks change (bot.times.dst); left out: the default
+    dst_repeated: DstRepeated | None = None
+    dst_skipped: DstSkipped | None = None
     retry: fields.Retries = 0
     retry_delay: fields.Period = 1
     as_player: fields.Player | None = None

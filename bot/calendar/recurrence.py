@@ -105,10 +105,16 @@ def _rule_times(rule: str, start: datetime, low: datetime, high: datetime) -> li
 
 
 def _cron_times(row: Schedule, low: datetime, high: datetime) -> list[datetime]:
-    """The row's runs in [low, high] as the scheduler finds them (cronsim in its zone), from
-    one iterator rather than one per run."""
+    """The row's runs in [low, high] as the scheduler finds them (cronsim in its zone, from one
+    iterator rather than one per run, unless the row has a DST policy of its own)."""
     assert row.cron is not None
     found: list[datetime] = []
+    if row.spec.dst_chosen:  # a DST policy of its own: the runs as the scheduler finds them
+        current = next_boundary(row.spec, low - timedelta(microseconds=1))
+        while current is not None and current <= high and len(found) < _CHECKED:
+            found.append(current)
+            current = next_boundary(row.spec, current)
+        return found
     start = (low - timedelta(microseconds=1)).astimezone(ZoneInfo(row.timezone))
     for when in CronSim(row.cron, start):
         utc = when.astimezone(UTC)
@@ -148,6 +154,8 @@ def repeat_of(row: Schedule, now: datetime) -> Repeat | None:
     """The row's repeats as one RRULE (with the DST corrections), or None (a one-shot, or a
     cron no RRULE says)."""
     if row.kind == "every" and row.every is not None and row.anchor is not None:
+        if row.spec.dst_chosen:  # runs left out of a repeated hour: no RRULE says that
+            return None
         return Repeat(_interval_rule(row.every), row.anchor.astimezone(UTC))
     if row.kind != "cron" or row.cron is None:
         return None

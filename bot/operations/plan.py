@@ -38,7 +38,8 @@ from bot.operations import schedule as schedule_ops
 from bot.operations.plan_steps import Step, Verdict, grouped, label, refused_as
 from bot.operations.ranks import Rank
 from bot.store.ledger import LIVE
-from bot.times.when import build_spec, human
+from bot.times.dst import checked_policy
+from bot.times.when import build_spec, human, parse_repeat
 
 if TYPE_CHECKING:
     from bot.minecraft.pack_tasks import Task
@@ -121,6 +122,8 @@ def planned_entry(row: Schedule) -> PlannedEntry:
         repeat=repeat,
         timezone=row.timezone,
         announce=announce,
+        dst_repeated=row.dst_repeated,
+        dst_skipped=row.dst_skipped,
         retry=row.retry,
         retry_delay=row.retry_delay,
         as_player=row.as_player,
@@ -231,9 +234,23 @@ PlannedStep = Step[PlannedEntry, "Schedule"]
 TaskStep = Step[TaskEntry, TaskEntry]
 
 
+def _planned_as_kept(entry: PlannedEntry) -> PlannedEntry:
+    """A planned entry as an export would write it again: a DST policy that is what the row
+    does by default is kept as none (bot.times.dst.checked_policy)."""
+    if entry.repeat is None or (entry.dst_repeated is None and entry.dst_skipped is None):
+        return entry
+    try:
+        form = parse_repeat(entry.repeat)
+        cron = form[1] if form[0] == "cron" else None
+        kept = checked_policy(form[0], cron, entry.dst_repeated, entry.dst_skipped)
+    except errors.ValidationError:
+        return entry  # refused by the check, when it is to be made
+    return entry.model_copy(update={"dst_repeated": kept[0], "dst_skipped": kept[1]})
+
+
 def _steps(doc: PlanDocument, have: _Have) -> tuple[list[PlannedStep], list[TaskStep]]:
     rows = {p.id: [(p, have.rows[p.id])] for p in have.doc.planned}
-    planned = grouped("planned", doc.planned, rows, lambda e: e.id)
+    planned = grouped("planned", doc.planned, rows, lambda e: e.id, same=_planned_as_kept)
     tasks: dict[str, list[tuple[TaskEntry, TaskEntry]]] = {}
     for t in have.doc.tasks:
         tasks.setdefault(t.id, []).append((t, t))
@@ -253,6 +270,8 @@ def _check(ops: Operations, caller: Caller, req: schedule_ops.ScheduleRequest, l
                 req.announce,
                 now=scheduler.clock.now(),
                 default_timezone=scheduler.default_timezone,
+                dst_repeated=req.dst_repeated,
+                dst_skipped=req.dst_skipped,
             )
 
 

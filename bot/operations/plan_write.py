@@ -51,6 +51,8 @@ def request(
             repeat=entry.repeat,
             timezone=entry.timezone,
             announce=entry.announce,
+            dst_repeated=entry.dst_repeated,
+            dst_skipped=entry.dst_skipped,
             retry=entry.retry,
             retry_delay=entry.retry_delay,
             as_player=entry.as_player,

@@ -28,6 +28,7 @@ from bot.minecraft.conditions import describe, pack_cond
 from bot.operations.queue import ServerRef, TaskRef
 from bot.operations.ranks import Rank
 from bot.store.ledger import LIVE
+from bot.times.dst_words import dst_facts
 from bot.times.when import human
 
 if TYPE_CHECKING:
@@ -169,12 +170,15 @@ def doubt_fact(on_doubt: str) -> tuple[str, str] | None:
 
 def planned_facts(row: Schedule) -> list[tuple[str, str]]:
     """What a planned row holds besides its command and times, as (name, text) in the reader's
-    language: its conditions (`require`, `if_not`, `max_wait`, `after_wait`) and its in-game
-    countdown (`announce`). Every face shows these, from here."""
+    language: its conditions (`require`, `if_not`, `max_wait`, `after_wait`), its in-game
+    countdown (`announce`) and, repeating, what it does when the clocks change with the clock
+    changes in the 12 months from its next run. Every face shows these, from here."""
     facts = []
     cond = pack_cond(row.conditions)
     if cond is not None:
         facts.append((_(_ONLY_IF), describe(cond)))
     if row.announce:
         facts.append((_(_ANNOUNCE), ", ".join(human(s) for s in row.announce)))
+    if row.next_due is not None:
+        facts += dst_facts(row.spec, row.next_due)
     return facts

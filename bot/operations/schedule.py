@@ -52,6 +52,8 @@ from bot.minecraft.task_fields import (
 )
 from bot.operations.ranks import Rank
 from bot.store.schedules import Creator, OnDoubt
+from bot.times.dst import DstRepeated, DstSkipped
+from bot.times.dst_words import dst_facts
 from bot.times.when import next_runs
 
 if TYPE_CHECKING:
@@ -116,6 +118,10 @@ class ScheduleFields(ConditionFields):
     # what the crash guard does when a crash leaves it unknown whether the task ran
     # (bot.background.doubt); None: skip, the default
     on_doubt: OnDoubt | None = None
+    # what a repeating wall-clock row does when the clocks change (bot.times.dst): in the hour
+    # they repeat, and in the hour they skip; None: the default
+    dst_repeated: DstRepeated | None = None
+    dst_skipped: DstSkipped | None = None
 
     def doubt_option(self) -> dict[str, str]:
         """`on_doubt` when it is not the default (what the audit entry and the row keep)."""
@@ -129,9 +135,17 @@ class ScheduleFields(ConditionFields):
             "announce": self.announce,
         }
 
+    def dst_options(self) -> dict[str, str]:
+        """The DST policy options given (what a wall-clock row stores; None: the default)."""
+        return {
+            k: v
+            for k, v in (("dst_repeated", self.dst_repeated), ("dst_skipped", self.dst_skipped))
+            if v is not None
+        }
+
     @property
     def wallclock(self) -> bool:
-        return any(v is not None for v in self.wall().values())
+        return any(v is not None for v in self.wall().values()) or bool(self.dst_options())
 
 
 class ScheduleRequest(ScheduleFields):
@@ -168,12 +182,15 @@ class Scheduled:
 @dataclass(frozen=True)
 class Preview:
     """The first runs a wall-clock request would have (UTC; `timezone` is the zone its times
-    are read in), nothing stored; `text` is the sentence."""
+    are read in), nothing stored; `text` is the sentence. `dst`: for a repeating one, its DST
+    policy and the clock changes of the next 12 months with the runs each touches, as
+    (name, text) in the reader's language."""
 
     server: ServerServices
     timezone: str
     runs: tuple[datetime, ...]
     text: str
+    dst: tuple[tuple[str, str], ...] = ()
 
 
 def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServices:
@@ -197,7 +214,8 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
         ]
         if game or req.unit is not None:
             mixed = ", ".join(f"`{n}`" for n in (game or ["unit"]))
-            given = ", ".join(f"`{n}`" for n, v in req.wall().items() if v is not None)
+            wall = [n for n, v in req.wall().items() if v is not None] + [*req.dst_options()]
+            given = ", ".join(f"`{n}`" for n in wall)
             raise errors.ValidationError(
                 _(
                     "{given} set a wall-clock time and {mixed} a game time: use one or the "
@@ -205,7 +223,7 @@ def check(ops: Operations, caller: Caller, req: ScheduleRequest) -> ServerServic
                     given=given,
                     mixed=mixed,
                 ),
-                field=next(n for n, v in req.wall().items() if v is not None),
+                field=wall[0],
             )
         ops.scheduler()
     elif (req.time is None) == (req.at is None):
@@ -308,6 +326,8 @@ async def preview(
         retry_delay=req.retry_delay,
         as_player=req.as_player,
         conditions=req.condition_options(),
+        dst_repeated=req.dst_repeated,
+        dst_skipped=req.dst_skipped,
     )
     runs = tuple(next_runs(spec, count))
     text = ngettext(
@@ -316,7 +336,7 @@ async def preview(
         len(runs),
         zone=spec.timezone,
     )
-    return Preview(target, spec.timezone, runs, text)
+    return Preview(target, spec.timezone, runs, text, tuple(dst_facts(spec, spec.first_due)))
 
 
 async def _plan(
@@ -339,6 +359,8 @@ async def _plan(
         announce=req.announce,
         conditions=req.condition_options(),
         on_doubt=req.on_doubt or "skip",
+        dst_repeated=req.dst_repeated,
+        dst_skipped=req.dst_skipped,
     )
     assert row.next_due is not None
     outcome = _(
@@ -355,6 +377,7 @@ async def _plan(
         "retry_delay": req.retry_delay,
         "as_player": req.as_player,
         **req.wall(),
+        **req.dst_options(),
         **req.condition_options(),
         **req.doubt_option(),
     }

@@ -43,6 +43,7 @@ from bot.store.notify import SCHEDULES, notify
 from bot.store.schedule_runs import RUN_COLUMNS, Run, RunQueries, run_of
 from bot.store.tables import schedule_runs as runs
 from bot.store.tables import schedules
+from bot.times.dst import REPEATED, SKIPPED, DstRepeated, DstSkipped
 from bot.times.when import Kind, Missed, Spec
 
 # a check made inside a hand-over's transaction: does this process still hold the row's
@@ -87,6 +88,8 @@ _COLUMNS = (
     schedules.c.run_count,
     schedules.c.conditions,
     schedules.c.on_doubt,
+    schedules.c.dst_repeated,
+    schedules.c.dst_skipped,
 )
 _LIVE = schedules.c.state.in_(ACTIVE_STATES)
 
@@ -152,6 +155,9 @@ class Schedule:
     # after_wait)
     conditions: Mapping[str, str] | None = None
     on_doubt: OnDoubt = "skip"
+    # what it does when the clocks change (bot.times.dst); None: the default
+    dst_repeated: DstRepeated | None = None
+    dst_skipped: DstSkipped | None = None
 
     @property
     def spec(self) -> Spec:
@@ -167,6 +173,8 @@ class Schedule:
             self.cron,
             self.announce,
             self.missed,
+            self.dst_repeated,
+            self.dst_skipped,
         )
 
 
@@ -199,6 +207,8 @@ def _schedule(row: Sequence[object]) -> Schedule:
         run_count=int(cast(int, r[23])),
         conditions=_conditions(r[24]),
         on_doubt="run" if r[25] == "run" else "skip",
+        dst_repeated=cast("DstRepeated", r[26]) if r[26] in REPEATED else None,
+        dst_skipped=cast("DstSkipped", r[27]) if r[27] in SKIPPED else None,
     )
 
 
@@ -260,6 +270,8 @@ class ScheduleStore(RunQueries):
                 next_due=spec.first_due.timestamp(),
                 conditions=json.dumps(dict(conditions)) if conditions else None,
                 on_doubt="run" if on_doubt == "run" else None,
+                dst_repeated=spec.dst_repeated,
+                dst_skipped=spec.dst_skipped,
             )
             .returning(*_COLUMNS)
         )

@@ -293,6 +293,9 @@ schedules = Table(
     Column("run_count", Int, nullable=False, server_default="0"),
     Column("conditions", Text),  # JSON: require, if_not, ...; NULL: none
     Column("on_doubt", Text),  # 'run'; NULL: skip (the default)
+    # what a repeating row does when the clocks change (bot.times.dst); NULL: the default
+    Column("dst_repeated", Text),  # 'first', 'second' or 'both'
+    Column("dst_skipped", Text),  # 'shift' or 'skip'
     CheckConstraint("kind IN ('at', 'every', 'cron')", name="schedules_kind_check"),
     CheckConstraint("missed IN ('skip', 'once')", name="schedules_missed_check"),
     CheckConstraint(

@@ -1,8 +1,10 @@
 """`when`, `repeat`, `timezone` and `announce` as the moderators type them, into a :class:`Spec`.
 
-Cron expressions are cronsim's (it follows Debian cron on DST: a time in the spring-forward gap
-runs once right after the jump, one in the repeated autumn hour runs once); time zones are zoneinfo
-with tzdata, so Windows hosts and slim containers have the IANA database too.
+Cron expressions are cronsim's; what a repeating row does when the clocks change is its DST
+policy (bot.times.dst), by default what Debian cron does (a fixed time in the spring-forward gap
+runs once right after the jump, one in the repeated autumn hour runs once, in its first pass);
+time zones are zoneinfo with tzdata, so Windows hosts and slim containers have the IANA database
+too.
 
 The natural forms of `when` are a small grammar (`HH:MM`, `YYYY-MM-DD HH:MM`, `fri 20:00`,
 `today|tomorrow HH:MM`, `in 2h 30m`, a Discord timestamp `<t:N:F>`), not dateparser: the forms are
@@ -21,6 +23,8 @@ __all__ = [
     "MAX_ANNOUNCE",
     "MAX_DELAY",
     "MIN_EVERY",
+    "Kind",
+    "Missed",
     "Spec",
     "boundaries",
     "build_spec",
@@ -37,7 +41,7 @@ __all__ = [
 ]
 
 import re
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -46,13 +50,21 @@ from cronsim import CronSim, CronSimError
 
 from bot.errors import ValidationError, naming
 from bot.i18n import Text, _, lazy
+from bot.times import dst
+from bot.times.runs import (
+    Kind,
+    Missed,
+    Spec,
+    boundaries,
+    latest_boundary,
+    next_boundary,
+    next_runs,
+)
 
 DEFAULT_TIMEZONE = "UTC"
 MAX_DELAY = timedelta(days=3653)  # "a delay beyond 10 years" is refused (SpacetimeDB: DelayTooLong)
 MIN_EVERY = 1  # seconds
 MAX_ANNOUNCE = 10  # countdown messages per run
-Kind = Literal["at", "every", "cron"]
-Missed = Literal["skip", "once"]
 
 _UNITS = {
     "s": 1,
@@ -101,21 +113,6 @@ _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))?$")
 _DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _DISCORD = re.compile(r"^<t:(-?\d{1,12})(?::[tTdDfFR])?>$")
 _EPOCH_MAX = 253402300799  # 9999-12-31T23:59:59Z
-
-
-@dataclass(frozen=True, slots=True)
-class Spec:
-    """When a schedule runs: its kind, the first due instant (UTC) and how it repeats."""
-
-    kind: Kind
-    first_due: datetime  # UTC
-    timezone: str
-    at: datetime | None = None  # kind "at": the instant (UTC)
-    every: int | None = None  # kind "every": seconds between runs
-    anchor: datetime | None = None  # kind "every": the boundaries are anchor + k*every
-    cron: str | None = None  # kind "cron": 5 fields, read in `timezone`
-    announce: tuple[int, ...] = ()  # seconds before each run, longest first
-    missed: Missed = "once"
 
 
 def parse_timezone(name: str | None, default: str = DEFAULT_TIMEZONE) -> ZoneInfo:
@@ -368,90 +365,6 @@ def parse_announce(text: str | None) -> tuple[int, ...]:
     return tuple(sorted(offsets, reverse=True))
 
 
-def next_boundary(spec: Spec, after: datetime) -> datetime | None:
-    """The first run strictly after `after`: anchored on the grid for `every` (never on when it
-    ran, so no drift), cronsim in the schedule's zone for `cron`; None for a one-shot."""
-    if spec.kind == "every":
-        assert spec.every is not None and spec.anchor is not None
-        if after < spec.anchor:
-            return spec.anchor
-        steps = int((after - spec.anchor).total_seconds() // spec.every) + 1
-        return spec.anchor + timedelta(seconds=steps * spec.every)
-    if spec.kind == "cron":
-        assert spec.cron is not None
-        tz = ZoneInfo(spec.timezone)
-        try:
-            found = next(CronSim(spec.cron, after.astimezone(tz)))
-        except (StopIteration, CronSimError):
-            return None
-        return found.astimezone(UTC)
-    return None
-
-
-def next_runs(spec: Spec, count: int, first: datetime | None = None) -> list[datetime]:
-    """The first `count` runs of `spec` from `first` (default: its first due), one for a
-    one-shot: the next runs a preview and the planned list show."""
-    start = spec.first_due if first is None else first
-    found = [start]
-    while len(found) < count and spec.kind != "at":
-        following = next_boundary(spec, found[-1])
-        if following is None:
-            break
-        found.append(following)
-    return found[:count]
-
-
-def latest_boundary(spec: Spec, at_or_before: datetime) -> datetime | None:
-    """The last run at or before `at_or_before` (None for a one-shot or none yet)."""
-    if spec.kind == "every":
-        assert spec.every is not None and spec.anchor is not None
-        if at_or_before < spec.anchor:
-            return None
-        steps = int((at_or_before - spec.anchor).total_seconds() // spec.every)
-        return spec.anchor + timedelta(seconds=steps * spec.every)
-    if spec.kind == "cron":
-        assert spec.cron is not None
-        tz = ZoneInfo(spec.timezone)
-        after = at_or_before + timedelta(minutes=1)  # cronsim's reverse is strictly before
-        try:
-            found = next(CronSim(spec.cron, after.astimezone(tz), reverse=True))
-        except (StopIteration, CronSimError):
-            return None
-        found_utc = found.astimezone(UTC)
-        return found_utc if found_utc <= at_or_before else _before(spec, at_or_before)
-    return None
-
-
-def _before(spec: Spec, at_or_before: datetime) -> datetime | None:
-    tz = ZoneInfo(spec.timezone)
-    assert spec.cron is not None
-    try:
-        return next(CronSim(spec.cron, at_or_before.astimezone(tz), reverse=True)).astimezone(UTC)
-    except (StopIteration, CronSimError):
-        return None
-
-
-def boundaries(spec: Spec, start: datetime, end: datetime, limit: int = 1_000_000) -> int:
-    """How many runs fall in [start, end] (counted for the 'skipped N' alert), bounded."""
-    if spec.kind == "every":
-        assert spec.every is not None and spec.anchor is not None
-        if end < start:
-            return 0
-        first = start if start >= spec.anchor else spec.anchor
-        offset = (first - spec.anchor).total_seconds()
-        k0 = -(-int(offset) // spec.every) if offset > 0 else 0
-        k1 = int((end - spec.anchor).total_seconds() // spec.every)
-        return max(0, k1 - k0 + 1)
-    count = 0
-    current: datetime | None = start - timedelta(microseconds=1)
-    while count < limit:
-        current = next_boundary(spec, current) if current is not None else None
-        if current is None or current > end:
-            break
-        count += 1
-    return count
-
-
 def build_spec(
     when: str | None,
     repeat: str | None,
@@ -461,9 +374,11 @@ def build_spec(
     now: datetime,
     default_timezone: str = DEFAULT_TIMEZONE,
     missed: Missed | None = None,
+    dst_repeated: str | None = None,
+    dst_skipped: str | None = None,
 ) -> Spec:
     """Everything a wall-clock /schedule says about time, checked; the Spec to store. A refusal
-    names its input as `field` (when, repeat, timezone, announce)."""
+    names its input as `field` (when, repeat, timezone, announce, dst_repeated, dst_skipped)."""
     if when is None and repeat is None:
         raise ValidationError(
             lazy("Give `when` (a wall-clock time) or `repeat` (an interval or cron)."),
@@ -477,19 +392,32 @@ def build_spec(
         start = parse_when(when, now, tz) if when is not None else None
     with naming("repeat"):
         spec = _repeating(repeat, start, tz, now, missed)
+    repeated, skipped = dst.checked_policy(spec.kind, spec.cron, dst_repeated, dst_skipped)
+    if repeated is not None or skipped is not None:
+        spec = replace(spec, dst_repeated=repeated, dst_skipped=skipped)
+        # the first run under the policy: the one before it may be left out by it
+        spec = replace(spec, first_due=_first_under_policy(spec, start, now))
     with naming("announce"):
         _check_offsets(offsets, spec, now)
-    return Spec(
-        spec.kind,
-        spec.first_due,
-        spec.timezone,
-        spec.at,
-        spec.every,
-        spec.anchor,
-        spec.cron,
-        offsets,
-        spec.missed,
-    )
+    return replace(spec, announce=offsets)
+
+
+def _first_under_policy(spec: Spec, start: datetime | None, now: datetime) -> datetime:
+    if spec.kind == "every":
+        assert spec.anchor is not None  # the grid stays anchored; the policy may skip its first
+        after = spec.anchor - timedelta(microseconds=1)
+    else:
+        after = start - timedelta(microseconds=1) if start is not None else now
+    first = next_boundary(spec, after)
+    if first is None or first - now > MAX_DELAY:
+        raise ValidationError(
+            lazy(
+                "The cron expression {text} never fires in the next 10 years.",
+                text=repr(spec.cron),
+            ),
+            field="repeat",
+        )
+    return first
 
 
 def _repeating(

@@ -87,6 +87,8 @@ class RowRules:
         as_player: str | None,
         missed: Missed | None,
         conditions: Mapping[str, str] | None,
+        dst_repeated: str | None = None,
+        dst_skipped: str | None = None,
     ) -> Spec:
         """Every check a new row passes: the Spec it would have."""
         target = self.server(server)
@@ -101,6 +103,8 @@ class RowRules:
             now=self.clock.now(),
             default_timezone=self.default_timezone,
             missed=missed,
+            dst_repeated=dst_repeated,
+            dst_skipped=dst_skipped,
         )
         await self.check_free(server, task_id)
         return spec

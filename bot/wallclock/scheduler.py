@@ -278,10 +278,13 @@ class Scheduler:
         missed: Missed | None = None,
         conditions: Mapping[str, str] | None = None,
         on_doubt: OnDoubt = "skip",
+        dst_repeated: str | None = None,
+        dst_skipped: str | None = None,
     ) -> Schedule:
         """Check everything, store the row, arm it; ValidationError (nothing stored) otherwise.
         `on_doubt`: what the crash guard does with a run a crash leaves unknown
-        (bot.background.doubt)."""
+        (bot.background.doubt); `dst_repeated`, `dst_skipped`: what a repeating row does when
+        the clocks change (bot.times.dst; None: the default)."""
         spec = await self.preview(
             server=server,
             command=command,
@@ -295,6 +298,8 @@ class Scheduler:
             as_player=as_player,
             missed=missed,
             conditions=conditions,
+            dst_repeated=dst_repeated,
+            dst_skipped=dst_skipped,
         )
         async with self._lock:
             await self.rules.check_free(server, task_id)
@@ -329,6 +334,8 @@ class Scheduler:
         as_player: str | None = None,
         missed: Missed | None = None,
         conditions: Mapping[str, str] | None = None,
+        dst_repeated: str | None = None,
+        dst_skipped: str | None = None,
     ) -> Spec:
         """Every check `create` makes, nothing stored: the Spec the row would have (its next
         runs: :func:`bot.times.when.next_runs`); ValidationError naming the input otherwise."""
@@ -345,6 +352,8 @@ class Scheduler:
             as_player=as_player,
             missed=missed,
             conditions=conditions,
+            dst_repeated=dst_repeated,
+            dst_skipped=dst_skipped,
         )
 
     async def get(self, schedule_id: int) -> Schedule | None:

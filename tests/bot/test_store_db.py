@@ -34,7 +34,7 @@ async def test_a_fresh_database_has_every_table_at_the_newest_revision(
     store_db: Database,
 ) -> None:
     assert set(metadata.tables) <= await _tables(store_db)
-    assert await _revision(store_db) == ["0003"]
+    assert await _revision(store_db) == ["0004"]
 
 
 async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: P
     assert [tuple(r) for r in runs] == [(1, None), (2, "duplicate before upgrade"), (3, "mod")]
     assert [tuple(r) for r in early] == [(1, "ran"), (2, "done")]  # the order they were read
     assert cursor == '{"offset": 120}'
-    assert await _revision(db) == ["0003"]
+    assert await _revision(db) == ["0004"]
     with pytest.raises(IntegrityError):
         async with db.begin() as conn:
             await conn.execute(
@@ -63,7 +63,7 @@ async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: P
     await db.close()
     # a second start upgrades nothing and loses nothing
     again = open_in(tmp_path)
-    assert await _revision(again) == ["0003"]
+    assert await _revision(again) == ["0004"]
     async with again.connect() as conn:
         assert (await conn.execute(text("SELECT count(*) FROM schedule_runs"))).scalar() == 3
     await again.close()
@@ -118,7 +118,7 @@ async def test_processes_starting_together_migrate_once(postgres: Any) -> None:
     url = postgres.new_database()
     bots = [Database(url) for _ in range(5)]
     await asyncio.gather(*(db.ready() for db in bots))
-    assert await _revision(bots[0]) == ["0003"]
+    assert await _revision(bots[0]) == ["0004"]
     for db in bots:
         await db.close()
 
