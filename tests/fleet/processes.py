@@ -37,6 +37,7 @@ class Bot:
     process: BotProcess
     base: str = ""  # the dashboard's address
     pid: int = 0
+    user: str | None = None  # its own database role (None: the cluster's postgres)
 
 
 @dataclass
@@ -49,16 +50,34 @@ class Fleet:
     bots: list[Bot] = field(default_factory=list)
     token: str = ""
     http: aiohttp.ClientSession | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)  # e.g. DOOM_MAX_LATE, every bot
 
-    def env(self, home: Path) -> dict[str, str]:
+    @property
+    def database(self) -> str:
+        return self.url.rsplit("/", 1)[1]
+
+    def url_as(self, user: str | None) -> str:
+        return self.url if user is None else self.url.replace("://postgres@", f"://{user}@", 1)
+
+    def add_role(self, name: str) -> str:
+        """A login role of its own for a bot, so that one bot alone can be cut from the
+        database (ALTER ROLE ... NOLOGIN, pg_terminate_backend). A member of the tables' owner
+        (not a superuser): it may use and migrate them. Roles are the cluster's: the name is
+        made unique with the test's database."""
+        user = f"{self.database}_{name}"
+        self.pg.psql(f"CREATE ROLE {user} LOGIN IN ROLE postgres")
+        return user
+
+    def env(self, home: Path, user: str | None = None) -> dict[str, str]:
         probe = BotProcess(home, 0)
         env = {k: v for k, v in probe.env.items() if not k.startswith("DOOM_SERVERS")}
         env.update(
-            DOOM_DATABASE_URL=self.url,
+            DOOM_DATABASE_URL=self.url_as(user),
             DOOM_LEASE_TTL=format(self.ttl, "g"),
             DOOM_WEB_PORT="0",
             DOOM_RCON_TIMEOUT="2",
         )
+        env.update(self.extra_env)
         for i, (name, mc) in enumerate(self.servers.items()):
             env[f"DOOM_SERVERS__{i}__NAME"] = name
             env[f"DOOM_SERVERS__{i}__RCON_HOST"] = "127.0.0.1"
@@ -67,17 +86,17 @@ class Fleet:
             env[f"DOOM_SERVERS__{i}__EVENT_SOURCE"] = "rcon"
         return env
 
-    async def start_bot(self) -> Bot:
+    async def start_bot(self, user: str | None = None) -> Bot:
         home = self.tmp_path / f"bot{len(self.bots)}"
         home.mkdir()
         process = BotProcess(home, 0)
-        process.env = self.env(home)
+        process.env = self.env(home, user)
         await process.start("-m", "bot", "serve")
         said = await process.expect("Serving the dashboard and API at ", limit=WAIT)
         found = re.search(r"http://127\.0\.0\.1:\d+", said)
         assert found is not None
         assert process.proc is not None
-        bot = Bot(process, found[0], process.proc.pid)
+        bot = Bot(process, found[0], process.proc.pid, user)
         self.bots.append(bot)
         if not self.token:
             made = await asyncio.to_thread(
@@ -97,7 +116,7 @@ class Fleet:
         """Lease name -> the pid of the process holding it now (by the database's clock)."""
         out = self.pg.psql(
             "SELECT name, holder FROM leases WHERE expires > extract(epoch from clock_timestamp())",
-            database=self.url.rsplit("/", 1)[1],
+            database=self.database,
         ).stdout
         held: dict[str, int] = {}
         for line in out.splitlines():
