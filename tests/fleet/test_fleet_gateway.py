@@ -130,26 +130,35 @@ async def gateway_discord() -> AsyncIterator[tuple[int, Gateway]]:
 class Relay:
     """A TCP relay on 127.0.0.1 to PostgreSQL that can go silent: frozen, it passes nothing
     either way and leaves new connections unanswered, every socket kept open (a network that
-    drops packets, not one that refuses them)."""
+    drops packets, not one that refuses them); thawed, it drops the connections it held, as a
+    network that comes back resets them, and relays again."""
 
     target: int
     port: int = 0
     frozen: bool = False
-    _ended: asyncio.Event = field(default_factory=asyncio.Event)
+    _thawed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def freeze(self) -> None:
+        self.frozen = True
+        self._thawed = asyncio.Event()
+
+    def thaw(self) -> None:
+        self.frozen = False
+        self._thawed.set()
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(OSError):
             while data := await reader.read(65536):
                 if self.frozen:
-                    await self._ended.wait()  # held, never passed on
-                    return
+                    await self._thawed.wait()  # held, never passed on
+                    break
                 writer.write(data)
                 await writer.drain()
         writer.close()
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.frozen:
-            await self._ended.wait()
+            await self._thawed.wait()
             writer.close()
             return
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
@@ -164,7 +173,7 @@ async def relay_to(port: int) -> AsyncIterator[Relay]:
     try:
         yield relay
     finally:
-        relay._ended.set()
+        relay.thaw()
         server.close()
 
 
@@ -281,7 +290,8 @@ async def test_a_holder_whose_database_stops_answering_closes_before_its_lease_e
 ) -> None:
     """Its look at the leases waits on the silent database (no error comes for 30 s): the
     connection is closed on the process's own clock, the other connects once the lease has
-    expired, and the cut one lives on."""
+    expired, and the cut one lives on, waits once the database is back, and connects again
+    when the other stops."""
     async with (
         gateway_discord() as (discord, seen),
         fleet(tmp_path, postgres, servers=1, ttl=TTL) as group,
@@ -291,7 +301,7 @@ async def test_a_holder_whose_database_stops_answering_closes_before_its_lease_e
         holder, other = await two_bots(group, discord, seen, (one.port, two.port))
         relay = one if holder is group.bots[0] else two
         cut = time.monotonic()
-        relay.frozen = True
+        relay.freeze()
         await until(lambda: len(seen.closed) == 1, TTL, "the cut holder closes")
         await until(lambda: len(seen.identified) == 2, TTL + 2, "the other connects")
         closed, connected = seen.closed[0] - cut, seen.identified[1] - cut
@@ -302,4 +312,24 @@ async def test_a_holder_whose_database_stops_answering_closes_before_its_lease_e
         assert CONNECTING in other.process.err
         await asyncio.sleep(TICK)
         assert holder.process.alive and len(seen.open) == 1
+        relay.thaw()  # the database answers again: the cut one waits, the other stays
+        await group.wait_for(
+            lambda: any(
+                name.startswith("member:") and pid == holder.pid
+                for name, pid in group.holders().items()
+            ),
+            WAIT,
+            "the cut one back among the live processes",
+        )
+        await asyncio.sleep(2 * TICK)
+        assert len(seen.opened) == 2 and len(seen.open) == 1
+        assert other.process.proc is not None
+        stopped = time.monotonic()
+        other.process.proc.send_signal(signal.SIGTERM)
+        await until(lambda: len(seen.identified) == 3, 2, "the first connects again")
+        print(
+            f"then SIGTERM -> the first connected again after {seen.identified[2] - stopped:.2f} s"
+        )
+        assert holder.process.err.count(CONNECTING) == 2
+        assert seen.most_open == 1 and seen.sampled_most == 1
         assert "Traceback" not in other.process.err
