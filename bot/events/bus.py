@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.aio import cancel_and_wait
+from bot.errors import BotError
 
 if TYPE_CHECKING:
     from bot.background.event_source import EventSource
@@ -110,6 +111,9 @@ class EventBus:
                         await self._record(event)
             except asyncio.CancelledError:
                 raise
+            except BotError as e:  # the server or the database away: said in a line
+                log.warning("event source of %s stopped (%s); restarting it", server, e)
+                await asyncio.sleep(self.restart_delay)
             except Exception:  # a broken source is restarted, not given up on
                 log.exception("event source of %s failed; restarting it", server)
                 await asyncio.sleep(self.restart_delay)

@@ -116,6 +116,8 @@ class GuardedEvents:
                         reading.result()
                         return
                     await cancel_and_wait(reading)
+                    if not reading.cancelled():
+                        reading.exception()  # the lease is gone: how its read ended is moot
             except Exception as e:  # handed to the consumer, which restarts the source
                 queue.put_nowait(e)
 
