@@ -34,12 +34,11 @@ __all__ = [
 import asyncio
 import logging
 import sqlite3
-import threading
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Connection, make_url
@@ -62,7 +61,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_T = TypeVar("_T")
 
 DB_FILE = "bot.sqlite3"
 # a data dir's database under the name of its first table, renamed to DB_FILE on first use
@@ -133,8 +131,6 @@ class Database:
         # loop beginning at once would interleave on it (a second BEGIN hangs)
         self._one_at_a_time = asyncio.Lock()
         # the stdlib connection of stores not yet on the engine (SQLite only; see run())
-        self._raw_lock = threading.Lock()
-        self._raw: sqlite3.Connection | None = None
 
     def __repr__(self) -> str:
         return f"Database({self.url.render_as_string(hide_password=True)!r})"
@@ -273,13 +269,6 @@ class Database:
             return str((await conn.exec_driver_sql("PRAGMA journal_mode")).scalar_one())
 
     async def close(self) -> None:
-        def shut() -> None:
-            with self._raw_lock:
-                if self._raw is not None:
-                    self._raw.close()
-                    self._raw = None
-
-        await asyncio.to_thread(shut)
         engine, self._engine = self._engine, None
         self._ready = False
         if engine is None:
@@ -290,64 +279,6 @@ class Database:
             # seen under load with aiosqlite: a connection whose worker thread went away leaves
             # its close waiting for ever; a stopping bot must not wait with it
             log.warning("the database connections did not close within %g s", CLOSE_WAIT)
-
-    # -- the stdlib connection, for stores not yet on the engine ---------------------------
-
-    def _connect_raw(self) -> sqlite3.Connection:
-        if not self.is_sqlite:
-            raise RuntimeError(f"{self!r}: this store needs SQLite")
-        if self._raw is None:
-            path = ":memory:" if self.path is None else str(self.path)
-            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA busy_timeout=5000")
-            self._raw = db
-        return self._raw
-
-    def ready_sync(self) -> None:
-        """:meth:`ready` for start-up code outside the loop (SQLite only)."""
-        if self._ready:
-            return
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _bring_legacy_up(self.path)
-        from sqlalchemy import create_engine
-
-        engine = create_engine(self.url.set(drivername="sqlite"), poolclass=StaticPool)
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-            dbapi_connection.isolation_level = None
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn: Connection) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-        try:
-            with engine.begin() as conn:
-                _migrate(conn)
-        finally:
-            engine.dispose()
-        self._ready = True
-
-    def run_sync(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run `work` on the stdlib connection in this thread (SQLite only)."""
-        self.ready_sync()
-        with self._raw_lock:
-            return work(self._connect_raw())
-
-    async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run `work` on the stdlib connection in a worker thread (SQLite only)."""
-        await self.ready()
-        return await asyncio.to_thread(self.run_sync, work)
-
-    async def migrate(self, component: str, steps: object) -> None:
-        """The schema is the tables' (bot.store.tables): this only makes it ready."""
-        await self.ready()
-
-    def migrate_sync(self, component: str, steps: object) -> None:
-        self.ready_sync()
 
 
 # alembic holds the migration it runs in a module global (alembic.context): two databases of
