@@ -61,8 +61,16 @@ RunText = app_commands.Range[str, 1, MAX_COMMAND]
 Said = queue.Changed | runs.RanNow | groups.GroupOutcome[Any]  # what a change's reply says
 Delay = app_commands.Range[int, 0, MAX_INT]
 # what a repeating wall-clock row does when the clocks change (bot.times.dst)
-DST_REPEATED = [app_commands.Choice(name=n, value=n) for n in REPEATED]
-DST_SKIPPED = [app_commands.Choice(name=n, value=n) for n in SKIPPED]
+# (shown names of their own: "second" is also a unit of time, which a catalog says once)
+_DST_SHOWN = {
+    "first": "first pass",
+    "second": "second pass",
+    "both": "both passes",
+    "shift": "shift to the jump",
+    "skip": "skip",
+}
+DST_REPEATED = [app_commands.Choice(name=_DST_SHOWN[n], value=n) for n in REPEATED]
+DST_SKIPPED = [app_commands.Choice(name=_DST_SHOWN[n], value=n) for n in SKIPPED]
 
 
 class ConfirmView(InvokerView):
