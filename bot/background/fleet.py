@@ -87,6 +87,7 @@ class Fleet:
     clock: Callable[[], float] = time.monotonic
     held: dict[str, Held] = field(default_factory=dict)
     _task: asyncio.Task[None] | None = None
+    _watch: asyncio.Task[None] | None = None
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     down_since: float | None = None  # the database could not be reached since (monotonic)
@@ -156,14 +157,15 @@ class Fleet:
 
     async def start(self) -> None:
         """The first look (so a lone process holds its servers when start returns), then the
-        loop."""
+        loop, and the watch that fences on this process's clock."""
         await self.step()
         self._task = asyncio.create_task(self._loop(), name="fleet")
+        self._watch = asyncio.create_task(self._watching(), name="fleet-fence")
 
     async def stop(self) -> None:
         """Stop the work of every lease held, then release them all (the hand-over)."""
         self._stopping = True
-        await cancel_and_wait(self._task)
+        await cancel_and_wait(self._task, self._watch)
         for name in sorted(self.held, key=lambda n: n == self.member):
             await self._give_up(name, release=True)
 
@@ -213,6 +215,30 @@ class Fleet:
             if name not in holders and name not in self.held:
                 await self._take(name)
 
+    async def _watching(self) -> None:
+        """Fence on this process's clock whether or not a look is under way: a database that
+        stops answering (no error, no reply) holds a look inside its renewal for as long as the
+        driver waits, past the lease's end."""
+        while not self._stopping:
+            await asyncio.sleep(self.tick / 4)
+            self._fence(self.clock())
+
+    def _fence(self, now: float) -> None:
+        """Stop the work of every lease not renewed in time: it may end `margin` seconds from
+        now, and another process may take it then."""
+        for name, held in list(self.held.items()):
+            if now >= self._deadline(held):
+                log.warning("stopping %s: its lease cannot be renewed and ends soon", name)
+                self.held.pop(name, None)
+                asyncio.get_running_loop().create_task(self._stop_work(held.lease))
+
+    def _deadline(self, held: Held) -> float:
+        return held.renewed_at + self.ttl - self.margin
+
+    def _due_for_renewal(self, held: Held, now: float) -> bool:
+        """A third of the TTL gone, or the fence nearer than two looks (a short TTL)."""
+        return now - held.renewed_at >= self.ttl / 3 or now + 2 * self.tick >= self._deadline(held)
+
     def _rank(self, name: str) -> int:
         """An order of the servers of its own for each process, so processes starting together
         reach for different servers first."""
@@ -220,12 +246,16 @@ class Fleet:
 
     async def _renew(self, now: float) -> None:
         for name, held in list(self.held.items()):
-            if now - held.renewed_at < self.ttl / 3:
+            if not self._due_for_renewal(held, now):
                 continue
             renewed = await self.leases.renew(held.lease)
             if renewed is None:
                 log.warning("lost the lease %s (taken over or expired)", name)
                 await self._give_up(name, release=False)
+            elif self.held.get(name) is not held:
+                # fenced while the renewal waited: its work is stopped; give it back
+                with contextlib.suppress(BotError, OSError):
+                    await self.leases.release(renewed)
             else:
                 self.held[name] = Held(renewed, now)
 
@@ -235,11 +265,7 @@ class Fleet:
             self.down_since = now
             log.warning("the database does not answer: %s", exc)
         self.last_error = str(exc)
-        for name, held in list(self.held.items()):
-            if now >= held.renewed_at + self.ttl - self.margin:
-                log.warning("stopping %s: its lease cannot be renewed and ends soon", name)
-                self.held.pop(name, None)
-                asyncio.get_running_loop().create_task(self._stop_work(held.lease))
+        self._fence(now)
 
     async def _take(self, name: str) -> None:
         started = self.clock()
