@@ -132,6 +132,8 @@ class AlertsCog(commands.Cog, name="Alerts"):
         self.bot.dispatch("doom_event", event)
         if event.type not in ALERTS:
             return
+        if not self.bot.acting:
+            return  # another process holds Discord's gateway: it posts every server's alerts
         channel_id = self.bot.alert_channel_id(server)
         if channel_id is None:
             log.info("no alert channel for %s: %s %s", server.name, event.type, event.task_id)

@@ -119,6 +119,25 @@ async def test_an_event_relayed_from_another_process_is_posted(
     assert fields["task"] == "`far_task`" and fields["server"] == "beta"
 
 
+async def test_a_process_without_the_gateway_queues_no_alert(
+    tailed: Harness, tmp_path: Path
+) -> None:
+    """Another process holds Discord's gateway (bot.discord.gateway): it posts every server's
+    alerts, so this one queues none (a post it could not send would be tried and given up)."""
+    log = await live_log(tailed, "beta", tmp_path / "b")
+    log.close()
+    alerts: Any = tailed.bot.get_cog("Alerts")
+    tailed.bot.acting = False
+    try:
+        far = Event("beta", 9, "retry_exhausted", "far_task", 5000, {"retry": "3"}, relayed=True)
+        await alerts.handle(tailed.services.servers["beta"], far)
+        assert alerts._pending == {} and alerts._flushers == {}
+    finally:
+        tailed.bot.acting = True
+    await alerts.handle(tailed.services.servers["beta"], far)  # holding it again: queued
+    await tailed.discord.wait_for(lambda: len(tailed.posts(OWN_CHANNEL)) >= 1)
+
+
 async def test_a_large_burst_becomes_one_summary(tailed: Harness, tmp_path: Path) -> None:
     # the whole burst must reach the cog inside one window: 0.2 s was too short for 40 log
     # lines on a loaded machine (a CI-like run got 30 of them in the first post)
