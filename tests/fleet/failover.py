@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import signal
 import time
 from dataclasses import dataclass, field
@@ -58,12 +59,22 @@ def living(group: Fleet) -> list[Bot]:
     return [b for b in group.bots if b.process.alive]
 
 
-async def _all_held(group: Fleet, limit: float) -> None:
-    def held() -> bool:
-        pids = {b.pid for b in living(group)}
-        return all(group.holder_of(s) in pids for s in group.servers)
+async def _all_held(group: Fleet, limit: float) -> dict[str, int]:
+    """Every server held by a living bot, each bot at most its share (a bot started again
+    has taken its own, so no lease moves during the trial): server -> the holder's pid."""
+    seen: dict[str, int] = {}
 
-    await group.wait_for(held, limit, "every server held by a living bot")
+    def held() -> bool:
+        pids = [b.pid for b in living(group)]
+        holders = group.holders()  # one read: the leases move between two
+        seen.clear()
+        seen.update({s: holders.get(f"server:{s}", 0) for s in group.servers})
+        share = math.ceil(len(group.servers) / max(len(pids), 1))
+        counts = [list(seen.values()).count(pid) for pid in pids]
+        return all(pid in pids for pid in seen.values()) and max(counts, default=0) <= share
+
+    await group.wait_for(held, limit, "every server held by a living bot, by shares")
+    return dict(seen)
 
 
 def _runs_table(group: Fleet, markers: list[str]) -> dict[str, tuple[float | None, str]]:
@@ -92,9 +103,9 @@ async def run_failover_trial(
     (one is started again as soon as the takeover is seen, so the next trial waits less)."""
     while len(living(group)) < trial.bots:
         await group.start_bot()
-    await _all_held(group, 3 * group.ttl)
-    victim = group.bot_of(group.holder_of(trial.server) or 0)
-    servers = tuple(s for s in group.servers if group.holder_of(s) == victim.pid)
+    holders = await _all_held(group, 3 * group.ttl)
+    victim = group.bot_of(holders[trial.server])
+    servers = tuple(s for s in group.servers if holders[s] == victim.pid)
     survivor = next(b for b in living(group) if b is not victim)
     n = next(_trials)
     names = list(group.servers)
