@@ -350,8 +350,10 @@ class Run:
         return late, sum(1 for r in rows if r[1] == "ran")
 
     async def stop(self) -> None:
-        for bot in self.bots:
+        for i, bot in enumerate(self.bots):
             await bot.kill()
+            # what each bot said, beside its data folder (read with --keep)
+            (self.tmp / f"bot{i}.out").write_text(bot.out + bot.err)
 
 
 async def measure(

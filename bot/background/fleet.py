@@ -245,19 +245,22 @@ class Fleet:
         return zlib.crc32(f"{self.holder}/{name}".encode())
 
     async def _renew(self, now: float) -> None:
-        for name, held in list(self.held.items()):
-            if not self._due_for_renewal(held, now):
-                continue
-            renewed = await self.leases.renew(held.lease)
-            if renewed is None:
-                log.warning("lost the lease %s (taken over or expired)", name)
-                await self._give_up(name, release=False)
+        due = {n: h for n, h in self.held.items() if self._due_for_renewal(h, now)}
+        if not due:
+            return
+        renewed = await self.leases.renew_all([h.lease for h in due.values()])
+        for name, held in due.items():
+            lease = renewed.get(name)
+            if lease is None:
+                if self.held.get(name) is held:
+                    log.warning("lost the lease %s (taken over or expired)", name)
+                    await self._give_up(name, release=False)
             elif self.held.get(name) is not held:
                 # fenced while the renewal waited: its work is stopped; give it back
                 with contextlib.suppress(BotError, OSError):
-                    await self.leases.release(renewed)
+                    await self.leases.release(lease)
             else:
-                self.held[name] = Held(renewed, now)
+                self.held[name] = Held(lease, now)
 
     def _unreachable(self, now: float, exc: BaseException) -> None:
         """The database does not answer: fence on this process's clock."""

@@ -27,6 +27,21 @@ async def test_one_holder_until_release_then_another_with_a_new_token(store_db: 
     assert (row.holder, row.token, row.server) == ("b", 2, "main")
 
 
+async def test_renewing_many_at_once_renews_only_those_still_held(store_db: Database) -> None:
+    a, b = LeaseStore(store_db, "a", ttl=30), LeaseStore(store_db, "b", ttl=30)
+    x, y, z = [await a.take(f"server:{n}") for n in "xyz"]
+    assert x is not None and y is not None and z is not None
+    await a.release(z)
+    taken = await b.take("server:z")  # z moved on: a's token for it is dead
+    assert taken is not None
+    renewed = await a.renew_all([x, y, z])
+    assert sorted(renewed) == ["server:x", "server:y"]
+    assert renewed["server:x"].token == x.token and renewed["server:x"].expires >= x.expires
+    again = await b.renew_all([x, taken])  # x is a's: b renews only its own
+    assert list(again) == ["server:z"] and again["server:z"].holder == "b"
+    assert await a.renew_all([]) == {}
+
+
 async def test_an_expired_lease_is_taken_and_its_old_holder_fenced(store_db: Database) -> None:
     a, b = LeaseStore(store_db, "a", ttl=0.3), LeaseStore(store_db, "b", ttl=30)
     held = await a.take("server:main")
