@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -310,6 +311,37 @@ async def test_reminders_mention_the_interested_members(ev: EventHarness) -> Non
     assert (
         len([p for p in ev.posts(ALERT_CHANNEL) if "Reminder" in p.payload.get("content", "")]) == 2
     )
+
+
+async def test_a_process_without_the_gateway_runs_no_event_timer(ev: EventHarness) -> None:
+    """Several `run` processes on one database: the one holding Discord's gateway sends the
+    reminders and makes the next occurrences (bot.discord.gateway); another's timers wait, and
+    take over when the gateway comes to it."""
+
+    def reminders() -> int:
+        return len(
+            [p for p in ev.posts(ALERT_CHANNEL) if "Reminder" in p.payload.get("content", "")]
+        )
+
+    await _create(ev, reminders="5m")
+    ev.bot.acting = False
+    ev.cog.timers.start()  # the loop itself, on the harness's clock
+    try:
+        ev.clock.advance(116 * 60)  # past the reminder
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        await ev.discord.scheduled.settle()
+        assert reminders() == 0
+        ev.bot.acting = True
+        ev.clock.advance(1)  # the idle look comes round
+        for _ in range(200):
+            await ev.discord.scheduled.settle()
+            if reminders():
+                break
+            await asyncio.sleep(0.01)
+        assert reminders() == 1
+    finally:
+        await ev.cog.timers.stop()
 
 
 async def test_start_and_end_set_the_discord_status_and_repeat_makes_the_next(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CHECK_DELAY = 30.0  # seconds after a start/end before its task's outcome is looked at
+IDLE_LOOK = 1.0  # seconds between looks at whether this process holds the gateway
 REMINDER_GRACE = 300.0  # a reminder more than this late (bot was down) is not sent
 MAX_MESSAGE = 2000  # Discord's limit on a message's content
 
@@ -71,6 +72,13 @@ class EventTimers:
     async def _loop(self) -> None:
         while True:
             self.events.wake.clear()
+            if not self.bot.acting:
+                # another process holds Discord's gateway and runs these (one reminder, one
+                # next occurrence); look again soon: the gateway may come to this one
+                await self.events.clock.wait(
+                    self.events.clock.now() + timedelta(seconds=IDLE_LOOK), self.events.wake
+                )
+                continue
             try:
                 deadline = await self.run_due()
             except Exception:  # one bad pass must not stop every later reminder
