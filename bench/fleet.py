@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -212,6 +213,7 @@ class Run:
         self.pg = pg
         self.url: str | None = None
         self.bots: list[BotProcess] = []
+        self.due_count = 0  # rows made through the API to come due
         self.bases: list[str] = []
         self.tokens: list[str] = []
 
@@ -331,15 +333,21 @@ class Run:
             await asyncio.gather(
                 *(one(j, server, k) for j, server in enumerate(self.ports) for k in range(due))
             )
+        self.due_count = len(made)
         return made, time.monotonic() + 25  # the last made is due 10 + 14 s after
 
-    async def lateness(self) -> tuple[list[float], int]:
+    async def lateness(self) -> tuple[list[float], int, str]:
         db = Database(self.db_url())
         try:
             async with db.engine.connect() as conn:
                 rows = (
                     await conn.execute(
-                        select(schedule_runs.c.lateness, schedule_runs.c.outcome)
+                        select(
+                            schedule_runs.c.lateness,
+                            schedule_runs.c.outcome,
+                            schedules.c.server,
+                            schedules.c.task_id,
+                        )
                         .join(schedules, schedules.c.id == schedule_runs.c.schedule_id)
                         .where(schedules.c.task_id.like("d%"))
                     )
@@ -347,7 +355,14 @@ class Run:
         finally:
             await db.close()
         late = [float(r[0]) for r in rows if r[0] is not None]
-        return late, sum(1 for r in rows if r[1] == "ran")
+        others = Counter(str(r[1]) for r in rows if r[1] != "ran")
+        missing = self.due_count - len(rows)  # no run recorded at all
+        said = ", ".join(f"{k} {v}" for k, v in sorted(others.items()))
+        if missing:
+            said = f"{said}, no run {missing}".lstrip(", ")
+        if others:  # which, to read in the bots' and the worlds' logs (--keep)
+            said += " (" + " ".join(f"{r[2]}/{r[3]}" for r in rows if r[1] != "ran")[:200] + ")"
+        return late, sum(1 for r in rows if r[1] == "ran"), said
 
     async def stop(self) -> None:
         for i, bot in enumerate(self.bots):
@@ -386,7 +401,13 @@ async def measure(
         took = time.monotonic() - t0
         figures.writes_busy = (run.writes() - w0) / took
         figures.busy_cpu = (cpu_seconds(run.pids) - cpu0) / took
-        figures.late, figures.ran = await run.lateness()
+        figures.late, figures.ran, not_ran = await run.lateness()
+        settle = time.monotonic() + 10  # a hand-over still in flight ('sending') records soon
+        while "sending" in not_ran and time.monotonic() < settle:
+            await asyncio.sleep(0.5)
+            figures.late, figures.ran, not_ran = await run.lateness()
+        if not_ran:
+            figures.notes = f"not ran: {not_ran}"
         if layout == "pg2":
             victim = run.bots[0]
             assert victim.proc is not None
