@@ -344,6 +344,13 @@ class Services:
                 log.exception("pruning the run history failed")
             await asyncio.sleep(PRUNE_INTERVAL)
 
+    async def hand_over(self) -> None:
+        """Stop this process's servers' background work and release their leases now, so the
+        other processes take them at once: the first thing a stop does (the dashboard's
+        connections may take seconds to close after it). Alone: nothing to hand over."""
+        if self.fleet is not None:
+            await self.fleet.stop()
+
     async def close(self) -> None:
         """Close every RCON connection and the audit store; stop an embedded server."""
         if self._closed:

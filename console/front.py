@@ -140,6 +140,7 @@ async def run(settings: Settings, stdin: TextIO, stdout: TextIO) -> int:
         )
         return 0
     finally:
+        await core.services.hand_over()
         if web is not None:
             await web.stop()
         await core.close()

@@ -166,8 +166,10 @@ class Fleet:
         """Stop the work of every lease held, then release them all (the hand-over)."""
         self._stopping = True
         await cancel_and_wait(self._task, self._watch)
-        for name in sorted(self.held, key=lambda n: n == self.member):
-            await self._give_up(name, release=True)
+        # each lease's work stops and is released on its own, so the first is taken at once
+        work = [n for n in self.held if n != self.member]
+        await asyncio.gather(*(self._give_up(n, release=True) for n in work))
+        await self._give_up(self.member, release=True)  # last: the others count it alive
 
     async def _loop(self) -> None:
         while not self._stopping:

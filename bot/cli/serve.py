@@ -84,6 +84,7 @@ async def serve(settings: Settings, out: TextIO) -> int:
         await asyncio.Event().wait()  # until SIGTERM or Ctrl-C cancels it
         return 0
     finally:
+        await core.services.hand_over()
         await cancel_and_wait(*followers)
         if web is not None:
             await web.stop()

@@ -89,6 +89,7 @@ async def run_bot(settings: Settings, front: Front) -> int:
         try:
             await front.run(bot)
         finally:
+            await services.hand_over()
             if bot.web is not None:
                 await bot.web.stop()
     return 0
