@@ -243,7 +243,7 @@ class Services:
         return self.fleet.holds(server)
 
     async def _start_fleet(self) -> None:
-        from bot.background.fleet import Fleet, process_id
+        from bot.background.fleet import TICK, Fleet, process_id
         from bot.events.guarded import Gate, GuardedEvents
         from bot.store.leases import LeaseStore
         from bot.store.pack_lock import pack_lock
@@ -261,6 +261,9 @@ class Services:
             _ServerWork(self),
             # an RCON command started before this has ended before the lease can expire
             margin=min(self.settings.rcon_timeout + 1.0, ttl / 2),
+            # a short TTL leaves little time between a renewal and the fence: look more often,
+            # so a late look (a busy machine) does not stop work that was not in danger
+            tick=min(TICK, ttl / 8),
         )
         if self.scheduler is not None:
             self.scheduler.fence_for = self.fleet.fence_for

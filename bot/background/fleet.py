@@ -223,7 +223,10 @@ class Fleet:
         driver waits, past the lease's end."""
         while not self._stopping:
             await asyncio.sleep(self.tick / 4)
-            self._fence(self.clock())
+            now = self.clock()
+            self._fence(now)
+            if any(now >= self._deadline(h) - self.tick for h in self.held.values()):
+                self.wake()  # a renewal now, not at the next look
 
     def _fence(self, now: float) -> None:
         """Stop the work of every lease not renewed in time: it may end `margin` seconds from
