@@ -88,6 +88,8 @@ class Fleet:
     held: dict[str, Held] = field(default_factory=dict)
     _task: asyncio.Task[None] | None = None
     _watch: asyncio.Task[None] | None = None
+    _renewer: asyncio.Task[None] | None = None
+    _renewal: asyncio.Lock = field(default_factory=asyncio.Lock)  # one renewal at a time
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     down_since: float | None = None  # the database could not be reached since (monotonic)
@@ -161,11 +163,12 @@ class Fleet:
         await self.step()
         self._task = asyncio.create_task(self._loop(), name="fleet")
         self._watch = asyncio.create_task(self._watching(), name="fleet-fence")
+        self._renewer = asyncio.create_task(self._renewing(), name="fleet-renew")
 
     async def stop(self) -> None:
         """Stop the work of every lease held, then release them all (the hand-over)."""
         self._stopping = True
-        await cancel_and_wait(self._task, self._watch)
+        await cancel_and_wait(self._task, self._watch, self._renewer)
         # each lease's work stops and is released on its own, so the first is taken at once
         work = [n for n in self.held if n != self.member]
         await asyncio.gather(*(self._give_up(n, release=True) for n in work))
@@ -217,6 +220,19 @@ class Fleet:
             if name not in holders and name not in self.held:
                 await self._take(name)
 
+    async def _renewing(self) -> None:
+        """Renewals on their own beside the looks: a look starting a server's work (seconds on
+        a slow server) would leave every other lease unrenewed meanwhile, and fenced."""
+        while not self._stopping:
+            await asyncio.sleep(self.tick / 2)
+            now = self.clock()
+            try:
+                await self._renew(now)
+            except Exception as exc:  # the look says it; the fence acts on the clock
+                if not isinstance(exc, (BotError, OSError)):
+                    log.exception("renewing the leases failed")
+                self._unreachable(now, exc)
+
     async def _watching(self) -> None:
         """Fence on this process's clock whether or not a look is under way: a database that
         stops answering (no error, no reply) holds a look inside its renewal for as long as the
@@ -250,6 +266,10 @@ class Fleet:
         return zlib.crc32(f"{self.holder}/{name}".encode())
 
     async def _renew(self, now: float) -> None:
+        async with self._renewal:
+            await self._renew_due(now)
+
+    async def _renew_due(self, now: float) -> None:
         due = {n: h for n, h in self.held.items() if self._due_for_renewal(h, now)}
         if not due:
             return
