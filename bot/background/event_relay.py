@@ -96,8 +96,8 @@ class EventRelay:
                 if stored.event.server in self.servers:
                     self.bus.relay(replace(stored.event, relayed=True))
                     told += 1
+                    self.relayed += 1
             if cursor == self.cursor:
                 break
             self.cursor = cursor
-        self.relayed += told
         return told

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import shutil
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,16 @@ def _run(tmp_path: Path, *words: str) -> tuple[int, str]:
     env = tmp_path / ".env"
     env.write_text(f"DOOM_DATA_DIR={tmp_path / 'data'}\n")
     out = io.StringIO()
-    return main(["db", *words, "--env-file", str(env)], out=out), out.getvalue()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        return main(["db", *words, "--env-file", str(env)], out=out), out.getvalue()
+    finally:
+        # main() sets the root logger to this test's captured stderr, which pytest closes
+        # after the test: later tests' log lines would then print "Logging error" traces
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.captureWarnings(False)
 
 
 async def _all_rows(db: Database) -> dict[str, list[dict[str, Any]]]:
