@@ -8,6 +8,7 @@ from __future__ import annotations
 __all__ = ["TRANSIENT", "Delivery"]
 
 import contextlib
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -25,6 +26,8 @@ from bot.wallclock.staging import drop_staged, task_key
 
 if TYPE_CHECKING:
     from bot.wallclock.scheduler import Scheduler
+
+log = logging.getLogger(__name__)
 
 # the server restarted between the request and its submit (no_input), or the answer was lost
 # (no_answer, bad_reply): tried again as a drop is, the mark and the crash record keeping it
@@ -211,14 +214,29 @@ class Delivery:
         delay = owner.backoff[min(attempt, len(owner.backoff) - 1)]
         if now >= end and not self.waiting_said:
             if self.in_doubt:
+                self._log_retry(error, delay)
                 await owner.inflight.sleep(delay)
                 return True
             await self._finished_badly(
                 "missed", lazy("the server was unreachable: {error}", error=error.text)
             )
             return False
-        await owner.inflight.sleep(min(delay, (end - now).total_seconds()))
+        delay = min(delay, (end - now).total_seconds())
+        self._log_retry(error, delay)
+        await owner.inflight.sleep(delay)
         return True
+
+    def _log_retry(self, error: BotError, delay: float) -> None:
+        # the run stays `sending` in its history meanwhile: the line says why
+        log.info(
+            "handing %s (due %s) to %s again in %.1f s, try %d: %s",
+            self.row.task_id,
+            self.due.isoformat(timespec="seconds"),
+            self.row.server,
+            delay,
+            self.tries,
+            error.text,
+        )
 
     async def _finished_badly(self, outcome: str, reason: Text) -> None:
         state: State | None = "missed" if self.one_shot else None

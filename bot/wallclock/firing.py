@@ -88,7 +88,10 @@ class Firing:
                     "wallclock_missed",
                     due,
                     late=late,
-                    reason=N_("the bot was not running at its time"),
+                    reason=self._away(
+                        N_("the bot was not running at its time"),
+                        N_("the bot was not running, or could not reach its database, at its time"),
+                    ),
                 )
             return
         spec = row.spec
@@ -112,7 +115,10 @@ class Firing:
                 "wallclock_skipped",
                 due,
                 skipped=str(skipped),
-                reason=N_("the bot was not running at those times"),
+                reason=self._away(
+                    N_("the bot was not running at those times"),
+                    N_("the bot was not running, or could not reach its database, at those times"),
+                ),
             )
         if runnable and moved_on:
             run_id = await self.store.begin_run(row.id, latest, nxt, state, fence=fence)
@@ -120,6 +126,11 @@ class Firing:
         self.arm(moved)
         if run_id is not None:
             await self.deliver(row, run_id, latest)
+
+    def _away(self, alone: Text, shared: Text) -> Text:
+        # on a shared database the processes stop while it is away (their leases cannot be
+        # renewed), so a time can pass with every process running
+        return alone if self.store.db.is_sqlite else shared
 
     def may_run(self, row: Schedule, late: timedelta) -> bool:
         return late <= self.grace or (row.missed == "once" and late <= self.max_late)

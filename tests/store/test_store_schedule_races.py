@@ -98,9 +98,11 @@ class Said:
 
     def __init__(self) -> None:
         self.kinds: list[str] = []
+        self.reasons: list[str] = []
 
     def alert(self, row: Schedule, kind: str, due: datetime, **details: Text) -> None:
         self.kinds.append(kind)
+        self.reasons.append(str(details.get("reason", "")))
 
 
 async def test_two_schedulers_firing_one_row_deliver_it_once_and_say_a_miss_once(
@@ -140,3 +142,26 @@ async def test_two_schedulers_firing_one_row_deliver_it_once_and_say_a_miss_once
     await asyncio.gather(firing(one, "one").fire(missed), firing(two, "two").fire(late))
     assert said.kinds == ["wallclock_skipped", "wallclock_missed"]
     assert len(delivered) == 2
+
+
+async def test_a_miss_names_the_database_only_where_one_is_shared(store_db: Database) -> None:
+    """On a shared database the processes stop while it is away, so "the bot was not running"
+    would be wrong there; alone on SQLite nothing else can have kept it from its time."""
+    clock, said = ManualClock(NOW), Said()
+
+    async def deliver(row: Schedule, run_id: int, due: datetime) -> None:
+        pass
+
+    store = ScheduleStore(store_db)
+    limits = {"grace": timedelta(seconds=5), "max_late": timedelta(minutes=10)}
+    firing = Firing(store, clock, DueHeap(clock), said, deliver, **limits)
+    once = await plan(store, "once")
+    repeating = await plan(store, "every", repeat="30m")
+    assert once.next_due is not None and repeating.next_due is not None
+    clock.set(once.next_due + timedelta(hours=2))
+    await firing.fire(once)
+    await firing.fire(repeating)
+    assert said.kinds == ["wallclock_missed", "wallclock_skipped"]
+    shared = not store_db.is_sqlite
+    assert ["could not reach its database" in r for r in said.reasons] == [shared, shared]
+    assert [r.startswith("the bot was not running") for r in said.reasons] == [True, True]
