@@ -14,7 +14,10 @@ next tick anyway), and the tasks of the next tick with it.
 Never twice: the submit sets a mark `doom.bot:wallclock done.<key>` to 1b in the same command,
 only when the task was queued (`execute if function ... run` or `execute store success`). A
 hand-over retried after an RCON drop first asks for the mark: present means the server has the
-task, so it is not sent again.
+task, so it is not sent again. The submit itself runs only while the mark is not set (`execute
+unless`, in the same command): two processes handing one run over (the lease moved while the
+first one's submit was on its way, and the new holder resumed the run before it arrived) queue
+it once; the one that finds the mark set gets no answer and its retry finds the mark.
 """
 
 from __future__ import annotations
@@ -167,6 +170,7 @@ async def hand_over(
     serial: int | None = None
     handed = now()
     acked: list[datetime] = []
+    unmarked = f"data storage {MARKS} done{{{_key(key)}:1b}}"  # the submit's guard
     if not skip_submit and staged is not None:
         try:
             serial = await pack.submit_staged(
@@ -174,6 +178,7 @@ async def hand_over(
                 as_player=as_player,
                 mark=f"storage {MARKS} done.{_key(key)}",
                 on_ack=lambda: acked.append(now()),
+                unless=unmarked,
             )
             skip_submit = True
         except PackError as e:
@@ -199,6 +204,7 @@ async def hand_over(
             place=place,
             cond=cond,
             on_doubt=on_doubt,
+            unless=unmarked,
         )
         serial = task.n if task is not None else None
     if acked:

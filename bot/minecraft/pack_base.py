@@ -251,6 +251,7 @@ class PackBase:
         staged_key: str | None = None,
         on_ack: Callable[[], object] | None = None,
         context: str | None = None,
+        unless: str | None = None,
     ) -> dict[str, object]:
         """Write the input, run the pack's function, read `out`; the outcome if it is ours.
 
@@ -260,7 +261,9 @@ class PackBase:
         the function succeeded; `store_success` (a storage target) stores the call's success
         there instead (`execute if function` takes no arguments): either is the mark that tells
         a retried hand-over whether the server has the task. `on_ack` is called as soon as the
-        call returned (when the pack had queued it, if ok)."""
+        call returned (when the pack had queued it, if ok). `unless` (an `execute unless`
+        condition, the caller's own text): the server runs the call only while it does not hold,
+        in the same command; when it holds nothing runs and the outcome is not ours."""
         input_path = "task" if staged_key is None else f"staged.{staged_key}"
         ours = {req} if staged_key is None else {req, input_path}
         call = f"function {function}"
@@ -274,6 +277,9 @@ class PackBase:
             call = f"execute as {as_player} at @s run {call}"
         elif context is not None:  # checked by the caller: a dimension and numbers only
             call = f"execute {context} run {call}"
+        bare = call
+        if unless is not None:
+            call = f"execute unless {unless} run {call}"
         out: object | None
         async with self._lock:
             if input_command is not None:
@@ -304,6 +310,18 @@ class PackBase:
                 if error is not None:
                     raise error
                 out = await self.read_again("", "doom.schedule:out")
+                if (
+                    unless is not None
+                    and (not isinstance(out, dict) or out.get("req") not in ours)
+                    and not await self._holds(unless)
+                ):
+                    # not stopped by the guard, yet no outcome: an error after `unless` is
+                    # silent in vanilla (an unknown function: a pack too old or not enabled).
+                    # Nothing was queued; the call without the guard says which error
+                    error = self._call_failed(function, await self.rcon.command(bare))
+                    if error is not None:
+                        raise error
+                    out = await self.read_again("", "doom.schedule:out")
                 if as_player is not None and (
                     not isinstance(out, dict) or out.get("req") not in ours
                 ):
@@ -319,6 +337,10 @@ class PackBase:
             )
         self._sample_out(out)
         return out
+
+    async def _holds(self, condition: str) -> bool:
+        reply = strip_colours(await self.rcon.command(f"execute if {condition}"))
+        return reply.startswith("Test passed")
 
     async def _outcome_after_drop(
         self, function: str, req: str, ours: set[str], dropped: ServerUnavailable

@@ -111,6 +111,7 @@ class PackClient(PackReads):
         place: str | None = None,
         cond: Mapping[str, str | int] | None = None,
         on_doubt: str | None = None,
+        unless: str | None = None,
     ) -> Task | None:
         """Queue `run`; returns the queued task (None if it already ran or left the queue, or
         could not be read back: it is queued all the same).
@@ -122,7 +123,8 @@ class PackClient(PackReads):
         of another task, so a copy of it runs as that one would. `cond`: the conditions the
         pack checks when the task is due (bot.minecraft.conditions, `Conditions.pack_fields`).
         `on_doubt`: `run` makes the crash guard run it again when a crash leaves its run unknown
-        (bot.background.doubt); the bot's record keeps it, the pack never sees it."""
+        (bot.background.doubt); the bot's record keeps it, the pack never sees it. `unless`: a
+        condition under which the server queues nothing (PackBase._exchange)."""
         check_id(id)
         ticks = check_unit(unit)
         fields: dict[str, InputValue] = {"id": id, "unit": unit, "key": key or new_key()}
@@ -156,6 +158,7 @@ class PackClient(PackReads):
             then=then,
             on_ack=on_ack,
             context=context,
+            unless=unless,
         )
         self._raise_unless_ok(out)
         recorded: dict[str, object] = {"run": text, **fields, "as_player": player}
@@ -252,12 +255,14 @@ class PackClient(PackReads):
         as_player: str | None = None,
         mark: str | None = None,
         on_ack: Callable[[], object] | None = None,
+        unless: str | None = None,
     ) -> int | None:
         """Queue a staged request in one RCON call; the queued task's serial (None if the pack
         did not say). `mark`: a storage target (`storage <id> <path>`) the call's success is
         stored in, in the same command. `on_ack` is called when that call returned. Fails with
         PackError `no_input` when nothing is staged under the key (e.g. the server restarted
-        from a save older than the staging): nothing was queued then."""
+        from a save older than the staging): nothing was queued then. `unless`: a condition
+        under which the server queues nothing (PackBase._exchange)."""
         player = check_player(as_player) if as_player is not None else None
         out = await self._exchange(
             None,
@@ -267,6 +272,7 @@ class PackClient(PackReads):
             store_success=mark,
             staged_key=staged.key,
             on_ack=on_ack,
+            unless=unless,
         )
         self._raise_unless_ok(out)
         await self._record_schedule({**staged.request, "as_player": player}, out)

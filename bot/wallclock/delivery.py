@@ -36,6 +36,16 @@ TRANSIENT = ("no_input", "no_answer", "bad_reply")
 _OUTCOMES = {"ran": "ran", "queue": "queued", "offline": "waiting_player", "paused": "paused"}
 
 
+async def _forget_later(owner: Scheduler, pack: PackClient, key: str) -> None:
+    """Drop a run's mark `mark_keep` after its record: until then a submit of the run still
+    on its way from a process that lost the server (or was frozen) finds it and queues
+    nothing (bot.minecraft.handover); dropped, storage stays small. A stop before then leaves
+    it (a few bytes)."""
+    await owner.inflight.sleep(owner.mark_keep)
+    with contextlib.suppress(BotError):
+        await handover.forget_mark(pack, key)
+
+
 @dataclass
 class Delivery:
     """One run's hand-over, with what its attempts so far have done and said."""
@@ -183,8 +193,7 @@ class Delivery:
         if late is not None and timedelta(seconds=late) > owner.grace:
             owner.alert(row, "wallclock_late", self.due, late=human(int(late)) or "0s")
         if server is not None:
-            with contextlib.suppress(BotError):
-                await handover.forget_mark(server.pack, key)
+            owner.inflight.spawn(_forget_later(owner, server.pack, key))
 
     def _answer_lost(self, sent_at: int | None) -> None:
         if sent_at is not None and self.lost_answer is None:

@@ -52,6 +52,7 @@ GRACE = timedelta(seconds=5)  # later than this is "late" (alerted), not on time
 OFFLINE_RETRY = 15.0  # seconds between hand-over attempts while the as_player is offline
 RUN_NOW_WAIT = 10.0  # seconds a run-now answer waits for its hand-over (it goes on after)
 REFRESH = 1.0  # seconds between looks for rows another process made, shared
+MARK_KEEP = 3600.0  # seconds a run's hand-over mark is kept after its record (delivery)
 
 
 def _every_server(server: str) -> bool:
@@ -77,6 +78,7 @@ class Scheduler:
         grace: timedelta = GRACE,
         backoff: tuple[float, ...] = BACKOFF,
         offline_retry: float = OFFLINE_RETRY,
+        mark_keep: float = MARK_KEEP,
     ) -> None:
         self.store = store
         self.servers = servers
@@ -86,6 +88,7 @@ class Scheduler:
         self.grace = grace
         self.backoff = backoff
         self.offline_retry = offline_retry
+        self.mark_keep = mark_keep
         self.rules = RowRules(store, servers, self.clock, default_timezone)
         self.heap = DueHeap(self.clock)
         self.inflight = Inflight(self.clock)

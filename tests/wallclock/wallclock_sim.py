@@ -44,7 +44,9 @@ class TcpProxy:
     `pattern`, either before the server sees it (`after=False`) or after the server ran it but
     before its reply reaches the bot (`after=True`): an RCON drop mid-hand-over. `watch`: a
     client packet matching its test is forwarded, and once the server has answered it (so ran
-    it) its callback is called, the answer held back (e.g. SIGKILL the bot right then)."""
+    it) its callback is called, the answer held back (e.g. SIGKILL the bot right then). `hold`:
+    the next client packet containing it waits (`held` is set) until `release` is set, then
+    goes on: a request slow on its way, arriving after what others sent meanwhile."""
 
     def __init__(self, upstream_port: int) -> None:
         self.upstream_port = upstream_port
@@ -53,6 +55,9 @@ class TcpProxy:
         self.dropped = 0
         self.forwarded: list[bytes] = []
         self.watch: tuple[Callable[[bytes], bool], Callable[[], None]] | None = None
+        self.hold: bytes | None = None
+        self.held = asyncio.Event()
+        self.release = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
@@ -110,6 +115,10 @@ class TcpProxy:
                         return
                     if self.watch is not None and self.watch[0](data):
                         watched.set()
+                    if self.hold is not None and self.hold in data:
+                        self.hold = None
+                        self.held.set()
+                        await self.release.wait()
                     self.forwarded.append(data)
                     up_writer.write(data)
                     await up_writer.drain()
