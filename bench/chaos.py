@@ -259,12 +259,18 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
                 )
                 not_ran.update(o for o in outcome.outcomes.values() if o != "ran")
                 not_ran.update("no run row" for m in outcome.runs if m not in outcome.outcomes)
-                if outcome.lost or outcome.twice:
+                odd = [m for m, o in outcome.outcomes.items() if o != "ran"]
+                if outcome.lost or outcome.twice or odd:
                     print(
                         f"trial {i}: {trial}: lost {outcome.lost} twice {outcome.twice}; "
                         f"killed after {outcome.killed_after:.2f} s; outcomes {outcome.outcomes}",
                         flush=True,
                     )
+                    # what each bot logged of them (a retried hand-over says why it waits)
+                    for b, bot in enumerate(group.bots):
+                        for line in bot.process.err.splitlines():
+                            if any(m in line for m in odd):
+                                print(f"  bot{b}: {line}", flush=True)
     took = time.monotonic() - began
     name = sig.name
     print(
