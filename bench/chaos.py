@@ -243,6 +243,7 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
         async with fleet(Path(tmp), postgres_server(), ttl=ttl) as group:
             for i in range(n):
                 trial = random_failover_trial(rng, sig)
+                logged = {id(bot): len(bot.process.err) for bot in group.bots}
                 try:
                     outcome: FailoverOutcome = await run_failover_trial(group, trial)
                 except Exception as e:  # a trial that could not finish is counted and shown
@@ -266,10 +267,13 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
                         f"killed after {outcome.killed_after:.2f} s; outcomes {outcome.outcomes}",
                         flush=True,
                     )
-                    # what each bot logged of them (a retried hand-over says why it waits)
+                    # what each bot logged of them in the trial (a retried hand-over says why
+                    # it waits), and every warning and error (a failed run does not name it)
                     for b, bot in enumerate(group.bots):
-                        for line in bot.process.err.splitlines():
-                            if any(m in line for m in odd):
+                        since = bot.process.err[logged.get(id(bot), 0) :]
+                        for line in since.splitlines():
+                            loud = " WARNING " in line or " ERROR " in line or line[:1].isspace()
+                            if loud or "Traceback" in line or any(m in line for m in odd):
                                 print(f"  bot{b}: {line}", flush=True)
     took = time.monotonic() - began
     name = sig.name
