@@ -273,7 +273,7 @@ async def failover_trials(n: int, seed: int, sig: signal.Signals, ttl: float) ->
                         since = bot.process.err[logged.get(id(bot), 0) :]
                         for line in since.splitlines():
                             loud = " WARNING " in line or " ERROR " in line or line[:1].isspace()
-                            held = "for the crash guard to compare" in line
+                            held = "s for the crash guard" in line
                             if loud or held or "Traceback" in line or any(m in line for m in odd):
                                 print(f"  bot{b}: {line}", flush=True)
     took = time.monotonic() - began

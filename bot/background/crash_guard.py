@@ -166,20 +166,11 @@ class CrashGuard:
         """Wait (up to COMPARE_WAIT) until no check is due or running: after a restart, until the
         guard has read the log to its end and compared. A guard that cannot finish (the server
         gone again) does not hold the caller longer."""
-        if self._task is None or self._task.done() or self.idle.is_set():
+        if self._task is None or self._task.done():
             return
-        loop = asyncio.get_running_loop()
-        began = loop.time()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(COMPARE_WAIT):
                 await self.idle.wait()
-        waited = loop.time() - began
-        if waited >= 1.0:  # e.g. a resumed hand-over, its run left `sending` meanwhile
-            log.info(
-                "%s: a lookup in the record waited %.1f s for the crash guard to compare",
-                self.server,
-                waited,
-            )
 
     async def saw_event(self, event: Event) -> None:
         """A pack event passing to the alerts: the record follows it, and the hooks of

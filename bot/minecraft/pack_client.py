@@ -347,7 +347,10 @@ class PackClient(PackReads):
         if knows is None:
             return False
         if self.compared is not None:  # the log's last lines before a crash read, first
+            began = time.monotonic()
             await self.compared()
+            if (waited := time.monotonic() - began) >= 1.0:  # its run left `sending` meanwhile
+                log.info("%s: waited %.1f s for the crash guard", self.server.name, waited)
         return bool(await knows(key))
 
     def rollbacks(self) -> int:

@@ -174,6 +174,11 @@ class Rig:
         assert self.admin is not None
         await self.until_time(tick - FREEZE_LEAD)
         await self.admin.command("tick freeze")
+        await self.step_to(tick)
+
+    async def step_to(self, tick: int) -> None:
+        """The frozen game stepped to `tick` (left where it is if past it)."""
+        assert self.admin is not None
         now = await self.game_time()
         if now < tick:
             await self.admin.command(f"tick step {tick - now}")
@@ -307,7 +312,10 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
             await pack.schedule(
                 f"say run-g{i}", 0, "t", f"g{i}", at_tick=base + trial.due_from + i * trial.due_step
             )
-        if trial.save != "autosave":
+        # with no wall-clock rows and a save-all, the game stays frozen up to the save and is
+        # stepped to it exactly: running, a loaded machine's late look could pass the due ticks
+        held = trial.save == "save-all" and trial.wall == 0
+        if trial.save != "autosave" and not held:
             await rig.admin.command("tick unfreeze")  # the wall-clock rows' seconds count from here
         wall_rows: dict[str, int] = {}
         for i in range(trial.wall):
@@ -325,7 +333,10 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
             saved_at = base + trial.save_at  # the autosave's game time
             if trial.save == "save-all":
                 # frozen for the save, so that what it holds is known to the tick
-                await rig.freeze_at(base + trial.save_at)
+                if held:
+                    await rig.step_to(base + trial.save_at)
+                else:
+                    await rig.freeze_at(base + trial.save_at)
                 await rig.admin.command("save-all")
                 saved_at = await rig.game_time()
                 await rig.admin.command("tick unfreeze")
@@ -334,6 +345,8 @@ async def run_trial(tmp: Path, trial: Trial) -> Outcome:
                 for i in range(trial.game)
                 if base + trial.due_from + i * trial.due_step > saved_at
             }
+        elif held:  # no save after all (it would come after the kill)
+            await rig.admin.command("tick unfreeze")
         await rig.freeze_at(base + trial.kill_at)  # not saved: the restarted server runs
         await rig.proc.kill()
         before = count_runs(world, names)
