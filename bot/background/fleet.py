@@ -193,9 +193,7 @@ class Fleet:
             _, live = await self.leases.live()
             self.seen = live
         except Exception as exc:  # whatever keeps the leases from being renewed, they end
-            if not isinstance(exc, (BotError, OSError)):
-                log.exception("renewing the leases failed")
-            self._unreachable(now, exc)
+            self._renew_failed(now, exc)
             return
         if self.down_since is not None:
             log.warning("the database answers again (it did not for %.1f s)", now - self.down_since)
@@ -220,6 +218,11 @@ class Fleet:
             if name not in holders and name not in self.held:
                 await self._take(name)
 
+    def _renew_failed(self, now: float, exc: Exception) -> None:
+        if not isinstance(exc, (BotError, OSError)):  # a fault not said in words: a traceback
+            log.exception("renewing the leases failed")
+        self._unreachable(now, exc)
+
     async def _renewing(self) -> None:
         """Renewals on their own beside the looks: a look starting a server's work (seconds on
         a slow server) would leave every other lease unrenewed meanwhile, and fenced."""
@@ -228,10 +231,8 @@ class Fleet:
             now = self.clock()
             try:
                 await self._renew(now)
-            except Exception as exc:  # the look says it; the fence acts on the clock
-                if not isinstance(exc, (BotError, OSError)):
-                    log.exception("renewing the leases failed")
-                self._unreachable(now, exc)
+            except Exception as exc:  # the fence acts on the clock
+                self._renew_failed(now, exc)
 
     async def _watching(self) -> None:
         """Fence on this process's clock whether or not a look is under way: a database that

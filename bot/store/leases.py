@@ -106,15 +106,7 @@ class LeaseStore:
     async def renew(self, lease: Lease) -> Lease | None:
         """The lease for another `ttl`, if it is still this one's and has not expired; None when
         it was lost (expired, taken over)."""
-        query = (
-            update(leases)
-            .where(self._same(lease), leases.c.expires >= db_now())
-            .values(expires=db_now() + self.ttl)
-            .returning(leases.c.name, leases.c.holder, leases.c.token, leases.c.expires)
-        )
-        async with self.db.begin() as conn:
-            row = (await conn.execute(query)).first()
-        return None if row is None else _lease(row)
+        return (await self.renew_all([lease])).get(lease.name)
 
     async def renew_all(self, held: list[Lease]) -> dict[str, Lease]:
         """:meth:`renew` for many leases in one statement (a process holding a hundred servers
