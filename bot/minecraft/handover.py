@@ -85,11 +85,15 @@ def _key(key: str) -> str:
     return key
 
 
+def _marked(key: str) -> str:
+    """The condition that the server has the hand-over of this key. 1b only: `execute store
+    success` leaves 0b when the submit was refused."""
+    return f"data storage {MARKS} done{{{_key(key)}:1b}}"
+
+
 async def has_mark(pack: PackClient, key: str) -> bool:
     """Whether the server acknowledged the hand-over of this key (one round trip)."""
-    # 1b only: `execute store success` leaves 0b when the submit was refused
-    reply = await pack.rcon.command(f"execute if data storage {MARKS} done{{{_key(key)}:1b}}")
-    return bool(_PASSED.match(reply))
+    return await pack.holds(_marked(key))
 
 
 async def forget_mark(pack: PackClient, key: str) -> None:
@@ -170,7 +174,6 @@ async def hand_over(
     serial: int | None = None
     handed = now()
     acked: list[datetime] = []
-    unmarked = f"data storage {MARKS} done{{{_key(key)}:1b}}"  # the submit's guard
     if not skip_submit and staged is not None:
         try:
             serial = await pack.submit_staged(
@@ -178,7 +181,7 @@ async def hand_over(
                 as_player=as_player,
                 mark=f"storage {MARKS} done.{_key(key)}",
                 on_ack=lambda: acked.append(now()),
-                unless=unmarked,
+                unless=_marked(key),
             )
             skip_submit = True
         except PackError as e:
@@ -204,7 +207,7 @@ async def hand_over(
             place=place,
             cond=cond,
             on_doubt=on_doubt,
-            unless=unmarked,
+            unless=_marked(key),
         )
         serial = task.n if task is not None else None
     if acked:

@@ -313,7 +313,7 @@ class PackBase:
                 if (
                     unless is not None
                     and (not isinstance(out, dict) or out.get("req") not in ours)
-                    and not await self._holds(unless)
+                    and not await self.holds(unless)
                 ):
                     # not stopped by the guard, yet no outcome: an error after `unless` is
                     # silent in vanilla (an unknown function: a pack too old or not enabled).
@@ -338,7 +338,8 @@ class PackBase:
         self._sample_out(out)
         return out
 
-    async def _holds(self, condition: str) -> bool:
+    async def holds(self, condition: str) -> bool:
+        """Whether an `execute if` condition holds on the server now (one round trip)."""
         reply = strip_colours(await self.rcon.command(f"execute if {condition}"))
         return reply.startswith("Test passed")
 
