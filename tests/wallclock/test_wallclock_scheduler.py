@@ -96,18 +96,6 @@ async def wall(server: ServerServices, tmp_path: Path) -> AsyncIterator[Wall]:
         await wall.close()
 
 
-@pytest.fixture
-async def proxy(sim: PackSim) -> AsyncIterator[TcpProxy]:
-    """A TCP proxy in front of the sim's RCON port (tests point their own services at it)."""
-    assert sim.server.rcon_port is not None
-    proxy = TcpProxy(sim.server.rcon_port)
-    await proxy.start()
-    try:
-        yield proxy
-    finally:
-        await proxy.close()
-
-
 async def test_one_shot_runs_once_at_its_time(
     sim: PackSim, server: ServerServices, wall: Wall
 ) -> None:

@@ -5,7 +5,6 @@ run's mark is not set (bot.minecraft.handover)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -28,28 +27,6 @@ from tests.wallclock.wallclock_sim import (
 )
 
 ADD = "scoreboard players add #runs wc 1"
-
-
-@pytest.fixture
-async def proxy(sim: PackSim) -> AsyncIterator[TcpProxy]:
-    assert sim.server.rcon_port is not None
-    proxy = TcpProxy(sim.server.rcon_port)
-    await proxy.start()
-    try:
-        yield proxy
-    finally:
-        proxy.release.set()
-        await proxy.close()
-
-
-@pytest.fixture
-async def other(sim: PackSim) -> AsyncIterator[ServerServices]:
-    """A second process's connection to the same server."""
-    services = server_services(sim)
-    try:
-        yield services
-    finally:
-        await services.rcon.close()
 
 
 @pytest.mark.parametrize("staged", [False, True])
