@@ -32,6 +32,8 @@ STEPS = {
     "schedule.preview",
     "discord_events.check",
     "groups.count",
+    # a registry operation's fan-out over a group (/dryrun's): the registry gives it every face
+    "groups.read",
 }
 
 # operation -> the slash command(s) that call it

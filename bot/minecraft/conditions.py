@@ -11,13 +11,15 @@ __all__ = [
     "Conditions",
     "conditions_from",
     "describe",
+    "held",
     "options_of",
     "pack_cond",
     "parse_conditions",
 ]
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
 
@@ -205,20 +207,37 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _terms(cond: Mapping[str, object]) -> list[str]:
-    """The `require` terms of a pack `cond`, in the grammar moderators write."""
-    terms = []
+# a test of one term: (players online, their names in lower case) -> whether it holds
+_Test = Callable[[int, AbstractSet[str]], bool]
+
+
+def _checks(cond: Mapping[str, object]) -> list[tuple[str, _Test]]:
+    """The `require` terms of a pack `cond`, in the grammar moderators write, each with the
+    test the pack makes of it when the task is due (datapack core/cond/met)."""
+    checks: list[tuple[str, _Test]] = []
     low, high = _count(cond.get("min")), _count(cond.get("max"))
     if high == 0:
-        terms.append("empty")
+        checks.append(("empty", lambda n, names: n == 0))
     else:
         if low:
-            terms.append(f"players>={low}")
+            checks.append((f"players>={low}", lambda n, names: n >= low))
         if high is not None and high < 2**31 - 1:
-            terms.append(f"players<{high + 1}")
+            checks.append((f"players<{high + 1}", lambda n, names: n <= high))
     if isinstance(online := cond.get("online"), str):
-        terms.append(f"online:{online}")
-    return terms
+        checks.append((f"online:{online}", lambda n, names: online.lower() in names))
+    return checks
+
+
+def _terms(cond: Mapping[str, object]) -> list[str]:
+    """The `require` terms of a pack `cond`, in the grammar moderators write."""
+    return [term for term, _test in _checks(cond)]
+
+
+def held(cond: Conditions, online: Collection[str]) -> list[tuple[str, bool]]:
+    """Each `require` term and whether it holds with these players online (their names), as the
+    pack would find it if the task were due now."""
+    names = {n.lower() for n in online}
+    return [(term, test(len(names), names)) for term, test in _checks(cond.pack_fields())]
 
 
 def options_of(cond: Mapping[str, object] | None) -> dict[str, str]:

@@ -29,6 +29,7 @@ __all__ = [
     "forget_mark",
     "hand_over",
     "has_mark",
+    "listed_players",
     "online_players",
     "pause_when_empty_seconds",
     "players_online",
@@ -291,15 +292,20 @@ async def players_online(pack: PackClient) -> int:
     return int(m.group(1))
 
 
-async def online_players(pack: PackClient) -> set[str]:
-    """The names of the players online (`list`), lower case: names are not case-sensitive."""
+async def listed_players(pack: PackClient) -> list[str]:
+    """The names of the players online (`list`), as the server writes them."""
     reply = await pack.rcon.command("list")
     m = _NAMES.match(reply)
     if not m:
         raise PackError(
             "bad_reply", lazy("Unexpected answer to `list`: {reply}", reply=reply[:200])
         )
-    return {n.strip().lower() for n in m.group(1).split(",") if n.strip()}
+    return [n.strip() for n in m.group(1).split(",") if n.strip()]
+
+
+async def online_players(pack: PackClient) -> set[str]:
+    """The names of the players online (`list`), lower case: names are not case-sensitive."""
+    return {n.lower() for n in await listed_players(pack)}
 
 
 def pause_when_empty_seconds(server: ServerConfig) -> int:

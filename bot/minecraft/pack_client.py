@@ -37,6 +37,7 @@ from bot.minecraft.pack_base import (
 )
 from bot.minecraft.pack_input import (
     InputValue,
+    TaskRequest,
     check_executor,
     check_id,
     check_place,
@@ -91,6 +92,52 @@ class PackClient(PackReads):
     """Every doom.schedule call as a typed async method (docs/interfaces.md, "The pack as the
     bot calls it")."""
 
+    def task_request(
+        self,
+        run: str,
+        time: int,
+        unit: str,
+        id: str,
+        *,
+        retry: int = 0,
+        retry_delay: int = 1,
+        interval: int | None = None,
+        at_tick: int | None = None,
+        as_player: str | None = None,
+        key: str | None = None,
+        executor: str | None = None,
+        place: str | None = None,
+        cond: Mapping[str, str | int] | None = None,
+    ) -> TaskRequest:
+        """The request `schedule` sends for these, checked as it is (ValidationError otherwise)
+        and nothing sent: a dry run shows what a task would run from it."""
+        check_id(id)
+        ticks = check_unit(unit)
+        fields: dict[str, InputValue] = {"id": id, "unit": unit, "key": key or new_key()}
+        if cond:
+            fields["cond"] = dict(cond)
+        if at_tick is not None:
+            fields["tick"] = check_ticks(at_tick, lazy("The game tick `at`"))
+        else:
+            fields["time"] = check_ticks(time, lazy("The delay"), unit_ticks=ticks, unit=unit)
+        if interval is not None:
+            fields["interval"] = check_ticks(
+                interval, lazy("The interval"), minimum=1, unit_ticks=ticks, unit=unit
+            )
+        if retry:
+            fields["retry"] = check_ticks(retry, lazy("The number of retries"))
+            fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
+        elif retry_delay != 1:
+            check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
+        player = check_player(as_player) if as_player is not None else None
+        if executor is not None:
+            player = check_executor(executor)
+        context = check_place(place) if place is not None else None
+        text = self._check_run(run)
+        req = self._next_req()
+        command = task_input_command({"req": req, "run": text, **fields})
+        return TaskRequest(req, text, fields, player, context, command)
+
     @recorded_write
     async def schedule(
         self,
@@ -125,43 +172,34 @@ class PackClient(PackReads):
         `on_doubt`: `run` makes the crash guard run it again when a crash leaves its run unknown
         (bot.background.doubt); the bot's record keeps it, the pack never sees it. `unless`: a
         condition under which the server queues nothing (PackBase._exchange)."""
-        check_id(id)
-        ticks = check_unit(unit)
-        fields: dict[str, InputValue] = {"id": id, "unit": unit, "key": key or new_key()}
-        if cond:
-            fields["cond"] = dict(cond)
-        if at_tick is not None:
-            fields["tick"] = check_ticks(at_tick, lazy("The game tick `at`"))
-        else:
-            fields["time"] = check_ticks(time, lazy("The delay"), unit_ticks=ticks, unit=unit)
-        if interval is not None:
-            fields["interval"] = check_ticks(
-                interval, lazy("The interval"), minimum=1, unit_ticks=ticks, unit=unit
-            )
-        if retry:
-            fields["retry"] = check_ticks(retry, lazy("The number of retries"))
-            fields["retry_delay"] = check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
-        elif retry_delay != 1:
-            check_ticks(retry_delay, lazy("The retry delay"), minimum=1)
-        player = check_player(as_player) if as_player is not None else None
-        if executor is not None:
-            player = check_executor(executor)
-        context = check_place(place) if place is not None else None
-        text = self._check_run(run)
-        req = self._next_req()
-        command = task_input_command({"req": req, "run": text, **fields})
+        request = self.task_request(
+            run,
+            time,
+            unit,
+            id,
+            retry=retry,
+            retry_delay=retry_delay,
+            interval=interval,
+            at_tick=at_tick,
+            as_player=as_player,
+            key=key,
+            executor=executor,
+            place=place,
+            cond=cond,
+        )
         out = await self._exchange(
-            command,
+            request.command,
             "doom.schedule:submit",
-            req,
-            as_player=player,
+            request.req,
+            as_player=request.player,
             then=then,
             on_ack=on_ack,
-            context=context,
+            context=request.place,
             unless=unless,
         )
         self._raise_unless_ok(out)
-        recorded: dict[str, object] = {"run": text, **fields, "as_player": player}
+        recorded: dict[str, object] = {"run": request.run, **request.fields}
+        recorded["as_player"] = request.player
         if on_doubt == "run":  # the default (skip) is not written
             recorded["on_doubt"] = on_doubt
         await self._record_schedule(recorded, out)

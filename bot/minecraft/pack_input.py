@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Final
 
 from bot.errors import CommandTooLong, ValidationError, naming
@@ -27,6 +28,7 @@ __all__ = [
     "UNITS",
     "InputValue",
     "RunTooLong",
+    "TaskRequest",
     "check_executor",
     "check_id",
     "check_place",
@@ -289,6 +291,40 @@ def task_input_command(fields: Mapping[str, InputValue], path: str = "task") -> 
         run = fields.get("run", "")
         raise RunTooLong(size, MAX_COMMAND_BYTES, len(str(run).encode("utf-8")))
     return command
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRequest:
+    """A game-time task's request as the pack client sends it, checked (PackClient.task_request):
+    its request id, the command the task runs (as the pack will run it), the storage input's
+    other fields, who runs it (`player`: a name or UUID the call runs `execute as`; None: the
+    server) or where (`place`), and the input's command itself, size-checked."""
+
+    req: str
+    run: str
+    fields: Mapping[str, InputValue]
+    player: str | None
+    place: str | None
+    command: str
+
+    def due_ticks(self, game_time: int, count: int) -> list[int]:
+        """The game ticks its first `count` runs are due at, queued at `game_time`, as the pack
+        counts them (datapack/README.md, "Timing"): the delay in ticks after it (or the tick
+        `tick`; a tick already passed runs at the next one), then, with an interval, every
+        interval after the first, anchored there."""
+        ticks = UNITS[str(self.fields["unit"])]
+        tick, delay = self.fields.get("tick"), self.fields.get("time")
+        due = tick if isinstance(tick, int) else game_time
+        if not isinstance(tick, int) and isinstance(delay, int):
+            due += delay * ticks
+        first = max(due, game_time + 1)
+        interval = self.fields.get("interval")
+        if not isinstance(interval, int):
+            return [first][:count]
+        step = interval * ticks
+        # after a run at `first`, the next boundary of the grid anchored at `due` after it
+        later = due + ((first - due) // step + 1) * step if first > due else due + step
+        return [first, *(later + k * step for k in range(count - 1))][:count]
 
 
 def _char_name(ch: str) -> Text:

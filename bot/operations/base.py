@@ -13,6 +13,7 @@ from bot import errors
 from bot.config import ALL_SERVERS
 from bot.i18n import _
 from bot.operations.builtin import BUILTIN
+from bot.operations.dryrun import DRYRUN
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
 from bot.operations.suggest import Suggest
@@ -76,7 +77,7 @@ class Operations:
         self.web_url: str | None = None
         # the operations every face derives its command from (bot.operations.registry)
         self.registry = Registry()
-        for spec in (*BUILTIN, WHOAMI):
+        for spec in (*BUILTIN, WHOAMI, DRYRUN):
             self.registry.add(spec)
         self.suggest = Suggest(self)  # what to offer while an option is typed
         # the installed plugins' states (bot.plugins), and the dashboard pages the loaded ones

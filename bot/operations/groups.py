@@ -32,6 +32,7 @@ __all__ = [
     "members",
     "page",
     "pause",
+    "read",
     "resume",
     "run_now",
     "schedule",
@@ -321,6 +322,19 @@ def _clock(value: reads.Clock) -> str:
         day=number(value.day),
         tps=decimal(value.tps),
     )
+
+
+async def read(
+    ops: Operations,
+    caller: Caller,
+    req: R,
+    what: str,
+    one: Callable[[Operations, Caller, R], Awaitable[T]],
+    said: Callable[[T], str],
+) -> GroupOutcome[T]:
+    """An operation that changes nothing (`what`, as the faces call it: /dryrun) on each
+    server of the group `req.server`; `said` is a server's line."""
+    return await _read(ops, caller, req, what, one, said)
 
 
 async def game_time(

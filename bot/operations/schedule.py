@@ -20,6 +20,7 @@ __all__ = [
     "preview",
     "schedule",
     "schedule_dynamic",
+    "wall_spec",
 ]
 
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from bot.operations.caller import Caller
     from bot.services import ServerServices
     from bot.store.schedules import Schedule
+    from bot.times.when import Spec
 
 DYNAMIC_PREFIX = "discord-"
 # the start of the ids the bot makes up, by face: a moderator can tell where a task came from
@@ -314,10 +316,26 @@ async def preview(
             _("Only a wall-clock time has runs to preview: give `when` or `repeat`."),
             field="when",
         )
-    spec = await ops.scheduler().preview(
+    spec = await wall_spec(ops, target, req, req.id or generated_id(caller))
+    runs = tuple(next_runs(spec, count))
+    text = ngettext(
+        "Nothing is saved yet: the next run, in {zone}.",
+        "Nothing is saved yet: the next {n} runs, in {zone}.",
+        len(runs),
+        zone=spec.timezone,
+    )
+    return Preview(target, spec.timezone, runs, text, tuple(dst_facts(spec, spec.first_due)))
+
+
+async def wall_spec(
+    ops: Operations, target: ServerServices, req: ScheduleRequest, task_id: str
+) -> Spec:
+    """The Spec a wall-clock request's row would have (its runs, its DST policy), after every
+    check the scheduler makes before it stores a row; nothing stored."""
+    return await ops.scheduler().preview(
         server=target.name,
         command=req.run,
-        task_id=req.id or generated_id(caller),
+        task_id=task_id,
         when=req.when,
         repeat=req.repeat,
         timezone=req.timezone,
@@ -329,14 +347,6 @@ async def preview(
         dst_repeated=req.dst_repeated,
         dst_skipped=req.dst_skipped,
     )
-    runs = tuple(next_runs(spec, count))
-    text = ngettext(
-        "Nothing is saved yet: the next run, in {zone}.",
-        "Nothing is saved yet: the next {n} runs, in {zone}.",
-        len(runs),
-        zone=spec.timezone,
-    )
-    return Preview(target, spec.timezone, runs, text, tuple(dst_facts(spec, spec.first_due)))
 
 
 async def _plan(

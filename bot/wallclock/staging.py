@@ -4,7 +4,7 @@ STAGE_LEAD ahead (PackClient.stage), so that at the due time one RCON call queue
 
 from __future__ import annotations
 
-__all__ = ["Staging", "announce", "drop_staged", "task_key"]
+__all__ = ["Staging", "announce", "announcement", "drop_staged", "task_key"]
 
 import contextlib
 import logging
@@ -96,6 +96,13 @@ class Staging:
         return self._staged.pop(schedule_id, None)
 
 
+def announcement(config: ServerConfig, task_id: str, offset: int) -> str:
+    """The countdown's command `offset` seconds before a run of `task_id`, in the server's
+    language (players read it)."""
+    with use_locale(config.locale):
+        return handover.announcement(task_id, offset)
+
+
 async def announce(
     store: ScheduleStore, servers: Mapping[str, _Server], schedule_id: int, due: float, offset: int
 ) -> None:
@@ -105,8 +112,6 @@ async def announce(
     if row is None or server is None:
         return
     try:
-        with use_locale(server.config.locale):  # players read it: the server's language
-            said = handover.announcement(row.task_id, offset)
-        await server.pack.rcon.command(said)
+        await server.pack.rcon.command(announcement(server.config, row.task_id, offset))
     except BotError as e:  # a countdown that cannot be said is not worth an alert
         log.info("announcement of %s on %s failed: %s", row.task_id, row.server, e)

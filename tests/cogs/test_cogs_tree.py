@@ -36,6 +36,7 @@ EXPECTED = {
     "plan",
     "event",
     "whoami",  # the registry's (bot.operations.registry)
+    "dryrun",
 }
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
 # (cogs/ -> bot/discord/slash/cog_helpers.py): refactoring must not change a name, option or

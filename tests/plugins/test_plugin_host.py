@@ -126,8 +126,9 @@ async def test_each_plugin_is_loaded_or_said_why_not(
     assert getattr(ops, "hello_ready", False)
     done = await run(ops, Caller(1, "Mia", Rank.MODERATOR, "web", 1), "hello", {"name": "Ada"})
     assert done.text == "Hello, Ada! (from Mia)"
-    # only the loaded plugin's operation joined the ones the bot has (the built-ins, /whoami)
-    assert sorted(s.name for s in ops.registry if not s.face_code) == ["hello", "whoami"]
+    # only the loaded plugin's operation joined the ones the bot has (the built-ins, /whoami,
+    # /dryrun)
+    assert sorted(s.name for s in ops.registry if not s.face_code) == ["dryrun", "hello", "whoami"]
     await ops.services.close()
 
 
@@ -153,7 +154,7 @@ async def test_autoload_off_and_disabled_plugins_are_not_loaded(
     ops = shell(tmp_path / "again", plugins_disabled=["hello", "slow"])
     states = {s.name: s.state for s in await load_plugins(ops, ops.services.settings, found=found)}
     assert states["hello"] == "disabled" and states["needy"] == "incompatible"
-    assert [s.name for s in ops.registry if not s.face_code] == ["whoami"]
+    assert [s.name for s in ops.registry if not s.face_code] == ["whoami", "dryrun"]
     await ops.services.close()
 
 
