@@ -319,13 +319,16 @@ def _conditions(tried: Tried, cond: Conditions | None) -> Section | None:
             error=now.error,
         )
         return Section(title, (said,), tone="warn")
-    players = ngettext(
-        "{n} player online: {names}",
-        "{n} players online: {names}",
-        len(now.players),
-        names=", ".join(now.players) or "-",
-    )
-    lines = [players]
+    lines = [
+        ngettext(
+            "{n} player online: {names}",
+            "{n} players online: {names}",
+            len(now.players),
+            names=", ".join(now.players),
+        )
+        if now.players
+        else _("Nobody is online.")
+    ]
     for term, holds in now.terms:
         lines.append(
             _("`{term}`: holds", term=term) if holds else _("`{term}`: does not hold", term=term)
