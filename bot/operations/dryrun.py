@@ -23,6 +23,8 @@ __all__ = [
     "WouldRun",
     "conditions_now",
     "dry_run",
+    "facts",
+    "sections",
 ]
 
 from dataclasses import dataclass, replace
@@ -244,7 +246,7 @@ async def _game(
 
 
 def _task(request: TaskRequest) -> WouldRun:
-    # a player's name runs it as them (`execute as`); a UUID is only a copy's (run now)
+    # the player the submit runs as is the task's executor: the pack runs it `execute as` them
     return WouldRun(request.run, request.player)
 
 
@@ -294,8 +296,9 @@ def _times(tried: Tried) -> Section:
         for tick, when in zip(tried.ticks, tried.runs, strict=True)
     ]
     footer = _(
-        "The times are an estimate at 20 ticks a second: a server that lags, or that pauses "
-        "while empty, runs them later."
+        "The times are an estimate at {tps} ticks a second: a server that lags, or that pauses "
+        "while empty, runs them later.",
+        tps=int(NOMINAL_TPS),
     )
     return Section(title, tuple(lines), footer=footer)
 
@@ -303,7 +306,7 @@ def _times(tried: Tried) -> Section:
 _THEN = {
     "run": N_("Due now, it would run."),
     "skip": N_("Due now, this run would be skipped."),
-    "wait": N_("Due now, it would wait for them, as `if_not` says."),
+    "wait": N_("Due now, it would not run yet: it would wait for them."),
 }
 
 
