@@ -309,7 +309,7 @@ class TaskRequest:
 
     def due_ticks(self, game_time: int, count: int) -> list[int]:
         """The game ticks its first `count` runs are due at, queued at `game_time`, as the pack
-        counts them (datapack/README.md, "Timing"): the delay in ticks after it (or the tick
+        counts them (datapack/README.md, on timing): the delay in ticks after it (or the tick
         `tick`; a tick already passed runs at the next one), then, with an interval, every
         interval after the first, anchored there."""
         ticks = UNITS[str(self.fields["unit"])]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -299,3 +300,21 @@ async def test_a_group_is_tried_on_each_of_its_servers_as_schedule_makes_it_ther
     assert all(s.author == "main" for s in done.sections)
     await registry.run(operations, MOD, "schedule", request)
     assert [t["due"] for t in queued(server)] == main["dry_run"]["due_ticks"]
+
+
+@pytest.mark.parametrize("ahead", [30, -5, -45], ids=["ahead", "just-passed", "long-passed"])
+async def test_a_tick_given_with_at_is_due_where_the_pack_runs_it(
+    wall: tuple[Operations, ManualClock, Server], ahead: int
+) -> None:
+    operations, _clock, server = wall
+    server.step(100)
+    request = {"run": "scoreboard players add #n dry 1", "at": server.game_time + ahead}
+    request |= {"every": 20, "id": "at"}
+    ticks = (await tried(operations, server, request)).facts["due_ticks"]
+    assert ticks[0] == max(request["at"], server.game_time + 1)
+    assert all(b - a == 20 for a, b in pairwise(ticks[1:]))
+    await schedule.schedule(operations, MOD, schedule.ScheduleRequest(**request))
+    for k, tick in enumerate(ticks[:3], start=1):
+        server.step(tick - server.game_time)
+        assert server.score("#n", "dry") == k  # ran at that tick, not before
+        assert [t["due"] for t in queued(server)] == [ticks[k]]
