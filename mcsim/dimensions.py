@@ -52,11 +52,14 @@ def _resource_id(text: str) -> str:
 def _json_files(packs: Iterable[Pack], folder: str, server_log: Any) -> dict[str, Any]:
     """id -> parsed JSON of `data/<ns>/<folder>/<path>.json` over the packs (later packs win)."""
     found: dict[str, Any] = {}
+
+    def wanted(name: str) -> bool:
+        parts = name.split("/")
+        return len(parts) >= 4 and parts[2] == folder and name.endswith(".json")
+
     for pack in packs:
-        for name, content in pack.files("data"):
+        for name, content in pack.files("data", wanted):
             parts = name.split("/")
-            if len(parts) < 4 or parts[2] != folder or not name.endswith(".json"):
-                continue
             rid = f"{parts[1]}:{'/'.join(parts[3:])[: -len('.json')]}"
             try:
                 found[rid] = json.loads(content.decode("utf-8"))

@@ -51,18 +51,24 @@ class Pack:
     def compatible(self) -> bool:
         return self.min_format <= SERVER_PACK_FORMAT <= self.max_format
 
-    def files(self, prefix: str) -> Iterator[tuple[str, bytes]]:
-        """(relative path, content) of every file under `prefix` (a '/'-separated folder)."""
+    def files(
+        self, prefix: str, wanted: Callable[[str], bool] | None = None
+    ) -> Iterator[tuple[str, bytes]]:
+        """(relative path, content) of every file under `prefix` (a '/'-separated folder), or
+        of those whose relative path `wanted` accepts: the others are not read (a reload reads
+        the pack once for its functions and once for its dimensions)."""
         if self.path.is_dir():
             base = self.path / prefix
             if base.is_dir():
                 for f in sorted(base.rglob("*")):
-                    if f.is_file():
-                        yield f.relative_to(self.path).as_posix(), f.read_bytes()
+                    name = f.relative_to(self.path).as_posix()
+                    if (wanted is None or wanted(name)) and f.is_file():
+                        yield name, f.read_bytes()
         else:
             with zipfile.ZipFile(self.path) as zf:
                 for name in sorted(zf.namelist()):
-                    if name.startswith(prefix + "/") and not name.endswith("/"):
+                    inside = name.startswith(prefix + "/") and not name.endswith("/")
+                    if inside and (wanted is None or wanted(name)):
                         yield name, zf.read(name)
 
 
@@ -241,10 +247,8 @@ class FunctionLibrary:
         texts: dict[str, str] = {}
         raw_tags: dict[str, list[Any]] = {}
         for pack in packs:
-            for name, content in pack.files("data"):
+            for name, content in pack.files("data", _function_or_tag):
                 parts = name.split("/")
-                if len(parts) < 4:
-                    continue
                 ns = parts[1]
                 if parts[2] == "function" and name.endswith(".mcfunction"):
                     path = "/".join(parts[3:])[: -len(".mcfunction")]
@@ -273,6 +277,11 @@ class FunctionLibrary:
             else:
                 lib.tags[tag_id] = resolved
         return lib
+
+
+def _function_or_tag(name: str) -> bool:
+    parts = name.split("/")
+    return len(parts) >= 4 and (parts[2] == "function" or parts[2:4] == ["tags", "function"])
 
 
 def _merge_tag(raw: dict[str, list[Any]], tag_id: str, content: bytes, server_log: Any) -> None:

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from markupsafe import Markup, escape
 from quart import Blueprint, Quart, Response, redirect, render_template, request
 from quart_rate_limiter import RateLimiter, RateLimitExceeded
@@ -75,6 +77,26 @@ if TYPE_CHECKING:
     from bot.services import Services
 
 log = logging.getLogger(__name__)
+
+
+class _TemplateCode(BytecodeCache):
+    """The compiled templates, kept for the process: each app made in it (the tests make
+    hundreds) compiles a template once, not once per app. Jinja checks each entry against
+    the template's source before using it."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATE_CODE = _TemplateCode()
 
 HERE = Path(__file__).resolve().parent
 PLUGIN_PREFIX = "/x/"
@@ -183,6 +205,7 @@ def _install_handlers(app: Quart) -> None:
         log.exception("web: unexpected error %s on %s %s", ref, request.method, request.path)
         return await _error_page(500, _("Unexpected error; quote {ref} to the admins.", ref=ref))
 
+    app.jinja_env.bytecode_cache = _TEMPLATE_CODE
     app.jinja_env.filters["ticks"] = ticks
     app.jinja_env.globals["server_choices"] = picker.choices  # the pages' server picker
     # the messages a write flashed, kept on the server (web.flashes), not in the cookie

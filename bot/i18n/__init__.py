@@ -114,7 +114,14 @@ def negotiate(tag: object) -> str | None:
 
     English tags ("en-US", "en_GB") give "en"; a language without a catalog gives None.
     """
-    text = str(getattr(tag, "value", tag) or "").strip()
+    return _negotiate(str(getattr(tag, "value", tag) or ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiate(tag: str) -> str | None:
+    # cached: a Discord command tree asks it for every name and description in each of
+    # Discord's 30-odd locales when it syncs
+    text = tag.strip()
     text = text.split(".", 1)[0].split("@", 1)[0].replace("-", "_")
     if not text or text in ("C", "POSIX"):
         return None

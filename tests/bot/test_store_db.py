@@ -6,6 +6,8 @@ import asyncio
 import shutil
 import socket
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,15 @@ import pytest
 from sqlalchemy import insert, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
-from bot.store.db import DB_FILE, LEGACY_DB_FILE, Database, StoreUnavailable, open_in
+from bot.store.db import (
+    DB_FILE,
+    LEGACY_DB_FILE,
+    MIGRATIONS,
+    Database,
+    StoreUnavailable,
+    head_revision,
+    open_in,
+)
 from bot.store.legacy import LEGACY_STEPS
 from bot.store.tables import metadata, schedule_runs
 
@@ -35,6 +45,51 @@ async def test_a_fresh_database_has_every_table_at_the_newest_revision(
 ) -> None:
     assert set(metadata.tables) <= await _tables(store_db)
     assert await _revision(store_db) == ["0004"]
+
+
+def test_the_head_read_from_the_files_names_is_alembics_head() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert head_revision() == ScriptDirectory.from_config(config).get_current_head()
+
+
+def test_a_database_at_the_head_starts_without_alembic(tmp_path: Path) -> None:
+    """A start on a database already at the newest revision imports no Alembic; one a
+    revision behind is upgraded by it (told apart by the version row, nothing else)."""
+    probe = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from bot.store.db import Database\n"
+        "async def main():\n"
+        f"    db = Database(Path({str(tmp_path / DB_FILE)!r}))\n"
+        "    await db.ready()\n"
+        "    await db.close()\n"
+        "asyncio.run(main())\n"
+        "print('alembic' in sys.modules)\n"
+    )
+
+    def start() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+        )
+        return done.stdout.strip()
+
+    assert start() == "True"  # a new file: made and stamped by Alembic
+    assert start() == "False"
+    raw = sqlite3.connect(tmp_path / DB_FILE, isolation_level=None)
+    raw.execute("UPDATE alembic_version SET version_num = '0003'")
+    raw.execute("ALTER TABLE schedules DROP COLUMN dst_repeated")
+    raw.execute("ALTER TABLE schedules DROP COLUMN dst_skipped")
+    raw.close()
+    assert start() == "True"
+    raw = sqlite3.connect(tmp_path / DB_FILE, isolation_level=None)
+    assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [("0004",)]
+    columns = {r[1] for r in raw.execute("PRAGMA table_info(schedules)")}
+    raw.close()
+    assert {"dst_repeated", "dst_skipped"} <= columns
 
 
 async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: Path) -> None:
