@@ -56,21 +56,21 @@ UNITS = [
     *(app_commands.Choice(name=n, value=n) for n in ("tick", "second", "minute", "hour", "day")),
     app_commands.Choice(name="game_day", value="game_day"),
 ]
-RUN_HELP = "The Minecraft command to run (without the leading /)."
+RUN_HELP = schedule_ops.FIELD_HELP["run"]
+# /schedule's options but `server`, which server_command describes
+TASK_HELP: dict[str, Any] = {k: v for k, v in schedule_ops.FIELD_HELP.items() if k != "server"}
 RunText = app_commands.Range[str, 1, MAX_COMMAND]
 Said = queue.Changed | runs.RanNow | groups.GroupOutcome[Any]  # what a change's reply says
 Delay = app_commands.Range[int, 0, MAX_INT]
 # what a repeating wall-clock row does when the clocks change (bot.times.dst)
 # (shown names of their own: "second" is also a unit of time, which a catalog says once)
-_DST_SHOWN = {
-    "first": "first pass",
-    "second": "second pass",
-    "both": "both passes",
-    "shift": "shift to the jump",
-    "skip": "skip",
-}
-DST_REPEATED = [app_commands.Choice(name=_DST_SHOWN[n], value=n) for n in REPEATED]
-DST_SKIPPED = [app_commands.Choice(name=_DST_SHOWN[n], value=n) for n in SKIPPED]
+DST_REPEATED = [
+    app_commands.Choice(name=schedule_ops.CHOICE_NAMES["dst_repeated"][n], value=n)
+    for n in REPEATED
+]
+DST_SKIPPED = [
+    app_commands.Choice(name=schedule_ops.CHOICE_NAMES["dst_skipped"][n], value=n) for n in SKIPPED
+]
 
 
 class ConfirmView(InvokerView):
@@ -136,26 +136,7 @@ class ScheduleCog(commands.Cog, name="Schedule"):
 
     @server_command(
         "Run a command after some game time.",
-        run=RUN_HELP,
-        time="How long to wait, in `unit`s (leave out when you give `at`).",
-        unit="The unit of `time`, needed with it (game_day = 24000 ticks).",
-        id="A name for the task, to cancel or pause it later (default: a generated one).",
-        retry="How many times to retry when the command fails.",
-        retry_delay="Ticks between retries.",
-        every="Repeat every this many ticks.",
-        at="Run at this absolute game tick instead of after `time`.",
-        as_player="Run as this player (waits while they are offline).",
-        when="Wall-clock time: 20:00, fri 20:00, tomorrow 18:30, 2026-12-05 20:00, in 90m.",
-        repeat="Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
-        timezone="IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
-        announce="Countdown told to players before each run, e.g. 5m,1m,10s.",
-        require="Run only if: players>=N, players<N, empty or online:<player> (commas: all).",
-        if_not="When `require` is not met: skip this run (default) or wait for it.",
-        max_wait="With if_not wait: how long to wait at most, e.g. 10m.",
-        after_wait="With if_not wait: run or skip (default) when the wait is over.",
-        on_doubt="If a crash leaves it unknown whether it ran: skip (default) or run again.",
-        dst_repeated="The hour the clocks repeat: run in its first pass, the second or both.",
-        dst_skipped="With a cron repeat, in the hour the clocks skip: shift to the jump or skip.",
+        **TASK_HELP,
         groups=True,
     )
     @app_commands.choices(

@@ -21,7 +21,17 @@ from those; the console and ``GET /api/operations`` read them from here.
 
 from __future__ import annotations
 
-__all__ = ["NAME", "Done", "File", "OperationSpec", "Outcome", "Registry", "as_outcome", "run"]
+__all__ = [
+    "CHOICE_NAMES_KEY",
+    "NAME",
+    "Done",
+    "File",
+    "OperationSpec",
+    "Outcome",
+    "Registry",
+    "as_outcome",
+    "run",
+]
 
 import re
 import types
@@ -52,6 +62,9 @@ SUMMARY = 100  # Discord's limit on a command's description
 # the option types every face can take from a person: a word or text, a whole number, a number,
 # yes or no, or one of a few words (Literal)
 SIMPLE = (str, int, float, bool)
+# a Literal field's schema extra under this key maps its values to the names a face shows for
+# them (a value that is no word to show a person: "second" is also a unit of time)
+CHOICE_NAMES_KEY = "x-choice-names"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ its time. One request covers both, as `/schedule` does; the options of the two k
 from __future__ import annotations
 
 __all__ = [
+    "CHOICE_NAMES",
     "DYNAMIC_PREFIX",
+    "FIELD_HELP",
     "MAX_ID",
     "MAX_INT",
     "PREFIXES",
@@ -25,7 +27,7 @@ __all__ = [
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +54,7 @@ from bot.minecraft.task_fields import (
     ZoneName,
 )
 from bot.operations.ranks import Rank
+from bot.operations.registry import CHOICE_NAMES_KEY
 from bot.store.schedules import Creator, OnDoubt
 from bot.times.dst import DstRepeated, DstSkipped
 from bot.times.dst_words import dst_facts
@@ -71,14 +74,56 @@ PREFIXES = {"discord": DYNAMIC_PREFIX, "console": DYNAMIC_PREFIX, "web": "web-",
 PREVIEW_RUNS = 5  # the next runs a preview shows
 
 
+# each option of a task in a moderator's words: the descriptions of /schedule's slash options
+# (cogs/schedule.py) and of every face derived from a request with these fields (/dryrun, the
+# API's schema)
+FIELD_HELP: Final[dict[str, str]] = {
+    "run": "The Minecraft command to run (without the leading /).",
+    "time": "How long to wait, in `unit`s (leave out when you give `at`).",
+    "unit": "The unit of `time`, needed with it (game_day = 24000 ticks).",
+    "id": "A name for the task, to cancel or pause it later (default: a generated one).",
+    "retry": "How many times to retry when the command fails.",
+    "retry_delay": "Ticks between retries.",
+    "every": "Repeat every this many ticks.",
+    "at": "Run at this absolute game tick instead of after `time`.",
+    "as_player": "Run as this player (waits while they are offline).",
+    "when": "Wall-clock time: 20:00, fri 20:00, tomorrow 18:30, 2026-12-05 20:00, in 90m.",
+    "repeat": "Repeat on the wall clock: 30m, 1d, or cron such as `0 20 * * fri`.",
+    "timezone": "IANA time zone for `when`/`repeat`, e.g. Europe/Berlin (default: the bot's).",
+    "announce": "Countdown told to players before each run, e.g. 5m,1m,10s.",
+    "require": "Run only if: players>=N, players<N, empty or online:<player> (commas: all).",
+    "if_not": "When `require` is not met: skip this run (default) or wait for it.",
+    "max_wait": "With if_not wait: how long to wait at most, e.g. 10m.",
+    "after_wait": "With if_not wait: run or skip (default) when the wait is over.",
+    "on_doubt": "If a crash leaves it unknown whether it ran: skip (default) or run again.",
+    "dst_repeated": "The hour the clocks repeat: run in its first pass, the second or both.",
+    "dst_skipped": "With a cron repeat, in the hour the clocks skip: shift to the jump or skip.",
+    "server": "Which Minecraft server, or a group of them (all: every server).",
+}
+
+
+# the words a person picks from for an option whose values are not words to show: "second" is
+# also a unit of time, which a catalog translates once (the slash choices' names, by value)
+CHOICE_NAMES: Final[dict[str, dict[str, str]]] = {
+    "dst_repeated": {"first": "first pass", "second": "second pass", "both": "both passes"},
+    "dst_skipped": {"shift": "shift to the jump", "skip": "skip"},
+}
+
+
+def _about(name: str) -> Any:
+    names = CHOICE_NAMES.get(name)
+    extra = {CHOICE_NAMES_KEY: names} if names else None
+    return Field(description=FIELD_HELP[name], json_schema_extra=extra)  # type: ignore[arg-type]
+
+
 class ConditionFields(BaseModel):
     """The conditions checked when a task is due (bot.minecraft.conditions): /schedule's, for
     both kinds, and /event's for its start task."""
 
-    require: Require | None = None
-    if_not: IfNot | None = None
-    max_wait: MaxWait | None = None
-    after_wait: AfterWait | None = None
+    require: Annotated[Require | None, _about("require")] = None
+    if_not: Annotated[IfNot | None, _about("if_not")] = None
+    max_wait: Annotated[MaxWait | None, _about("max_wait")] = None
+    after_wait: Annotated[AfterWait | None, _about("after_wait")] = None
 
     def condition_options(self) -> dict[str, str]:
         """The condition options given, by name (what a wall-clock row stores)."""
@@ -102,28 +147,28 @@ class ScheduleFields(ConditionFields):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    run: Command
-    time: Ticks | None = None
+    run: Annotated[Command, _about("run")]
+    time: Annotated[Ticks | None, _about("time")] = None
     # no default: a bare `time:5` was 5 ticks (a quarter second) to a moderator who meant
     # seconds; `check` asks for the unit with the choices instead
-    unit: Unit | None = None
-    id: TaskId | None = None
-    retry: Retries = 0
-    retry_delay: Period = 1
-    every: Period | None = None
-    at: int | None = Field(default=None, ge=0, le=2**63 - 1)
-    as_player: Player | None = None
-    when: TimeText | None = None
-    repeat: TimeText | None = None
-    timezone: ZoneName | None = None
-    announce: TimeText | None = None
+    unit: Annotated[Unit | None, _about("unit")] = None
+    id: Annotated[TaskId | None, _about("id")] = None
+    retry: Annotated[Retries, _about("retry")] = 0
+    retry_delay: Annotated[Period, _about("retry_delay")] = 1
+    every: Annotated[Period | None, _about("every")] = None
+    at: int | None = Field(default=None, ge=0, le=2**63 - 1, description=FIELD_HELP["at"])
+    as_player: Annotated[Player | None, _about("as_player")] = None
+    when: Annotated[TimeText | None, _about("when")] = None
+    repeat: Annotated[TimeText | None, _about("repeat")] = None
+    timezone: Annotated[ZoneName | None, _about("timezone")] = None
+    announce: Annotated[TimeText | None, _about("announce")] = None
     # what the crash guard does when a crash leaves it unknown whether the task ran
     # (bot.background.doubt); None: skip, the default
-    on_doubt: OnDoubt | None = None
+    on_doubt: Annotated[OnDoubt | None, _about("on_doubt")] = None
     # what a repeating wall-clock row does when the clocks change (bot.times.dst): in the hour
     # they repeat, and in the hour they skip; None: the default
-    dst_repeated: DstRepeated | None = None
-    dst_skipped: DstSkipped | None = None
+    dst_repeated: Annotated[DstRepeated | None, _about("dst_repeated")] = None
+    dst_skipped: Annotated[DstSkipped | None, _about("dst_skipped")] = None
 
     def doubt_option(self) -> dict[str, str]:
         """`on_doubt` when it is not the default (what the audit entry and the row keep)."""
@@ -153,7 +198,7 @@ class ScheduleFields(ConditionFields):
 class ScheduleRequest(ScheduleFields):
     """`/schedule` on a server (default: the only one)."""
 
-    server: str | None = None
+    server: Annotated[str | None, _about("server")] = None
 
 
 class DynamicRequest(BaseModel):

@@ -128,6 +128,28 @@ async def test_schedule_offers_every_unit(bare: Harness) -> None:
     ]
 
 
+async def test_dryrun_derived_from_the_task_model_reads_as_schedule_does(bare: Harness) -> None:
+    """/dryrun is made from its request alone (bot.discord.slash.registered): each option it
+    shares with /schedule has /schedule's description, and the DST choices their shown names
+    ("second" is also a unit of time), so both read the same in every language."""
+    tree = bare.bot.tree
+    schedule_cmd, dryrun_cmd = tree.get_command("schedule"), tree.get_command("dryrun")
+    assert schedule_cmd is not None and dryrun_cmd is not None
+    ours = {o["name"]: o for o in schedule_cmd.to_dict(tree)["options"]}
+    derived = {o["name"]: o for o in dryrun_cmd.to_dict(tree)["options"]}
+    assert set(derived) == set(ours)
+    for name, option in derived.items():
+        if name != "server":  # /schedule's comes from the cog's server helper, with groups
+            assert option["description"] == ours[name]["description"], name
+        assert option["description"] != name
+    for name in ("dst_repeated", "dst_skipped", "unit", "if_not", "after_wait", "on_doubt"):
+        shown = sorted((c["name"], c["value"]) for c in derived[name]["choices"])
+        assert shown == sorted((c["name"], c["value"]) for c in ours[name]["choices"]), name
+    assert ("second pass", "second") in [
+        (c["name"], c["value"]) for c in derived["dst_repeated"]["choices"]
+    ]
+
+
 async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:
     reply = await bare.run("help", NOBODY)
     assert reply.ephemeral

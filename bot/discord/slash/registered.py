@@ -17,9 +17,11 @@ from discord import app_commands
 
 from bot.discord.slash import fit
 from bot.discord.slash.embeds import embed_of
-from bot.operations.registry import OperationSpec, option_type, run
+from bot.operations.registry import CHOICE_NAMES_KEY, OperationSpec, option_type, run
 
 if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
     from bot.discord.app import DoomBot
 
 
@@ -33,6 +35,8 @@ def _signature(spec: OperationSpec[Any]) -> inspect.Signature:
     fields = sorted(spec.request.model_fields.items(), key=lambda f: not f[1].is_required())
     for name, info in fields:
         kind = option_type(info.annotation)
+        if _choice_names(info):  # words of their own (_choices): the request checks the value
+            kind = str
         default = inspect.Parameter.empty if info.is_required() else None
         annotation = kind if default is inspect.Parameter.empty else kind | None
         params.append(
@@ -66,7 +70,24 @@ def command_for(spec: OperationSpec[Any], name: str = "") -> app_commands.Comman
         name: (info.description or name)[:100] for name, info in spec.request.model_fields.items()
     }
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
+    callback.__discord_app_commands_param_choices__ = _choices(spec)  # type: ignore[attr-defined]
     command: app_commands.Command[Any, ..., Any] = app_commands.Command(
         name=name or spec.name, description=spec.summary, callback=callback
     )
     return app_commands.guild_only()(command)
+
+
+def _choice_names(info: FieldInfo) -> dict[str, str]:
+    extra = info.json_schema_extra
+    names = extra.get(CHOICE_NAMES_KEY) if isinstance(extra, dict) else None
+    return {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}
+
+
+def _choices(spec: OperationSpec[Any]) -> dict[str, list[app_commands.Choice[str]]]:
+    """The choices of the Literal fields that name their words (CHOICE_NAMES_KEY); the others
+    discord.py makes from the Literal, each value its own name."""
+    made: dict[str, list[app_commands.Choice[str]]] = {}
+    for name, info in spec.request.model_fields.items():
+        if names := _choice_names(info):
+            made[name] = [app_commands.Choice(name=shown, value=v) for v, shown in names.items()]
+    return made
