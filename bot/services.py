@@ -228,6 +228,7 @@ class Services:
         else:
             for name in self.servers:
                 await self._start_server(name)
+        self._warm_checkers()
 
     @property
     def shared(self) -> bool:
@@ -313,11 +314,12 @@ class Services:
         if server.guard is not None:
             await server.guard.stop()
 
-    def warm_checkers(self) -> None:
-        """Load the command parser now (about 0.6 s of CPU), not on the first check: the
-        Discord face calls it, because a slash command's check comes before its reply, which
-        Discord wants within 3 s. The console, the dashboard and the API have no such limit,
-        and most of the shell's commands and many `serve` processes never check a command."""
+    def _warm_checkers(self) -> None:
+        """A running bot loads the command parser now (about 0.6 s of CPU, on the event loop),
+        while nothing is due yet, not on the first check: that one would hold up the lease
+        renewals, the hand-overs and every other reply just when a moderator is waiting
+        (tests/fleet/test_fleet_cut.py failed without it); and a slash command's check comes
+        before its reply, which Discord wants within 3 s."""
         from bot.minecraft.command_check import CommandChecker
 
         for server in self.servers.values():

@@ -113,7 +113,6 @@ class DoomBot(commands.Bot):
         await self.tree.set_translator(DoomTranslator())  # zh-CN names and descriptions
         # background work (scheduler, crash guards) before the cogs: the alerts cog reads it
         await self.core.start()
-        self.services.warm_checkers()
         self.add_registered_commands()
         for old, new in self.settings.renamed_extensions:
             log.warning(
