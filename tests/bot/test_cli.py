@@ -282,7 +282,8 @@ async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
                 assert proc.returncode is None, await proc.communicate()
                 await asyncio.sleep(0.02)
         proc.send_signal(signal.SIGINT)
-        assert await asyncio.wait_for(proc.wait(), 30) == 130
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 130, (out.decode()[-2000:], err.decode()[-4000:])
         assert selftest_tasks() == []
         assert not live.server.storage("doom.selftest:run")
         objectives = live.server.run("scoreboard objectives list").feedback
