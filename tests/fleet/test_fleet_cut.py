@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from bot.background.crash_guard import COMPARE_WAIT
 from tests.fleet.processes import Bot, Fleet, fleet
 
 pytestmark = pytest.mark.slow
@@ -149,6 +150,19 @@ async def wait_until(moment: float) -> None:
     await asyncio.sleep(max(0.0, moment - time.time()))
 
 
+async def recorded_runs(group: Fleet) -> dict[str, list[RunRecord]]:
+    """The runs once none is left `sending`: a holder that has just taken a server records a
+    run's outcome after its crash guard has compared the log (up to COMPARE_WAIT), which on a
+    loaded machine comes after the game ran it; a run still `sending` after that is reported."""
+    began = time.monotonic()
+    while True:
+        found = runs(group)
+        sending = any(r.outcome == "sending" for records in found.values() for r in records)
+        if not sending or time.monotonic() - began > COMPARE_WAIT + 5:
+            return found
+        await asyncio.sleep(0.2)
+
+
 async def ran_once(group: Fleet, markers: list[tuple[str, str]], limit: float) -> None:
     began = time.monotonic()
     while not all(group.runs_of(server, m) >= 1 for server, m in markers):
@@ -222,7 +236,7 @@ async def test_a_holder_cut_from_the_database_runs_nothing_after_its_lease(
         assert {m: group.runs_of(s, m) for s, m in markers} == {m: 1 for _, m in markers}
         # ... and the cut one sent its servers nothing since its lease ended
         assert sent_by(cut.pid, ports) == silent_from
-        recorded = runs(group)
+        recorded = await recorded_runs(group)
         assert {m: [r.outcome for r in recorded[m]] for _, m in markers} == {
             m: ["ran"] for _, m in markers
         }
@@ -329,7 +343,7 @@ async def test_a_stopped_database_stops_every_holder_until_it_returns(
         assert {t: group.runs_of(s, t) for s, t in rows} == {
             t: 0 if t in missed else 1 for _, t in rows
         }
-        recorded = runs(group)
+        recorded = await recorded_runs(group)
         assert {t: [r.outcome for r in recorded[t]] for _, t in rows} == {
             t: ["missed" if t in missed else "ran"] for _, t in rows
         }
