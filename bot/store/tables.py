@@ -35,6 +35,9 @@ __all__ = [
     "metadata",
     "mutations",
     "plugin_data",
+    "program_runs",
+    "program_steps",
+    "programs",
     "rate_limits",
     "schedule_runs",
     "schedules",
@@ -426,4 +429,51 @@ rate_limits = Table(
     Column("key", Text, primary_key=True),
     Column("tat", Float, nullable=False),  # epoch seconds, the wall clock
     Index("rate_limits_tat", "tat"),
+)
+
+# programs (bot.programs): each save of a name is a new version; a run keeps the version it
+# started with, and each of its steps is a one-shot planned row once made (`schedule_id`)
+programs = Table(
+    "programs",
+    metadata,
+    _id(),
+    Column("name", Text, nullable=False),
+    Column("version", Int, nullable=False),
+    Column("steps", Text, nullable=False),  # JSON: the steps as given (bot.programs.model)
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    # one row per version, whichever process saves it
+    Index("programs_version", "name", "version", unique=True),
+    sqlite_autoincrement=True,
+)
+
+program_runs = Table(
+    "program_runs",
+    metadata,
+    _id(),
+    Column("program", Text, nullable=False),
+    Column("version", Int, nullable=False),
+    Column("server", Text, nullable=False),
+    Column("start", Float, nullable=False),  # the instant offsets count from
+    Column("state", Text, nullable=False),
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    CheckConstraint(
+        "state IN ('running', 'paused', 'done', 'cancelled', 'stopped')",
+        name="program_runs_state_check",
+    ),
+    Index("program_runs_state", "state", "server"),
+    sqlite_autoincrement=True,
+)
+
+program_steps = Table(
+    "program_steps",
+    metadata,
+    Column("run_id", Id, ForeignKey("program_runs.id"), primary_key=True),
+    Column("step", Int, primary_key=True),  # from 1, as the moderator numbers them
+    Column("schedule_id", Id, ForeignKey("schedules.id")),  # its planned row, once made
+    Column("status", Text),  # 'skipped' or 'cancelled' by the program; NULL: its row says
+    Index("program_steps_schedule", "schedule_id"),
 )

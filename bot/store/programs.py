@@ -1,0 +1,293 @@
+"""Programs, their runs and each run's steps (`programs`, `program_runs`, `program_steps`).
+
+A program's name has versions: each save is a new row, numbered by the database's unique index
+(two processes saving the same name at once: one gets the next number, the other tries the one
+after). A run names the version it started with, so a save after a start changes nothing of it.
+A run's steps are rows from its start on; a step's one-shot planned row (bot.store.schedules)
+is linked once it is made, and the link is written only where none is (`link`), so a step is
+made at most once whichever process or restart makes it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Program", "ProgramRun", "ProgramStore", "RunState", "StepLink"]
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal, cast
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.store.db import Database
+from bot.store.schedules import Creator
+from bot.store.tables import program_runs, program_steps, programs
+
+RunState = Literal["running", "paused", "done", "cancelled", "stopped"]
+SAVE_TRIES = 5  # versions taken by others at the same moment before a save gives up
+
+
+def _dt(value: object) -> datetime:
+    return datetime.fromtimestamp(float(cast(float, value)), UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    id: int
+    name: str
+    version: int
+    steps: str  # JSON (bot.programs.model.steps_of_json)
+    created_by: Creator
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramRun:
+    id: int
+    program: str
+    version: int
+    server: str
+    start: datetime
+    state: RunState
+    created_by: Creator
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class StepLink:
+    """A step of a run: its planned row once made, or what the program decided of it."""
+
+    step: int
+    schedule_id: int | None
+    status: str | None  # 'skipped', 'cancelled'; None: its row (or its absence) says
+
+
+_PROGRAM = (
+    programs.c.id,
+    programs.c.name,
+    programs.c.version,
+    programs.c.steps,
+    programs.c.created_by_id,
+    programs.c.created_by_name,
+    programs.c.created_at,
+)
+_RUN = (
+    program_runs.c.id,
+    program_runs.c.program,
+    program_runs.c.version,
+    program_runs.c.server,
+    program_runs.c.start,
+    program_runs.c.state,
+    program_runs.c.created_by_id,
+    program_runs.c.created_by_name,
+    program_runs.c.created_at,
+)
+
+
+def _program(r: Sequence[object]) -> Program:
+    return Program(
+        int(cast(int, r[0])),
+        str(r[1]),
+        int(cast(int, r[2])),
+        str(r[3]),
+        Creator(int(cast(int, r[4])), str(r[5])),
+        _dt(r[6]),
+    )
+
+
+def _run(r: Sequence[object]) -> ProgramRun:
+    return ProgramRun(
+        int(cast(int, r[0])),
+        str(r[1]),
+        int(cast(int, r[2])),
+        str(r[3]),
+        _dt(r[4]),
+        cast(RunState, r[5]),
+        Creator(int(cast(int, r[6])), str(r[7])),
+        _dt(r[8]),
+    )
+
+
+class ProgramStore:
+    """The programs and their runs in the shared database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- programs -------------------------------------------------------------------------------
+
+    async def save(self, name: str, steps: str, by: Creator, now: datetime) -> Program:
+        """A new version of `name` (1 for a new name) with these steps."""
+        newest = select(func.coalesce(func.max(programs.c.version), 0)).where(
+            programs.c.name == name
+        )
+        for _try in range(SAVE_TRIES):
+            try:
+                async with self.db.begin() as conn:
+                    version = int((await conn.execute(newest)).scalar_one()) + 1
+                    row = (
+                        await conn.execute(
+                            programs.insert()
+                            .values(
+                                name=name,
+                                version=version,
+                                steps=steps,
+                                created_by_id=by.id,
+                                created_by_name=by.name,
+                                created_at=now.timestamp(),
+                            )
+                            .returning(*_PROGRAM)
+                        )
+                    ).one()
+                return _program(row)
+            except IntegrityError:  # another process saved this version first: the next one
+                continue
+        raise RuntimeError(f"program {name!r}: no free version after {SAVE_TRIES} tries")
+
+    async def latest(self, name: str) -> Program | None:
+        query = (
+            select(*_PROGRAM)
+            .where(programs.c.name == name)
+            .order_by(programs.c.version.desc())
+            .limit(1)
+        )
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _program(row)
+
+    async def version(self, name: str, version: int) -> Program | None:
+        query = select(*_PROGRAM).where(programs.c.name == name, programs.c.version == version)
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _program(row)
+
+    async def programs(self, limit: int = 100) -> list[Program]:
+        """The newest version of each name, by name."""
+        newest = (
+            select(programs.c.name, func.max(programs.c.version).label("v"))
+            .group_by(programs.c.name)
+            .subquery()
+        )
+        query = (
+            select(*_PROGRAM)
+            .join(
+                newest,
+                (programs.c.name == newest.c.name) & (programs.c.version == newest.c.v),
+            )
+            .order_by(programs.c.name)
+            .limit(limit)
+        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_program(r) for r in rows]
+
+    # -- runs -----------------------------------------------------------------------------------
+
+    async def start(
+        self, program: Program, server: str, start: datetime, steps: int, by: Creator, now: datetime
+    ) -> ProgramRun:
+        """A new running run of this version, its steps all without a row yet."""
+        async with self.db.begin() as conn:
+            row = (
+                await conn.execute(
+                    program_runs.insert()
+                    .values(
+                        program=program.name,
+                        version=program.version,
+                        server=server,
+                        start=start.timestamp(),
+                        state="running",
+                        created_by_id=by.id,
+                        created_by_name=by.name,
+                        created_at=now.timestamp(),
+                    )
+                    .returning(*_RUN)
+                )
+            ).one()
+            run = _run(row)
+            await conn.execute(
+                program_steps.insert(),
+                [{"run_id": run.id, "step": n} for n in range(1, steps + 1)],
+            )
+        return run
+
+    async def run(self, run_id: int) -> ProgramRun | None:
+        async with self.db.connect() as conn:
+            row = (await conn.execute(select(*_RUN).where(program_runs.c.id == run_id))).first()
+        return None if row is None else _run(row)
+
+    async def runs(
+        self,
+        states: Sequence[RunState] | None = None,
+        servers: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[ProgramRun]:
+        """Runs, newest first, of these states and servers (None: any)."""
+        query = select(*_RUN).order_by(program_runs.c.id.desc()).limit(limit)
+        if states is not None:
+            query = query.where(program_runs.c.state.in_(list(states)))
+        if servers is not None:
+            query = query.where(program_runs.c.server.in_(list(servers)))
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_run(r) for r in rows]
+
+    async def set_state(
+        self, run_id: int, state: RunState, was: Sequence[RunState]
+    ) -> ProgramRun | None:
+        """Move a run to `state` if it is in one of `was`; None: it was not (nothing changed)."""
+        query = (
+            update(program_runs)
+            .where(program_runs.c.id == run_id, program_runs.c.state.in_(list(was)))
+            .values(state=state)
+            .returning(*_RUN)
+        )
+        async with self.db.begin() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _run(row)
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    async def steps(self, run_id: int) -> list[StepLink]:
+        query = (
+            select(program_steps.c.step, program_steps.c.schedule_id, program_steps.c.status)
+            .where(program_steps.c.run_id == run_id)
+            .order_by(program_steps.c.step)
+        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            StepLink(int(r[0]), None if r[1] is None else int(r[1]), cast("str | None", r[2]))
+            for r in rows
+        ]
+
+    async def link(self, run_id: int, step: int, schedule_id: int) -> bool:
+        """The step's planned row, if it has none and no status yet; False: it has (nothing
+        changed)."""
+        query = (
+            update(program_steps)
+            .where(
+                program_steps.c.run_id == run_id,
+                program_steps.c.step == step,
+                program_steps.c.schedule_id.is_(None),
+                program_steps.c.status.is_(None),
+            )
+            .values(schedule_id=schedule_id)
+        )
+        async with self.db.begin() as conn:
+            return bool((await conn.execute(query)).rowcount)
+
+    async def mark(self, run_id: int, step: int, status: str) -> bool:
+        """What the program decided of a step (skipped, cancelled), if nothing was yet."""
+        query = (
+            update(program_steps)
+            .where(
+                program_steps.c.run_id == run_id,
+                program_steps.c.step == step,
+                program_steps.c.status.is_(None),
+            )
+            .values(status=status)
+        )
+        async with self.db.begin() as conn:
+            return bool((await conn.execute(query)).rowcount)
