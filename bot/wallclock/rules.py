@@ -91,10 +91,7 @@ class RowRules:
         dst_skipped: str | None = None,
     ) -> Spec:
         """Every check a new row passes: the Spec it would have."""
-        target = self.server(server)
-        text = check_task_input(command, task_id, retry, retry_delay, as_player)
-        conditions_from(conditions)
-        target.checker.check(text)
+        self.check_row(server, command, task_id, retry, retry_delay, as_player, conditions)
         spec = build_spec(
             when,
             repeat,
@@ -108,6 +105,23 @@ class RowRules:
         )
         await self.check_free(server, task_id)
         return spec
+
+    def check_row(
+        self,
+        server: str,
+        command: str,
+        task_id: str,
+        retry: int,
+        retry_delay: int,
+        as_player: str | None,
+        conditions: Mapping[str, str] | None,
+    ) -> None:
+        """A new row's checks but its time's: its server, its fields, its conditions and its
+        command, as the server's checker reads it."""
+        target = self.server(server)
+        text = check_task_input(command, task_id, retry, retry_delay, as_player)
+        conditions_from(conditions)
+        target.checker.check(text)
 
     async def check_free(self, server: str, task_id: str) -> None:
         """No active or paused row of `server` has this task id."""

@@ -304,6 +304,59 @@ class Scheduler:
             dst_repeated=dst_repeated,
             dst_skipped=dst_skipped,
         )
+        return await self._insert(
+            spec,
+            server=server,
+            command=command,
+            task_id=task_id,
+            created_by=created_by,
+            retry=retry,
+            retry_delay=retry_delay,
+            as_player=as_player,
+            conditions=conditions,
+            on_doubt=on_doubt,
+        )
+
+    async def create_at(
+        self,
+        *,
+        due: datetime,
+        server: str,
+        command: str,
+        task_id: str,
+        created_by: Creator,
+        as_player: str | None = None,
+        conditions: Mapping[str, str] | None = None,
+    ) -> Schedule:
+        """A one-shot row due at an instant its caller worked out (a program's step: its
+        start and offset), with every check `create` makes but the time's; a due already
+        passed fires at once, under the late rules."""
+        self.rules.check_row(server, command, task_id, 0, 1, as_player, conditions)
+        spec = Spec("at", due, self.default_timezone, at=due)
+        return await self._insert(
+            spec,
+            server=server,
+            command=command,
+            task_id=task_id,
+            created_by=created_by,
+            as_player=as_player,
+            conditions=conditions,
+        )
+
+    async def _insert(
+        self,
+        spec: Spec,
+        *,
+        server: str,
+        command: str,
+        task_id: str,
+        created_by: Creator,
+        retry: int = 0,
+        retry_delay: int = 1,
+        as_player: str | None = None,
+        conditions: Mapping[str, str] | None = None,
+        on_doubt: OnDoubt = "skip",
+    ) -> Schedule:
         async with self._lock:
             await self.rules.check_free(server, task_id)
             row = await self.store.insert(

@@ -1,0 +1,297 @@
+"""A started program's steps made into planned rows, at their time, and what each step is.
+
+Each step becomes a one-shot wall-clock row (``Scheduler.create_at``) with the task id
+``<program>.<run>.<step>``: the planned rows' machinery hands it over exactly once (its run
+recorded before the hand-over, the pack's mark, the crash guard). The runner decides only when a
+step's row is made:
+
+- a step without `after`: at the start, due at start + its offset;
+- a step with `after: N`: once step N's run is recorded `ran` (the run record the hand-over and
+  the pack's events write: bot.store.schedule_runs), due at max(start + offset, now); when step
+  N failed, or did not succeed by start + offset + limit, the step's `on_failure` says: `skip`
+  marks it skipped, `stop` cancels it and every remaining step, `continue` makes it anyway. A
+  run that the pack's later event turns from `ran` into a failure (a command that failed in
+  game) applies the policy to a dependent step not run yet.
+
+A step's state is read from its row and its run record (:meth:`ProgramRunner.view`), never kept
+beside them. The runner looks at the running programs of the servers this process holds every
+`interval` seconds and when woken; a look is idempotent (a row made but not linked, by a stop
+between the two, is found by its task id and linked, never made twice), so a restart only looks
+again.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TERMINAL", "ProgramRunner", "StepState", "StepView", "step_task_id"]
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from bot.aio import cancel_and_wait
+from bot.errors import BotError, ValidationError
+from bot.i18n import lazy
+from bot.programs.model import Step, limit_seconds, steps_of_json
+from bot.store.programs import Program, ProgramRun, ProgramStore, StepLink
+from bot.store.schedules import ACTIVE_STATES, Creator, Schedule
+from bot.wallclock.scheduler import Scheduler
+
+log = logging.getLogger(__name__)
+
+StepState = Literal["waiting", "planned", "ran", "failed", "skipped", "cancelled"]
+TERMINAL: tuple[StepState, ...] = ("ran", "failed", "skipped", "cancelled")
+INTERVAL = 1.0  # seconds between looks at the running programs
+# a run's outcomes while it may still run (bot.store.schedule_runs)
+_OPEN = ("sending", "queued", "waiting_player", "paused", "waited")
+
+
+def step_task_id(run: ProgramRun, step: int) -> str:
+    return f"{run.program}.{run.id}.{step}"
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """A step of a run as it stands: its state, its row's due time and its run's outcome."""
+
+    number: int
+    step: Step
+    state: StepState
+    due: datetime | None = None
+    outcome: str | None = None
+    schedule_id: int | None = None
+
+
+class ProgramRunner:
+    """Starts programs and keeps their runs going (see the module's text)."""
+
+    def __init__(self, store: ProgramStore, scheduler: Scheduler, interval: float = INTERVAL):
+        self.store = store
+        self.scheduler = scheduler
+        self.interval = interval
+        self._lock = asyncio.Lock()  # one look or change at a time in this process
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- life -----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="program-runner")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        await cancel_and_wait(task)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.look()
+            except BotError as exc:  # the database away for a moment: the next look tries again
+                log.warning("looking at the running programs failed: %s", exc)
+            except Exception:
+                log.warning("looking at the running programs failed", exc_info=True)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.interval)
+            self._wake.clear()
+
+    # -- the operations -------------------------------------------------------------------------
+
+    async def start_program(
+        self, program: Program, server: str, start: datetime, by: Creator
+    ) -> ProgramRun:
+        """A run of this version on `server` from `start`: every step's command checked on the
+        server first (nothing is stored on a refusal), then its steps without `after` made."""
+        steps = steps_of_json(program.steps)
+        for number, step in enumerate(steps, 1):
+            try:
+                self.scheduler.rules.check_row(
+                    server,
+                    step.run,
+                    f"{program.name}.0.{number}",
+                    0,
+                    1,
+                    step.as_player,
+                    step.conditions(),
+                )
+            except ValidationError as exc:
+                raise ValidationError(
+                    lazy("Step {n}: {problem}", n=number, problem=exc.text), field="steps"
+                ) from None
+        async with self._lock:
+            run = await self.store.start(
+                program, server, start, len(steps), by, self.scheduler.clock.now()
+            )
+            await self._advance(run)
+        return run
+
+    async def view(self, run: ProgramRun) -> list[StepView]:
+        program = await self.store.version(run.program, run.version)
+        if program is None:
+            return []
+        steps = steps_of_json(program.steps)
+        links = await self.store.steps(run.id)
+        return [await self._state(steps[link.step - 1], link) for link in links]
+
+    async def cancel(self, run: ProgramRun) -> ProgramRun | None:
+        """Cancel the remaining steps; None: the run had ended."""
+        async with self._lock:
+            changed = await self.store.set_state(run.id, "cancelled", ("running", "paused"))
+            if changed is not None:
+                await self._cancel_rest(changed)
+            return changed
+
+    async def pause(self, run: ProgramRun) -> ProgramRun | None:
+        """Pause the planned steps' rows and make no new ones; None: it was not running."""
+        async with self._lock:
+            changed = await self.store.set_state(run.id, "paused", ("running",))
+            if changed is not None:
+                for view in await self.view(changed):
+                    row = await self._row(view)
+                    if row is not None and row.state == "active":
+                        with contextlib.suppress(ValidationError):
+                            await self.scheduler.pause(row.id)
+            return changed
+
+    async def resume(self, run: ProgramRun) -> ProgramRun | None:
+        """Resume the paused steps' rows (late ones under the late rules); None: not paused."""
+        async with self._lock:
+            changed = await self.store.set_state(run.id, "running", ("paused",))
+            if changed is not None:
+                for view in await self.view(changed):
+                    row = await self._row(view)
+                    if row is not None and row.state == "paused":
+                        with contextlib.suppress(ValidationError):
+                            await self.scheduler.resume(row.id)
+                await self._advance(changed)
+            return changed
+
+    # -- the looks ------------------------------------------------------------------------------
+
+    async def look(self) -> None:
+        """Every running program of a server this process holds, moved on as its steps say."""
+        async with self._lock:
+            for run in await self.store.runs(("running",), limit=1000):
+                if self.scheduler.owns(run.server):
+                    await self._advance(run)
+
+    async def _advance(self, run: ProgramRun) -> None:
+        program = await self.store.version(run.program, run.version)
+        if program is None:
+            return
+        steps = steps_of_json(program.steps)
+        links = await self.store.steps(run.id)
+        views = {link.step: await self._state(steps[link.step - 1], link) for link in links}
+        now = self.scheduler.clock.now()
+        for link in links:
+            step, view = steps[link.step - 1], views[link.step]
+            due = run.start + timedelta(seconds=step.offset)
+            if step.after is None:
+                if view.state == "waiting":
+                    views[link.step] = await self._make(run, link.step, step, due)
+                continue
+            before = views[step.after]
+            failed = before.state in ("failed", "skipped", "cancelled")
+            if view.state == "waiting":
+                if before.state == "ran":
+                    views[link.step] = await self._make(run, link.step, step, max(due, now))
+                    continue
+                deadline = due + timedelta(seconds=limit_seconds(step.limit))
+                if not failed and now < deadline:
+                    continue
+            elif not (view.state == "planned" and failed and view.outcome is None):
+                continue  # made, or ended; a made step not run yet whose `after` failed since
+            if step.on_failure == "stop":
+                log.info("program %s run %d: step %d stops it", run.program, run.id, link.step)
+                if await self.store.set_state(run.id, "stopped", ("running",)) is not None:
+                    await self._cancel_rest(run)
+                return
+            if step.on_failure == "skip":
+                if view.schedule_id is not None:
+                    with contextlib.suppress(ValidationError):
+                        await self.scheduler.cancel(view.schedule_id)
+                await self.store.mark(run.id, link.step, "skipped")
+                views[link.step] = await self._state(step, await self._link(run, link.step))
+            elif view.state == "waiting":  # continue: run it anyway
+                views[link.step] = await self._make(run, link.step, step, max(due, now))
+        if all(v.state in TERMINAL for v in views.values()):
+            await self.store.set_state(run.id, "done", ("running",))
+
+    async def _make(self, run: ProgramRun, number: int, step: Step, due: datetime) -> StepView:
+        """The step's row, made once: one left unlinked by a stop between making and linking is
+        found by its task id."""
+        task_id = step_task_id(run, number)
+        made = await self.scheduler.store.rows_of(run.server, task_id)
+        if made:
+            row = made[-1]
+        else:
+            try:
+                row = await self.scheduler.create_at(
+                    due=due,
+                    server=run.server,
+                    command=step.run,
+                    task_id=task_id,
+                    created_by=run.created_by,
+                    as_player=step.as_player,
+                    conditions=step.conditions() or None,
+                )
+            except ValidationError as exc:  # refused now (the server's rules changed): failed
+                log.warning("program %s run %d step %d: %s", run.program, run.id, number, exc)
+                await self.store.mark(run.id, number, "failed")
+                return StepView(number, step, "failed", outcome=str(exc.text))
+        await self.store.link(run.id, number, row.id)
+        return await self._state(step, await self._link(run, number))
+
+    async def _link(self, run: ProgramRun, number: int) -> StepLink:
+        return next(link for link in await self.store.steps(run.id) if link.step == number)
+
+    async def _cancel_rest(self, run: ProgramRun) -> None:
+        """Every step not ended: its row cancelled, or it is marked cancelled."""
+        for view in await self.view(run):
+            if view.state in TERMINAL:
+                continue
+            if view.schedule_id is None:
+                await self.store.mark(run.id, view.number, "cancelled")
+                continue
+            row = await self._row(view)
+            if row is not None and row.state in ACTIVE_STATES:
+                with contextlib.suppress(ValidationError):
+                    await self.scheduler.cancel(row.id)
+
+    async def _row(self, view: StepView) -> Schedule | None:
+        if view.schedule_id is None:
+            return None
+        return await self.scheduler.store.get(view.schedule_id)
+
+    async def _state(self, step: Step, link: StepLink) -> StepView:
+        """A step's state from its row and its run record (and what the program decided)."""
+        number = link.step
+        if link.schedule_id is None:
+            return StepView(number, step, link.status or "waiting")  # type: ignore[arg-type]
+        store = self.scheduler.store
+        row = await store.get(link.schedule_id)
+        runs = await store.runs(link.schedule_id, 1)
+        last = runs[0] if runs else None
+        due = row.at if row is not None else None
+        outcome = last.outcome if last is not None else None
+        state: StepState
+        if last is not None and last.outcome == "ran":
+            state = "ran"
+        elif link.status in ("skipped", "cancelled", "failed"):
+            state = link.status  # type: ignore[assignment]
+        elif last is None or last.outcome in _OPEN:
+            if row is not None and row.state == "cancelled" and last is None:
+                state = "cancelled"
+            else:
+                state = "planned"
+            outcome = None
+        elif last.outcome == "cancelled":
+            state = "cancelled"
+        else:
+            state = "failed"
+        return StepView(number, step, state, due, outcome, link.schedule_id)
