@@ -77,10 +77,14 @@ class Core:
         """The background work: schedulers, crash guards, log and ring readers; then the
         loaded plugins' listeners and tasks (bot.plugins.runtime)."""
         await self.services.start()
+        if self.services.scheduler is not None:  # programs run on the scheduler's rows
+            await self.ops.program_runner().start()
         self._plugin_work = start_plugin_work(self.ops)
 
     async def close(self) -> None:
         await cancel_and_wait(*self._plugin_work)
+        if self.ops.programs is not None:
+            await self.ops.programs.stop()
         await self.services.close()
 
 

@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from bot.minecraft.rcon import RconClient
     from bot.minecraft.sftp import SftpSession
     from bot.minecraft.sftp_files import RemoteFacts
-    from bot.programs.runner import ProgramRunner
     from bot.store.audit import AuditStore
     from bot.store.db import Database
     from bot.store.event_log import EventLog
@@ -156,8 +155,6 @@ class Services:
     bus: EventBus = field(default_factory=lambda: _new_bus())
     _closed: bool = field(default=False, repr=False)
     scheduler: Scheduler | None = None  # wall-clock schedules; started by Services.start
-    # the programs' steps made into the scheduler's rows (bot.programs); made on first use
-    _programs: ProgramRunner | None = field(default=None, repr=False)
     _history: RunHistory | None = field(default=None, repr=False)
     _pruning: asyncio.Task[None] | None = field(default=None, repr=False)
     _event_log: EventLog | None = field(default=None, repr=False)
@@ -192,15 +189,6 @@ class Services:
         """A server's game time now: the run history times a run by it (RunHistory.ran_at)."""
         return await self.servers[server].pack.get_time()
 
-    def program_runner(self, scheduler: Scheduler) -> ProgramRunner:
-        """The programs' runner on this scheduler (made once; started by start())."""
-        if self._programs is None:
-            from bot.programs.runner import ProgramRunner
-            from bot.store.programs import ProgramStore
-
-            self._programs = ProgramRunner(ProgramStore(self.db), scheduler)
-        return self._programs
-
     @property
     def event_log(self) -> EventLog:
         """Every server's recent events, kept across restarts (bot.store.event_log)."""
@@ -233,7 +221,6 @@ class Services:
             if shared:
                 self.scheduler.owns = self.holds
             await self.scheduler.start()
-            await self.program_runner(self.scheduler).start()
         if self._pruning is None:
             self._pruning = asyncio.create_task(self._prune_history(), name="history-prune")
         if shared:
@@ -383,8 +370,6 @@ class Services:
         await cancel_and_wait(self._pruning)
         for monitor in self.health.values():
             await monitor.stop()
-        if self._programs is not None:
-            await self._programs.stop()
         if self.scheduler is not None:
             await self.scheduler.stop()
         for server in self.servers.values():

@@ -14,6 +14,7 @@ from bot.config import ALL_SERVERS
 from bot.i18n import _
 from bot.operations.builtin import BUILTIN
 from bot.operations.dryrun import DRYRUN
+from bot.operations.programs import PROGRAM_OPERATIONS
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
 from bot.operations.suggest import Suggest
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from bot.discord.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.plugins import PluginState
+    from bot.programs.runner import ProgramRunner
     from bot.services import ServerServices, Services
     from bot.wallclock.scheduler import Scheduler
 
@@ -77,7 +79,7 @@ class Operations:
         self.web_url: str | None = None
         # the operations every face derives its command from (bot.operations.registry)
         self.registry = Registry()
-        for spec in (*BUILTIN, WHOAMI, DRYRUN):
+        for spec in (*BUILTIN, WHOAMI, DRYRUN, *PROGRAM_OPERATIONS):
             self.registry.add(spec)
         self.suggest = Suggest(self)  # what to offer while an option is typed
         # the installed plugins' states (bot.plugins), and the dashboard pages the loaded ones
@@ -88,6 +90,7 @@ class Operations:
         # reloaded (bot.plugins.reload_plugin: the Discord bot reloads its cogs)
         self.plugin_entries: dict[str, Any] = {}
         self.plugin_reloaded: list[Callable[[PluginState], Awaitable[None]]] = []
+        self.programs: ProgramRunner | None = None  # made on first use (program_runner)
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""
@@ -129,6 +132,16 @@ class Operations:
         if members is None:
             return None
         return [servers[m] for m in members if m in servers]
+
+    def program_runner(self) -> ProgramRunner:
+        """The programs' steps made into the scheduler's rows (bot.programs): made once; its
+        looks are started with the core's background work (bot.core.Core.start)."""
+        if self.programs is None:
+            from bot.programs.runner import ProgramRunner
+            from bot.store.programs import ProgramStore
+
+            self.programs = ProgramRunner(ProgramStore(self.services.db), self.scheduler())
+        return self.programs
 
     def scheduler(self) -> Scheduler:
         scheduler = self.services.scheduler

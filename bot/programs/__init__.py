@@ -9,4 +9,5 @@ is handed over, never twice, missed or late by the late rules); the runner only 
 step's row is made, from the rows' recorded outcomes. The store is bot.store.programs; the
 operations every face has are bot.operations.programs.
 
-Above the wall clock and the store, below the services, which start the runner."""
+Above the wall clock and the store, below the operations, whose core starts the runner
+(bot.core.Core.start)."""

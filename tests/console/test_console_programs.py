@@ -1,0 +1,44 @@
+"""`/program start` and `/program show` typed in the console (options read against the
+registry, no console code of their own): the run is made on the bot's scheduler and shown step
+by step."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.operations import registry
+from bot.testkit.harness import MOD
+from mcsim.server import Server
+from tests.console.typed import typed, typed_by
+from tests.fixtures import start_bot
+
+PASSWORD = "console-programs-Pw"
+STEPS = "- run: say one\n  at: +1h\n- run: say two\n  at: +2h\n  after: 1\n"
+
+
+async def test_program_start_and_show_in_the_console(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> None:
+    server = mcsim(password=PASSWORD)
+    harness = await start_bot(server, tmp_path, PASSWORD)
+    try:
+        ops = harness.bot.ops
+        await registry.run(
+            ops, typed_by(MOD)(), "program save", {"name": "evening", "steps": STEPS}
+        )
+        text = await typed(ops, "/program start name:evening\n/program show run:1\n", MOD)
+        assert "started on main as run #1" in text, text
+        # the steps as the console renders the shared markup's numbered list
+        assert re.search(r"\b1\.? say one at \+1h: planned due .+ \(in 1 hour\)", text), text
+        assert re.search(r"\b2\.? say two at \+2h: waiting", text), text
+        scheduler = harness.services.scheduler
+        assert scheduler is not None
+        row = await scheduler.find("main", "evening.1.1")
+        assert row is not None and row.command == "say one" and row.state == "active"
+        assert await scheduler.find("main", "evening.1.2") is None
+        refused = await typed(ops, "/program show run:9\n", MOD)
+        assert "There is no program run #9." in refused, refused
+    finally:
+        await harness.close()

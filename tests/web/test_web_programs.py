@@ -1,0 +1,83 @@
+"""`/program save`, `start` and `show`, declared only in the registry, through the JSON API
+(`POST /api/operations/program/...`): the run's facts as data, a bad step refused naming it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bot.services import build_services
+from bot.testkit.harness import MOD, Harness, make_settings
+from mcsim.server import Server
+from tests.fixtures import server_config
+from tests.web.webclient import Client
+from tests.web.webdash import BOT_TOKEN, PASSWORD, Clock, Dash
+from web.server import WebServer
+
+STEPS = "- run: say one\n  at: -10m\n- run: say two\n  at: 0\n  after: 1\n"
+
+
+@pytest.fixture
+async def faces(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
+    settings = make_settings(
+        tmp_path, [server_config(mc, PASSWORD)], discord_token=BOT_TOKEN, web_port=0
+    )
+    services = await build_services(settings)
+    harness = await Harness(settings, services).start()
+    web = WebServer(services, harness.bot, port=0, clock=Clock())
+    await web.start()
+    harness.bot.web = web
+    try:
+        yield Dash(harness, web, mc, Clock(), None)  # type: ignore[arg-type]
+    finally:
+        await web.stop()
+        await harness.close()
+
+
+async def test_the_api_saves_starts_and_shows_a_program(faces: Dash) -> None:
+    mod = await Client(faces).login(MOD)
+    try:
+        csrf = {"X-CSRF-Token": await mod.csrf()}
+        bad = {"name": "evening", "steps": "- run: say one\n  at: soon\n"}
+        status, body = await mod.post("/api/operations/program/save", json=bad, headers=csrf)
+        assert status == 400, body
+        assert json.loads(body)["error"].startswith("Step 1: at: The offset 'soon'"), body
+        saved = {"name": "evening", "steps": STEPS}
+        status, body = await mod.post("/api/operations/program/save", json=saved, headers=csrf)
+        assert status == 200 and json.loads(body)["facts"]["version"] == 1, body
+        status, body = await mod.post(
+            "/api/operations/program/start", json={"name": "evening"}, headers=csrf
+        )
+        assert status == 200, body
+        started = json.loads(body)
+        assert "so the start is in 10m." in started["outcome"], started
+        run = started["facts"]["run"]
+        status, body = await mod.post(
+            "/api/operations/program/show", json={"run": run}, headers=csrf
+        )
+        assert status == 200, body
+        facts = json.loads(body)["facts"]
+        assert facts["state"] == "running" and facts["start"] == started["facts"]["start"]
+        assert facts["steps"][1]["state"] == "waiting"
+        # step 1 is due now: it runs, and the bot's runner then makes step 2 (after 1), due at
+        # the start
+        async with asyncio.timeout(10):
+            while True:
+                status, body = await mod.post(
+                    "/api/operations/program/show", json={"run": run}, headers=csrf
+                )
+                steps = json.loads(body)["facts"]["steps"]
+                if steps[1]["state"] != "waiting":
+                    break
+                assert [s["state"] for s in steps] in (["planned", "waiting"], ["ran", "waiting"])
+                await asyncio.sleep(0.1)
+        assert [s["state"] for s in steps] == ["ran", "planned"], steps
+        start = datetime.fromisoformat(facts["start"])
+        assert abs((datetime.fromisoformat(steps[1]["due"]) - start).total_seconds()) < 1
+    finally:
+        await mod.close()
