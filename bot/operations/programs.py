@@ -292,7 +292,15 @@ def _change(verb: str) -> Any:
     return handler
 
 
+# `program list` first: Discord shows its summary as the /program group's description
 PROGRAM_OPERATIONS: tuple[OperationSpec[Any], ...] = (
+    OperationSpec(
+        name="program list",
+        summary=N_("The saved programs and their runs."),
+        request=ProgramListRequest,
+        rank=Rank.MODERATOR,
+        handler=_list,
+    ),
     OperationSpec(
         name="program save",
         summary=N_("Save a program: a named list of steps, each a command at an offset."),
@@ -308,13 +316,6 @@ PROGRAM_OPERATIONS: tuple[OperationSpec[Any], ...] = (
         rank=Rank.MODERATOR,
         handler=_start,
         changes=True,
-    ),
-    OperationSpec(
-        name="program list",
-        summary=N_("The saved programs and their runs."),
-        request=ProgramListRequest,
-        rank=Rank.MODERATOR,
-        handler=_list,
     ),
     OperationSpec(
         name="program show",

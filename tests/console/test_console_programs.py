@@ -40,5 +40,18 @@ async def test_program_start_and_show_in_the_console(
         assert await scheduler.find("main", "evening.1.2") is None
         refused = await typed(ops, "/program show run:9\n", MOD)
         assert "There is no program run #9." in refused, refused
+        early = "- run: say soon\n  at: -10m\n"
+        await registry.run(ops, typed_by(MOD)(), "program save", {"name": "early", "steps": early})
+        refused = await typed(ops, "/program start name:early when:in 5m\n", MOD)
+        assert "Its first step is 10m before the start" in refused, refused
+        assert "which has passed" in refused, refused
+        assert await scheduler.find("main", "early.2.1") is None  # nothing made
+        cancelled = await typed(ops, "/program cancel run:1\n/program cancel run:1\n", MOD)
+        assert "Run #1 cancelled: its remaining steps will not run." in cancelled, cancelled
+        assert "Run #1 is cancelled: it cannot be cancelled." in cancelled, cancelled
+        gone = await scheduler.get(row.id)
+        assert gone is not None and gone.state == "cancelled"
+        audited = [m.action for m in await harness.services.audit.mutations(limit=10)]
+        assert audited == ["program cancel", "program save", "program start", "program save"]
     finally:
         await harness.close()
