@@ -245,6 +245,14 @@ class ProgramRunner:
                 await self.store.mark(run.id, number, "failed")
                 return StepView(number, step, "failed", outcome=str(exc.text))
         await self.store.link(run.id, number, row.id)
+        # another process may have cancelled or paused the run since this look read it
+        now = await self.store.run(run.id)
+        if now is not None and now.state != "running":
+            with contextlib.suppress(ValidationError):
+                if now.state == "paused":
+                    await self.scheduler.pause(row.id)
+                else:
+                    await self.scheduler.cancel(row.id)
         return await self._state(step, await self._link(run, number))
 
     async def _link(self, run: ProgramRun, number: int) -> StepLink:
