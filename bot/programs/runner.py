@@ -15,9 +15,9 @@ step's row is made:
 
 A step's state is read from its row and its run record (:meth:`ProgramRunner.view`), never kept
 beside them. The runner looks at the running programs of the servers this process holds every
-`interval` seconds and when woken; a look is idempotent (a row made but not linked, by a stop
-between the two, is found by its task id and linked, never made twice), so a restart only looks
-again.
+`interval` seconds and when woken, reading all their steps in one query; a look is idempotent
+(a row made but not linked, by a stop between the two, is found by its task id and linked, never
+made twice), so a restart only looks again.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from bot.aio import cancel_and_wait
 from bot.errors import BotError, ValidationError
 from bot.i18n import lazy
 from bot.programs.model import Step, limit_seconds, steps_of_json
-from bot.store.programs import Program, ProgramRun, ProgramStore, StepLink
-from bot.store.schedules import ACTIVE_STATES, Creator, Schedule
+from bot.store.programs import Program, ProgramRun, ProgramStore, StepRow
+from bot.store.schedules import ACTIVE_STATES, Creator
 from bot.wallclock.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 StepState = Literal["waiting", "planned", "ran", "failed", "skipped", "cancelled"]
 TERMINAL: tuple[StepState, ...] = ("ran", "failed", "skipped", "cancelled")
 INTERVAL = 1.0  # seconds between looks at the running programs
+MAX_LOOK = 10_000  # running programs one look reads
 # a run's outcomes while it may still run (bot.store.schedule_runs)
 _OPEN = ("sending", "queued", "waiting_player", "paused", "waited")
 
@@ -62,6 +63,27 @@ class StepView:
     due: datetime | None = None
     outcome: str | None = None
     schedule_id: int | None = None
+    row_state: str | None = None  # its planned row's (active, paused, done...)
+
+
+def _state(step: Step, row: StepRow) -> StepView:
+    """A step's state from its row and its run record (and what the program decided)."""
+    if row.schedule_id is None:
+        return StepView(row.step, step, row.status or "waiting")  # type: ignore[arg-type]
+    outcome = row.outcome
+    state: StepState
+    if outcome == "ran":
+        state = "ran"
+    elif row.status in ("skipped", "cancelled", "failed"):
+        state = row.status  # type: ignore[assignment]
+    elif outcome is None or outcome in _OPEN:
+        state = "cancelled" if row.row_state == "cancelled" and outcome is None else "planned"
+        outcome = None
+    elif outcome == "cancelled":
+        state = "cancelled"
+    else:
+        state = "failed"
+    return StepView(row.step, step, state, row.due, outcome, row.schedule_id, row.row_state)
 
 
 class ProgramRunner:
@@ -74,6 +96,7 @@ class ProgramRunner:
         self._lock = asyncio.Lock()  # one look or change at a time in this process
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._steps: dict[tuple[str, int], list[Step]] = {}  # a version's steps never change
 
     # -- life -----------------------------------------------------------------------------------
 
@@ -131,12 +154,12 @@ class ProgramRunner:
         return run
 
     async def view(self, run: ProgramRun) -> list[StepView]:
-        program = await self.store.version(run.program, run.version)
-        if program is None:
+        """Each step of the run as it stands."""
+        steps = await self._steps_of(run)
+        if steps is None:
             return []
-        steps = steps_of_json(program.steps)
-        links = await self.store.steps(run.id)
-        return [await self._state(steps[link.step - 1], link) for link in links]
+        rows = (await self.store.step_rows([run.id]))[run.id]
+        return [_state(steps[row.step - 1], row) for row in rows]
 
     async def cancel(self, run: ProgramRun) -> ProgramRun | None:
         """Cancel the remaining steps; None: the run had ended."""
@@ -152,10 +175,9 @@ class ProgramRunner:
             changed = await self.store.set_state(run.id, "paused", ("running",))
             if changed is not None:
                 for view in await self.view(changed):
-                    row = await self._row(view)
-                    if row is not None and row.state == "active":
+                    if view.schedule_id is not None and view.row_state == "active":
                         with contextlib.suppress(ValidationError):
-                            await self.scheduler.pause(row.id)
+                            await self.scheduler.pause(view.schedule_id)
             return changed
 
     async def resume(self, run: ProgramRun) -> ProgramRun | None:
@@ -164,10 +186,9 @@ class ProgramRunner:
             changed = await self.store.set_state(run.id, "running", ("paused",))
             if changed is not None:
                 for view in await self.view(changed):
-                    row = await self._row(view)
-                    if row is not None and row.state == "paused":
+                    if view.schedule_id is not None and view.row_state == "paused":
                         with contextlib.suppress(ValidationError):
-                            await self.scheduler.resume(row.id)
+                            await self.scheduler.resume(view.schedule_id)
                 await self._advance(changed)
             return changed
 
@@ -176,38 +197,52 @@ class ProgramRunner:
     async def look(self) -> None:
         """Every running program of a server this process holds, moved on as its steps say."""
         async with self._lock:
-            for run in await self.store.runs(("running",), limit=1000):
-                if self.scheduler.owns(run.server):
-                    await self._advance(run)
+            runs = [
+                r
+                for r in await self.store.runs(("running",), limit=MAX_LOOK)
+                if self.scheduler.owns(r.server)
+            ]
+            rows = await self.store.step_rows([r.id for r in runs])
+            for run in runs:
+                await self._advance(run, rows[run.id])
 
-    async def _advance(self, run: ProgramRun) -> None:
-        program = await self.store.version(run.program, run.version)
-        if program is None:
+    async def _steps_of(self, run: ProgramRun) -> list[Step] | None:
+        key = (run.program, run.version)
+        if key not in self._steps:
+            program = await self.store.version(run.program, run.version)
+            if program is None:
+                return None
+            self._steps[key] = steps_of_json(program.steps)
+        return self._steps[key]
+
+    async def _advance(self, run: ProgramRun, rows: list[StepRow] | None = None) -> None:
+        steps = await self._steps_of(run)
+        if steps is None:
             return
-        steps = steps_of_json(program.steps)
-        links = await self.store.steps(run.id)
-        views = {link.step: await self._state(steps[link.step - 1], link) for link in links}
+        if rows is None:
+            rows = (await self.store.step_rows([run.id]))[run.id]
+        views = {row.step: _state(steps[row.step - 1], row) for row in rows}
         now = self.scheduler.clock.now()
-        for link in links:
-            step, view = steps[link.step - 1], views[link.step]
+        for number, view in list(views.items()):
+            step = view.step
             due = run.start + timedelta(seconds=step.offset)
             if step.after is None:
                 if view.state == "waiting":
-                    views[link.step] = await self._make(run, link.step, step, due)
+                    views[number] = await self._make(run, number, step, due)
                 continue
             before = views[step.after]
             failed = before.state in ("failed", "skipped", "cancelled")
             if view.state == "waiting":
                 if before.state == "ran":
-                    views[link.step] = await self._make(run, link.step, step, max(due, now))
+                    views[number] = await self._make(run, number, step, max(due, now))
                     continue
                 deadline = due + timedelta(seconds=limit_seconds(step.limit))
                 if not failed and now < deadline:
                     continue
-            elif not (view.state == "planned" and failed and view.outcome is None):
+            elif not (view.state == "planned" and failed):
                 continue  # made, or ended; a made step not run yet whose `after` failed since
             if step.on_failure == "stop":
-                log.info("program %s run %d: step %d stops it", run.program, run.id, link.step)
+                log.info("program %s run %d: step %d stops it", run.program, run.id, number)
                 if await self.store.set_state(run.id, "stopped", ("running",)) is not None:
                     await self._cancel_rest(run)
                 return
@@ -215,12 +250,16 @@ class ProgramRunner:
                 if view.schedule_id is not None:
                     with contextlib.suppress(ValidationError):
                         await self.scheduler.cancel(view.schedule_id)
-                await self.store.mark(run.id, link.step, "skipped")
-                views[link.step] = await self._state(step, await self._link(run, link.step))
+                await self.store.mark(run.id, number, "skipped")
+                views[number] = await self._view_of(run, number, step)
             elif view.state == "waiting":  # continue: run it anyway
-                views[link.step] = await self._make(run, link.step, step, max(due, now))
+                views[number] = await self._make(run, number, step, max(due, now))
         if all(v.state in TERMINAL for v in views.values()):
             await self.store.set_state(run.id, "done", ("running",))
+
+    async def _view_of(self, run: ProgramRun, number: int, step: Step) -> StepView:
+        rows = (await self.store.step_rows([run.id]))[run.id]
+        return _state(step, next(row for row in rows if row.step == number))
 
     async def _make(self, run: ProgramRun, number: int, step: Step, due: datetime) -> StepView:
         """The step's row, made once: one left unlinked by a stop between making and linking is
@@ -253,10 +292,7 @@ class ProgramRunner:
                     await self.scheduler.pause(row.id)
                 else:
                     await self.scheduler.cancel(row.id)
-        return await self._state(step, await self._link(run, number))
-
-    async def _link(self, run: ProgramRun, number: int) -> StepLink:
-        return next(link for link in await self.store.steps(run.id) if link.step == number)
+        return await self._view_of(run, number, step)
 
     async def _cancel_rest(self, run: ProgramRun) -> None:
         """Every step not ended: its row cancelled, or it is marked cancelled."""
@@ -265,41 +301,6 @@ class ProgramRunner:
                 continue
             if view.schedule_id is None:
                 await self.store.mark(run.id, view.number, "cancelled")
-                continue
-            row = await self._row(view)
-            if row is not None and row.state in ACTIVE_STATES:
+            elif view.row_state in ACTIVE_STATES:
                 with contextlib.suppress(ValidationError):
-                    await self.scheduler.cancel(row.id)
-
-    async def _row(self, view: StepView) -> Schedule | None:
-        if view.schedule_id is None:
-            return None
-        return await self.scheduler.store.get(view.schedule_id)
-
-    async def _state(self, step: Step, link: StepLink) -> StepView:
-        """A step's state from its row and its run record (and what the program decided)."""
-        number = link.step
-        if link.schedule_id is None:
-            return StepView(number, step, link.status or "waiting")  # type: ignore[arg-type]
-        store = self.scheduler.store
-        row = await store.get(link.schedule_id)
-        runs = await store.runs(link.schedule_id, 1)
-        last = runs[0] if runs else None
-        due = row.at if row is not None else None
-        outcome = last.outcome if last is not None else None
-        state: StepState
-        if last is not None and last.outcome == "ran":
-            state = "ran"
-        elif link.status in ("skipped", "cancelled", "failed"):
-            state = link.status  # type: ignore[assignment]
-        elif last is None or last.outcome in _OPEN:
-            if row is not None and row.state == "cancelled" and last is None:
-                state = "cancelled"
-            else:
-                state = "planned"
-            outcome = None
-        elif last.outcome == "cancelled":
-            state = "cancelled"
-        else:
-            state = "failed"
-        return StepView(number, step, state, due, outcome, link.schedule_id)
+                    await self.scheduler.cancel(view.schedule_id)

@@ -10,7 +10,7 @@ made at most once whichever process or restart makes it.
 
 from __future__ import annotations
 
-__all__ = ["Program", "ProgramRun", "ProgramStore", "RunState", "StepLink"]
+__all__ = ["Program", "ProgramRun", "ProgramStore", "RunState", "StepLink", "StepRow"]
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,10 +22,11 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.store.db import Database
 from bot.store.schedules import Creator
-from bot.store.tables import program_runs, program_steps, programs
+from bot.store.tables import program_runs, program_steps, programs, schedule_runs, schedules
 
 RunState = Literal["running", "paused", "done", "cancelled", "stopped"]
 SAVE_TRIES = 5  # versions taken by others at the same moment before a save gives up
+_CHUNK = 500  # run ids per query (well under SQLite's limit on bound parameters)
 
 
 def _dt(value: object) -> datetime:
@@ -61,6 +62,19 @@ class StepLink:
     step: int
     schedule_id: int | None
     status: str | None  # 'skipped', 'cancelled'; None: its row (or its absence) says
+
+
+@dataclass(frozen=True, slots=True)
+class StepRow:
+    """A step with what its planned row says: the row's state and due, and its newest run's
+    outcome (the row's last outcome once the history's retention dropped the run)."""
+
+    step: int
+    schedule_id: int | None
+    status: str | None
+    row_state: str | None
+    due: datetime | None
+    outcome: str | None
 
 
 _PROGRAM = (
@@ -291,3 +305,45 @@ class ProgramStore:
         )
         async with self.db.begin() as conn:
             return bool((await conn.execute(query)).rowcount)
+
+    async def step_rows(self, run_ids: Sequence[int]) -> dict[int, list[StepRow]]:
+        """Each run's steps with their rows and newest runs, in one query (a look at every
+        running program reads them all at once)."""
+        found: dict[int, list[StepRow]] = {int(i): [] for i in run_ids}
+        newest = (
+            select(schedule_runs.c.outcome)
+            .where(schedule_runs.c.schedule_id == program_steps.c.schedule_id)
+            .order_by(schedule_runs.c.id.desc())
+            .limit(1)
+            .correlate(program_steps)
+            .scalar_subquery()
+        )
+        ids = list(found)
+        async with self.db.connect() as conn:
+            for at in range(0, len(ids), _CHUNK):
+                query = (
+                    select(
+                        program_steps.c.run_id,
+                        program_steps.c.step,
+                        program_steps.c.schedule_id,
+                        program_steps.c.status,
+                        schedules.c.state,
+                        schedules.c.at,
+                        func.coalesce(newest, schedules.c.last_outcome),
+                    )
+                    .outerjoin(schedules, schedules.c.id == program_steps.c.schedule_id)
+                    .where(program_steps.c.run_id.in_(ids[at : at + _CHUNK]))
+                    .order_by(program_steps.c.run_id, program_steps.c.step)
+                )
+                for r in (await conn.execute(query)).all():
+                    found[int(r[0])].append(
+                        StepRow(
+                            int(r[1]),
+                            None if r[2] is None else int(r[2]),
+                            cast("str | None", r[3]),
+                            cast("str | None", r[4]),
+                            None if r[5] is None else _dt(r[5]),
+                            cast("str | None", r[6]),
+                        )
+                    )
+        return found

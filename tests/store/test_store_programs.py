@@ -118,3 +118,25 @@ async def test_the_migration_makes_the_tables_on_a_database_one_revision_behind(
         assert [s.step for s in await store.steps(run.id)] == [1, 2]
     finally:
         await again.close()
+
+
+async def test_the_steps_rows_and_newest_outcomes_in_one_read(store_db: Database) -> None:
+    store, rows = ProgramStore(store_db), ScheduleStore(store_db)
+    program = await store.save("evening", "[]", MOD, NOW)
+    run = await store.start(program, "sim", NOW, 3, MOD, NOW)
+    other = await store.start(program, "sim", NOW, 1, MOD, NOW)
+    a, b = await _row(store_db, "evening.1.1"), await _row(store_db, "evening.1.2")
+    await store.link(run.id, 1, a)
+    await store.link(run.id, 2, b)
+    due = NOW + timedelta(hours=1)
+    first = await rows.begin_run(a, due, None, "done")
+    assert first is not None
+    await rows.finish_run(first, "queued")
+    await rows.saw_in_game(a, int(due.timestamp() * 1000), "retry_exhausted", None)
+    found = await store.step_rows([run.id, other.id, 999])
+    assert [(r.step, r.schedule_id, r.row_state, r.due, r.outcome) for r in found[run.id]] == [
+        (1, a, "done", due, "retry_exhausted"),  # the newest word on its run: the pack's
+        (2, b, "active", due, None),
+        (3, None, None, None, None),
+    ]
+    assert [r.step for r in found[other.id]] == [1] and found[999] == []
