@@ -46,12 +46,32 @@ async def test_program_start_and_show_in_the_console(
         assert "Its first step is 10m before the start" in refused, refused
         assert "which has passed" in refused, refused
         assert await scheduler.find("main", "early.2.1") is None  # nothing made
+        paused = await typed(ops, "/program pause run:1\n", MOD)
+        assert "Run #1 paused" in paused, paused
+        held = await scheduler.get(row.id)
+        assert held is not None and held.state == "paused"
+        listed = await typed(ops, "/program list\n", MOD)
+        assert "early version 1" in listed.replace("`", "") and "evening version 1" in (
+            listed.replace("`", "")
+        ), listed
+        assert re.search(r"Run #1: evening v1 on main from .+: paused", listed.replace("`", ""))
+        resumed = await typed(ops, "/program resume run:1\n", MOD)
+        assert "Run #1 resumed." in resumed, resumed
+        again = await scheduler.get(row.id)
+        assert again is not None and again.state == "active"
         cancelled = await typed(ops, "/program cancel run:1\n/program cancel run:1\n", MOD)
         assert "Run #1 cancelled: its remaining steps will not run." in cancelled, cancelled
         assert "Run #1 is cancelled: it cannot be cancelled." in cancelled, cancelled
         gone = await scheduler.get(row.id)
         assert gone is not None and gone.state == "cancelled"
         audited = [m.action for m in await harness.services.audit.mutations(limit=10)]
-        assert audited == ["program cancel", "program save", "program start", "program save"]
+        assert audited == [
+            "program cancel",
+            "program resume",
+            "program pause",
+            "program save",
+            "program start",
+            "program save",
+        ]
     finally:
         await harness.close()
