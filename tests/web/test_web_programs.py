@@ -81,3 +81,16 @@ async def test_the_api_saves_starts_and_shows_a_program(faces: Dash) -> None:
         assert abs((datetime.fromisoformat(steps[1]["due"]) - start).total_seconds()) < 1
     finally:
         await mod.close()
+
+
+async def test_discord_has_the_program_commands_as_a_slash_group(faces: Dash) -> None:
+    harness = faces.harness
+    saved = await harness.run("program save", MOD, name="evening", steps=STEPS)
+    assert "Program `evening` saved as version 1 with 2 steps" in saved.text, saved
+    started = await harness.run("program start", MOD, name="evening", when="in 2h")
+    assert "started on main as run #1" in started.text, started
+    shown = await harness.run("program show", MOD, run=1)
+    assert "Run #1 of `evening` (version 1) on main" in shown.text, shown
+    assert "1. `say one` at -10m: planned due" in shown.text, shown
+    refused = await harness.run("program show", MOD, run=7)
+    assert "There is no program run #7." in refused.text, refused
