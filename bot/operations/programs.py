@@ -19,6 +19,7 @@ __all__ = [
     "ProgramStartRequest",
 ]
 
+import json
 from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -224,7 +225,10 @@ async def _list(ops: Operations, caller: Caller, req: ProgramListRequest) -> Out
         for r in runs
     ]
     facts = {
-        "programs": [{"name": p.name, "version": p.version} for p in saved],
+        # each newest version's steps as saved: the dashboard's step editor starts from them
+        "programs": [
+            {"name": p.name, "version": p.version, "steps": json.loads(p.steps)} for p in saved
+        ],
         "runs": [_run_facts(r) for r in runs],
     }
     return Outcome("\n".join(lines), facts)
