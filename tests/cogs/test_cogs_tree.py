@@ -37,6 +37,7 @@ EXPECTED = {
     "event",
     "whoami",  # the registry's (bot.operations.registry)
     "dryrun",
+    "program",  # the registry's group (bot.operations.programs)
 }
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
 # (cogs/ -> bot/discord/slash/cog_helpers.py): refactoring must not change a name, option or
@@ -153,9 +154,11 @@ async def test_dryrun_derived_from_the_task_model_reads_as_schedule_does(bare: H
 async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:
     reply = await bare.run("help", NOBODY)
     assert reply.ephemeral
-    for name in EXPECTED - {"event", "plan", "plugin"}:
+    for name in EXPECTED - {"event", "plan", "plugin", "program"}:
         assert f"/{name}**" in reply.text
     assert "/plugin reload**" in reply.text
+    for sub in ("save", "start", "list", "show", "cancel", "pause", "resume"):
+        assert f"/program {sub}**" in reply.text
     for sub in ("create", "edit", "cancel", "list", "show"):  # a group lists its subcommands
         assert f"/event {sub}**" in reply.text
     for sub in ("export", "import"):
