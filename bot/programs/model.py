@@ -15,7 +15,8 @@ A program is a list of steps in YAML, the shape the plan file's `programs:` take
 Each step's command is checked as /schedule checks one, on the server it is started on
 (bot.programs.runner); the conditions (`require`, `if_not`, `max_wait`) are the ones a planned
 row has (bot.minecraft.conditions). `at` is an offset from the program's start, read with the
-durations /schedule reads (bot.times.when.parse_duration).
+durations /schedule reads (bot.times.when.parse_duration): elapsed time, so a step `+2h` runs two
+real hours after the start even across a change of the clocks.
 
 `on_failure` answers for a step with `after` what happens when that step failed, or did not
 succeed within `limit`: `stop` cancels this and every remaining step, `skip` skips this one,
