@@ -78,7 +78,11 @@ class Core:
         loaded plugins' listeners and tasks (bot.plugins.runtime)."""
         await self.services.start()
         if self.services.scheduler is not None:  # programs run on the scheduler's rows
-            await self.ops.program_runner().start()
+            runner = self.ops.program_runner()
+            for server in self.services.servers.values():
+                if server.guard is not None:  # a step's run ended in game: look at once
+                    server.guard.on_own_event.append(runner.saw_event)
+            await runner.start()
         self._plugin_work = start_plugin_work(self.ops)
 
     async def close(self) -> None:

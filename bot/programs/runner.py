@@ -111,6 +111,11 @@ class ProgramRunner:
     def wake(self) -> None:
         self._wake.set()
 
+    async def saw_event(self, event: object, request: object) -> None:
+        """A pack event about a task the bot made (the crash guard's hook, after the run
+        history recorded it): a step's run may have ended, so look now, not at the next tick."""
+        self._wake.set()
+
     async def _loop(self) -> None:
         while True:
             try:
