@@ -196,6 +196,21 @@ class ProgramStore:
             rows = (await conn.execute(query)).all()
         return [_program(r) for r in rows]
 
+    async def drop(self, program: Program) -> bool:
+        """Remove this saved version if no run started with it (a plan import that failed
+        part-way undoes its saves); False: a run uses it, or it is gone (nothing changed)."""
+        used = (
+            select(program_runs.c.id)
+            .where(
+                program_runs.c.program == program.name,
+                program_runs.c.version == program.version,
+            )
+            .exists()
+        )
+        query = programs.delete().where(programs.c.id == program.id, ~used)
+        async with self.db.begin() as conn:
+            return bool((await conn.execute(query)).rowcount)
+
     # -- runs -----------------------------------------------------------------------------------
 
     async def start(
