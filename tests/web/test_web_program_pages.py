@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,8 +122,14 @@ async def test_a_program_made_in_the_editor_started_shown_and_cancelled(
     assert row is not None, page
     assert re.findall(r">(\d+)</td>", row.group(1)) == ["1", "3"]
 
+    # a time the start cannot read: refused in the start form, named, what was typed kept
+    start = {"csrf_token": csrf, "server": "main", "when": "whenever", "timezone": "UTC"}
+    status, page = await mod.post("/programs/start/evening", data=start)
+    assert status == 400 and 'id="start-error"' in page, page
+    assert re.search(r'name="when"[^>]*value="whenever"[^>]*aria-invalid="true"', page), page
+    assert (await api(mod, "program/list", {}))["runs"] == []
     # started on the server in an hour (the manual wall clock stands still: nothing is due)
-    start = {"csrf_token": csrf, "server": "main", "when": "in 1h", "timezone": "UTC"}
+    start = {**start, "when": "in 1h"}
     status, page = await mod.post("/programs/start/evening", data=start)
     assert status == 303, page
     shown = await api(mod, "program/show", {"run": 1})
@@ -138,6 +145,18 @@ async def test_a_program_made_in_the_editor_started_shown_and_cancelled(
     assert [datetime.fromisoformat(d) for d in due] == [begins - timedelta(minutes=10), begins]
     status, listed = await mod.get("/programs")
     assert '<a href="/programs/runs/1">Run #1</a>' in listed
+
+    # paused, then resumed: each button the state allows
+    assert "Pause</button>" in page and "Resume</button>" not in page
+    status, page = await mod.post("/programs/runs/1/pause", data={"csrf_token": csrf})
+    assert status == 303, page
+    status, page = await mod.get("/programs/runs/1")
+    assert "Run #1 paused" in page and '<dd id="run-state">paused</dd>' in page, page
+    assert "Resume</button>" in page and "Pause</button>" not in page
+    assert (await api(mod, "program/show", {"run": 1}))["state"] == "paused"
+    status, page = await mod.post("/programs/runs/1/resume", data={"csrf_token": csrf})
+    status, page = await mod.get("/programs/runs/1")
+    assert "Run #1 resumed." in page and '<dd id="run-state">running</dd>' in page, page
 
     status, page = await mod.post("/programs/runs/1/cancel", data={"csrf_token": csrf})
     assert status == 303, page
@@ -200,7 +219,9 @@ async def test_a_user_whose_role_was_taken_away_is_refused(dash: Dash, mod: Clie
 
 
 @pytest.mark.slow
-async def test_the_editor_in_a_browser_adds_a_step_and_saves(dash: Dash, browser: Any) -> None:
+async def test_the_editor_in_a_browser_adds_a_step_and_saves(
+    dash: Dash, browser: Any, shots: Path
+) -> None:
     ctx = await browser.new_context()
     ctx.set_default_timeout(TIMEOUT)
     page = await ctx.new_page()
@@ -215,10 +236,12 @@ async def test_the_editor_in_a_browser_adds_a_step_and_saves(dash: Dash, browser
     await page.get_by_role("button", name="Add a step").click()
     await page.locator('input[name="run-2"]').fill("say go")
     assert await page.locator('input[name="run-1"]').input_value() == "say soon"
+    await page.screenshot(path=shots / "editor.png", full_page=True)
     await page.get_by_role("button", name="Save", exact=True).click()
     await page.wait_for_url("**/programs/edit/night")
     await page.get_by_text("saved as version 1 with 2 steps").wait_for()
     await page.get_by_role("link", name="Programs", exact=True).click()
     row = page.get_by_role("row").filter(has_text="night")
     assert " ".join((await row.inner_text()).split()) == "night 1 2"
+    await page.screenshot(path=shots / "programs.png", full_page=True)
     await ctx.close()
