@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from bot.programs.model import parse_steps
 from bot.testkit.harness import MOD, OTHER_ROLE
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
+from web.programs import rows_yaml
 
 TIMEOUT = 20_000  # ms, a browser's wait: the machine is shared
 
@@ -199,7 +201,18 @@ async def test_an_editor_refusal_names_the_step_and_field_and_keeps_the_rows(
     )
     assert status == 400 and "is not a word" in page, page
     assert 'value="two words"' in page
+    status, page = await mod.post("/programs/editor", data={**form, "colour-1": "red"})
+    assert status == 400 and "colour-1" in page, page
     assert (await api(mod, "program/list", {}))["programs"] == []
+    # what does not exist is a 404 with its sentence, on a page or a button
+    status, page = await mod.get("/programs/edit/nothing")
+    assert status == 404 and "There is no program" in page, page
+    status, page = await mod.get("/programs/runs/9")
+    assert status == 404 and "There is no program run #9." in page, page
+    status, page = await mod.post("/programs/runs/9/cancel", data={"csrf_token": csrf})
+    assert status == 404 and "There is no program run #9." in page, page
+    status, page = await mod.post("/programs/start/nothing", data={"csrf_token": csrf})
+    assert status == 404, page
 
 
 async def test_a_user_whose_role_was_taken_away_is_refused(dash: Dash, mod: Client) -> None:
@@ -245,3 +258,21 @@ async def test_the_editor_in_a_browser_adds_a_step_and_saves(
     assert " ".join((await row.inner_text()).split()) == "night 1 2"
     await page.screenshot(path=shots / "programs.png", full_page=True)
     await ctx.close()
+
+
+def test_the_rows_become_yaml_the_model_reads_back_as_typed() -> None:
+    """A command YAML would cut or read otherwise (` #`, `: `, quotes, JSON) saves as typed."""
+    commands = [
+        "scoreboard players add #wave game 1",
+        "say a: b",
+        """say 'single' "double\"""",
+        'tellraw @a {"text":"hi","color":"gold"}',
+        "say yes",
+    ]
+    rows = [{"run": c, "at": f"+{n}m", "on_failure": "continue"} for n, c in enumerate(commands)]
+    rows.append({"run": "", "at": "", "on_failure": "continue"})  # a trailing blank row
+    text, steps = rows_yaml(rows)
+    parsed = parse_steps(text)
+    assert [s.run for s in parsed] == commands
+    assert [s.at for s in parsed] == [f"+{n}m" for n in range(len(commands))]
+    assert len(steps) == len(commands)
