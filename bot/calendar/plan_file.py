@@ -1,8 +1,10 @@
-"""The plan file: one server's planned wall-clock rows, game-time tasks and Discord events as a
-YAML document (docs/plan-file.md), read and written with PyYAML's safe functions only.
+"""The plan file: one server's planned wall-clock rows, game-time tasks and Discord events, and
+the bot's programs, as a YAML document (docs/plan-file.md), read and written with PyYAML's safe
+functions only.
 
 Each entry is a pydantic model that refuses unknown keys, so a typo in a file is named (its
-list, its number and the key) instead of being dropped.
+list, its number and the key) instead of being dropped. A program's steps are read as
+/program save reads them (bot.programs.model), refused in its words with the program named.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ __all__ = [
     "EventEntry",
     "PlanDocument",
     "PlannedEntry",
+    "ProgramEntry",
     "TaskEntry",
     "condition_options",
     "dump",
     "load",
 ]
 
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,13 +31,18 @@ from pydantic import ValidationError as PydanticError
 from bot import errors
 from bot.i18n import _, refusals
 from bot.minecraft import task_fields as fields
+from bot.programs.model import ProgramName, check_name, parse_steps
+from bot.programs.model import Step as ProgramStep
 from bot.store.schedules import OnDoubt  # the policy after a crash (bot.background.doubt)
 from bot.times.dst import DstRepeated, DstSkipped
 
-VERSION = 1  # files without the condition keys (written before them) read as they did
+# files without the condition keys or `programs` (written before them) read as they did; a bot
+# older than `programs` refuses a file with them (an unknown key), it never misreads one
+VERSION = 1
 # the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);
 # each kind of entry has them last, so a file reads what runs first, then under what conditions
 CONDITION_KEYS = ("require", "if_not", "max_wait", "after_wait")
+_WIDE = 1 << 30  # no line of a step folded when its YAML is written again to be read
 
 
 class _Entry(BaseModel):
@@ -110,12 +118,21 @@ class EventEntry(_Entry):
     after_wait: fields.AfterWait | None = None
 
 
+class ProgramEntry(_Entry):
+    """A saved program's newest version: its name and its steps as /program save takes them.
+    Programs are the bot's, not a server's: every server's file has them all."""
+
+    name: ProgramName
+    steps: list[ProgramStep]
+
+
 class PlanDocument(_Entry):
     version: Literal[1]
     server: str = Field(min_length=1, max_length=100)
     planned: list[PlannedEntry] = Field(default_factory=list)
     tasks: list[TaskEntry] = Field(default_factory=list)
     events: list[EventEntry] = Field(default_factory=list)
+    programs: list[ProgramEntry] = Field(default_factory=list)
 
 
 def dump(doc: PlanDocument) -> str:
@@ -141,6 +158,73 @@ def _where(loc: tuple[int | str, ...], data: object) -> str:
     return said
 
 
+def _node(mapping: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(mapping, yaml.MappingNode):
+        return None
+    found = [v for k, v in mapping.value if isinstance(k, yaml.ScalarNode) and k.value == key]
+    return found[0] if found else None
+
+
+def _cut_runs(text: str) -> dict[tuple[int, int], int]:
+    """The steps (program and step, from 1) whose unquoted `run:` has ` #` after it on its
+    line, by that line: YAML took the rest as a comment, cutting the command short, which
+    /program save refuses (bot.programs.model)."""
+    cut: dict[tuple[int, int], int] = {}
+    listed = _node(yaml.compose(text, Loader=yaml.SafeLoader), "programs")
+    if not isinstance(listed, yaml.SequenceNode):
+        return cut
+    for p, program in enumerate(listed.value, 1):
+        steps = _node(program, "steps")
+        for s, step in enumerate(steps.value if isinstance(steps, yaml.SequenceNode) else (), 1):
+            run = _node(step, "run")
+            if isinstance(run, yaml.ScalarNode) and run.style is None:
+                end = run.end_mark.index
+                line_end = text.find("\n", end)
+                if "#" in text[end : len(text) if line_end < 0 else line_end]:
+                    cut[(p, s)] = run.end_mark.line + 1
+    return cut
+
+
+def _refused(entry: str, why: object) -> errors.ValidationError:
+    return errors.ValidationError(
+        _(
+            "The plan file's entry {entry} is refused: {why} Nothing was changed.",
+            entry=entry,
+            why=why,
+        )
+    )
+
+
+def _check_programs(text: str, data: dict[str, Any]) -> None:
+    """Each program's name and steps refused as /program save refuses them (the program, the
+    step's number and its key named); the entries' shape is the schema's to refuse."""
+    listed = data.get("programs")
+    if not isinstance(listed, list) or not listed:
+        return
+    cut = _cut_runs(text)
+    for number, item in enumerate(listed, 1):
+        if not isinstance(item, dict):
+            continue
+        name, steps = item.get("name"), item.get("steps")
+        entry = f"programs[{number}]" + (f" ({name})" if isinstance(name, str) and name else "")
+        try:
+            if isinstance(name, str):
+                check_name(name)
+            for (p, step), line in sorted(cut.items()):
+                if p == number:
+                    problem = _(
+                        "Line {line}: YAML reads ` #` as the start of a comment, which would cut "
+                        'the command short: put the command in quotes (run: "...").',
+                        line=line,
+                    )
+                    raise errors.ValidationError(_("Step {n}: {problem}", n=step, problem=problem))
+            if isinstance(steps, list):
+                # the steps as YAML text again, read as /program save reads its option
+                parse_steps(yaml.safe_dump(steps, sort_keys=False, allow_unicode=True, width=_WIDE))
+        except errors.BotError as exc:
+            raise _refused(entry, exc) from None
+
+
 def load(text: str) -> PlanDocument:
     """The document in `text`; errors.ValidationError naming the entry and why otherwise."""
     try:
@@ -157,6 +241,7 @@ def load(text: str) -> PlanDocument:
                 version=VERSION,
             )
         )
+    _check_programs(text, data)
     try:
         return PlanDocument.model_validate(data)
     except PydanticError as exc:

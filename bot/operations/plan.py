@@ -1,6 +1,7 @@
 """The plan outside the bot: `export` writes a server's planned rows, the game-time tasks the
-bot made and its Discord events as a plan file (bot.calendar.plan_file); `import_plan` reads one
-and adds or changes what differs, through the same operations and checks as /schedule.
+bot made and its Discord events, and the bot's programs, as a plan file (bot.calendar.plan_file);
+`import_plan` reads one and adds or changes what differs, through the same operations and checks
+as /schedule (a program: as /program save's, bot.operations.plan_programs).
 
 An import checks every entry before it changes anything: one wrong entry (a command the command
 check refuses, a time in the past, an unknown time zone, a player who is not online) refuses the
@@ -33,7 +34,7 @@ from bot.i18n import _
 from bot.minecraft.conditions import options_of, parse_conditions
 from bot.minecraft.handover import online_players
 from bot.minecraft.pack_client import handed_over
-from bot.operations import plan_events, plan_write
+from bot.operations import plan_events, plan_programs, plan_write
 from bot.operations import schedule as schedule_ops
 from bot.operations.plan_steps import Step, Verdict, grouped, label, refused_as
 from bot.operations.ranks import Rank
@@ -42,11 +43,13 @@ from bot.times.dst import checked_policy
 from bot.times.when import build_spec, human, parse_repeat
 
 if TYPE_CHECKING:
+    from bot.calendar.plan_file import ProgramEntry
     from bot.minecraft.pack_tasks import Task
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices
     from bot.store.ledger_rows import Entry
+    from bot.store.programs import Program
     from bot.store.schedules import Schedule
 
 MAX_FILE = 1_000_000  # characters of a plan file
@@ -188,8 +191,9 @@ class _Have:
 
     doc: PlanDocument
     rows: dict[str, Schedule]
-    bound: set[int]  # the rows of Discord events
+    bound: set[int]  # the rows of Discord events and of program runs' steps
     now: int  # game time
+    programs: list[tuple[ProgramEntry, Program]]  # the bot's, newest versions
 
 
 async def _current(ops: Operations, target: ServerServices) -> _Have:
@@ -200,17 +204,21 @@ async def _current(ops: Operations, target: ServerServices) -> _Have:
             await scheduler.store.in_states(target.name, ("active", "paused")), key=lambda r: r.id
         )
     events = await plan_events.planned(ops, target.name)
-    bound = {t for e in events for t in e.tasks}
+    bound = {t for e in events for t in e.tasks} | await plan_programs.run_rows(
+        ops, target.name, rows
+    )
     now = await target.pack.get_time()
     tasks = await _tasks(target, now)
+    programs = await plan_programs.saved(ops)
     doc = PlanDocument(
         version=1,
         server=target.name,
         tasks=tasks,
         events=[plan_events.entry_of(e) for e in events],
         planned=[planned_entry(r) for r in rows if r.id not in bound],
+        programs=[entry for entry, _program in programs],
     )
-    return _Have(doc, {r.task_id: r for r in rows}, bound, now)
+    return _Have(doc, {r.task_id: r for r in rows}, bound, now, programs)
 
 
 async def export(ops: Operations, caller: Caller, req: ExportRequest) -> Exported:
@@ -364,15 +372,21 @@ async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Im
     planned, tasks = _steps(doc, have)
     await _check_all(ops, caller, target, have, planned, tasks)
     events = await plan_events.steps(ops, caller, target, doc.events)
-    every: Sequence[Step[Any, Any]] = [*planned, *tasks, *events]
+    programs = plan_programs.steps(doc.programs, have.programs)
+    every: Sequence[Step[Any, Any]] = [*planned, *tasks, *events, *programs]
     shown = [(s.verdict, s.label) for s in every]
     said = {"add": _("add"), "change": _("change"), "leave": _("leave as it is")}
-    lines = [f"{said[v]}: {label}" for v, label in shown]
+    lines = [f"{said[v]}: {label}" for v, label in shown[: len(shown) - len(programs)]]
     if req.dry_run:
+        lines += [f"{said[p.verdict]}: {p.label}{plan_programs.note(p, None)}" for p in programs]
         head = _("Importing into {server} would:", server=target.name)
         return Imported(target.name, False, shown, "\n".join([head, *lines]))
     writer = plan_write.Writer(ops, caller, target)
-    await writer.write(planned, tasks, events)
+    await writer.write(planned, tasks, events, programs)
+    lines += [
+        f"{said[p.verdict]}: {p.label}{plan_programs.note(p, writer.saved.get(p.entry.name))}"
+        for p in programs
+    ]
     head = _("Imported into {server}:", server=target.name)
     text = "\n".join([head, *lines])
     await ops.audit(caller, target, "plan import", {"entries": len(shown)}, text)

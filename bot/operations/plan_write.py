@@ -1,7 +1,8 @@
 """Writing a checked plan file, all or nothing: each write is recorded with its undo, and when
 one fails part-way (the server goes down after half the entries, Discord refuses an event) the
 writes before it are undone, newest first: the tasks it made cancelled, its rows cancelled,
-its Discord events cancelled, and what a change had cancelled made again from its entry.
+its Discord events cancelled, what a change had cancelled made again from its entry, and the
+program versions it saved removed (kept when a run has started with one since).
 
 The writes go through the operations (/schedule's, /event create's), so each is checked and
 audited as the faces' are; the undo goes to the services directly, so it acts on exactly what
@@ -19,10 +20,18 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot import errors
-from bot.calendar.plan_file import EventEntry, PlannedEntry, TaskEntry, condition_options
+from bot.calendar.plan_file import (
+    EventEntry,
+    PlannedEntry,
+    ProgramEntry,
+    TaskEntry,
+    condition_options,
+)
 from bot.i18n import _
-from bot.operations import discord_events, plan_events
+from bot.operations import discord_events, plan_events, plan_programs
 from bot.operations import schedule as schedule_ops
+from bot.programs.model import steps_json
+from bot.store.schedules import Creator
 
 if TYPE_CHECKING:
     from bot.operations.base import Operations
@@ -30,6 +39,7 @@ if TYPE_CHECKING:
     from bot.operations.plan_steps import Step
     from bot.services import ServerServices
     from bot.store.guild_events import EventRow
+    from bot.store.programs import Program
     from bot.store.schedules import Schedule
 
 log = logging.getLogger(__name__)
@@ -83,12 +93,14 @@ class Writer:
         self.target = target
         self._undo: list[tuple[str, Undo]] = []  # the entry each undo belongs to
         self._at = ""  # the entry being written
+        self.saved: dict[str, int] = {}  # the version each program was saved as
 
     async def write(
         self,
         planned: Sequence[Step[PlannedEntry, Schedule]],
         tasks: Sequence[Step[TaskEntry, TaskEntry]],
         events: Sequence[Step[EventEntry, EventRow]],
+        programs: Sequence[Step[ProgramEntry, Program]] = (),
     ) -> None:
         """Every step but the ones left; ImportFailed (after the undo) when one fails."""
         # a task is paused by its id: the server's tasks of a changed id are cancelled first,
@@ -96,6 +108,10 @@ class Writer:
         # made as the only one of its id in the queue
         ordered = sorted(tasks, key=lambda s: not s.entry.paused)
         try:
+            # the programs first: a save is one row in the bot's database, so an import that
+            # fails later (a server gone) removes them again
+            for program in programs:
+                await self._each(program, self._program)
             for step in planned:
                 await self._each(step, self._planned)
             for task in tasks:
@@ -175,6 +191,19 @@ class Writer:
     async def _cancel_event(self, number: int) -> None:
         ref = discord_events.EventRef(event=str(number))
         await discord_events.cancel(self.ops, self.caller, ref)
+
+    async def _program(self, step: Step[ProgramEntry, Program]) -> None:
+        store = plan_programs.store(self.ops)
+        by = Creator(self.caller.user_id, self.caller.name)
+        made = await store.save(step.entry.name, steps_json(step.entry.steps), by, self.ops.now())
+        self.saved[made.name] = made.version
+        self._then(functools.partial(self._drop, made))
+
+    async def _drop(self, made: Program) -> None:
+        if not await plan_programs.store(self.ops).drop(made):
+            raise errors.ValidationError(
+                _("a run has started with version {version} since: it stays.", version=made.version)
+            )
 
     # -- the undo -------------------------------------------------------------------------------
 

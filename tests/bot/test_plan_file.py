@@ -71,6 +71,27 @@ tasks:
   if_not: wait
   max_wait: 2h 30m
   after_wait: run
+programs:
+- name: evening
+  steps:
+  - run: say The event starts in 10 minutes
+    at: -10m
+  - run: function event:start
+  - run: function event:round_two
+    at: +5m
+    after: 2
+    limit: 30m
+    on_failure: skip
+  - run: give @a minecraft:diamond
+    at: +20m
+  - run: function event:clean_up
+    at: +30m
+- name: waves
+  steps:
+  - run: 'scoreboard players add #wave game 1'
+    at: 1h
+    require: players>=2
+    as_player: Alex
 """
 
 
@@ -118,6 +139,7 @@ def test_export_import_into_a_fresh_server_and_export_again_is_the_same_document
     dry = _bot(tmp_path, first, "import", "plan.yaml", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "would" in dry.stdout and "add: planned[1] (raid)" in dry.stdout, dry.stdout
+    assert "add: programs[2] (waves)" in dry.stdout, dry.stdout
     empty = _bot(tmp_path, first, "export")
     assert empty.returncode == 0, empty.stderr
     assert yaml.safe_load(empty.stdout) == {"version": 1, "server": "main"}  # the dry run made none
@@ -137,7 +159,8 @@ def test_export_import_into_a_fresh_server_and_export_again_is_the_same_document
     # importing the same file again leaves everything as it is
     twice = _bot(tmp_path, fresh, "import", "exported.yaml")
     assert twice.returncode == 0 and "add" not in twice.stdout, twice.stdout
-    assert twice.stdout.count("leave as it is") == 7, twice.stdout
+    assert twice.stdout.count("leave as it is") == 9, twice.stdout
+    assert "leave as it is: programs[1] (evening)" in twice.stdout, twice.stdout
     assert _bot(tmp_path, fresh, "export").stdout == exported.stdout
 
 
