@@ -42,7 +42,10 @@ def entry_of(program: Program) -> ProgramEntry:
 
 async def saved(ops: Operations) -> list[tuple[ProgramEntry, Program]]:
     """Every saved program's newest version, by name, as an entry and as stored."""
-    return [(entry_of(p), p) for p in await store(ops).programs(limit=MAX_PROGRAMS)]
+    found = await store(ops).programs(limit=MAX_PROGRAMS)
+    # sorted here, not by the database: PostgreSQL's collation orders names unlike SQLite's,
+    # and a file moved between the two is written again byte for byte
+    return [(entry_of(p), p) for p in sorted(found, key=lambda p: p.name)]
 
 
 def _unique(entries: Sequence[ProgramEntry]) -> None:

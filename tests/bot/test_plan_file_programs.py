@@ -6,9 +6,12 @@ proxy that can cut the connection at a chosen request)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +24,7 @@ from bot.testkit.harness import make_settings
 from mcsim.server import Server
 from tests.bot.conftest import Recorder
 from tests.bot.test_operations import MOD, queued
+from tests.fixtures import postgres_server
 from tests.wallclock.wallclock_sim import TcpProxy
 
 PASSWORD = "plan-programs-Pw"
@@ -80,12 +84,16 @@ class Bot:
 
 
 @pytest.fixture
-async def bots(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[Callable[[], Bot]]:
-    """Bots each on its own fresh database and its own stepped mcsim behind a proxy."""
+async def bots(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> AsyncIterator[Callable[..., Awaitable[Bot]]]:
+    """Bots each on its own fresh database (the data dir's SQLite, or a PostgreSQL database
+    ordering text by a language's rules, as a server set up in English does) and its own
+    stepped mcsim behind a proxy."""
     async with AsyncExitStack() as stack:
         made = 0
 
-        async def bot() -> Bot:
+        async def bot(engine: str = "sqlite") -> Bot:
             nonlocal made
             made += 1
             server = mcsim(password=PASSWORD, name=f"s{made}")
@@ -100,7 +108,17 @@ async def bots(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[Ca
                 world_dir=server.world,
                 log_path=server.log_path,
             )
-            settings = make_settings(tmp_path / f"bot{made}", [config], rcon_timeout=2.0)
+            extra: dict[str, Any] = {}
+            if engine == "postgresql":
+                postgres = postgres_server()
+                name = f"icu{made}_{uuid.uuid4().hex[:8]}"
+                await asyncio.to_thread(
+                    postgres.psql,
+                    f"CREATE DATABASE {name} TEMPLATE template0 LOCALE_PROVIDER icu "
+                    "ICU_LOCALE 'en-US' LOCALE 'C'",
+                )
+                extra["database_url"] = postgres.url_of(name)
+            settings = make_settings(tmp_path / f"bot{made}", [config], rcon_timeout=2.0, **extra)
             services = await build_services(settings)
             stack.push_async_callback(services.close)
             recorder = Recorder()
@@ -110,7 +128,7 @@ async def bots(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[Ca
 
 
 async def test_a_round_trip_into_a_fresh_bot_is_byte_identical_and_changes_are_versions(
-    bots: Callable[[], Bot],
+    bots: Callable[..., Awaitable[Bot]],
 ) -> None:
     first = await bots()
     dry = await first.load(PLAN, dry_run=True)
@@ -175,7 +193,7 @@ WRONG = [
 
 
 async def test_a_wrong_program_refuses_the_whole_file_naming_its_step_and_key(
-    bots: Callable[[], Bot],
+    bots: Callable[..., Awaitable[Bot]],
 ) -> None:
     bot = await bots()
     for old, new, said in WRONG:
@@ -193,7 +211,7 @@ async def test_a_wrong_program_refuses_the_whole_file_naming_its_step_and_key(
 
 
 async def test_a_write_cut_part_way_removes_the_versions_the_import_saved(
-    bots: Callable[[], Bot],
+    bots: Callable[..., Awaitable[Bot]],
 ) -> None:
     bot = await bots()
     await bot.load(PLAN)
@@ -219,7 +237,7 @@ async def test_a_write_cut_part_way_removes_the_versions_the_import_saved(
 
 
 async def test_a_started_programs_step_rows_are_its_run_not_planned_entries(
-    bots: Callable[[], Bot],
+    bots: Callable[..., Awaitable[Bot]],
 ) -> None:
     bot = await bots()
     await bot.load(PLAN)
@@ -243,3 +261,23 @@ async def test_a_started_programs_step_rows_are_its_run_not_planned_entries(
     said = str(refused.value)
     assert "planned[1] (evening.1.1) is refused" in said and "already exists" in said, said
     assert await bot.exported() == PLAN
+
+
+async def test_programs_are_written_in_the_same_order_from_sqlite_and_postgresql(
+    bots: Callable[..., Awaitable[Bot]],
+) -> None:
+    sqlite = await bots()
+    # PostgreSQL in English orders these 10, 9, a_b, a-b, a.b, alpha, B, zeta, Zeta
+    names = ["zeta", "Zeta", "a.b", "a-b", "a_b", "B", "alpha", "10", "9"]
+    for name in names:
+        steps = f"- run: say {name}\n"
+        await registry.run(sqlite.ops, MOD, "program save", {"name": name, "steps": steps})
+    exported = await sqlite.exported()
+    listed = [line[len("- name: ") :] for line in exported.splitlines() if "- name: " in line]
+    assert listed == [repr(n) if n.isdigit() else n for n in sorted(names)], listed
+    postgresql = await bots("postgresql")
+    await postgresql.load(exported)
+    assert await postgresql.exported() == exported
+    # and back: the same file read into SQLite leaves every program as it is
+    again = await sqlite.load(exported)
+    assert {v for v, _label in again.steps} == {"leave"}
