@@ -281,3 +281,36 @@ async def test_programs_are_written_in_the_same_order_from_sqlite_and_postgresql
     # and back: the same file read into SQLite leaves every program as it is
     again = await sqlite.load(exported)
     assert {v for v, _label in again.steps} == {"leave"}
+
+
+async def test_a_saved_version_a_run_started_with_meanwhile_stays_and_is_named(
+    bots: Callable[..., Awaitable[Bot]],
+) -> None:
+    bot = await bots()
+    await bot.load(PLAN)
+    after = (
+        PLAN.replace("at: +20m", "at: +25m")
+        + "- name: zeta\n  steps:\n  - run: say z\n"
+        + "tasks:\n- id: cut\n  run: say cut\n  time: 1000\n"
+    )
+    # the task's write waits on its way to the server, the programs saved before it
+    bot.proxy.hold = b"say cut"
+    importing = asyncio.create_task(bot.load(after))
+    async with asyncio.timeout(10):
+        await bot.proxy.held.wait()
+    assert await bot.versions() == [("evening", 2), ("waves", 1), ("zeta", 1)]
+    started = await registry.run(
+        bot.ops, MOD, "program start", {"name": "evening", "when": "in 2h"}
+    )
+    assert started.facts["version"] == 2
+    bot.proxy.down()  # the server is gone: the task's write fails, the import is undone
+    bot.proxy.release.set()
+    with pytest.raises(errors.ImportFailed) as failed:
+        async with asyncio.timeout(30):
+            await importing
+    said = str(failed.value)
+    assert "tasks[1] (cut) could not be written" in said, said
+    assert "The import undid 1 of its 2 change(s); these could not be undone: " in said, said
+    assert "programs[1] (evening): a run has started with version 2 since: it stays." in said
+    # zeta removed; evening's version 2 kept for its run
+    assert await bot.versions() == [("evening", 2), ("waves", 1)]
