@@ -10,7 +10,16 @@ no run, which a later run of that number would take as its own (bot.programs.run
 
 from __future__ import annotations
 
-__all__ = ["MAX_PROGRAMS", "ProgramStep", "entry_of", "note", "run_rows", "saved", "steps"]
+__all__ = [
+    "MAX_PROGRAMS",
+    "ProgramStep",
+    "entry_of",
+    "note",
+    "run_rows",
+    "saved",
+    "steps",
+    "store",
+]
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
