@@ -184,7 +184,7 @@ async def _write(
     return made
 
 
-async def _read(
+async def read(
     ops: Operations,
     caller: Caller,
     req: R,
@@ -192,7 +192,8 @@ async def _read(
     one: Callable[[Operations, Caller, R], Awaitable[T]],
     said: Callable[[T], str],
 ) -> GroupOutcome[T]:
-    """A read of each server of the group `req.server`: a section a server."""
+    """An operation that changes nothing (`what`, as the faces call it: /time, /dryrun) on each
+    server of the group `req.server`: a section a server, `said` its line."""
     group, found = await _each(ops, caller, req, Rank.MODERATOR, what, one, said, _always)
     head = _(
         "{group}: read on {done} of {total} servers.",
@@ -297,7 +298,7 @@ def _counted(value: queue.Counted) -> str:
 
 async def count(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupOutcome[queue.Counted]:
     """The question before `cancel_all` on a group: how many there are on each server."""
-    found = await _read(ops, caller, req, "/cancel_all", queue.count, _counted)
+    found = await read(ops, caller, req, "/cancel_all", queue.count, _counted)
     head = _("Cancel every task `{id}` on {group}?", id=req.id, group=found.group)
     return GroupOutcome(found.group, found.outcomes, head, found.lines)
 
@@ -324,23 +325,10 @@ def _clock(value: reads.Clock) -> str:
     )
 
 
-async def read(
-    ops: Operations,
-    caller: Caller,
-    req: R,
-    what: str,
-    one: Callable[[Operations, Caller, R], Awaitable[T]],
-    said: Callable[[T], str],
-) -> GroupOutcome[T]:
-    """An operation that changes nothing (`what`, as the faces call it: /dryrun) on each
-    server of the group `req.server`; `said` is a server's line."""
-    return await _read(ops, caller, req, what, one, said)
-
-
 async def game_time(
     ops: Operations, caller: Caller, req: queue.ServerRef
 ) -> GroupOutcome[reads.Clock]:
-    return await _read(ops, caller, req, "/time", reads.game_time, _clock)
+    return await read(ops, caller, req, "/time", reads.game_time, _clock)
 
 
 def _listed(value: reads.Page) -> str:
@@ -355,7 +343,7 @@ def _listed(value: reads.Page) -> str:
 
 async def page(ops: Operations, caller: Caller, req: reads.ListRequest) -> GroupOutcome[reads.Page]:
     """The same page of one list on each server of a group."""
-    return await _read(ops, caller, req, "/list", reads.page, _listed)
+    return await read(ops, caller, req, "/list", reads.page, _listed)
 
 
 def _shown(value: reads.Shown, task_id: str) -> str:
@@ -369,7 +357,7 @@ def _shown(value: reads.Shown, task_id: str) -> str:
 
 
 async def show(ops: Operations, caller: Caller, req: queue.TaskRef) -> GroupOutcome[reads.Shown]:
-    return await _read(ops, caller, req, "/show", reads.show, lambda v: _shown(v, req.id))
+    return await read(ops, caller, req, "/show", reads.show, lambda v: _shown(v, req.id))
 
 
 def _runs(value: runs.History) -> str:
@@ -380,4 +368,4 @@ async def history(
     ops: Operations, caller: Caller, req: runs.HistoryRequest
 ) -> GroupOutcome[runs.History]:
     """Each server's runs of a task id (a group schedule's outcome on each server)."""
-    return await _read(ops, caller, req, "/history", runs.history, _runs)
+    return await read(ops, caller, req, "/history", runs.history, _runs)

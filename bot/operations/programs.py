@@ -266,32 +266,44 @@ async def _show(ops: Operations, caller: Caller, req: ProgramRunRef) -> Outcome:
     return Outcome("\n".join(lines), facts)
 
 
+# a change of a run, by its verb: the operation's summary, the state a refusal says it cannot
+# be put in, and what it says when done
+_CHANGES: dict[str, tuple[str, str, str]] = {
+    "cancel": (
+        N_("Cancel a program run's remaining steps."),
+        N_("cancelled"),
+        N_("Run #{run} cancelled: its remaining steps will not run."),
+    ),
+    "pause": (
+        N_("Pause a program run's steps."),
+        N_("paused"),
+        N_("Run #{run} paused: its steps wait until it is resumed."),
+    ),
+    "resume": (
+        N_("Resume a paused program run."),
+        N_("resumed"),
+        N_("Run #{run} resumed."),
+    ),
+}
+
+
 def _change(verb: str) -> Any:
+    _summary, done, said = _CHANGES[verb]
+
     async def handler(ops: Operations, caller: Caller, req: ProgramRunRef) -> Outcome:
         run = await _found(ops, req.run)
-        runner = _runner(ops)
-        act = {"cancel": runner.cancel, "pause": runner.pause, "resume": runner.resume}[verb]
-        changed = await act(run)
+        changed = await getattr(_runner(ops), verb)(run)
         if changed is None:
             raise errors.ValidationError(
                 _(
                     "Run #{run} is {state}: it cannot be {done}.",
                     run=run.id,
                     state=_(STATE_NAMES[run.state]),
-                    done=_(
-                        {"cancel": N_("cancelled"), "pause": N_("paused"), "resume": N_("resumed")}[
-                            verb
-                        ]
-                    ),
+                    done=_(done),
                 ),
                 field="run",
             )
-        text = {
-            "cancel": _("Run #{run} cancelled: its remaining steps will not run.", run=run.id),
-            "pause": _("Run #{run} paused: its steps wait until it is resumed.", run=run.id),
-            "resume": _("Run #{run} resumed.", run=run.id),
-        }[verb]
-        return Outcome(text, _run_facts(changed))
+        return Outcome(_(said, run=run.id), _run_facts(changed))
 
     return handler
 
@@ -328,28 +340,15 @@ PROGRAM_OPERATIONS: tuple[OperationSpec[Any], ...] = (
         rank=Rank.MODERATOR,
         handler=_show,
     ),
-    OperationSpec(
-        name="program cancel",
-        summary=N_("Cancel a program run's remaining steps."),
-        request=ProgramRunRef,
-        rank=Rank.MODERATOR,
-        handler=_change("cancel"),
-        changes=True,
-    ),
-    OperationSpec(
-        name="program pause",
-        summary=N_("Pause a program run's steps."),
-        request=ProgramRunRef,
-        rank=Rank.MODERATOR,
-        handler=_change("pause"),
-        changes=True,
-    ),
-    OperationSpec(
-        name="program resume",
-        summary=N_("Resume a paused program run."),
-        request=ProgramRunRef,
-        rank=Rank.MODERATOR,
-        handler=_change("resume"),
-        changes=True,
+    *(
+        OperationSpec(
+            name=f"program {verb}",
+            summary=summary,
+            request=ProgramRunRef,
+            rank=Rank.MODERATOR,
+            handler=_change(verb),
+            changes=True,
+        )
+        for verb, (summary, _done, _said) in _CHANGES.items()
     ),
 )
