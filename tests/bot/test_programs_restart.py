@@ -21,22 +21,12 @@ from mcsim.server import Server
 from tests.console.typed import typed_by
 from tests.fixtures import following, server_config, settled, start_mcsim
 
+# the acceptance's five steps, as the scheduler-level tests run them
+from tests.wallclock.test_wallclock_programs import EVENING as STEPS
+from tests.wallclock.test_wallclock_programs import HOLDERS
+
 PASSWORD = "programs-restart-Pw"
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-STEPS = """
-- run: scoreboard players add announce wc 1
-  at: -10m
-- run: scoreboard players add start wc 1
-  at: 0
-- run: scoreboard players add round2 wc 1
-  at: +5m
-  after: 2
-- run: scoreboard players add reward wc 1
-  at: +20m
-- run: scoreboard players add cleanup wc 1
-  at: +30m
-"""
-HOLDERS = ("announce", "start", "round2", "reward", "cleanup")
 
 
 async def start_bot(server: Server, tmp_path: Path, clock: ManualClock) -> Harness:

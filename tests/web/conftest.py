@@ -78,6 +78,25 @@ async def dash(mc: Server, tmp_path: Path, dash_locale: str | None) -> AsyncIter
 
 
 @pytest.fixture
+async def faces(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
+    """The bot with its Discord face and the dashboard on `mc`, on the system's wall clock (no
+    scheduler of the test's: an operation's background work runs as in a bot)."""
+    settings = make_settings(
+        tmp_path, [server_config(mc, PASSWORD)], discord_token=BOT_TOKEN, web_port=0
+    )
+    services = await build_services(settings)
+    harness = await Harness(settings, services).start()
+    web = WebServer(services, harness.bot, port=0, clock=Clock())
+    await web.start()
+    harness.bot.web = web
+    try:
+        yield Dash(harness, web, mc, Clock(), None)  # type: ignore[arg-type]
+    finally:
+        await web.stop()
+        await harness.close()
+
+
+@pytest.fixture
 async def kept(dash: Dash) -> AsyncIterator[Dash]:
     """The dashboard with one task `keep` queued from Discord."""
     reply = await dash.harness.run(

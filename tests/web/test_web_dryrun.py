@@ -6,37 +6,12 @@ Discord. Nothing is queued by either. (The operation itself: tests/bot/test_dryr
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import datetime
-from pathlib import Path
 
-import pytest
-
-from bot.services import build_services
-from bot.testkit.harness import MOD, Harness, make_settings
+from bot.testkit.harness import MOD
 from mcsim.server import Server
-from tests.fixtures import server_config
 from tests.web.webclient import Client
-from tests.web.webdash import BOT_TOKEN, PASSWORD, Clock, Dash
-from web.server import WebServer
-
-
-@pytest.fixture
-async def faces(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
-    """The bot with its Discord face and the dashboard on `mc`."""
-    settings = make_settings(
-        tmp_path, [server_config(mc, PASSWORD)], discord_token=BOT_TOKEN, web_port=0
-    )
-    services = await build_services(settings)
-    harness = await Harness(settings, services).start()
-    web = WebServer(services, harness.bot, port=0, clock=Clock())
-    await web.start()
-    harness.bot.web = web
-    try:
-        yield Dash(harness, web, mc, Clock(), None)  # type: ignore[arg-type]
-    finally:
-        await web.stop()
-        await harness.close()
+from tests.web.webdash import Dash
 
 
 def queued(server: Server) -> list[object]:

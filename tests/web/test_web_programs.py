@@ -5,38 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from datetime import datetime
-from pathlib import Path
 
-import pytest
-
-from bot.services import build_services
-from bot.testkit.harness import MOD, Harness, make_settings
-from mcsim.server import Server
-from tests.fixtures import server_config
+from bot.testkit.harness import MOD
 from tests.web.webclient import Client
-from tests.web.webdash import BOT_TOKEN, PASSWORD, Clock, Dash
-from web.server import WebServer
+from tests.web.webdash import Dash
 
 STEPS = "- run: say one\n  at: -10m\n- run: say two\n  at: 0\n  after: 1\n"
-
-
-@pytest.fixture
-async def faces(mc: Server, tmp_path: Path) -> AsyncIterator[Dash]:
-    settings = make_settings(
-        tmp_path, [server_config(mc, PASSWORD)], discord_token=BOT_TOKEN, web_port=0
-    )
-    services = await build_services(settings)
-    harness = await Harness(settings, services).start()
-    web = WebServer(services, harness.bot, port=0, clock=Clock())
-    await web.start()
-    harness.bot.web = web
-    try:
-        yield Dash(harness, web, mc, Clock(), None)  # type: ignore[arg-type]
-    finally:
-        await web.stop()
-        await harness.close()
 
 
 async def test_the_api_saves_starts_and_shows_a_program(faces: Dash) -> None:
