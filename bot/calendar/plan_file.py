@@ -31,7 +31,14 @@ from pydantic import ValidationError as PydanticError
 from bot import errors
 from bot.i18n import _, refusals
 from bot.minecraft import task_fields as fields
-from bot.programs.model import ProgramName, check_name, parse_steps
+from bot.programs.model import (
+    ProgramName,
+    check_name,
+    comment_cut,
+    commented_runs,
+    parse_steps,
+    value_node,
+)
 from bot.programs.model import Step as ProgramStep
 from bot.store.schedules import OnDoubt  # the policy after a crash (bot.background.doubt)
 from bot.times.dst import DstRepeated, DstSkipped
@@ -158,31 +165,17 @@ def _where(loc: tuple[int | str, ...], data: object) -> str:
     return said
 
 
-def _node(mapping: yaml.Node | None, key: str) -> yaml.Node | None:
-    if not isinstance(mapping, yaml.MappingNode):
-        return None
-    found = [v for k, v in mapping.value if isinstance(k, yaml.ScalarNode) and k.value == key]
-    return found[0] if found else None
-
-
 def _cut_runs(text: str) -> dict[tuple[int, int], int]:
-    """The steps (program and step, from 1) whose unquoted `run:` has ` #` after it on its
-    line, by that line: YAML took the rest as a comment, cutting the command short, which
-    /program save refuses (bot.programs.model)."""
-    cut: dict[tuple[int, int], int] = {}
-    listed = _node(yaml.compose(text, Loader=yaml.SafeLoader), "programs")
+    """The steps (program and step, from 1) whose command YAML cut at a comment, by that line
+    (bot.programs.model.commented_runs), which /program save refuses."""
+    listed = value_node(yaml.compose(text, Loader=yaml.SafeLoader), "programs")
     if not isinstance(listed, yaml.SequenceNode):
-        return cut
-    for p, program in enumerate(listed.value, 1):
-        steps = _node(program, "steps")
-        for s, step in enumerate(steps.value if isinstance(steps, yaml.SequenceNode) else (), 1):
-            run = _node(step, "run")
-            if isinstance(run, yaml.ScalarNode) and run.style is None:
-                end = run.end_mark.index
-                line_end = text.find("\n", end)
-                if "#" in text[end : len(text) if line_end < 0 else line_end]:
-                    cut[(p, s)] = run.end_mark.line + 1
-    return cut
+        return {}
+    return {
+        (p, s): line
+        for p, program in enumerate(listed.value, 1)
+        for s, line in commented_runs(value_node(program, "steps"), text)
+    }
 
 
 def _refused(entry: str, why: object) -> errors.ValidationError:
@@ -212,11 +205,7 @@ def _check_programs(text: str, data: dict[str, Any]) -> None:
                 check_name(name)
             for (p, step), line in sorted(cut.items()):
                 if p == number:
-                    problem = _(
-                        "Line {line}: YAML reads ` #` as the start of a comment, which would cut "
-                        'the command short: put the command in quotes (run: "...").',
-                        line=line,
-                    )
+                    problem = comment_cut(line)
                     raise errors.ValidationError(_("Step {n}: {problem}", n=step, problem=problem))
             if isinstance(steps, list):
                 # the steps as YAML text again, read as /program save reads its option

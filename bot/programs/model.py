@@ -34,11 +34,14 @@ __all__ = [
     "ProgramName",
     "Step",
     "check_name",
+    "comment_cut",
+    "commented_runs",
     "limit_seconds",
     "offset_seconds",
     "parse_steps",
     "steps_json",
     "steps_of_json",
+    "value_node",
 ]
 
 import json
@@ -50,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic import ValidationError as PydanticError
 
 from bot.errors import ValidationError, naming
-from bot.i18n import lazy, refusals
+from bot.i18n import Lazy, lazy, refusals
 from bot.minecraft.conditions import parse_conditions
 from bot.minecraft.pack_input import MAX_ID
 from bot.minecraft.task_fields import Command, IfNot, MaxWait, Player, Require, TimeText
@@ -63,9 +66,6 @@ MAX_PROGRAM_TEXT: Final = 6000  # the longest text one Discord option holds
 MAX_OFFSET: Final = 7 * 86400  # a program is an evening, a week at most
 DEFAULT_LIMIT: Final = "1h"  # how long a step waits for its `after` step by default
 _NAME = re.compile(r"[A-Za-z0-9_.+-]+")
-# an unquoted command with " #" in it: YAML reads the rest of the line as a comment, so
-# `run: scoreboard players add #wave game 1` would lose its fake player
-_CUT_COMMAND = re.compile(r"\brun:[ \t]*[^'\"\s][^\n]*?[ \t]#")
 
 ProgramName = Annotated[str, Field(min_length=1, max_length=MAX_PROGRAM_NAME)]
 OnFailure = Literal["stop", "skip", "continue"]
@@ -178,6 +178,41 @@ def _step(number: int, item: object) -> Step:
         ) from None
 
 
+def value_node(mapping: yaml.Node | None, key: str) -> yaml.Node | None:
+    """The node of `key`'s value in a composed YAML mapping (None: not a mapping, or no key)."""
+    if not isinstance(mapping, yaml.MappingNode):
+        return None
+    found = [v for k, v in mapping.value if isinstance(k, yaml.ScalarNode) and k.value == key]
+    return found[0] if found else None
+
+
+def commented_runs(steps: yaml.Node | None, text: str) -> list[tuple[int, int]]:
+    """(step number, line) of each step whose unquoted `run:` has a `#` after it on its line,
+    `steps` being the steps' list as composed from `text`: YAML read the rest as a comment,
+    cutting the command short (`run: scoreboard players add #wave game 1` would lose its fake
+    player)."""
+    found: list[tuple[int, int]] = []
+    if not isinstance(steps, yaml.SequenceNode):
+        return found
+    for number, step in enumerate(steps.value, 1):
+        run = value_node(step, "run")
+        if isinstance(run, yaml.ScalarNode) and run.style is None:
+            end = run.end_mark.index
+            line_end = text.find("\n", end)
+            if "#" in text[end : len(text) if line_end < 0 else line_end]:
+                found.append((number, run.end_mark.line + 1))
+    return found
+
+
+def comment_cut(line: int) -> Lazy:
+    """The refusal of a command YAML cut at a comment (commented_runs) on `line`."""
+    return lazy(
+        "Line {line}: YAML reads ` #` as the start of a comment, which would cut the command "
+        'short: put the command in quotes (run: "...").',
+        line=line,
+    )
+
+
 def parse_steps(text: str) -> list[Step]:
     """The steps of a program's YAML text, each checked; ValidationError naming the step and
     its field otherwise."""
@@ -185,17 +220,8 @@ def parse_steps(text: str) -> list[Step]:
         raise ValidationError(
             lazy("The steps are longer than {n} characters.", n=MAX_PROGRAM_TEXT), field="steps"
         )
-    for line, said in enumerate(text.splitlines(), 1):
-        if _CUT_COMMAND.search(said):
-            raise ValidationError(
-                lazy(
-                    "Line {line}: YAML reads ` #` as the start of a comment, which would cut the "
-                    'command short: put the command in quotes (run: "...").',
-                    line=line,
-                ),
-                field="steps",
-            )
     try:
+        cut = commented_runs(yaml.compose(text, Loader=yaml.SafeLoader), text)
         loaded = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -208,6 +234,8 @@ def parse_steps(text: str) -> list[Step]:
             ),
             field="steps",
         ) from None
+    for _step_number, line in cut:
+        raise ValidationError(comment_cut(line), field="steps")
     if not isinstance(loaded, list) or not loaded:
         raise ValidationError(
             lazy("The steps must be a list: each a line `- run: <command>` with `at: <offset>`."),
