@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-import yaml
 from pydantic import ValidationError as PydanticError
 from quart import Blueprint, g, redirect, render_template, request
 
@@ -27,7 +26,7 @@ from bot.i18n.words import run_outcome
 from bot.operations import registry as ops_registry
 from bot.operations.programs import STATE_NAMES
 from bot.operations.registry import Done
-from bot.programs.model import MAX_PROGRAM_NAME, MAX_STEPS, Step
+from bot.programs.model import MAX_PROGRAM_NAME, MAX_STEPS, Step, steps_yaml
 from web.actions import caller
 from web.auth import action, page, write_limit
 from web.context import WebError, operations
@@ -138,10 +137,7 @@ def rows_yaml(rows: list[Row]) -> tuple[str, list[dict[str, object]]]:
     while kept and _blank(kept[-1]):
         kept.pop()
     steps = [_step_of_row(row) for row in kept]
-    # width: a long command stays on its line (no folding to read back differently)
-    text = yaml.safe_dump(
-        steps, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1 << 20
-    )
+    text = steps_yaml(steps)
     return text, steps
 
 

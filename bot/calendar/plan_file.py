@@ -37,6 +37,7 @@ from bot.programs.model import (
     comment_cut,
     commented_runs,
     parse_steps,
+    steps_yaml,
     value_node,
 )
 from bot.programs.model import Step as ProgramStep
@@ -49,7 +50,6 @@ VERSION = 1
 # the conditions checked when a task is due, as /schedule's options (bot.minecraft.conditions);
 # each kind of entry has them last, so a file reads what runs first, then under what conditions
 CONDITION_KEYS = ("require", "if_not", "max_wait", "after_wait")
-_WIDE = 1 << 30  # no line of a step folded when its YAML is written again to be read
 
 
 class _Entry(BaseModel):
@@ -209,7 +209,7 @@ def _check_programs(text: str, data: dict[str, Any]) -> None:
                     raise errors.ValidationError(_("Step {n}: {problem}", n=step, problem=problem))
             if isinstance(steps, list):
                 # the steps as YAML text again, read as /program save reads its option
-                parse_steps(yaml.safe_dump(steps, sort_keys=False, allow_unicode=True, width=_WIDE))
+                parse_steps(steps_yaml(steps))
         except errors.BotError as exc:
             raise _refused(entry, exc) from None
 

@@ -41,6 +41,7 @@ __all__ = [
     "parse_steps",
     "steps_json",
     "steps_of_json",
+    "steps_yaml",
     "value_node",
 ]
 
@@ -256,6 +257,14 @@ def parse_steps(text: str) -> list[Step]:
                 field="steps",
             )
     return steps
+
+
+def steps_yaml(steps: list[dict[str, Any]]) -> str:
+    """Steps given as mappings (a form's rows, a plan file's entry) as the YAML text
+    parse_steps reads; no line folded, so each command reads back as it was."""
+    return yaml.safe_dump(
+        steps, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1 << 30
+    )
 
 
 def steps_json(steps: list[Step]) -> str:
