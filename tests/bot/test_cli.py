@@ -260,6 +260,10 @@ def test_selftest_exits_1_and_says_what_to_do_when_a_check_fails(
     assert unknown.returncode == 2 and "no server 'x'" in unknown.stderr
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
     tmp_path: Path, live: PackSim
 ) -> None:
@@ -275,6 +279,9 @@ async def test_selftest_interrupted_by_ctrl_c_removes_what_it_made(
         env=env_for(tmp_path, [server_entry(live)]),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        # as from a terminal: a suite started in the background (`cmd &` in a script) passes
+        # SIGINT on ignored, and Python then installs no KeyboardInterrupt for it
+        preexec_fn=_sigint_default,
     )
     try:
         async with asyncio.timeout(60):
