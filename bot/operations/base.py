@@ -14,6 +14,7 @@ from bot.config import ALL_SERVERS
 from bot.i18n import _
 from bot.operations.builtin import BUILTIN
 from bot.operations.dryrun import DRYRUN
+from bot.operations.program_dryrun import PROGRAM_DRYRUN
 from bot.operations.programs import PROGRAM_OPERATIONS
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
@@ -79,7 +80,7 @@ class Operations:
         self.web_url: str | None = None
         # the operations every face derives its command from (bot.operations.registry)
         self.registry = Registry()
-        for spec in (*BUILTIN, WHOAMI, DRYRUN, *PROGRAM_OPERATIONS):
+        for spec in (*BUILTIN, WHOAMI, DRYRUN, *PROGRAM_OPERATIONS, PROGRAM_DRYRUN):
             self.registry.add(spec)
         self.suggest = Suggest(self)  # what to offer while an option is typed
         # the installed plugins' states (bot.plugins), and the dashboard pages the loaded ones

@@ -100,7 +100,7 @@ def shell(tmp_path: Path, **settings: object) -> Operations:
 
 
 # the operations the bot registers itself that no cog answers, in the registry's order
-OWN = ["whoami", "dryrun", *(spec.name for spec in PROGRAM_OPERATIONS)]
+OWN = ["whoami", "dryrun", *(spec.name for spec in PROGRAM_OPERATIONS), "program dryrun"]
 
 
 async def test_each_plugin_is_loaded_or_said_why_not(
