@@ -14,14 +14,14 @@ seconds even when a server is frozen or unreachable.
 
 from __future__ import annotations
 
-__all__ = ["STOP_BUDGET", "Stopped", "cancel_and_wait", "run_until_stopped"]
+__all__ = ["STOP_BUDGET", "Stopped", "cancel_and_wait", "run_until_stopped", "tell_hooks"]
 
 import asyncio
 import logging
 import os
 import signal
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -109,3 +109,13 @@ def _last_resort(seconds: float) -> None:
     timer = threading.Timer(seconds, leave)
     timer.daemon = True
     timer.start()
+
+
+async def tell_hooks(hooks: list[Callable[..., Awaitable[None]]], *args: Any, what: str) -> None:
+    """Await each hook with `args`; one that fails is logged (as `what`), never the caller's
+    failure, and the others are still told."""
+    for hook in list(hooks):
+        try:
+            await hook(*args)
+        except Exception:
+            log.warning("%s failed", what, exc_info=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = ["AuditTrail", "Core", "build_core", "follow_alerts"]
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,10 +84,30 @@ class Core:
                 if server.guard is not None:  # a step's run ended in game: look at once
                     server.guard.on_own_event.append(runner.saw_event)
             await runner.start()
+            await self._start_triggers()
         self._plugin_work = start_plugin_work(self.ops)
+
+    async def _start_triggers(self) -> None:
+        """The triggers' watcher, told of each server's starts and log lines, its alerts on
+        each server's event stream."""
+        from bot.events.guarded import GuardedEvents
+
+        watcher = self.ops.trigger_watcher()
+        for name, server in self.services.servers.items():
+            if server.guard is not None:
+                server.guard.on_started.append(functools.partial(watcher.on_started, name))
+            inner = getattr(server.events, "inner", server.events)
+            hooks = getattr(inner, "on_line", None)
+            if isinstance(hooks, list):
+                hooks.append(functools.partial(watcher.on_line, name))
+            if isinstance(server.events, GuardedEvents):
+                server.events.add_alerts(watcher.alerts_of(name))
+        await watcher.start()
 
     async def close(self) -> None:
         await cancel_and_wait(*self._plugin_work)
+        if self.ops.triggers is not None:
+            await self.ops.triggers.stop()
         if self.ops.programs is not None:
             await self.ops.programs.stop()
         await self.services.close()

@@ -34,9 +34,9 @@ handed to the alerts cog through the server's event source (bot.events.guarded).
 
 When: the log tailer reads the server's start-up line (``Done (...)! For help``), or RCON
 reconnects to a server whose game time or task serial went back (compared with the highest the
-bot saw; an answer of the pack below them also makes the guard look). A restore that fails half way
-(RCON drops) is pending in the database and is resumed, without doubling: a task put in again
-whose answer was lost is found by its id, command and due tick and adopted.
+bot saw; an answer of the pack below them also makes the guard look). A restore that fails half
+way is pending in the database and resumed without doubling (a task put in again whose answer
+was lost is found by its id, command and due tick). After a start, `on_started` hooks are told.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Final
 
-from bot.aio import cancel_and_wait
+from bot.aio import cancel_and_wait, tell_hooks
 from bot.background.doubt import (
     DOUBT_TYPE,
     DoubtReport,
@@ -142,8 +142,7 @@ class CrashGuard:
         self.idle = asyncio.Event()  # set while nothing is left to check (tests wait on it)
         ledger.on_suspect.append(self.notice_reconnect)
         self.on_own_event: list[OwnEventHook] = []  # the run history (bot.store.history)
-
-    # -- triggers -----------------------------------------------------------------------------
+        self.on_started: list[Callable[[], Awaitable[None]]] = []
 
     def notice_start(self) -> None:
         """The server logged its start-up line: it came back from its last save."""
@@ -272,6 +271,8 @@ class CrashGuard:
                 # compared: the pack's hold after its #load (datapack/README.md) may end
                 await self.pack.set_hold(self.hold_ticks)
                 await self.pack.release()
+                if full:  # the server started and its tasks go on: the triggers may fire
+                    await tell_hooks(self.on_started, what=f"{self.server}: a start hook")
             self.ledger.regained()  # nothing (more) to repair: the ring's reads count again
             return report
         except BaseException:

@@ -29,6 +29,10 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
     "wallclock_late": (lazy("Planned task ran late"), 0xFEE75C),
     "wallclock_failed": (lazy("Planned task refused by the server"), 0xED4245),
     "wallclock_waiting": (lazy("Planned task waiting: its player is offline"), 0xFEE75C),
+    # the triggers' (bot.triggers.watcher)
+    "trigger_fired": (lazy("Trigger fired: its program started"), 0x5865F2),
+    "trigger_limited": (lazy("Trigger held: its day's limit is reached"), 0xFEE75C),
+    "trigger_refused": (lazy("Trigger fired, but its program could not start"), 0xED4245),
     "restored_after_crash": (
         lazy("Server came back from its last save: tasks restored"),
         0xFEE75C,
@@ -66,6 +70,9 @@ KINDS: dict[str, Lazy] = {
     "wallclock_late": lazy("late"),
     "wallclock_failed": lazy("refused"),
     "wallclock_waiting": lazy("waiting for its player"),
+    "trigger_fired": lazy("trigger fired"),
+    "trigger_limited": lazy("trigger held"),
+    "trigger_refused": lazy("trigger refused"),
     "restored_after_crash": lazy("restored after a crash"),
     "in_doubt_after_crash": lazy("in doubt after a crash"),
     "health_tps": lazy("TPS low"),
@@ -87,6 +94,11 @@ _PACK_NAMES: dict[str, str] = {
     "retry": N_("retries left"),
     "players": N_("players online"),
     "then": N_("after the wait"),
+    "trigger": N_("trigger"),
+    "program": N_("program"),
+    "because": N_("because"),
+    "per_day": N_("firings a day"),
+    "why": N_("why"),
 }
 # the pack's reason words, said as a moderator would
 _PACK_VALUES: dict[tuple[str, str], Lazy] = {

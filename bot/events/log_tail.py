@@ -32,10 +32,11 @@ import logging
 import re
 import time
 import zlib
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePath
 
+from bot.aio import tell_hooks
 from bot.events.event import (
     CursorStore,
     Event,
@@ -55,6 +56,7 @@ _CHUNK = 1 << 20  # bytes read per step; a long log is consumed in steps, yieldi
 _HEAD = 4096  # bytes of a file's start that identify it
 _MAX_ARCHIVES = 64  # newest archives searched for the file a cursor points into
 _SAVE_EVERY = 5.0  # seconds between saves of progress that carried no event
+_FIRST_LINE = 512  # bytes of a file's start that hold its first line
 # The dedicated server's "started" line (MinecraftDedicatedServer.setupServer; RCON opens
 # right after it): a server that logs it has just (re)started from its last save.
 _STARTED = re.compile(r'^Done \(\d+(?:[.,]\d+)?s\)! For help, type "help"')
@@ -122,6 +124,19 @@ class _Source:
         self.offset = 0
         self.head = _hash(b"")
         self.head_len = 0
+        self._identity: str | None = None
+
+    async def identity(self) -> str:
+        """The file's name for a line's place that outlives rolling and gzip: a hash of its
+        first line (a log's first line carries its time), once that line is whole."""
+        if self._identity is not None:
+            return self._identity
+        first = await self.read_at(0, _FIRST_LINE)
+        cut = first.find(b"\n")
+        if cut < 0:
+            return _hash(first)
+        self._identity = _hash(first[:cut])
+        return self._identity
 
     async def read_at(self, offset: int, size: int) -> bytes:
         if self.data is not None:
@@ -216,6 +231,8 @@ class LogTailer:
         self.lines_read = 0  # counters for tests and benchmarks
         # called for each start-up line read (bot.background.crash_guard listens)
         self.on_server_started: list[Callable[[], None]] = []
+        # told each line that is no event: (message, place, read from a rolled archive)
+        self.on_line: list[Callable[[str, str, bool], Awaitable[None]]] = []
         self._started = False  # a start-up line was read; the next event may rewind the count
         self._in_backlog = False
         self.rotations = 0
@@ -324,6 +341,8 @@ class LogTailer:
             await src.update_head()
             ev = self._parse(raw)
             if ev is None:
+                if self.on_line:
+                    await self._tell_line(src, raw, start)
                 continue
             if self.reorder_window <= 0:
                 async for out in self._hand_out(src, ev, start):
@@ -379,6 +398,17 @@ class LogTailer:
             await self._end_pass.wait()
 
     # -- reading -----------------------------------------------------------------------------
+
+    async def _tell_line(self, src: _Source, raw: bytes, start: int) -> None:
+        """Hand a line that is no event to the `on_line` hooks (the triggers), awaited here so
+        the saved place never passes a line they have not taken."""
+        message = log_message(raw.rstrip(b"\r").decode("utf-8", errors="replace"))
+        if message is None:
+            return
+        place = f"{await src.identity()}:{start}"
+        await tell_hooks(
+            self.on_line, message, place, self._in_backlog, what=f"{self.server}: a line hook"
+        )
 
     def _parse(self, raw: bytes) -> Event | None:
         self.lines_read += 1

@@ -19,6 +19,7 @@ from bot.operations.programs import PROGRAM_OPERATIONS
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
 from bot.operations.suggest import Suggest
+from bot.operations.triggers import TRIGGER_OPERATIONS
 from bot.operations.whoami import WHOAMI
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from bot.plugins import PluginState
     from bot.programs.runner import ProgramRunner
     from bot.services import ServerServices, Services
+    from bot.triggers.watcher import TriggerWatcher
     from bot.wallclock.scheduler import Scheduler
 
 
@@ -80,7 +82,14 @@ class Operations:
         self.web_url: str | None = None
         # the operations every face derives its command from (bot.operations.registry)
         self.registry = Registry()
-        for spec in (*BUILTIN, WHOAMI, DRYRUN, *PROGRAM_OPERATIONS, PROGRAM_DRYRUN):
+        for spec in (
+            *BUILTIN,
+            WHOAMI,
+            DRYRUN,
+            *PROGRAM_OPERATIONS,
+            PROGRAM_DRYRUN,
+            *TRIGGER_OPERATIONS,
+        ):
             self.registry.add(spec)
         self.suggest = Suggest(self)  # what to offer while an option is typed
         # the installed plugins' states (bot.plugins), and the dashboard pages the loaded ones
@@ -92,6 +101,7 @@ class Operations:
         self.plugin_entries: dict[str, Any] = {}
         self.plugin_reloaded: list[Callable[[PluginState], Awaitable[None]]] = []
         self.programs: ProgramRunner | None = None  # made on first use (program_runner)
+        self.triggers: TriggerWatcher | None = None  # made on first use (trigger_watcher)
 
     def now(self) -> datetime:
         """The time on the scheduler's clock (a test's own), else the system's."""
@@ -143,6 +153,22 @@ class Operations:
 
             self.programs = ProgramRunner(ProgramStore(self.services.db), self.scheduler())
         return self.programs
+
+    def trigger_watcher(self) -> TriggerWatcher:
+        """The triggers' watcher (bot.triggers): made once; started with the core's background
+        work, which hands it each server's log lines and starts (bot.core.Core.start)."""
+        if self.triggers is None:
+            from bot.store.triggers import TriggerStore
+            from bot.triggers.watcher import TriggerWatcher
+
+            runner = self.program_runner()
+            self.triggers = TriggerWatcher(
+                TriggerStore(self.services.db),
+                runner,
+                self.services.servers,
+                runner.scheduler.clock,
+            )
+        return self.triggers
 
     def scheduler(self) -> Scheduler:
         scheduler = self.services.scheduler

@@ -131,10 +131,19 @@ class ProgramRunner:
     # -- the operations -------------------------------------------------------------------------
 
     async def start_program(
-        self, program: Program, server: str, start: datetime, by: Creator
+        self,
+        program: Program,
+        server: str,
+        start: datetime,
+        by: Creator,
+        *,
+        fire_id: int | None = None,
+        player: str | None = None,
     ) -> ProgramRun:
         """A run of this version on `server` from `start`: every step's command checked on the
-        server first (nothing is stored on a refusal), then its steps without `after` made."""
+        server first (nothing is stored on a refusal), then its steps without `after` made.
+        `player` runs the steps that name no `as_player` (a trigger's player); a trigger's
+        firing (`fire_id`) starts one run only, however often this is called for it."""
         steps = steps_of_json(program.steps)
         for number, step in enumerate(steps, 1):
             try:
@@ -144,7 +153,7 @@ class ProgramRunner:
                     f"{program.name}.0.{number}",
                     0,
                     1,
-                    step.as_player,
+                    step.as_player or player,
                     step.conditions(),
                 )
             except ValidationError as exc:
@@ -153,7 +162,14 @@ class ProgramRunner:
                 ) from None
         async with self._lock:
             run = await self.store.start(
-                program, server, start, len(steps), by, self.scheduler.clock.now()
+                program,
+                server,
+                start,
+                len(steps),
+                by,
+                self.scheduler.clock.now(),
+                fire_id=fire_id,
+                player=player,
             )
             await self._advance(run)
         return run
@@ -281,7 +297,7 @@ class ProgramRunner:
                     command=step.run,
                     task_id=task_id,
                     created_by=run.created_by,
-                    as_player=step.as_player,
+                    as_player=step.as_player or run.player,
                     conditions=step.conditions() or None,
                 )
             except ValidationError as exc:  # refused now (the server's rules changed): failed

@@ -53,6 +53,8 @@ class ProgramRun:
     state: RunState
     created_by: Creator
     created_at: datetime
+    player: str | None = None  # the steps' executor where a step names none (a trigger's)
+    fire_id: int | None = None  # the trigger's firing that started it (bot.triggers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,8 @@ _RUN = (
     program_runs.c.created_by_id,
     program_runs.c.created_by_name,
     program_runs.c.created_at,
+    program_runs.c.player,
+    program_runs.c.fire_id,
 )
 
 
@@ -120,6 +124,8 @@ def _run(r: Sequence[object]) -> ProgramRun:
         cast(RunState, r[5]),
         Creator(int(cast(int, r[6])), str(r[7])),
         _dt(r[8]),
+        cast("str | None", r[9]),
+        None if r[10] is None else int(cast(int, r[10])),
     )
 
 
@@ -214,32 +220,58 @@ class ProgramStore:
     # -- runs -----------------------------------------------------------------------------------
 
     async def start(
-        self, program: Program, server: str, start: datetime, steps: int, by: Creator, now: datetime
+        self,
+        program: Program,
+        server: str,
+        start: datetime,
+        steps: int,
+        by: Creator,
+        now: datetime,
+        *,
+        fire_id: int | None = None,
+        player: str | None = None,
     ) -> ProgramRun:
-        """A new running run of this version, its steps all without a row yet."""
-        async with self.db.begin() as conn:
-            row = (
-                await conn.execute(
-                    program_runs.insert()
-                    .values(
-                        program=program.name,
-                        version=program.version,
-                        server=server,
-                        start=start.timestamp(),
-                        state="running",
-                        created_by_id=by.id,
-                        created_by_name=by.name,
-                        created_at=now.timestamp(),
+        """A new running run of this version, its steps all without a row yet. A firing's run
+        is made once: a second start of the same `fire_id` returns the first run."""
+        try:
+            async with self.db.begin() as conn:
+                row = (
+                    await conn.execute(
+                        program_runs.insert()
+                        .values(
+                            program=program.name,
+                            version=program.version,
+                            server=server,
+                            start=start.timestamp(),
+                            state="running",
+                            created_by_id=by.id,
+                            created_by_name=by.name,
+                            created_at=now.timestamp(),
+                            fire_id=fire_id,
+                            player=player,
+                        )
+                        .returning(*_RUN)
                     )
-                    .returning(*_RUN)
+                ).one()
+                run = _run(row)
+                await conn.execute(
+                    program_steps.insert(),
+                    [{"run_id": run.id, "step": n} for n in range(1, steps + 1)],
                 )
-            ).one()
-            run = _run(row)
-            await conn.execute(
-                program_steps.insert(),
-                [{"run_id": run.id, "step": n} for n in range(1, steps + 1)],
-            )
+        except IntegrityError:
+            if fire_id is None:
+                raise
+            found = await self.run_of_fire(fire_id)
+            if found is None:
+                raise
+            return found
         return run
+
+    async def run_of_fire(self, fire_id: int) -> ProgramRun | None:
+        query = select(*_RUN).where(program_runs.c.fire_id == fire_id)
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _run(row)
 
     async def run(self, run_id: int) -> ProgramRun | None:
         async with self.db.connect() as conn:

@@ -42,6 +42,8 @@ __all__ = [
     "schedule_runs",
     "schedules",
     "task_runs",
+    "trigger_fires",
+    "triggers",
     "web_keys",
     "web_links_spent",
     "web_sessions",
@@ -460,11 +462,16 @@ program_runs = Table(
     Column("created_by_id", Int, nullable=False),
     Column("created_by_name", Text, nullable=False),
     Column("created_at", Float, nullable=False),
+    # started by a trigger's firing (bot.triggers): at most one run a firing, whoever starts it
+    # (no foreign key: SQLite adds none to an existing table; removing a trigger unlinks them)
+    Column("fire_id", Id),
+    Column("player", Text),  # the executor of the steps without their own (a player who joined)
     CheckConstraint(
         "state IN ('running', 'paused', 'done', 'cancelled', 'stopped')",
         name="program_runs_state_check",
     ),
     Index("program_runs_state", "state", "server"),
+    Index("program_runs_fire", "fire_id", unique=True),
     sqlite_autoincrement=True,
 )
 
@@ -476,4 +483,47 @@ program_steps = Table(
     Column("schedule_id", Id, ForeignKey("schedules.id")),  # its planned row, once made
     Column("status", Text),  # 'skipped' or 'cancelled' by the program; NULL: its row says
     Index("program_steps_schedule", "schedule_id"),
+)
+
+# triggers (bot.triggers): what starts a program when something happens on a server; the
+# cool-down and the day's limit are kept here so every process and restart shares them
+triggers = Table(
+    "triggers",
+    metadata,
+    _id(),
+    Column("name", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("server", Text, nullable=False),
+    Column("program", Text, nullable=False),
+    Column("settings", Text, nullable=False),  # JSON: players, direction, player, pattern
+    Column("cooldown", Float, nullable=False),  # seconds
+    Column("per_day", Int, nullable=False),
+    Column("enabled", Int, nullable=False),  # 1 or 0 (`trigger pause`)
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("last_fired", Float),  # epoch seconds of the newest firing
+    Column("day_start", Float),  # the first firing of the current 24 hours
+    Column("day_count", Int, nullable=False),  # firings since day_start
+    Column("limit_said", Float),  # when the day's limit was last alerted
+    CheckConstraint("kind IN ('started', 'players', 'join', 'log')", name="triggers_kind_check"),
+    Index("triggers_name", "name", unique=True),
+    sqlite_autoincrement=True,
+)
+
+# each firing, by what it fired on (`occurrence`: a log line's place, a start's moment), once
+trigger_fires = Table(
+    "trigger_fires",
+    metadata,
+    _id(),
+    Column("trigger_id", Id, ForeignKey("triggers.id", ondelete="CASCADE"), nullable=False),
+    Column("occurrence", Text, nullable=False),
+    Column("at", Float, nullable=False),
+    Column("player", Text),
+    Column("state", Text, nullable=False),  # 'fired' (its run to start), 'started', 'refused'
+    Column("reason", Text),  # why its program could not start
+    CheckConstraint("state IN ('fired', 'started', 'refused')", name="trigger_fires_state_check"),
+    Index("trigger_fires_occurrence", "trigger_id", "occurrence", unique=True),
+    Index("trigger_fires_state", "state"),
+    sqlite_autoincrement=True,
 )

@@ -38,6 +38,7 @@ EXPECTED = {
     "whoami",  # the registry's (bot.operations.registry)
     "dryrun",
     "program",  # the registry's group (bot.operations.programs)
+    "trigger",  # the registry's group (bot.operations.triggers)
 }
 # the tree as Discord receives it, dumped before the cogs' shared helpers were factored out
 # (cogs/ -> bot/discord/slash/cog_helpers.py): refactoring must not change a name, option or
@@ -154,9 +155,9 @@ async def test_dryrun_derived_from_the_task_model_reads_as_schedule_does(bare: H
 async def test_help_lists_every_command_to_anyone(bare: Harness) -> None:
     reply = await bare.run("help", NOBODY)
     assert reply.ephemeral
-    for name in EXPECTED - {"event", "plan", "plugin", "program"}:
+    for name in EXPECTED - {"event", "plan", "plugin", "program", "trigger"}:
         assert f"/{name}**" in reply.text
-    assert "/plugin reload**" in reply.text
+    assert "/plugin reload**" in reply.text and "/trigger add**" in reply.text
     for sub in ("save", "start", "list", "show", "cancel", "pause", "resume"):
         assert f"/program {sub}**" in reply.text
     for sub in ("create", "edit", "cancel", "list", "show"):  # a group lists its subcommands

@@ -20,6 +20,7 @@ from bot.operations import Caller, Operations, Rank
 from bot.operations.base import StoreAuditor
 from bot.operations.programs import PROGRAM_OPERATIONS
 from bot.operations.registry import run
+from bot.operations.triggers import TRIGGER_OPERATIONS
 from bot.plugins import GROUP, load_plugins
 from bot.services import Services
 from bot.store.audit import AuditStore
@@ -100,7 +101,13 @@ def shell(tmp_path: Path, **settings: object) -> Operations:
 
 
 # the operations the bot registers itself that no cog answers, in the registry's order
-OWN = ["whoami", "dryrun", *(spec.name for spec in PROGRAM_OPERATIONS), "program dryrun"]
+OWN = [
+    "whoami",
+    "dryrun",
+    *(spec.name for spec in PROGRAM_OPERATIONS),
+    "program dryrun",
+    *(spec.name for spec in TRIGGER_OPERATIONS),
+]
 
 
 async def test_each_plugin_is_loaded_or_said_why_not(
