@@ -33,6 +33,8 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
     "trigger_fired": (lazy("Trigger fired: its program started"), 0x5865F2),
     "trigger_limited": (lazy("Trigger held: its day's limit is reached"), 0xFEE75C),
     "trigger_refused": (lazy("Trigger fired, but its program could not start"), 0xED4245),
+    "trigger_postponed": (lazy("Event postponed: too few interested by the deadline"), 0xFEE75C),
+    "trigger_cancelled": (lazy("Event cancelled: too few interested by the deadline"), 0xED4245),
     "restored_after_crash": (
         lazy("Server came back from its last save: tasks restored"),
         0xFEE75C,
@@ -73,6 +75,8 @@ KINDS: dict[str, Lazy] = {
     "trigger_fired": lazy("trigger fired"),
     "trigger_limited": lazy("trigger held"),
     "trigger_refused": lazy("trigger refused"),
+    "trigger_postponed": lazy("event postponed"),
+    "trigger_cancelled": lazy("event cancelled"),
     "restored_after_crash": lazy("restored after a crash"),
     "in_doubt_after_crash": lazy("in doubt after a crash"),
     "health_tps": lazy("TPS low"),
@@ -99,6 +103,9 @@ _PACK_NAMES: dict[str, str] = {
     "because": N_("because"),
     "per_day": N_("firings a day"),
     "why": N_("why"),
+    "event": N_("event"),
+    "interested": N_("interested"),
+    "start": N_("start"),
 }
 # the pack's reason words, said as a moderator would
 _PACK_VALUES: dict[tuple[str, str], Lazy] = {

@@ -167,6 +167,7 @@ class Operations:
                 runner,
                 self.services.servers,
                 runner.scheduler.clock,
+                events=lambda: self.guild_events,
             )
         return self.triggers
 

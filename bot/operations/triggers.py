@@ -20,6 +20,8 @@ from bot import errors
 from bot.i18n import N_, _
 from bot.i18n.formats import stamp
 from bot.minecraft.handover import listed_players
+from bot.operations.discord_events import EventRef
+from bot.operations.discord_events import find as find_event
 from bot.operations.ranks import Rank
 from bot.operations.registry import OperationSpec, Outcome
 from bot.programs.model import ProgramName, check_name, steps_of_json
@@ -44,6 +46,7 @@ KIND_NAMES = {
     "players": N_("the players online crossed a count"),
     "join": N_("a player joined"),
     "log": N_("a log line matched a pattern"),
+    "interest": N_("enough members are interested in a Discord event"),
 }
 _Name = Annotated[str, Field(min_length=1, max_length=64, description=N_("The trigger's name"))]
 
@@ -55,8 +58,8 @@ class _Request(BaseModel):
 class TriggerAddRequest(_Request):
     name: _Name
     kind: Annotated[
-        Literal["started", "players", "join", "log"],
-        Field(description=N_("What starts it: started, players, join or log")),
+        Literal["started", "players", "join", "log", "interest"],
+        Field(description=N_("What starts it: started, players, join, log or interest")),
     ]
     program: Annotated[ProgramName, Field(description=N_("The program it starts"))]
     server: Annotated[str | None, Field(description=N_("The server it watches"))] = None
@@ -78,6 +81,26 @@ class TriggerAddRequest(_Request):
             max_length=MAX_PATTERN,
             description=N_("log: the line's text, * for any text, {player} for a name"),
         ),
+    ] = None
+    event: Annotated[
+        str | None,
+        Field(max_length=100, description=N_("interest: the /event, by number or name")),
+    ] = None
+    interested: Annotated[
+        int | None,
+        Field(ge=1, le=MAX_PLAYERS, description=N_("interest: the members interested it needs")),
+    ] = None
+    deadline: Annotated[
+        str | None,
+        Field(max_length=40, description=N_("interest: how long before the start (default 1h)")),
+    ] = None
+    if_not: Annotated[
+        Literal["postpone", "cancel"] | None,
+        Field(description=N_("interest: too few by the deadline: postpone or cancel the event")),
+    ] = None
+    postpone: Annotated[
+        str | None,
+        Field(max_length=40, description=N_("interest: how far to postpone (default 1d)")),
     ] = None
     cooldown: Annotated[
         str | None,
@@ -142,6 +165,15 @@ def _what(spec: TriggerSpec) -> str:
         return _("when a player joins")
     if spec.kind == "log":
         return _("when a log line matches `{pattern}`", pattern=spec.pattern)
+    if spec.kind == "interest":
+        return _(
+            "at the start of event #{event} once {n} members are interested ({deadline} before "
+            "it at the latest, else it is {then})",
+            event=spec.event,
+            n=spec.interested,
+            deadline=_seconds(spec.deadline or 0),
+            then=_("postponed") if spec.if_not == "postpone" else _("cancelled"),
+        )
     return _("when the server has started")
 
 
@@ -164,6 +196,11 @@ async def _add(ops: Operations, caller: Caller, req: TriggerAddRequest) -> Outco
             _("A trigger watches one server: name it with `server`."), field="server"
         )
     server = ops.server(req.server)
+    event_id = None
+    if req.kind == "interest" or req.event is not None:
+        event_id = await _event_of(ops, caller, req)
+        if event_id is not None and req.server is None:
+            server = ops.services.servers.get(event_id[1]) or server
     spec = check_trigger(
         name=req.name,
         kind=req.kind,
@@ -175,6 +212,11 @@ async def _add(ops: Operations, caller: Caller, req: TriggerAddRequest) -> Outco
         direction=req.direction,
         player=req.player,
         pattern=req.pattern,
+        event=None if event_id is None else event_id[0],
+        interested=req.interested,
+        deadline=req.deadline,
+        if_not=req.if_not,
+        postpone=req.postpone,
     )
     watcher = _watcher(ops)
     program = await watcher.runner.store.latest(spec.program)
@@ -213,6 +255,17 @@ async def _add(ops: Operations, caller: Caller, req: TriggerAddRequest) -> Outco
         per_day=spec.per_day,
     )
     return Outcome(text, _facts(added))
+
+
+async def _event_of(
+    ops: Operations, caller: Caller, req: TriggerAddRequest
+) -> tuple[int, str] | None:
+    """The /event an interest trigger watches, as (its number, its server)."""
+    if req.event is None:
+        return None
+    # (without Discord, /event's own refusal says why there are no events to watch)
+    row = await find_event(ops, caller, EventRef(event=req.event))
+    return row.id, row.server
 
 
 def _seconds(seconds: int) -> str:
@@ -303,6 +356,18 @@ async def _test(ops: Operations, caller: Caller, req: TriggerTestRequest) -> Out
                 spec.player is None or spec.player.lower() == player.lower()
             )
         lines.append(_("This line would fire it.") if fires else _("This line would not fire it."))
+    elif spec.kind == "interest" and ops.guild_events is not None:
+        row = await ops.guild_events.store.get(spec.event or 0)
+        if row is not None:
+            facts["interested"] = row.interested
+            lines.append(
+                _(
+                    "{n} of {needed} members are interested in {event} now.",
+                    n=row.interested,
+                    needed=spec.interested,
+                    event=row.name,
+                )
+            )
     elif spec.kind == "players":
         count = len(await listed_players(ops.server(spec.server).pack))
         facts["online"] = count

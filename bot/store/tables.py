@@ -506,7 +506,9 @@ triggers = Table(
     Column("day_start", Float),  # the first firing of the current 24 hours
     Column("day_count", Int, nullable=False),  # firings since day_start
     Column("limit_said", Float),  # when the day's limit was last alerted
-    CheckConstraint("kind IN ('started', 'players', 'join', 'log')", name="triggers_kind_check"),
+    CheckConstraint(
+        "kind IN ('started', 'players', 'join', 'log', 'interest')", name="triggers_kind_check"
+    ),
     Index("triggers_name", "name", unique=True),
     sqlite_autoincrement=True,
 )

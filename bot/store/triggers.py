@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import case, delete, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.store.db import Database
@@ -26,7 +26,7 @@ from bot.store.tables import program_runs, trigger_fires, triggers
 
 DAY = 86400.0
 FireState = Literal["fired", "started", "refused"]
-Kind = Literal["started", "players", "join", "log"]
+Kind = Literal["started", "players", "join", "log", "interest"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,28 @@ class TriggerSpec:
     direction: Literal["up", "down"] | None = None
     player: str | None = None
     pattern: str | None = None
+    # interest: a Discord event's interested count reaching `interested` by `deadline` seconds
+    # before its start; else `if_not` (postpone it by `postpone` seconds, or cancel it)
+    event: int | None = None
+    interested: int | None = None
+    deadline: int | None = None
+    if_not: Literal["postpone", "cancel"] | None = None
+    postpone: int | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """The kind's own settings, as kept (JSON) and as the faces show them."""
+        values = {
+            "players": self.players,
+            "direction": self.direction,
+            "player": self.player,
+            "pattern": self.pattern,
+            "event": self.event,
+            "interested": self.interested,
+            "deadline": self.deadline,
+            "if_not": self.if_not,
+            "postpone": self.postpone,
+        }
+        return {k: v for k, v in values.items() if v is not None}
 
 
 def _dt(value: object) -> datetime:
@@ -123,10 +145,7 @@ def _trigger(r: Sequence[Any], now: float | None = None) -> Trigger:
         program=str(r[4]),
         cooldown=int(float(r[6])),
         per_day=int(r[7]),
-        players=settings.get("players"),
-        direction=settings.get("direction"),
-        player=settings.get("player"),
-        pattern=settings.get("pattern"),
+        **settings,
     )
     day_start = r[13]
     count = int(r[14])
@@ -156,13 +175,7 @@ def _fire(r: Sequence[Any]) -> Fire:
 
 
 def _settings(spec: TriggerSpec) -> str:
-    values = {
-        "players": spec.players,
-        "direction": spec.direction,
-        "player": spec.player,
-        "pattern": spec.pattern,
-    }
-    return json.dumps({k: v for k, v in values.items() if v is not None}, sort_keys=True)
+    return json.dumps(spec.settings(), sort_keys=True)
 
 
 class TriggerStore:
@@ -335,6 +348,36 @@ class TriggerStore:
         )
         async with self.db.begin() as conn:
             await conn.execute(query)
+
+    async def decide_once(
+        self, trigger: Trigger, occurrence: str, now: datetime, reason: str
+    ) -> bool:
+        """Record what was decided instead of a firing (an event's interest short at its
+        deadline), once per occurrence, outside the cool-down and the day's count; False: it
+        was decided before (by this process or another)."""
+        try:
+            async with self.db.begin() as conn:
+                await conn.execute(
+                    trigger_fires.insert().values(
+                        trigger_id=trigger.id,
+                        occurrence=occurrence,
+                        at=now.timestamp(),
+                        state="refused",
+                        reason=reason,
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def decided(self, trigger_id: int, prefix: str) -> int:
+        """How many occurrences starting with `prefix` were decided or fired."""
+        query = select(func.count()).where(
+            trigger_fires.c.trigger_id == trigger_id,
+            trigger_fires.c.occurrence.startswith(prefix, autoescape=True),
+        )
+        async with self.db.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
 
     async def fires(self, trigger_id: int, limit: int = 10) -> list[Fire]:
         """Its newest firings, newest first."""

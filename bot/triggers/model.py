@@ -12,7 +12,12 @@ A trigger starts a saved program (bot.programs) on one server when something hap
   the executor as for `join`. Only the server's own lines count: chat, `/say`, `/me` and command
   feedback (lines that start with `<`, `[` or `* `) never do, so no player can type a line that
   fires it. The matched text is never a command: the program runs its saved steps, and
-  `{player}` matches only a name's letters, digits and `_`.
+  `{player}` matches only a name's letters, digits and `_`;
+- `interest`: a Discord event (/event) reached `interested` members interested by `deadline`
+  before its start: the program starts at the event's start (its steps' offsets count from
+  it). Short of it at the deadline, `if_not` says: `cancel` (the default) cancels the event
+  with an alert, `postpone` moves it (and its deadline) by `postpone`, at most MAX_POSTPONES
+  times, then cancels it.
 
 Every trigger has a cool-down (no second firing sooner) and a day's limit (at most `per_day`
 firings in 24 hours); both are kept in the shared database, so several processes and restarts
@@ -46,9 +51,12 @@ from bot.i18n import lazy
 from bot.store.triggers import TriggerSpec
 from bot.times.when import parse_duration
 
-Kind = Literal["started", "players", "join", "log"]
+Kind = Literal["started", "players", "join", "log", "interest"]
 Direction = Literal["up", "down"]
-KINDS: Final[tuple[Kind, ...]] = ("started", "players", "join", "log")
+KINDS: Final[tuple[Kind, ...]] = ("started", "players", "join", "log", "interest")
+DEFAULT_DEADLINE: Final = "1h"  # before the event's start
+DEFAULT_POSTPONE: Final = "1d"
+MAX_POSTPONES: Final = 3  # then the event is cancelled
 MIN_COOLDOWN: Final = 10  # seconds: a trigger never fires twice in a burst of the same news
 MAX_COOLDOWN: Final = 7 * 86400
 DEFAULT_COOLDOWN: Final = "10m"
@@ -165,6 +173,11 @@ def check_trigger(
     direction: str | None = None,
     player: str | None = None,
     pattern: str | None = None,
+    event: int | None = None,
+    interested: int | None = None,
+    deadline: str | None = None,
+    if_not: str | None = None,
+    postpone: str | None = None,
 ) -> TriggerSpec:
     """A trigger's settings as `trigger add` takes them, checked (a mistake names its option)."""
     check_trigger_name(name)
@@ -193,12 +206,18 @@ def check_trigger(
         "direction": direction is not None,
         "player": player is not None,
         "pattern": pattern is not None,
+        "event": event is not None,
+        "interested": interested is not None,
+        "deadline": deadline is not None,
+        "if_not": if_not is not None,
+        "postpone": postpone is not None,
     }
     wanted = {
         "started": (),
         "players": ("players", "direction"),
         "join": ("player",),
         "log": ("pattern",),
+        "interest": ("event", "interested", "deadline", "if_not", "postpone"),
     }[kind]
     for option, present in given.items():
         if present and option not in wanted:
@@ -227,6 +246,9 @@ def check_trigger(
         )
     if kind == "log":
         compile_pattern(pattern or "")
+    before = step = None
+    if kind == "interest":
+        before, step = _interest(event, interested, deadline, if_not, postpone)
     return TriggerSpec(
         name=name,
         kind=kind,  # type: ignore[arg-type]
@@ -238,4 +260,42 @@ def check_trigger(
         direction=direction,  # type: ignore[arg-type]
         player=player,
         pattern=pattern,
+        event=event,
+        interested=interested,
+        deadline=before,
+        if_not=(if_not or "cancel") if kind == "interest" else None,  # type: ignore[arg-type]
+        postpone=step,
     )
+
+
+def _interest(
+    event: int | None,
+    interested: int | None,
+    deadline: str | None,
+    if_not: str | None,
+    postpone: str | None,
+) -> tuple[int, int | None]:
+    """An interest trigger's deadline and postponement in seconds, checked."""
+    if event is None:
+        raise ValidationError(lazy("Give `event`: the /event it watches."), field="event")
+    if interested is None or not 1 <= interested <= MAX_PLAYERS:
+        raise ValidationError(
+            lazy("Give `interested`: the count to reach, 1 to {max}.", max=MAX_PLAYERS),
+            field="interested",
+        )
+    with naming("deadline"):
+        before = parse_duration(deadline or DEFAULT_DEADLINE, lazy("The deadline"))
+    if if_not not in (None, "postpone", "cancel"):
+        raise ValidationError(lazy("`if_not` is postpone or cancel."), field="if_not")
+    step = None
+    if if_not == "postpone":
+        with naming("postpone"):
+            step = parse_duration(postpone or DEFAULT_POSTPONE, lazy("The postponement"))
+            if step > MAX_COOLDOWN:
+                raise ValidationError(lazy("An event is postponed by 7 days at most."))
+    elif postpone is not None:
+        raise ValidationError(
+            lazy("`postpone` is how far to move the event: give `if_not: postpone` too."),
+            field="postpone",
+        )
+    return before, step

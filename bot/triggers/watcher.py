@@ -13,7 +13,12 @@ Where each kind's news comes from, on the servers this process holds:
   after a long stop are old news and fire nothing. A server whose events come over RCON only has
   no log: its joins are seen by `list` (names that were not online at the last look);
 - `players`: the count of `list`, looked at every `presence_interval` seconds; the first look
-  after a start only learns the count (a crossing is a change seen).
+  after a start only learns the count (a crossing is a change seen);
+- `interest`: the interested count of the Discord event as the bot keeps it (the Discord
+  adapter follows Discord's count: bot.discord.guildevents.interest), looked at every
+  `interval`, in a process with Discord (`events` gives its port). Its firing is once per start
+  of the event (a postponed event is a new start); the deadline's decision (postpone or cancel)
+  is recorded once before it is acted on, so a stop between the two leaves that one undone.
 
 A firing is recorded first (bot.store.triggers: once per occurrence, cool-down, day's limit),
 then its program started as a run linked to it (once: `program_runs.fire_id`); a firing whose
@@ -30,21 +35,24 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from collections.abc import Callable, Mapping
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.aio import cancel_and_wait
 from bot.errors import BotError
 from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
 from bot.i18n import Lazy, Text, lazy
+from bot.i18n.formats import stamp
 from bot.minecraft.handover import listed_players
 from bot.programs.model import steps_of_json
+from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.store.schedules import Creator
 from bot.store.triggers import Fire, Trigger, TriggerStore
-from bot.triggers.model import LinePattern, compile_pattern, joined_player
+from bot.triggers.model import MAX_POSTPONES, LinePattern, compile_pattern, joined_player
 
 if TYPE_CHECKING:
     from bot.programs.runner import ProgramRunner
@@ -55,11 +63,35 @@ log = logging.getLogger(__name__)
 
 INTERVAL = 1.0  # seconds between looks for firings whose run is not made
 PRESENCE_INTERVAL = 10.0  # seconds between looks at who is online
+# seconds between asks of Discord for the interested counts (one request a guild; discord.py
+# drops the gateway's interest events of members it has not cached, so its count is asked)
+INTEREST_INTERVAL = 60.0
 _LOG_KINDS = ("log", "sftp")  # event sources that read the server's log
 
 
-def _every_server(server: str) -> bool:
-    return True
+class EventPort(Protocol):
+    """The Discord events as the triggers use them (bot.discord.guildevents.GuildEvents)."""
+
+    @property
+    def store(self) -> GuildEventStore: ...
+
+    async def edit(
+        self,
+        row: EventRow,
+        *,
+        name: str | None,
+        description: str | None,
+        start: str | None,
+        end: str | None,
+    ) -> tuple[EventRow, list[Lazy]]: ...
+
+    async def cancel(self, row: EventRow, *, by_name: str) -> EventRow: ...
+
+    async def refresh_guild_counts(self, guild_id: int) -> str | None: ...
+
+
+def _no_events() -> EventPort | None:
+    return None
 
 
 class TriggerWatcher:
@@ -75,6 +107,8 @@ class TriggerWatcher:
         interval: float = INTERVAL,
         presence_interval: float = PRESENCE_INTERVAL,
         owns: Callable[[str], bool] | None = None,
+        events: Callable[[], EventPort | None] = _no_events,
+        interest_interval: float = INTEREST_INTERVAL,
     ) -> None:
         self.store = store
         self.runner = runner
@@ -83,6 +117,9 @@ class TriggerWatcher:
         self.interval = interval
         self.presence_interval = presence_interval
         self.owns = owns or (lambda server: runner.scheduler.owns(server))
+        self.events = events
+        self.interest_interval = interest_interval
+        self._asked: dict[int, float] = {}  # guild -> when its counts were last asked (monotonic)
         self._alerts: dict[str, BotAlerts] = {}
         self._seq = itertools.count(1)
         self._triggers: list[Trigger] = []
@@ -131,6 +168,7 @@ class TriggerWatcher:
             try:
                 await self.refresh()
                 await self.start_pending()
+                await self.look_at_interest()
             except BotError as exc:
                 log.warning("looking at the triggers failed: %s", exc)
             except Exception:
@@ -243,6 +281,79 @@ class TriggerWatcher:
                         lazy("{player} joined", player=name),
                     )
 
+    async def look_at_interest(self) -> None:
+        """Each `interest` trigger's event: fire once it has enough interested members; at its
+        deadline short of them, postpone or cancel it (once)."""
+        port = self.events()
+        watching = [t for t in self._triggers if t.enabled and t.spec.kind == "interest"]
+        if port is None or not watching:
+            return
+        now = self.clock.now()
+        for trigger in watching:
+            spec = trigger.spec
+            row = await port.store.get(spec.event or 0)
+            if row is None or row.state not in LIVE_STATES:
+                continue
+            if time.monotonic() - self._asked.get(row.guild_id, -1e9) >= self.interest_interval:
+                self._asked[row.guild_id] = time.monotonic()
+                note = await port.refresh_guild_counts(row.guild_id)
+                if note is not None:
+                    log.info("trigger %s: %s", trigger.name, note)
+                row = await port.store.get(row.id) or row
+            at = int(row.start.timestamp())
+            key = f"interest:{row.id}:{at}"
+            if row.interested >= (spec.interested or 0):
+                said = lazy(
+                    "{n} members are interested in {event}", n=row.interested, event=row.name
+                )
+                await self._fire(trigger, key, None, said)
+                continue
+            if now < row.start - timedelta(seconds=spec.deadline or 0):
+                continue
+            if await self.store.decided(trigger.id, key):
+                continue  # it fired for this start; fewer members since change nothing
+            short = await self.store.decided(trigger.id, f"short:{row.id}:")
+            postpone = spec.if_not == "postpone" and short < MAX_POSTPONES
+            verb = "postponed" if postpone else "cancelled"
+            if not await self.store.decide_once(trigger, f"short:{row.id}:{at}", now, verb):
+                continue
+            await self._short(port, trigger, row, postpone)
+
+    async def _short(
+        self, port: EventPort, trigger: Trigger, row: EventRow, postpone: bool
+    ) -> None:
+        spec = trigger.spec
+        count = lazy("{n} of {needed}", n=row.interested, needed=spec.interested or 0)
+        try:
+            if postpone:
+                step = timedelta(seconds=spec.postpone or 0)
+                moved, _notes = await port.edit(
+                    row,
+                    name=None,
+                    description=None,
+                    start=f"<t:{int((row.start + step).timestamp())}>",
+                    end=f"<t:{int((row.end + step).timestamp())}>",
+                )
+                self._alert(
+                    trigger,
+                    "trigger_postponed",
+                    trigger=spec.name,
+                    event=row.name,
+                    interested=count,
+                    start=stamp(moved.start),
+                )
+            else:
+                await port.cancel(row, by_name=f"trigger {spec.name}")
+                self._alert(
+                    trigger,
+                    "trigger_cancelled",
+                    trigger=spec.name,
+                    event=row.name,
+                    interested=count,
+                )
+        except BotError as exc:
+            self._alert(trigger, "trigger_refused", trigger=spec.name, event=row.name, why=exc.text)
+
     # -- firing ---------------------------------------------------------------------------------
 
     async def _fire(
@@ -280,6 +391,8 @@ class TriggerWatcher:
         else:
             earliest = min((s.offset for s in steps_of_json(program.steps)), default=0)
             start = fire.at + timedelta(seconds=max(0, -earliest))
+            if fire.occurrence.startswith("interest:"):  # at the event's start, in its key
+                start = datetime.fromtimestamp(int(fire.occurrence.rsplit(":", 1)[1]), UTC)
             try:
                 run = await self.runner.start_program(
                     program,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from bot.operations import registry
 from bot.services import build_services
 from bot.testkit.harness import ADMIN, ALERT_CHANNEL, MOD, Harness, make_settings
 from bot.testkit.servers import server_config
+from bot.times.clock import ManualClock
 from bot.triggers.watcher import TriggerWatcher
 from mcsim.server import Server
 from tests.console.typed import typed_by
@@ -288,3 +290,131 @@ async def test_a_server_start_fires_after_the_crash_guard_once_per_start(
         await harness.close()
         for each in servers[1:]:
             each.stop()
+
+
+async def _event(harness: Harness, start: str = "in 2h") -> int:
+    reply = await harness.run("event create", MOD, name="Build Battle", start=start)
+    assert "made" in reply.text, reply.text
+    return int(harness.discord.scheduled.live()[-1]["id"])
+
+
+async def test_enough_interested_members_start_the_program_at_the_events_start(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> None:
+    _server, harness = await _bot(mcsim, tmp_path)
+    try:
+        discord_id = await _event(harness)
+        await _op(harness, "program save", {"name": "party", "steps": COUNTED})
+        added = await _op(
+            harness,
+            "trigger add",
+            {
+                "name": "crowd",
+                "kind": "interest",
+                "program": "party",
+                "event": "1",
+                "interested": 2,
+            },
+        )
+        assert added.facts["kind"] == "interest"
+        watcher = _watcher(harness)
+        watcher.interest_interval = 0  # ask Discord for the count at each look
+        await watcher.refresh()
+        await harness.discord.scheduled.interest(discord_id, 8001)
+        await watcher.look_at_interest()
+        assert watcher.fired == 0  # one of two
+        await harness.discord.scheduled.interest(discord_id, 8002)
+        await _until(lambda: watcher.fired == 1)
+        await watcher.look_at_interest()
+        await harness.discord.scheduled.interest(discord_id, 8003)
+        await watcher.look_at_interest()
+        assert watcher.fired == 1  # once for this start
+        event = await harness.bot.ops.guild_events.store.get(1)  # type: ignore[union-attr]
+        assert event is not None
+        [run] = (await _op(harness, "program list", {})).facts["runs"]
+        assert run["start"] == event.start.isoformat()
+        await _until(lambda: len(_alerts(harness, FIRED)) == 1)
+    finally:
+        await harness.close()
+
+
+@pytest.mark.parametrize("if_not", ["cancel", "postpone"])
+async def test_too_few_interested_by_the_deadline_cancels_or_postpones_the_event(
+    mcsim: Callable[..., Server], tmp_path: Path, if_not: str
+) -> None:
+    _server, harness = await _bot(mcsim, tmp_path)
+    try:
+        discord_id = await _event(harness)
+        await _op(harness, "program save", {"name": "party", "steps": COUNTED})
+        await _op(
+            harness,
+            "trigger add",
+            {
+                "name": "crowd",
+                "kind": "interest",
+                "program": "party",
+                "event": "Build Battle",
+                "interested": 3,
+                "deadline": "1h",
+                "if_not": if_not,
+            },
+        )
+        watcher = _watcher(harness)
+        watcher.interest_interval = 0
+        await watcher.refresh()
+        await harness.discord.scheduled.interest(discord_id, 8001)
+        store = harness.bot.ops.guild_events.store  # type: ignore[union-attr]
+        first = await store.get(1)
+        assert first is not None
+        watcher.clock = ManualClock(first.start - timedelta(minutes=61))
+        await watcher.look_at_interest()
+        assert (await store.get(1)).start == first.start  # type: ignore[union-attr]
+        for moved in range(1, 5):
+            row = await store.get(1)
+            assert row is not None
+            watcher.clock = ManualClock(row.start - timedelta(minutes=59))  # past its deadline
+            await watcher.look_at_interest()
+            await watcher.look_at_interest()  # decided once
+            after = await store.get(1)
+            assert after is not None
+            if if_not == "cancel" or moved > 3:
+                assert after.state == "cancelled"
+                assert not harness.discord.scheduled.live()
+                break
+            assert after.start == first.start + timedelta(days=moved)
+            assert after.state != "cancelled"
+        title = "Event cancelled: too few interested by the deadline"
+        await _until(lambda: len(_alerts(harness, title)) == 1)
+        postponed = _alerts(harness, "Event postponed: too few interested by the deadline")
+        await asyncio.sleep(0.2)
+        assert len(postponed) == (3 if if_not == "postpone" else 0)
+        assert watcher.fired == 0
+    finally:
+        await harness.close()
+
+
+async def test_a_firing_recorded_before_a_stop_starts_its_program_once(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> None:
+    """A stop between a firing's record and its run: the firing waits in the database, the
+    next look (of this process or another) starts its run, once however often it looks."""
+    server, harness = await _bot(mcsim, tmp_path)
+    try:
+        await _op(harness, "program save", {"name": "welcome", "steps": WELCOME})
+        await _op(harness, "trigger add", {"name": "hello", "kind": "join", "program": "welcome"})
+        watcher = _watcher(harness)
+        await watcher.stop()  # no look of its own meanwhile: this test looks
+        server.join("Steve")
+        [trigger] = await watcher.store.all()
+        fired = await watcher.store.fire(trigger, "line:x:1", watcher.clock.now(), "Steve")
+        assert fired.fire is not None
+        await asyncio.gather(watcher.start_pending(), watcher.start_pending())
+        await watcher.start_pending()
+        assert await watcher.store.pending() == []
+        [run] = (await _op(harness, "program list", {})).facts["runs"]
+        assert run["state"] in ("running", "done")
+        await _until(lambda: server.score("Steve", "wc") == 1)
+        await asyncio.sleep(0.5)
+        assert server.score("Steve", "wc") == 1
+    finally:
+        await harness.close()

@@ -130,6 +130,10 @@ class GuildEvents:
     async def refresh_counts(self, guild: discord.Guild | None) -> str | None:
         return await self.interest.refresh_counts(guild)
 
+    async def refresh_guild_counts(self, guild_id: int) -> str | None:
+        """The interested counts of a guild's events from Discord (the triggers' look)."""
+        return await self.refresh_counts(self.bot.get_guild(guild_id))
+
     # -- create, edit, cancel from the bot's side -----------------------------------------------
 
     def location(self, server: ServerServices) -> str:

@@ -42,7 +42,8 @@ def upgrade() -> None:
         sa.Column("day_count", Int, nullable=False),
         sa.Column("limit_said", sa.Float),
         sa.CheckConstraint(
-            "kind IN ('started', 'players', 'join', 'log')", name="triggers_kind_check"
+            "kind IN ('started', 'players', 'join', 'log', 'interest')",
+            name="triggers_kind_check",
         ),
         sqlite_autoincrement=True,
     )
