@@ -35,6 +35,7 @@ ALERTS: dict[str, tuple[Lazy, int]] = {
     "trigger_refused": (lazy("Trigger fired, but its program could not start"), 0xED4245),
     "trigger_postponed": (lazy("Event postponed: too few interested by the deadline"), 0xFEE75C),
     "trigger_cancelled": (lazy("Event cancelled: too few interested by the deadline"), 0xED4245),
+    "trigger_withdrawn": (lazy("Event moved or cancelled: its program's run cancelled"), 0xFEE75C),
     "restored_after_crash": (
         lazy("Server came back from its last save: tasks restored"),
         0xFEE75C,
@@ -77,6 +78,7 @@ KINDS: dict[str, Lazy] = {
     "trigger_refused": lazy("trigger refused"),
     "trigger_postponed": lazy("event postponed"),
     "trigger_cancelled": lazy("event cancelled"),
+    "trigger_withdrawn": lazy("run withdrawn"),
     "restored_after_crash": lazy("restored after a crash"),
     "in_doubt_after_crash": lazy("in doubt after a crash"),
     "health_tps": lazy("TPS low"),

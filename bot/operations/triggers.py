@@ -88,7 +88,9 @@ class TriggerAddRequest(_Request):
     ] = None
     interested: Annotated[
         int | None,
-        Field(ge=1, le=MAX_PLAYERS, description=N_("interest: the members interested it needs")),
+        Field(
+            ge=0, le=MAX_PLAYERS, description=N_("interest: the members interested it needs (0)")
+        ),
     ] = None
     deadline: Annotated[
         str | None,
@@ -165,6 +167,8 @@ def _what(spec: TriggerSpec) -> str:
         return _("when a player joins")
     if spec.kind == "log":
         return _("when a log line matches `{pattern}`", pattern=spec.pattern)
+    if spec.kind == "interest" and not spec.interested:
+        return _("at the start of event #{event}", event=spec.event)
     if spec.kind == "interest":
         return _(
             "at the start of event #{event} once {n} members are interested ({deadline} before "

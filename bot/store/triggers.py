@@ -253,18 +253,26 @@ class TriggerStore:
         return True
 
     async def fire(
-        self, trigger: Trigger, occurrence: str, now: datetime, player: str | None = None
+        self,
+        trigger: Trigger,
+        occurrence: str,
+        now: datetime,
+        player: str | None = None,
+        *,
+        cooled: bool = True,
     ) -> FireOutcome:
-        """Fire `trigger` for this occurrence if it may (see the module's text)."""
+        """Fire `trigger` for this occurrence if it may (see the module's text); `cooled`
+        False: the cool-down does not hold it (each occurrence is news: an event's start)."""
         at = now.timestamp()
         t = triggers.c
         new_day = or_(t.day_start.is_(None), t.day_start <= at - DAY)
+        cool = or_(t.last_fired.is_(None), t.last_fired <= at - t.cooldown)
         move = (
             update(triggers)
             .where(
                 t.id == trigger.id,
                 t.enabled == 1,
-                or_(t.last_fired.is_(None), t.last_fired <= at - t.cooldown),
+                cool if cooled else t.id == trigger.id,
                 or_(new_day, t.day_count < t.per_day),
             )
             .values(
@@ -378,6 +386,17 @@ class TriggerStore:
         )
         async with self.db.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
+
+    async def started_with(self, trigger_id: int, prefix: str) -> list[Fire]:
+        """Its firings that started a run, of occurrences starting with `prefix`."""
+        query = select(*_FIRE).where(
+            trigger_fires.c.trigger_id == trigger_id,
+            trigger_fires.c.state == "started",
+            trigger_fires.c.occurrence.startswith(prefix, autoescape=True),
+        )
+        async with self.db.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_fire(r) for r in rows]
 
     async def fires(self, trigger_id: int, limit: int = 10) -> list[Fire]:
         """Its newest firings, newest first."""

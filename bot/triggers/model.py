@@ -17,7 +17,9 @@ A trigger starts a saved program (bot.programs) on one server when something hap
   before its start: the program starts at the event's start (its steps' offsets count from
   it). Short of it at the deadline, `if_not` says: `cancel` (the default) cancels the event
   with an alert, `postpone` moves it (and its deadline) by `postpone`, at most MAX_POSTPONES
-  times, then cancels it.
+  times, then cancels it. Without `interested` (0) the program is simply bound to the event's
+  start. An event moved after its program started gets the run of its new start (the old one
+  is cancelled); a cancelled event's run is cancelled.
 
 Every trigger has a cool-down (no second firing sooner) and a day's limit (at most `per_day`
 firings in 24 hours); both are kept in the shared database, so several processes and restarts
@@ -278,9 +280,9 @@ def _interest(
     """An interest trigger's deadline and postponement in seconds, checked."""
     if event is None:
         raise ValidationError(lazy("Give `event`: the /event it watches."), field="event")
-    if interested is None or not 1 <= interested <= MAX_PLAYERS:
+    if interested is not None and not 0 <= interested <= MAX_PLAYERS:
         raise ValidationError(
-            lazy("Give `interested`: the count to reach, 1 to {max}.", max=MAX_PLAYERS),
+            lazy("`interested` is the count to reach, 0 to {max}.", max=MAX_PLAYERS),
             field="interested",
         )
     with naming("deadline"):

@@ -292,7 +292,11 @@ class TriggerWatcher:
         for trigger in watching:
             spec = trigger.spec
             row = await port.store.get(spec.event or 0)
-            if row is None or row.state not in LIVE_STATES:
+            if row is None:
+                continue
+            if row.state == "cancelled" or row.state in LIVE_STATES:
+                await self._withdraw(trigger, row)
+            if row.state not in LIVE_STATES:
                 continue
             if time.monotonic() - self._asked.get(row.guild_id, -1e9) >= self.interest_interval:
                 self._asked[row.guild_id] = time.monotonic()
@@ -318,6 +322,25 @@ class TriggerWatcher:
             if not await self.store.decide_once(trigger, f"short:{row.id}:{at}", now, verb):
                 continue
             await self._short(port, trigger, row, postpone)
+
+    async def _withdraw(self, trigger: Trigger, row: EventRow) -> None:
+        """Cancel the runs started for another start of this event (it was moved), or for it at
+        all once it is cancelled: the program follows the event."""
+        current = f"interest:{row.id}:{int(row.start.timestamp())}"
+        for fire in await self.store.started_with(trigger.id, f"interest:{row.id}:"):
+            if fire.occurrence == current and row.state != "cancelled":
+                continue
+            run = await self.runner.store.run_of_fire(fire.id)
+            if run is None or run.state not in ("running", "paused"):
+                continue
+            if await self.runner.cancel(run) is not None:
+                self._alert(
+                    trigger,
+                    "trigger_withdrawn",
+                    trigger=trigger.name,
+                    event=row.name,
+                    run=f"#{run.id}",
+                )
 
     async def _short(
         self, port: EventPort, trigger: Trigger, row: EventRow, postpone: bool
@@ -360,7 +383,9 @@ class TriggerWatcher:
         self, trigger: Trigger, occurrence: str, player: str | None, because: Lazy
     ) -> None:
         now = self.clock.now()
-        outcome = await self.store.fire(trigger, occurrence, now, player)
+        # an event's each start is news, however soon after the last (a moved event)
+        cooled = trigger.spec.kind != "interest"
+        outcome = await self.store.fire(trigger, occurrence, now, player, cooled=cooled)
         if outcome.result == "limited" and outcome.say:
             self._alert(
                 trigger,

@@ -418,3 +418,49 @@ async def test_a_firing_recorded_before_a_stop_starts_its_program_once(
         assert server.score("Steve", "wc") == 1
     finally:
         await harness.close()
+
+
+async def test_a_program_bound_to_an_event_follows_its_moves_and_its_cancel(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> None:
+    """Without `interested` an interest trigger binds the program to the event's start: the run
+    is made at once for that start; moved, the old run is cancelled and one made for the new
+    start; cancelled, its run is cancelled. Each alerted."""
+    _server, harness = await _bot(mcsim, tmp_path)
+    try:
+        await _event(harness)
+        await _op(harness, "program save", {"name": "party", "steps": COUNTED})
+        added = await _op(
+            harness,
+            "trigger add",
+            {"name": "bound", "kind": "interest", "program": "party", "event": "1"},
+        )
+        assert "at the start of event #1" in added.text
+        watcher = _watcher(harness)
+        await watcher.refresh()
+        await watcher.look_at_interest()
+        store = harness.bot.ops.guild_events.store  # type: ignore[union-attr]
+        first = await store.get(1)
+        assert first is not None
+        [run] = (await _op(harness, "program list", {})).facts["runs"]
+        assert run["start"] == first.start.isoformat() and run["state"] == "running"
+        moved = await harness.run("event edit", MOD, event="1", start="in 3h")
+        assert "now runs" in moved.text, moved.text
+        await watcher.look_at_interest()
+        await watcher.look_at_interest()
+        later = await store.get(1)
+        assert later is not None and later.start > first.start
+        runs = {
+            r["start"]: r["state"] for r in (await _op(harness, "program list", {})).facts["runs"]
+        }
+        assert runs == {first.start.isoformat(): "cancelled", later.start.isoformat(): "running"}
+        gone = await harness.run("event cancel", MOD, event="1")
+        assert "cancelled" in gone.text, gone.text
+        await watcher.look_at_interest()
+        states = [r["state"] for r in (await _op(harness, "program list", {})).facts["runs"]]
+        assert states == ["cancelled", "cancelled"]
+        title = "Event moved or cancelled: its program's run cancelled"
+        await _until(lambda: len(_alerts(harness, title)) == 2)
+        assert watcher.fired == 2
+    finally:
+        await harness.close()
