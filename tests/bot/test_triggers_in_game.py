@@ -464,3 +464,33 @@ async def test_a_program_bound_to_an_event_follows_its_moves_and_its_cancel(
         assert watcher.fired == 2
     finally:
         await harness.close()
+
+
+async def test_a_join_on_a_server_without_its_log_is_seen_by_list(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> None:
+    """A server whose events come over RCON only (no log read): a join is a name `list` did not
+    show at the last look; the first look only learns who is on."""
+    server, harness = await _bot(mcsim, tmp_path)
+    services = harness.services.servers["main"]
+    services.events.inner.on_line.clear()  # type: ignore[union-attr]  # as with no log source
+    services.event_kind = "rcon"
+    watcher = _watcher(harness)
+    watcher.presence_interval = 0.05
+    try:
+        server.join("Early")  # on before the trigger: no news
+        await _op(harness, "program save", {"name": "welcome", "steps": WELCOME})
+        await _op(
+            harness,
+            "trigger add",
+            {"name": "hello", "kind": "join", "program": "welcome", "player": "steve"},
+        )
+        await _until(lambda: "main" in watcher._online)
+        server.join("Alex")  # not the player it waits for
+        server.join("Steve")
+        await _until(lambda: server.score("Steve", "wc") == 1)
+        await asyncio.sleep(0.5)
+        assert watcher.fired == 1
+        assert server.score("Alex", "wc") is None and server.score("Early", "wc") is None
+    finally:
+        await harness.close()
