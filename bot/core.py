@@ -84,8 +84,19 @@ class Core:
                 if server.guard is not None:  # a step's run ended in game: look at once
                     server.guard.on_own_event.append(runner.saw_event)
             await runner.start()
+            await self._start_repeats()
             await self._start_triggers()
         self._plugin_work = start_plugin_work(self.ops)
+
+    async def _start_repeats(self) -> None:
+        """The programs on a repeat, their alerts on each server's event stream."""
+        from bot.events.guarded import GuardedEvents
+
+        repeats = self.ops.program_repeats()
+        for name, server in self.services.servers.items():
+            if isinstance(server.events, GuardedEvents):
+                server.events.add_alerts(repeats.alerts_of(name))
+        await repeats.start()
 
     async def _start_triggers(self) -> None:
         """The triggers' watcher, told of each server's starts and log lines, its alerts on
@@ -108,6 +119,8 @@ class Core:
         await cancel_and_wait(*self._plugin_work)
         if self.ops.triggers is not None:
             await self.ops.triggers.stop()
+        if self.ops.repeats is not None:
+            await self.ops.repeats.stop()
         if self.ops.programs is not None:
             await self.ops.programs.stop()
         await self.services.close()

@@ -15,6 +15,7 @@ from bot.i18n import _
 from bot.operations.builtin import BUILTIN
 from bot.operations.dryrun import DRYRUN
 from bot.operations.program_dryrun import PROGRAM_DRYRUN
+from bot.operations.program_repeats import PROGRAM_REPEAT_OPERATIONS
 from bot.operations.programs import PROGRAM_OPERATIONS
 from bot.operations.ranks import RANK_NAMES, Rank
 from bot.operations.registry import Registry
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from bot.discord.guildevents.binding import GuildEvents
     from bot.operations.caller import Caller
     from bot.plugins import PluginState
+    from bot.programs.repeats import RepeatWatcher
     from bot.programs.runner import ProgramRunner
     from bot.services import ServerServices, Services
     from bot.triggers.watcher import TriggerWatcher
@@ -88,6 +90,7 @@ class Operations:
             DRYRUN,
             *PROGRAM_OPERATIONS,
             PROGRAM_DRYRUN,
+            *PROGRAM_REPEAT_OPERATIONS,
             *TRIGGER_OPERATIONS,
         ):
             self.registry.add(spec)
@@ -101,6 +104,7 @@ class Operations:
         self.plugin_entries: dict[str, Any] = {}
         self.plugin_reloaded: list[Callable[[PluginState], Awaitable[None]]] = []
         self.programs: ProgramRunner | None = None  # made on first use (program_runner)
+        self.repeats: RepeatWatcher | None = None  # made on first use (program_repeats)
         self.triggers: TriggerWatcher | None = None  # made on first use (trigger_watcher)
 
     def now(self) -> datetime:
@@ -153,6 +157,16 @@ class Operations:
 
             self.programs = ProgramRunner(ProgramStore(self.services.db), self.scheduler())
         return self.programs
+
+    def program_repeats(self) -> RepeatWatcher:
+        """The programs started on a repeat (bot.programs.repeats): made once; started with
+        the core's background work beside the runner."""
+        if self.repeats is None:
+            from bot.programs.repeats import RepeatWatcher
+            from bot.store.program_repeats import RepeatStore
+
+            self.repeats = RepeatWatcher(RepeatStore(self.services.db), self.program_runner())
+        return self.repeats
 
     def trigger_watcher(self) -> TriggerWatcher:
         """The triggers' watcher (bot.triggers): made once; started with the core's background

@@ -17,6 +17,8 @@ __all__ = [
     "ProgramRunRef",
     "ProgramSaveRequest",
     "ProgramStartRequest",
+    "check_on",
+    "target_servers",
 ]
 
 import json
@@ -41,7 +43,7 @@ from bot.programs.model import (
     steps_of_json,
 )
 from bot.programs.runner import ProgramRunner, StepView
-from bot.store.programs import ProgramRun
+from bot.store.programs import Program, ProgramRun
 from bot.store.schedules import Creator
 from bot.times.when import human, parse_timezone, parse_when
 
@@ -157,11 +159,7 @@ async def _start(ops: Operations, caller: Caller, req: ProgramStartRequest) -> O
             _("There is no program `{name}`: save it with /program save first.", name=req.name),
             field="name",
         )
-    if ops.group(req.server) is not None:
-        raise errors.ValidationError(
-            _("A program starts on one server: name it with `server`."), field="server"
-        )
-    server = ops.server(req.server).name
+    servers = target_servers(ops, req.server)
     steps = steps_of_json(program.steps)
     earliest = min(step.offset for step in steps)
     now = ops.now()
@@ -191,17 +189,49 @@ async def _start(ops: Operations, caller: Caller, req: ProgramStartRequest) -> O
                 ),
                 field="when",
             )
-    run = await runner.start_program(program, server, start, _creator(caller))
-    text = _(
-        "Program `{name}` (version {version}) started on {server} as run #{run}: it starts at "
-        "{start}.",
-        name=program.name,
-        version=program.version,
-        server=server,
-        run=run.id,
-        start=stamp(start),
+    for server in servers:  # every server first: one that refuses starts none
+        check_on(runner, program, server, len(servers) > 1)
+    runs = [await runner.start_program(program, s, start, _creator(caller)) for s in servers]
+    text = "\n".join(
+        _(
+            "Program `{name}` (version {version}) started on {server} as run #{run}: it starts "
+            "at {start}.",
+            name=program.name,
+            version=program.version,
+            server=run.server,
+            run=run.id,
+            start=stamp(start),
+        )
+        for run in runs
     )
-    return Outcome(text + note, _run_facts(run))
+    if ops.group(req.server) is None:
+        return Outcome(text + note, _run_facts(runs[0]))
+    return Outcome(text + note, {"group": req.server, "runs": [_run_facts(r) for r in runs]})
+
+
+def target_servers(ops: Operations, name: str | None) -> list[str]:
+    """The server `name` names (the only one when None), or each server of the group."""
+    group = ops.group(name)
+    if group is None:
+        return [ops.server(name).name]
+    if not group:
+        raise errors.ValidationError(
+            _("The group {name} has no server configured.", name=repr(name)), field="server"
+        )
+    return [s.name for s in group]
+
+
+def check_on(runner: ProgramRunner, program: Program, server: str, say_server: bool) -> None:
+    """The program's steps checked on `server`; a refusal names the server when there are
+    several."""
+    try:
+        runner.check(program, server)
+    except errors.ValidationError as exc:
+        if not say_server:
+            raise
+        raise errors.ValidationError(
+            _("On {server}: {problem}", server=server, problem=exc.text), field=exc.field
+        ) from None
 
 
 async def _list(ops: Operations, caller: Caller, req: ProgramListRequest) -> Outcome:
@@ -327,7 +357,7 @@ PROGRAM_OPERATIONS: tuple[OperationSpec[Any], ...] = (
     ),
     OperationSpec(
         name="program start",
-        summary=N_("Start a program on a server, now or at a time."),
+        summary=N_("Start a program on a server or a group, now or at a time."),
         request=ProgramStartRequest,
         rank=Rank.MODERATOR,
         handler=_start,

@@ -139,11 +139,32 @@ class ProgramRunner:
         *,
         fire_id: int | None = None,
         player: str | None = None,
+        occurrence: tuple[int, datetime] | None = None,
     ) -> ProgramRun:
         """A run of this version on `server` from `start`: every step's command checked on the
         server first (nothing is stored on a refusal), then its steps without `after` made.
         `player` runs the steps that name no `as_player` (a trigger's player); a trigger's
-        firing (`fire_id`) starts one run only, however often this is called for it."""
+        firing (`fire_id`) or a repeat's occurrence (`occurrence`: repeat id, instant; see
+        bot.programs.repeats) starts one run only, however often this is called for it."""
+        steps = self.check(program, server, player)
+        async with self._lock:
+            run = await self.store.start(
+                program,
+                server,
+                start,
+                len(steps),
+                by,
+                self.scheduler.clock.now(),
+                fire_id=fire_id,
+                player=player,
+                occurrence=occurrence,
+            )
+            await self._advance(run)
+        return run
+
+    def check(self, program: Program, server: str, player: str | None = None) -> list[Step]:
+        """The program's steps, each command checked on `server` as its step's row would be;
+        ValidationError naming the step otherwise."""
         steps = steps_of_json(program.steps)
         for number, step in enumerate(steps, 1):
             try:
@@ -160,19 +181,7 @@ class ProgramRunner:
                 raise ValidationError(
                     lazy("Step {n}: {problem}", n=number, problem=exc.text), field="steps"
                 ) from None
-        async with self._lock:
-            run = await self.store.start(
-                program,
-                server,
-                start,
-                len(steps),
-                by,
-                self.scheduler.clock.now(),
-                fire_id=fire_id,
-                player=player,
-            )
-            await self._advance(run)
-        return run
+        return steps
 
     async def view(self, run: ProgramRun) -> list[StepView]:
         """Each step of the run as it stands."""

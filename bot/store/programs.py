@@ -10,7 +10,15 @@ made at most once whichever process or restart makes it.
 
 from __future__ import annotations
 
-__all__ = ["Program", "ProgramRun", "ProgramStore", "RunState", "StepLink", "StepRow"]
+__all__ = [
+    "OccurrenceDecided",
+    "Program",
+    "ProgramRun",
+    "ProgramStore",
+    "RunState",
+    "StepLink",
+    "StepRow",
+]
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,11 +30,22 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.store.db import Database
 from bot.store.schedules import Creator
-from bot.store.tables import program_runs, program_steps, programs, schedule_runs, schedules
+from bot.store.tables import (
+    program_repeat_runs,
+    program_runs,
+    program_steps,
+    programs,
+    schedule_runs,
+    schedules,
+)
 
 RunState = Literal["running", "paused", "done", "cancelled", "stopped"]
 SAVE_TRIES = 5  # versions taken by others at the same moment before a save gives up
 _CHUNK = 500  # run ids per query (well under SQLite's limit on bound parameters)
+
+
+class OccurrenceDecided(Exception):
+    """A repeat's occurrence on a server was decided without a run (missed or refused)."""
 
 
 def _dt(value: object) -> datetime:
@@ -230,9 +249,12 @@ class ProgramStore:
         *,
         fire_id: int | None = None,
         player: str | None = None,
+        occurrence: tuple[int, datetime] | None = None,
     ) -> ProgramRun:
         """A new running run of this version, its steps all without a row yet. A firing's run
-        is made once: a second start of the same `fire_id` returns the first run."""
+        is made once: a second start of the same `fire_id` returns the first run. So is a
+        repeat's `occurrence` (repeat id, instant) on this server, recorded in the same
+        transaction; OccurrenceDecided: it was recorded missed or refused."""
         try:
             async with self.db.begin() as conn:
                 row = (
@@ -258,7 +280,21 @@ class ProgramStore:
                     program_steps.insert(),
                     [{"run_id": run.id, "step": n} for n in range(1, steps + 1)],
                 )
+                if occurrence is not None:
+                    await conn.execute(
+                        program_repeat_runs.insert().values(
+                            repeat_id=occurrence[0],
+                            server=server,
+                            occurrence=occurrence[1].timestamp(),
+                            run_id=run.id,
+                            state="started",
+                            skipped=0,
+                            at=now.timestamp(),
+                        )
+                    )
         except IntegrityError:
+            if occurrence is not None:
+                return await self._run_of_occurrence(server, *occurrence)
             if fire_id is None:
                 raise
             found = await self.run_of_fire(fire_id)
@@ -266,6 +302,23 @@ class ProgramStore:
                 raise
             return found
         return run
+
+    async def _run_of_occurrence(self, server: str, repeat_id: int, at: datetime) -> ProgramRun:
+        query = (
+            select(*_RUN)
+            .select_from(program_repeat_runs)
+            .outerjoin(program_runs, program_runs.c.id == program_repeat_runs.c.run_id)
+            .where(
+                program_repeat_runs.c.repeat_id == repeat_id,
+                program_repeat_runs.c.server == server,
+                program_repeat_runs.c.occurrence == at.timestamp(),
+            )
+        )
+        async with self.db.connect() as conn:
+            row = (await conn.execute(query)).first()
+        if row is None or row[0] is None:
+            raise OccurrenceDecided(f"repeat {repeat_id} on {server} at {at.isoformat()}")
+        return _run(row)
 
     async def run_of_fire(self, fire_id: int) -> ProgramRun | None:
         query = select(*_RUN).where(program_runs.c.fire_id == fire_id)

@@ -35,6 +35,8 @@ __all__ = [
     "metadata",
     "mutations",
     "plugin_data",
+    "program_repeat_runs",
+    "program_repeats",
     "program_runs",
     "program_steps",
     "programs",
@@ -527,5 +529,54 @@ trigger_fires = Table(
     CheckConstraint("state IN ('fired', 'started', 'refused')", name="trigger_fires_state_check"),
     Index("trigger_fires_occurrence", "trigger_id", "occurrence", unique=True),
     Index("trigger_fires_state", "state"),
+    sqlite_autoincrement=True,
+)
+
+# a program started on a `repeat:` (bot.programs.repeats): its time as a planned row keeps it
+# (the Spec's fields) and the servers it starts on (a group's members when it was made)
+program_repeats = Table(
+    "program_repeats",
+    metadata,
+    _id(),
+    Column("program", Text, nullable=False),
+    Column("target", Text, nullable=False),  # the server or group as given
+    Column("servers", Text, nullable=False),  # JSON: the servers it starts on
+    Column("repeat", Text, nullable=False),  # as typed: 1d, 0 20 * * fri
+    Column("kind", Text, nullable=False),  # 'every' or 'cron'
+    Column("first_due", Float, nullable=False),
+    Column("timezone", Text, nullable=False),
+    Column("every", Int),
+    Column("anchor", Float),
+    Column("cron", Text),
+    Column("dst_repeated", Text),
+    Column("dst_skipped", Text),
+    Column("state", Text, nullable=False),  # 'active' or 'stopped'
+    Column("created_by_id", Int, nullable=False),
+    Column("created_by_name", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    CheckConstraint("kind IN ('every', 'cron')", name="program_repeats_kind_check"),
+    CheckConstraint("state IN ('active', 'stopped')", name="program_repeats_state_check"),
+    sqlite_autoincrement=True,
+)
+
+# each occurrence of a repeat on each server, decided once whichever process or restart looks:
+# started (its run, made in the same transaction), missed (the bot was away) or refused
+program_repeat_runs = Table(
+    "program_repeat_runs",
+    metadata,
+    _id(),
+    Column("repeat_id", Id, ForeignKey("program_repeats.id"), nullable=False),
+    Column("server", Text, nullable=False),
+    Column("occurrence", Float, nullable=False),  # the instant (UTC epoch seconds)
+    Column("run_id", Id, ForeignKey("program_runs.id")),
+    Column("state", Text, nullable=False),
+    Column("skipped", Int, nullable=False),  # occurrences not run that this row stands for
+    Column("reason", Text),
+    Column("at", Float, nullable=False),
+    CheckConstraint(
+        "state IN ('started', 'missed', 'refused')", name="program_repeat_runs_state_check"
+    ),
+    Index("program_repeat_runs_occurrence", "repeat_id", "server", "occurrence", unique=True),
+    Index("program_repeat_runs_run", "run_id"),
     sqlite_autoincrement=True,
 )

@@ -213,10 +213,9 @@ def test_a_step_whose_offset_lands_in_the_skipped_hour_says_when_the_clock_shows
         ),
         ("- run: say soon\n  at: -10m\n", {"name": "p", "when": "in 5m"}, "which has passed"),
         ("- run: say hi\n", {"name": "other"}, "There is no program `other`"),
-        ("- run: say hi\n", {"name": "p", "server": "all"}, "A program starts on one server"),
         ("- run: say hi\n", {"name": "p", "when": "25:00"}, "not a time of day"),
     ],
-    ids=["bad-command", "first-step-passed", "no-program", "group", "bad-when"],
+    ids=["bad-command", "first-step-passed", "no-program", "bad-when"],
 )
 async def test_a_start_the_real_one_refuses_is_refused_in_the_same_words(
     wall: tuple[Operations, ManualClock, Server],

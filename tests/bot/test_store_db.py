@@ -44,7 +44,7 @@ async def test_a_fresh_database_has_every_table_at_the_newest_revision(
     store_db: Database,
 ) -> None:
     assert set(metadata.tables) <= await _tables(store_db)
-    assert await _revision(store_db) == ["0006"]
+    assert await _revision(store_db) == ["0007"]
 
 
 def test_the_head_read_from_the_files_names_is_alembics_head() -> None:
@@ -83,12 +83,20 @@ def test_a_database_at_the_head_starts_without_alembic(tmp_path: Path) -> None:
     raw.execute("UPDATE alembic_version SET version_num = '0003'")
     raw.execute("ALTER TABLE schedules DROP COLUMN dst_repeated")
     raw.execute("ALTER TABLE schedules DROP COLUMN dst_skipped")
-    for table in ("program_steps", "program_runs", "trigger_fires", "triggers", "programs"):
+    for table in (
+        "program_repeat_runs",
+        "program_repeats",
+        "program_steps",
+        "program_runs",
+        "trigger_fires",
+        "triggers",
+        "programs",
+    ):
         raw.execute(f"DROP TABLE {table}")
     raw.close()
     assert start() == "True"
     raw = sqlite3.connect(tmp_path / DB_FILE, isolation_level=None)
-    assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [("0006",)]
+    assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [("0007",)]
     columns = {r[1] for r in raw.execute("PRAGMA table_info(schedules)")}
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     raw.close()
@@ -113,7 +121,7 @@ async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: P
     assert [tuple(r) for r in runs] == [(1, None), (2, "duplicate before upgrade"), (3, "mod")]
     assert [tuple(r) for r in early] == [(1, "ran"), (2, "done")]  # the order they were read
     assert cursor == '{"offset": 120}'
-    assert await _revision(db) == ["0006"]
+    assert await _revision(db) == ["0007"]
     with pytest.raises(IntegrityError):
         async with db.begin() as conn:
             await conn.execute(
@@ -122,7 +130,7 @@ async def test_an_older_bots_file_is_upgraded_in_place_its_rows_kept(tmp_path: P
     await db.close()
     # a second start upgrades nothing and loses nothing
     again = open_in(tmp_path)
-    assert await _revision(again) == ["0006"]
+    assert await _revision(again) == ["0007"]
     async with again.connect() as conn:
         assert (await conn.execute(text("SELECT count(*) FROM schedule_runs"))).scalar() == 3
     await again.close()
@@ -177,7 +185,7 @@ async def test_processes_starting_together_migrate_once(postgres: Any) -> None:
     url = postgres.new_database()
     bots = [Database(url) for _ in range(5)]
     await asyncio.gather(*(db.ready() for db in bots))
-    assert await _revision(bots[0]) == ["0006"]
+    assert await _revision(bots[0]) == ["0007"]
     for db in bots:
         await db.close()
 

@@ -18,6 +18,7 @@ from bot import api
 from bot.config import Settings
 from bot.operations import Caller, Operations, Rank
 from bot.operations.base import StoreAuditor
+from bot.operations.program_repeats import PROGRAM_REPEAT_OPERATIONS
 from bot.operations.programs import PROGRAM_OPERATIONS
 from bot.operations.registry import run
 from bot.operations.triggers import TRIGGER_OPERATIONS
@@ -106,6 +107,7 @@ OWN = [
     "dryrun",
     *(spec.name for spec in PROGRAM_OPERATIONS),
     "program dryrun",
+    *(spec.name for spec in PROGRAM_REPEAT_OPERATIONS),
     *(spec.name for spec in TRIGGER_OPERATIONS),
 ]
 

@@ -101,7 +101,15 @@ async def test_the_migration_makes_the_tables_on_a_database_one_revision_behind(
     """Migrations 0005 and on, on each engine: a database at 0004 gets the three tables (and
     what the later revisions add), which work."""
     async with store_db.begin() as conn:
-        for table in ("program_steps", "program_runs", "trigger_fires", "triggers", "programs"):
+        for table in (
+            "program_repeat_runs",
+            "program_repeats",
+            "program_steps",
+            "program_runs",
+            "trigger_fires",
+            "triggers",
+            "programs",
+        ):
             await conn.execute(text(f"DROP TABLE {table}"))
         await conn.execute(text("UPDATE alembic_version SET version_num = '0004'"))
     url = store_db.url.render_as_string(hide_password=False)
@@ -110,7 +118,7 @@ async def test_the_migration_makes_the_tables_on_a_database_one_revision_behind(
     try:
         async with again.connect() as conn:
             version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
-        assert [tuple(v) for v in version] == [("0006",)]
+        assert [tuple(v) for v in version] == [("0007",)]
         store = ProgramStore(again)
         first = await store.save("evening", "[]", MOD, NOW)
         second = await store.save("evening", "[]", MOD, NOW)

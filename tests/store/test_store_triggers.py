@@ -124,6 +124,8 @@ async def test_the_migration_adds_triggers_to_a_database_one_revision_behind(
     """Migration 0006 on each engine: a database at 0005 gets the trigger tables and the runs'
     new columns, which work."""
     async with store_db.begin() as conn:
+        for table in ("program_repeat_runs", "program_repeats"):
+            await conn.execute(text(f"DROP TABLE {table}"))
         await conn.execute(text("DROP INDEX program_runs_fire"))
         await conn.execute(text("ALTER TABLE program_runs DROP COLUMN fire_id"))
         await conn.execute(text("ALTER TABLE program_runs DROP COLUMN player"))
@@ -136,7 +138,7 @@ async def test_the_migration_adds_triggers_to_a_database_one_revision_behind(
     try:
         async with again.connect() as conn:
             version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
-        assert [tuple(v) for v in version] == [("0006",)]
+        assert [tuple(v) for v in version] == [("0007",)]
         store = TriggerStore(again)
         trigger = await store.add(_spec(), MOD, NOW)
         assert trigger is not None
