@@ -18,7 +18,7 @@ from bot.testkit.harness import MOD, Harness, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
-from tests.console.typed import typed_by
+from tests.console.typed import typed, typed_by
 from tests.fixtures import said_in_logs, server_config
 
 PASSWORD = "program-groups-Pw"
@@ -120,10 +120,12 @@ async def test_a_group_repeat_starts_each_member_once_per_occurrence_until_stopp
         clock.set(START + timedelta(hours=hour))
         await _settled(harness)
         assert [said_in_logs(s.world, "evening-{n}") for s in sims.values()] == [hour, hour, 0]
-    stopped = await registry.run(
-        ops, caller(), "program stop-repeat", {"repeat": made.facts["repeat"]}
-    )
-    assert stopped.facts["state"] == "stopped"
+    listed_typed = await typed(ops, "/program repeats", MOD)
+    assert f"Repeat #{made.facts['repeat']}: evening every 1h on build" in listed_typed
+    said = await typed(ops, f"/program stop-repeat repeat:{made.facts['repeat']}", MOD)
+    assert f"Repeat #{made.facts['repeat']} stopped" in said, said
+    stopped = await registry.run(ops, caller(), "program repeats", {})
+    assert stopped.facts["repeats"] == []
     with pytest.raises(errors.ValidationError, match="stopped already"):
         await registry.run(ops, caller(), "program stop-repeat", {"repeat": made.facts["repeat"]})
     clock.set(START + timedelta(hours=3))
