@@ -66,6 +66,7 @@ from web import (
     servers,
     tasks,
     tokens,
+    triggers,
 )
 from web.auth import LoginLinks, Sessions, csrf_token
 from web.context import EXTENSION, HostBot, WebError, WebState
@@ -407,6 +408,7 @@ def create_app(
         events,
         discord_events,
         programs,
+        triggers,
         audit,
         calendar,
         extensions,

@@ -1,6 +1,8 @@
 // doom.schedule dashboard: a little plain JavaScript, no build step.
 // 1. The events page follows /events/stream (server-sent events) and adds rows live.
 // 2. A form marked data-once sends once: a double click on "Run now" must not run it twice.
+// 3. A form marked data-kinds shows only the fieldsets of the chosen kind (without the script
+//    it shows them all, each saying its kind); a hidden one is disabled, so it sends nothing.
 // Texts and times come from the server (translated there, in the reader's chosen time zone).
 "use strict";
 
@@ -50,8 +52,22 @@ function sendOnce(root) {
   }
 }
 
+function kindFields(root) {
+  for (const form of root.querySelectorAll("form[data-kinds]")) {
+    const kind = form.querySelector("select[name=kind]");
+    const show = () => {
+      for (const set of form.querySelectorAll("fieldset[data-kind]")) {
+        set.hidden = set.disabled = set.dataset.kind !== kind.value;
+      }
+    };
+    kind.addEventListener("change", show);
+    show();
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   sendOnce(document);
+  kindFields(document);
   const feed = document.getElementById("feed");
   if (feed && feed.dataset.stream) { follow(feed); }
 });
