@@ -16,6 +16,7 @@ __all__ = [
     "PlanDocument",
     "PlannedEntry",
     "ProgramEntry",
+    "RepeatEntry",
     "TaskEntry",
     "condition_options",
     "dump",
@@ -133,6 +134,17 @@ class ProgramEntry(_Entry):
     steps: list[ProgramStep]
 
 
+class RepeatEntry(_Entry):
+    """A program started on a repeat on this server (`/program repeat`'s options): each
+    occurrence starts the program's newest version."""
+
+    program: ProgramName
+    repeat: fields.TimeText
+    timezone: fields.ZoneName = "UTC"
+    dst_repeated: DstRepeated | None = None
+    dst_skipped: DstSkipped | None = None
+
+
 class PlanDocument(_Entry):
     version: Literal[1]
     server: str = Field(min_length=1, max_length=100)
@@ -140,6 +152,7 @@ class PlanDocument(_Entry):
     tasks: list[TaskEntry] = Field(default_factory=list)
     events: list[EventEntry] = Field(default_factory=list)
     programs: list[ProgramEntry] = Field(default_factory=list)
+    repeats: list[RepeatEntry] = Field(default_factory=list)
 
 
 def dump(doc: PlanDocument) -> str:

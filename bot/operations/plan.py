@@ -34,7 +34,7 @@ from bot.i18n import _
 from bot.minecraft.conditions import options_of, parse_conditions
 from bot.minecraft.handover import online_players
 from bot.minecraft.pack_client import handed_over
-from bot.operations import plan_events, plan_programs, plan_write
+from bot.operations import plan_events, plan_programs, plan_repeats, plan_write
 from bot.operations import schedule as schedule_ops
 from bot.operations.plan_steps import Step, Verdict, grouped, label, refused_as
 from bot.operations.ranks import Rank
@@ -43,12 +43,13 @@ from bot.times.dst import checked_policy
 from bot.times.when import build_spec, human, parse_repeat
 
 if TYPE_CHECKING:
-    from bot.calendar.plan_file import ProgramEntry
+    from bot.calendar.plan_file import ProgramEntry, RepeatEntry
     from bot.minecraft.pack_tasks import Task
     from bot.operations.base import Operations
     from bot.operations.caller import Caller
     from bot.services import ServerServices
     from bot.store.ledger_rows import Entry
+    from bot.store.program_repeats import ProgramRepeat
     from bot.store.programs import Program
     from bot.store.schedules import Schedule
 
@@ -194,6 +195,7 @@ class _Have:
     bound: set[int]  # the rows of Discord events and of program runs' steps
     now: int  # game time
     programs: list[tuple[ProgramEntry, Program]]  # the bot's, newest versions
+    repeats: list[tuple[RepeatEntry, ProgramRepeat]]  # this server's own program repeats
 
 
 async def _current(ops: Operations, target: ServerServices) -> _Have:
@@ -210,6 +212,7 @@ async def _current(ops: Operations, target: ServerServices) -> _Have:
     now = await target.pack.get_time()
     tasks = await _tasks(target, now)
     programs = await plan_programs.saved(ops)
+    repeats = await plan_repeats.held(ops, target.name)
     doc = PlanDocument(
         version=1,
         server=target.name,
@@ -217,8 +220,9 @@ async def _current(ops: Operations, target: ServerServices) -> _Have:
         events=[plan_events.entry_of(e) for e in events],
         planned=[planned_entry(r) for r in rows if r.id not in bound],
         programs=[entry for entry, _program in programs],
+        repeats=[entry for entry, _repeat in repeats],
     )
-    return _Have(doc, {r.task_id: r for r in rows}, bound, now, programs)
+    return _Have(doc, {r.task_id: r for r in rows}, bound, now, programs, repeats)
 
 
 async def export(ops: Operations, caller: Caller, req: ExportRequest) -> Exported:
@@ -373,20 +377,24 @@ async def import_plan(ops: Operations, caller: Caller, req: ImportRequest) -> Im
     await _check_all(ops, caller, target, have, planned, tasks)
     events = await plan_events.steps(ops, caller, target, doc.events)
     programs = plan_programs.steps(doc.programs, have.programs)
-    every: Sequence[Step[Any, Any]] = [*planned, *tasks, *events, *programs]
+    repeats = plan_repeats.steps(doc.repeats, have.repeats)
+    await plan_repeats.check(ops, target.name, repeats, doc.programs)
+    every: Sequence[Step[Any, Any]] = [*planned, *tasks, *events, *programs, *repeats]
     shown = [(s.verdict, s.label) for s in every]
     said = {"add": _("add"), "change": _("change"), "leave": _("leave as it is")}
-    lines = [f"{said[v]}: {label}" for v, label in shown[: len(shown) - len(programs)]]
+    lines = [f"{said[v]}: {label}" for v, label in shown[: len(planned) + len(tasks) + len(events)]]
+    repeat_lines = [f"{said[r.verdict]}: {r.label}" for r in repeats]
     if req.dry_run:
         lines += [f"{said[p.verdict]}: {p.label}{plan_programs.note(p, None)}" for p in programs]
         head = _("Importing into {server} would:", server=target.name)
-        return Imported(target.name, False, shown, "\n".join([head, *lines]))
+        return Imported(target.name, False, shown, "\n".join([head, *lines, *repeat_lines]))
     writer = plan_write.Writer(ops, caller, target)
-    await writer.write(planned, tasks, events, programs)
+    await writer.write(planned, tasks, events, programs, repeats)
     lines += [
         f"{said[p.verdict]}: {p.label}{plan_programs.note(p, writer.saved.get(p.entry.name))}"
         for p in programs
     ]
+    lines += repeat_lines
     head = _("Imported into {server}:", server=target.name)
     text = "\n".join([head, *lines])
     await ops.audit(caller, target, "plan import", {"entries": len(shown)}, text)

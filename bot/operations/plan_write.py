@@ -24,11 +24,12 @@ from bot.calendar.plan_file import (
     EventEntry,
     PlannedEntry,
     ProgramEntry,
+    RepeatEntry,
     TaskEntry,
     condition_options,
 )
 from bot.i18n import _
-from bot.operations import discord_events, plan_events, plan_programs
+from bot.operations import discord_events, plan_events, plan_programs, plan_repeats
 from bot.operations import schedule as schedule_ops
 from bot.programs.model import steps_json
 from bot.store.schedules import Creator
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from bot.operations.plan_steps import Step
     from bot.services import ServerServices
     from bot.store.guild_events import EventRow
+    from bot.store.program_repeats import ProgramRepeat
     from bot.store.programs import Program
     from bot.store.schedules import Schedule
 
@@ -101,6 +103,7 @@ class Writer:
         tasks: Sequence[Step[TaskEntry, TaskEntry]],
         events: Sequence[Step[EventEntry, EventRow]],
         programs: Sequence[Step[ProgramEntry, Program]] = (),
+        repeats: Sequence[Step[RepeatEntry, ProgramRepeat]] = (),
     ) -> None:
         """Every step but the ones left; ImportFailed (after the undo) when one fails."""
         # a task is paused by its id: the server's tasks of a changed id are cancelled first,
@@ -120,6 +123,8 @@ class Writer:
                 await self._each(task, self._task)
             for event in events:
                 await self._each(event, self._event)
+            for repeat in repeats:  # last: their programs are saved
+                await self._each(repeat, self._repeat)
         except Exception as exc:
             text = await self._undone(exc)
             await self.ops.audit(
@@ -204,6 +209,14 @@ class Writer:
             raise errors.ValidationError(
                 _("a run has started with version {version} since: it stays.", version=made.version)
             )
+
+    async def _repeat(self, step: Step[RepeatEntry, ProgramRepeat]) -> None:
+        repeats = plan_repeats.store(self.ops)
+        for _old, held in step.replaces:
+            await repeats.stop(held.id)
+            self._then(functools.partial(repeats.reactivate, held.id))
+        made = await plan_repeats.make(self.ops, self.caller, self.target.name, step.entry)
+        self._then(functools.partial(plan_repeats.unmake, self.ops, made))
 
     # -- the undo -------------------------------------------------------------------------------
 

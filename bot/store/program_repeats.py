@@ -180,6 +180,30 @@ class RepeatStore:
             row = (await conn.execute(query)).first()
         return None if row is None else _repeat(row)
 
+    async def reactivate(self, repeat_id: int) -> ProgramRepeat | None:
+        """A stopped repeat active again (a plan import undone); None: it was not stopped."""
+        query = (
+            update(program_repeats)
+            .where(program_repeats.c.id == repeat_id, program_repeats.c.state == "stopped")
+            .values(state="active")
+            .returning(*_REPEAT)
+        )
+        async with self.db.begin() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _repeat(row)
+
+    async def drop(self, repeat_id: int) -> bool:
+        """Remove a repeat none of whose occurrences was decided yet (a plan import undone);
+        False: one was, or it is gone (nothing changed)."""
+        decided = (
+            select(program_repeat_runs.c.id)
+            .where(program_repeat_runs.c.repeat_id == repeat_id)
+            .exists()
+        )
+        query = program_repeats.delete().where(program_repeats.c.id == repeat_id, ~decided)
+        async with self.db.begin() as conn:
+            return bool((await conn.execute(query)).rowcount)
+
     async def newest(self, repeat_ids: Sequence[int]) -> dict[tuple[int, str], datetime]:
         """Each (repeat, server)'s newest decided occurrence."""
         if not repeat_ids:
