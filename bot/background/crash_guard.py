@@ -129,7 +129,7 @@ class CrashGuard:
         self._wake = asyncio.Event()
         self._full = False  # a start-up line was read: compare even with no sign of a rollback
         self._marks = True  # compare the server's game time and serial with the marks
-        self._reconnected = False  # RCON connected again since the last look
+        self._reconnected = True  # RCON connected since the last look (a new process is)
         self._task: asyncio.Task[None] | None = None
         self.alerts = BotAlerts()  # read by the server's event stream (bot.events.guarded)
         self.restores = 0  # restores that changed something (the alerts' seq)
