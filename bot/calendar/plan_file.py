@@ -139,6 +139,7 @@ class RepeatEntry(_Entry):
     occurrence starts the program's newest version."""
 
     program: ProgramName
+    when: fields.TimeText | None = None  # an interval's next start: its grid counts from it
     repeat: fields.TimeText
     timezone: fields.ZoneName = "UTC"
     dst_repeated: DstRepeated | None = None

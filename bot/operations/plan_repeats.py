@@ -15,7 +15,9 @@ from __future__ import annotations
 __all__ = ["RepeatStep", "check", "held", "make", "steps", "store", "unmake"]
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from bot import errors
 from bot.calendar.plan_file import ProgramEntry, RepeatEntry
@@ -26,7 +28,7 @@ from bot.store.program_repeats import ProgramRepeat, RepeatStore
 from bot.store.programs import Program, ProgramStore
 from bot.store.schedules import Creator
 from bot.times.dst import checked_policy
-from bot.times.runs import Spec
+from bot.times.runs import Spec, next_boundary
 from bot.times.when import build_spec, parse_repeat
 
 if TYPE_CHECKING:
@@ -40,10 +42,22 @@ def store(ops: Operations) -> RepeatStore:
     return RepeatStore(ops.services.db)
 
 
-def entry_of(repeat: ProgramRepeat) -> RepeatEntry:
+def _next(spec: Spec, now: datetime) -> datetime | None:
+    return spec.first_due if spec.first_due > now else next_boundary(spec, now)
+
+
+def entry_of(repeat: ProgramRepeat, now: datetime) -> RepeatEntry:
+    """As /program repeat's options; an interval's `when` is its next start, in its zone, so
+    an import keeps its grid (a cron's times are its own)."""
     spec = repeat.spec
+    when: str | None = None
+    grid = _next(spec, now) if spec.kind == "every" else None
+    if grid is not None:
+        local = grid.astimezone(ZoneInfo(spec.timezone))
+        when = local.strftime("%Y-%m-%d %H:%M:%S" if local.second else "%Y-%m-%d %H:%M")
     return RepeatEntry(
         program=repeat.program,
+        when=when,
         repeat=repeat.repeat,
         timezone=spec.timezone,
         dst_repeated=spec.dst_repeated,
@@ -55,7 +69,8 @@ async def held(ops: Operations, server: str) -> list[tuple[RepeatEntry, ProgramR
     """The server's own active repeats, by program then number, as entries and as stored."""
     found = await store(ops).repeats(("active",))
     mine = [r for r in found if r.target == server and r.servers == (server,)]
-    return [(entry_of(r), r) for r in sorted(mine, key=lambda r: (r.program, r.id))]
+    now = ops.now()
+    return [(entry_of(r, now), r) for r in sorted(mine, key=lambda r: (r.program, r.id))]
 
 
 def _as_kept(entry: RepeatEntry) -> RepeatEntry:
@@ -83,7 +98,7 @@ def steps(
 def _spec(ops: Operations, entry: RepeatEntry) -> Spec:
     scheduler = ops.scheduler()
     return build_spec(
-        None,
+        entry.when,
         entry.repeat,
         entry.timezone,
         None,

@@ -1,7 +1,8 @@
 """`/program repeat`, `/program repeats` and `/program stop-repeat`: a saved program started on a
-`repeat:` (an interval or a cron, read as /schedule reads it, with its DST policy) on a server or
-each server of a group, the repeats listed, and one stopped (bot.programs.repeats starts each
-occurrence once). Declared once in the registry, moderators', changes audited.
+`repeat:` (an interval or a cron, from `when` if given, read as /schedule reads them, with its
+DST policy) on a server or each server of a group, the repeats listed, and one stopped
+(bot.programs.repeats starts each occurrence once). Declared once in the registry, moderators',
+changes audited.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class _Request(BaseModel):
 class ProgramRepeatRequest(_Request):
     name: Annotated[ProgramName, Field(description=N_("The program to start"))]
     repeat: Annotated[TimeText, Field(description=FIELD_HELP["repeat"])]
+    # the first start (an interval's grid counts from it); default: one interval from now, or
+    # the cron's next time
+    when: Annotated[TimeText | None, Field(description=FIELD_HELP["when"])] = None
     server: Annotated[
         str | None, Field(description=N_("The server it runs on, or a group (one run each)"))
     ] = None
@@ -108,7 +112,7 @@ async def _repeat(ops: Operations, caller: Caller, req: ProgramRepeatRequest) ->
     scheduler = ops.scheduler()
     now = ops.now()
     spec = build_spec(
-        None,
+        req.when,
         req.repeat,
         req.timezone,
         None,

@@ -6,6 +6,8 @@ repeats when a later one fails. Real stores, mcsim over TCP RCON."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -17,7 +19,9 @@ from tests.bot.test_plan_file_programs import Bot, bots
 
 __all__ = ["bots"]  # the fixture, shared with the programs' file
 
-PLAN = """\
+# an interval's next start, two days on at 20:00 UTC: its grid, kept by the file
+WHEN = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%d 20:00")
+PLAN = f"""\
 version: 1
 server: main
 programs:
@@ -33,6 +37,7 @@ repeats:
   timezone: Europe/Berlin
   dst_repeated: both
 - program: evening
+  when: {WHEN}
   repeat: 1d
 - program: morning
   repeat: 0 7 * * *
@@ -91,9 +96,13 @@ async def test_a_group_repeat_is_not_in_a_servers_file(
     await bot.load(PLAN.split("repeats:")[0])
     options = {"name": "evening", "repeat": "1d", "server": "all"}
     await registry.run(bot.ops, MOD, "program repeat", options)
-    await registry.run(bot.ops, MOD, "program repeat", {**options, "server": "main"})
+    mine = {**options, "server": "main", "when": WHEN, "timezone": "Europe/Berlin"}
+    made = await registry.run(bot.ops, MOD, "program repeat", mine)
+    berlin = datetime.strptime(WHEN, "%Y-%m-%d %H:%M").replace(tzinfo=ZoneInfo("Europe/Berlin"))
+    assert datetime.fromisoformat(made.facts["next"][0]) == berlin
     exported = await bot.exported()
-    assert exported.endswith("repeats:\n- program: evening\n  repeat: 1d\n"), exported
+    expected = f"- program: evening\n  when: {WHEN}\n  repeat: 1d\n  timezone: Europe/Berlin\n"
+    assert exported.endswith(f"repeats:\n{expected}"), exported
 
 
 @pytest.mark.parametrize(
