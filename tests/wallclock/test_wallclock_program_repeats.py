@@ -1,8 +1,8 @@
 """Programs on a repeat (bot.programs.repeats) run by the real wall-clock scheduler on a manual
 clock against mcsim with the real pack over TCP RCON: each occurrence starts one run and each of
 its steps runs once, over several simulated days, across restarts of the bot, under the DST
-policy chosen in Berlin's repeated hour; an occurrence the bot was away for past the grace is
-skipped and alerted once."""
+policy chosen in Berlin's repeated and skipped hours; an occurrence the bot was away for past
+the grace is skipped and alerted once."""
 
 from __future__ import annotations
 
@@ -218,29 +218,37 @@ def utc(year: int, month: int, day: int, hour: int, minute: int) -> datetime:
     return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
+AUTUMN = utc(2026, 10, 24, 22, 0)  # 00:00 CEST; the clock goes back at 01:00 UTC
+SPRING = utc(2027, 3, 27, 23, 0)  # 00:00 CET; the clock goes forward at 01:00 UTC
+
+
 @pytest.mark.parametrize(
-    ("dst", "expected"),
+    ("start", "dst", "expected"),
     [
         # 02:30 in Berlin on 2026-10-25 is 00:30 UTC (CEST) and again 01:30 UTC (CET)
-        ({}, [utc(2026, 10, 25, 0, 30)]),
-        ({"dst_repeated": "first"}, [utc(2026, 10, 25, 0, 30)]),
-        ({"dst_repeated": "second"}, [utc(2026, 10, 25, 1, 30)]),
-        ({"dst_repeated": "both"}, [utc(2026, 10, 25, 0, 30), utc(2026, 10, 25, 1, 30)]),
+        (AUTUMN, {}, [utc(2026, 10, 25, 0, 30)]),
+        (AUTUMN, {"dst_repeated": "first"}, [utc(2026, 10, 25, 0, 30)]),
+        (AUTUMN, {"dst_repeated": "second"}, [utc(2026, 10, 25, 1, 30)]),
+        (AUTUMN, {"dst_repeated": "both"}, [utc(2026, 10, 25, 0, 30), utc(2026, 10, 25, 1, 30)]),
+        # 02:30 on 2027-03-28 never happens: shifted to 03:00 CEST (01:00 UTC), or skipped
+        (SPRING, {}, [utc(2027, 3, 28, 1, 0)]),
+        (SPRING, {"dst_skipped": "skip"}, []),
     ],
 )
-async def test_an_occurrence_in_the_repeated_hour_follows_the_dst_policy(
+async def test_an_occurrence_in_a_changed_hour_follows_the_dst_policy(
     sim: PackSim,
     server: ServerServices,
     tmp_path: Path,
+    start: datetime,
     dst: dict[str, str],
     expected: list[datetime],
 ) -> None:
-    bot = Bot(tmp_path / "dst.sqlite3", server, ManualClock(utc(2026, 10, 24, 22, 0)))
+    bot = Bot(tmp_path / "dst.sqlite3", server, ManualClock(start))
     await bot.start()
     try:
         repeat = await bot.repeat("30 2 * * *", "Europe/Berlin", **dst)
-        moment = utc(2026, 10, 24, 22, 0)
-        while moment < utc(2026, 10, 25, 3, 0):  # a minute at a time through the change
+        moment = start
+        while moment < start + timedelta(hours=5):  # a minute at a time through the change
             moment += timedelta(minutes=1)
             await bot.until(moment)
         assert [o for o, _ in await occurrences(bot, repeat)] == expected
