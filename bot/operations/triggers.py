@@ -149,6 +149,11 @@ def _facts(t: Trigger) -> dict[str, Any]:
         "direction": spec.direction,
         "player": spec.player,
         "pattern": spec.pattern,
+        "event": spec.event,
+        "interested": spec.interested,
+        "deadline_seconds": spec.deadline,
+        "if_not": spec.if_not,
+        "postpone_seconds": spec.postpone,
         "cooldown_seconds": spec.cooldown,
         "per_day": spec.per_day,
         "enabled": t.enabled,
@@ -344,7 +349,7 @@ async def _test(ops: Operations, caller: Caller, req: TriggerTestRequest) -> Out
     trigger = await _found(ops, req.name)
     spec = trigger.spec
     lines = [_("Trigger `{name}` {what}:", name=spec.name, what=_what(spec))]
-    facts: dict[str, Any] = {"name": spec.name, "kind": spec.kind}
+    facts: dict[str, Any] = {"name": spec.name, "kind": spec.kind, "program": spec.program}
     player: str | None = None
     fires: bool | None = None
     if spec.kind in ("log", "join"):
@@ -384,6 +389,7 @@ async def _test(ops: Operations, caller: Caller, req: TriggerTestRequest) -> Out
             _("Its program `{name}` is not saved: a firing would be refused.", name=spec.program)
         )
         facts["steps"] = []
+        facts["program_saved"] = False
         return Outcome("\n".join(lines), facts)
     rules = ops.scheduler().rules
     steps = []
@@ -424,6 +430,7 @@ async def _test(ops: Operations, caller: Caller, req: TriggerTestRequest) -> Out
             )
         )
     facts["steps"] = steps
+    facts["program_saved"] = True
     lines.append(_("Nothing was sent or stored."))
     return Outcome("\n".join(lines), facts)
 

@@ -128,7 +128,7 @@ class TriggerWatcher:
         self._online: dict[str, set[str]] = {}  # names online at the last look (RCON-only)
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
-        self.fired = 0  # firings this process made (tests and /status)
+        self.fired = 0  # firings this process made (the tests read it)
 
     # -- life -----------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ MARKUP = (
 )
 PAGES = (
     "/servers",
+    "/triggers",
     "/servers/main/queue",
     "/servers/main/offline",
     "/servers/main/paused",
@@ -102,6 +103,8 @@ def translated_english() -> tuple[frozenset[str], tuple[str, ...]]:
     for m in catalog:
         if not isinstance(m.id, str) or not m.id or not m.string or m.string == m.id:
             continue
+        if m.context is not None and m.context.startswith("slash"):
+            continue  # a Discord command's or option's name, not a sentence of a page
         if "{" not in m.id:
             whole.add(m.id)
         else:
