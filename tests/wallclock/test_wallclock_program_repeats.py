@@ -285,3 +285,27 @@ async def test_two_watchers_on_one_database_start_an_occurrence_once(
     finally:
         await one.stop()
         await two.stop()
+
+
+async def test_a_process_starts_only_the_occurrences_of_the_servers_it_holds(
+    sim: PackSim, server: ServerServices, other: ServerServices, tmp_path: Path
+) -> None:
+    """Sharing one database (bot.background.fleet), a process that does not hold the server
+    starts nothing of it; the one that holds it starts each occurrence."""
+    clock = ManualClock(START)
+    holder, bystander = (Bot(tmp_path / "fleet.sqlite3", s, clock) for s in (server, other))
+    await holder.start()
+    await bystander.start()
+    try:
+        assert bystander.scheduler is not None
+        bystander.scheduler.owns = lambda name: False
+        repeat = await holder.repeat("1h")
+        clock.set(START + timedelta(hours=1))
+        await bystander.look()
+        assert await occurrences(holder, repeat) == [] and counts(sim) == (0, 0)
+        await holder.look()
+        assert await occurrences(holder, repeat) == [(START + timedelta(hours=1), "started")]
+        assert count_runs(sim, "start") == 1
+    finally:
+        await holder.stop()
+        await bystander.stop()
