@@ -6,7 +6,8 @@ their own. Moderators use them all, as /schedule; each change is audited by the 
 mappings with run, at, after, limit, require, if_not, max_wait, as_player, on_failure). `program
 start` starts the newest version on a server now, or at `when` (read as /schedule reads it);
 started now with steps before the start (`at: -10m`), the start is moved that far ahead so the
-earliest step is due now, and the answer says so.
+earliest step is due now, and the answer says so. On a group it starts one run per server, each
+server checked first (one that refuses starts none). Repeats: bot.operations.program_repeats.
 """
 
 from __future__ import annotations
