@@ -299,6 +299,8 @@ async def start(name: str) -> Any:
             status=404 if isinstance(exc, errors.NotFound) else 400,
         )
     await flash(started.text, "ok")
+    if "run" not in started.facts:  # on a group: a run per server, all in the list
+        return redirect("/programs", 303)
     return redirect(f"/programs/runs/{started.facts['run']}", 303)
 
 

@@ -174,6 +174,13 @@ async def test_a_program_made_in_the_editor_started_shown_and_cancelled(
     status, page = await mod.get("/programs/runs/1")
     assert "it cannot be cancelled" in page, page
 
+    # on a group (`all`, here its one server): a run each, shown in the list
+    status, page = await mod.post("/programs/start/evening", data={**start, "server": "all"})
+    assert status == 303, page  # to the list: no one run to show
+    status, listed = await mod.get("/programs")
+    assert "started on main as run #2" in listed, listed
+    assert '<a href="/programs/runs/2">Run #2</a>' in listed
+
 
 async def test_an_editor_refusal_names_the_step_and_field_and_keeps_the_rows(
     dash: Dash, mod: Client
