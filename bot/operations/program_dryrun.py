@@ -1,5 +1,5 @@
 """`program dryrun`: a `program start` tried without effect, on the newest version of the
-program. The same refusals as the start (no such program, a group, a time that cannot be read,
+program. The same refusals as the start (no such program, a time that cannot be read,
 a first step already passed, a step's command the server's checker refuses: "Step N: ..."),
 then for each step what its one-shot row would hand the pack: the command as the pack runs it
 (built by ``PackClient.task_request``, the request a hand-over sends) and its player; when it is
@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 
 from bot import errors
 from bot.errors import naming
-from bot.i18n import N_, _, lazy, ngettext
+from bot.i18n import N_, _, ngettext
 from bot.i18n.formats import stamp
 from bot.minecraft.conditions import conditions_from, describe, pack_cond
 from bot.operations.dryrun import ConditionsNow, WouldRun, conditions_now
@@ -135,25 +135,6 @@ def _start(
     return start, zone, 0
 
 
-def _checked(runner: ProgramRunner, program: Program, server: str, steps: list[Step]) -> None:
-    """Each step's command checked as ProgramRunner.start_program checks it before storing."""
-    for number, step in enumerate(steps, 1):
-        try:
-            runner.scheduler.rules.check_row(
-                server,
-                step.run,
-                f"{program.name}.0.{number}",
-                0,
-                1,
-                step.as_player,
-                step.conditions(),
-            )
-        except errors.ValidationError as exc:
-            raise errors.ValidationError(
-                lazy("Step {n}: {problem}", n=number, problem=exc.text), field="steps"
-            ) from None
-
-
 def _naive(instant: datetime, zone: ZoneInfo) -> datetime:
     return instant.astimezone(zone).replace(tzinfo=None)
 
@@ -239,12 +220,13 @@ async def try_program(ops: Operations, caller: Caller, req: ProgramStartRequest)
     program = await _newest(runner, req.name)
     if ops.group(req.server) is not None:
         raise errors.ValidationError(
-            _("A program starts on one server: name it with `server`."), field="server"
+            _("A dry run tries one server: name one of the group's servers with `server`."),
+            field="server",
         )
     target = ops.server(req.server)
     steps = steps_of_json(program.steps)
     start, zone, ahead = _start(ops, req, min(step.offset for step in steps))
-    _checked(runner, program, target.name, steps)
+    runner.check(program, target.name)  # as ProgramRunner.start_program checks before storing
     tried = [
         await _step(target, program, start, zone, number, step)
         for number, step in enumerate(steps, 1)

@@ -24,7 +24,7 @@ from bot.operations.discord_events import EventRef
 from bot.operations.discord_events import find as find_event
 from bot.operations.ranks import Rank
 from bot.operations.registry import OperationSpec, Outcome
-from bot.programs.model import ProgramName, check_name, steps_of_json
+from bot.programs.model import ProgramName, check_name
 from bot.store.schedules import Creator
 from bot.store.triggers import Trigger, TriggerSpec, TriggerStore
 from bot.triggers.model import (
@@ -391,23 +391,11 @@ async def _test(ops: Operations, caller: Caller, req: TriggerTestRequest) -> Out
         facts["steps"] = []
         facts["program_saved"] = False
         return Outcome("\n".join(lines), facts)
-    rules = ops.scheduler().rules
     steps = []
-    for number, step in enumerate(steps_of_json(program.steps), 1):
+    checked = _watcher(ops).runner.check_each(program, spec.server, player)
+    for number, (step, refused) in enumerate(checked, 1):
         executor = step.as_player or player
-        try:
-            rules.check_row(
-                spec.server,
-                step.run,
-                f"{program.name}.0.{number}",
-                0,
-                1,
-                executor,
-                step.conditions(),
-            )
-            problem = None
-        except errors.ValidationError as exc:
-            problem = str(exc.text)
+        problem = None if refused is None else str(refused.text)
         steps.append(
             {
                 "step": number,

@@ -164,9 +164,22 @@ class ProgramRunner:
 
     def check(self, program: Program, server: str, player: str | None = None) -> list[Step]:
         """The program's steps, each command checked on `server` as its step's row would be;
-        ValidationError naming the step otherwise."""
-        steps = steps_of_json(program.steps)
-        for number, step in enumerate(steps, 1):
+        ValidationError naming the first step refused otherwise."""
+        checked = self.check_each(program, server, player)
+        for number, (_step, refused) in enumerate(checked, 1):
+            if refused is not None:
+                raise ValidationError(
+                    lazy("Step {n}: {problem}", n=number, problem=refused.text), field="steps"
+                )
+        return [step for step, _refused in checked]
+
+    def check_each(
+        self, program: Program, server: str, player: str | None = None
+    ) -> list[tuple[Step, ValidationError | None]]:
+        """Each step with the refusal its row would get on `server` (None: it would be taken),
+        run as `player` where it names no `as_player` (the dry runs show them all)."""
+        checked: list[tuple[Step, ValidationError | None]] = []
+        for number, step in enumerate(steps_of_json(program.steps), 1):
             try:
                 self.scheduler.rules.check_row(
                     server,
@@ -177,11 +190,10 @@ class ProgramRunner:
                     step.as_player or player,
                     step.conditions(),
                 )
+                checked.append((step, None))
             except ValidationError as exc:
-                raise ValidationError(
-                    lazy("Step {n}: {problem}", n=number, problem=exc.text), field="steps"
-                ) from None
-        return steps
+                checked.append((step, exc))
+        return checked
 
     async def view(self, run: ProgramRun) -> list[StepView]:
         """Each step of the run as it stands."""
