@@ -206,7 +206,7 @@ async def _add(ops: Operations, caller: Caller, req: TriggerAddRequest) -> Outco
         )
     server = ops.server(req.server)
     event_id = None
-    if req.kind == "interest" or req.event is not None:
+    if req.kind == "interest":
         event_id = await _event_of(ops, caller, req)
         if event_id is not None and req.server is None:
             server = ops.services.servers.get(event_id[1]) or server
@@ -221,7 +221,8 @@ async def _add(ops: Operations, caller: Caller, req: TriggerAddRequest) -> Outco
         direction=req.direction,
         player=req.player,
         pattern=req.pattern,
-        event=None if event_id is None else event_id[0],
+        # another kind's `event` is refused by the check, unresolved
+        event=event_id[0] if event_id is not None else None if req.event is None else 0,
         interested=req.interested,
         deadline=req.deadline,
         if_not=req.if_not,
@@ -234,6 +235,13 @@ async def _add(ops: Operations, caller: Caller, req: TriggerAddRequest) -> Outco
             _("There is no program `{name}`: save it with /program save first.", name=req.program),
             field="program",
         )
+    try:  # the commands it may start, checked now as a start would (and again at each start)
+        watcher.runner.check(program, server.name)
+    except errors.ValidationError as exc:
+        raise errors.ValidationError(
+            _("Program `{name}`: {problem}", name=program.name, problem=exc.text),
+            field="program",
+        ) from None
     if spec.kind == "log" and server.event_kind not in ("log", "sftp"):
         raise errors.ValidationError(
             _(

@@ -494,3 +494,26 @@ async def test_a_join_on_a_server_without_its_log_is_seen_by_list(
         assert server.score("Alex", "wc") is None and server.score("Early", "wc") is None
     finally:
         await harness.close()
+
+
+async def test_adding_a_trigger_checks_its_programs_commands_and_its_kinds_options(
+    mcsim: Callable[..., Server], tmp_path: Path
+) -> None:
+    _server, harness = await _bot(mcsim, tmp_path)
+    try:
+        bad = "[{run: 'op @a', at: 0}]"  # a command the bot's rules refuse
+        await _op(harness, "program save", {"name": "risky", "steps": bad})
+        with pytest.raises(errors.ValidationError) as refused:
+            await _op(harness, "trigger add", {"name": "t", "kind": "join", "program": "risky"})
+        assert refused.value.field == "program" and "Step 1" in str(refused.value.text)
+        await _op(harness, "program save", {"name": "welcome", "steps": WELCOME})
+        with pytest.raises(errors.ValidationError) as wrong:
+            await _op(
+                harness,
+                "trigger add",
+                {"name": "t", "kind": "join", "program": "welcome", "event": "1"},
+            )
+        assert wrong.value.field == "event", wrong.value.text
+        assert (await _op(harness, "trigger list", {})).facts["triggers"] == []
+    finally:
+        await harness.close()
