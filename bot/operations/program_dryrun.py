@@ -21,7 +21,7 @@ __all__ = [
     "try_program",
 ]
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -214,15 +214,10 @@ async def _step(
 
 
 async def try_program(ops: Operations, caller: Caller, req: ProgramStartRequest) -> ProgramTried:
-    """What `program start` would do with `req`, after every check it makes; nothing sent that
-    changes the server, nothing stored."""
+    """What `program start` would do with `req` on one server, after every check it makes;
+    nothing sent that changes the server, nothing stored."""
     runner = ops.program_runner()
     program = await _newest(runner, req.name)
-    if ops.group(req.server) is not None:
-        raise errors.ValidationError(
-            _("A dry run tries one server: name one of the group's servers with `server`."),
-            field="server",
-        )
     target = ops.server(req.server)
     steps = steps_of_json(program.steps)
     start, zone, ahead = _start(ops, req, min(step.offset for step in steps))
@@ -393,8 +388,31 @@ def _said(tried: ProgramTried) -> str:
 
 
 async def _handler(ops: Operations, caller: Caller, req: ProgramDryRunRequest) -> Outcome:
-    tried = await try_program(ops, caller, req)
-    return Outcome(_said(tried), facts(tried), sections=sections(tried))
+    members = ops.group(req.server)
+    if members is None:
+        tried = await try_program(ops, caller, req)
+        return Outcome(_said(tried), facts(tried), sections=sections(tried))
+    if not members:
+        raise errors.ValidationError(
+            _("The group {name} has no server configured.", name=req.server), field="server"
+        )
+    # a start on a group is one run a member, every one checked first: tried so, each named
+    each: list[ProgramTried] = []
+    for member in members:
+        try:
+            each.append(
+                await try_program(ops, caller, req.model_copy(update={"server": member.name}))
+            )
+        except errors.ValidationError as exc:
+            raise errors.ValidationError(
+                _("On {server}: {problem}", server=member.name, problem=exc.text),
+                field=exc.field,
+            ) from None
+    text = "\n\n".join(_said(t) for t in each)
+    # the steps of each server, named (a message holds 10 sections; the conditions now are
+    # in the facts)
+    shown = tuple(replace(sections(t)[0], author=t.server.name) for t in each)[:10]
+    return Outcome(text, {"group": req.server, "runs": [facts(t) for t in each]}, sections=shown)
 
 
 PROGRAM_DRYRUN = OperationSpec(

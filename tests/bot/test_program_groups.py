@@ -68,9 +68,15 @@ async def test_a_group_start_makes_one_run_per_member(
     harness, sims = grouped
     ops, caller = harness.bot.ops, typed_by(MOD)
     await registry.run(ops, caller(), "program save", {"name": "evening", "steps": STEPS})
-    started = await registry.run(
-        ops, caller(), "program start", {"name": "evening", "server": "build", "when": "in 1h"}
-    )
+    options = {"name": "evening", "server": "build", "when": "in 1h"}
+    tried = await registry.run(ops, caller(), "program dryrun", options)
+    assert tried.facts["group"] == "build"
+    assert [r["server"] for r in tried.facts["runs"]] == ["main", "creative"]
+    assert [s.author for s in tried.sections] == ["main", "creative"]
+    assert (await registry.run(ops, caller(), "program list", {})).facts["runs"] == []
+    started = await registry.run(ops, caller(), "program start", options)
+    dues = [[s["due"] for s in r["steps"]] for r in tried.facts["runs"]]
+    assert dues[0] == dues[1] and len(dues[0]) > 0
     runs = started.facts["runs"]
     assert started.facts["group"] == "build"
     assert [r["server"] for r in runs] == ["main", "creative"]
@@ -92,6 +98,7 @@ async def test_a_member_that_refuses_starts_none(
     ops, caller = harness.bot.ops, typed_by(MOD)
     await registry.run(ops, caller(), "program save", {"name": "evening", "steps": STEPS})
     for operation, options in (
+        ("program dryrun", {"name": "evening", "server": "all"}),
         ("program start", {"name": "evening", "server": "all"}),
         ("program repeat", {"name": "evening", "server": "all", "repeat": "1h"}),
     ):
