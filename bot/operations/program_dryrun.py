@@ -23,24 +23,29 @@ __all__ = [
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
+
+from pydantic import Field
 
 from bot import errors
 from bot.errors import naming
 from bot.i18n import N_, _, ngettext
 from bot.i18n.formats import stamp
 from bot.minecraft.conditions import conditions_from, describe, pack_cond
-from bot.operations.dryrun import ConditionsNow, WouldRun, conditions_now
+from bot.minecraft.task_fields import TimeText
+from bot.operations.dryrun import DRY_RUNS, ConditionsNow, WouldRun, conditions_now
 from bot.operations.programs import ProgramStartRequest
 from bot.operations.ranks import Rank
-from bot.operations.registry import OperationSpec, Outcome
+from bot.operations.registry import CHOICE_NAMES_KEY, OperationSpec, Outcome
+from bot.operations.schedule import CHOICE_NAMES, FIELD_HELP
 from bot.operations.sections import Section
 from bot.programs.model import Step, check_name, limit_seconds, steps_of_json
 from bot.times import dst
-from bot.times.dst_words import moment_text
-from bot.times.runs import Spec
-from bot.times.when import human, parse_timezone, parse_when
+from bot.times.dst import DstRepeated, DstSkipped
+from bot.times.dst_words import dst_facts, moment_text
+from bot.times.runs import Spec, next_runs
+from bot.times.when import build_spec, human, parse_timezone, parse_when, repeat_text
 
 if TYPE_CHECKING:
     from bot.operations.base import Operations
@@ -65,8 +70,18 @@ _THEN = {
 }
 
 
+def _about(name: str) -> Any:
+    extra: Any = {CHOICE_NAMES_KEY: CHOICE_NAMES[name]}  # the words /schedule offers
+    return Field(description=FIELD_HELP[name], json_schema_extra=extra)
+
+
 class ProgramDryRunRequest(ProgramStartRequest):
-    """`program dryrun`: `program start`'s options, tried without effect."""
+    """`program dryrun`: `program start`'s options, tried without effect; with `repeat` (and
+    its DST policy), `program repeat`'s too: its next starts with the clock changes ahead."""
+
+    repeat: Annotated[TimeText | None, Field(description=FIELD_HELP["repeat"])] = None
+    dst_repeated: Annotated[DstRepeated | None, _about("dst_repeated")] = None
+    dst_skipped: Annotated[DstSkipped | None, _about("dst_skipped")] = None
 
 
 @dataclass(frozen=True)
@@ -387,7 +402,54 @@ def _said(tried: ProgramTried) -> str:
     return "\n".join([said, *tried.notes])
 
 
+def _repeats(ops: Operations, req: ProgramDryRunRequest) -> tuple[dict[str, Any], Section] | None:
+    """A repeat's next DRY_RUNS starts and its clock changes ahead, as `program repeat` would
+    start it (None: no `repeat`)."""
+    if req.repeat is None:
+        return None
+    spec = build_spec(
+        req.when,
+        req.repeat,
+        req.timezone,
+        None,
+        now=ops.now(),
+        default_timezone=ops.scheduler().default_timezone,
+        dst_repeated=req.dst_repeated,
+        dst_skipped=req.dst_skipped,
+    )
+    starts = next_runs(spec, DRY_RUNS, spec.first_due)
+    changes = dst_facts(spec, spec.first_due)
+    title = ngettext(
+        "Repeated {how}: the next start, in {zone}",
+        "Repeated {how}: the next {n} starts, in {zone}",
+        len(starts),
+        how=repeat_text(spec),
+        zone=spec.timezone,
+    )
+    lines = (*(stamp(t) for t in starts), *(f"{name}: {text}" for name, text in changes))
+    said = {
+        "every": req.repeat,
+        "timezone": spec.timezone,
+        "starts": [t.isoformat() for t in starts],
+        "dst": [{"name": name, "text": text} for name, text in changes],
+    }
+    return said, Section(title, lines, tone="planned")
+
+
 async def _handler(ops: Operations, caller: Caller, req: ProgramDryRunRequest) -> Outcome:
+    outcome = await _tried(ops, caller, req)
+    repeats = _repeats(ops, req)
+    if repeats is None:
+        return outcome
+    said, section = repeats
+    return replace(
+        outcome,
+        facts={**outcome.facts, "repeat": said},
+        sections=(section, *outcome.sections)[:10],
+    )
+
+
+async def _tried(ops: Operations, caller: Caller, req: ProgramDryRunRequest) -> Outcome:
     members = ops.group(req.server)
     if members is None:
         tried = await try_program(ops, caller, req)

@@ -248,3 +248,39 @@ async def test_the_console_runs_a_program_dry_run(
     # the steps as the console renders the shared markup's numbered list
     assert re.search(r"\b1\.? scoreboard players add announce wc 1, as the server, at -10m:", said)
     assert await operations.program_runner().store.runs() == []
+
+
+async def test_a_repeats_dry_run_lists_the_starts_the_repeat_then_makes(
+    wall: tuple[Operations, ManualClock, Server],
+) -> None:
+    """`program dryrun` with `repeat`: the next 10 starts with Berlin's autumn change said (by
+    its policy, the repeated hour's second pass), nothing stored; `program repeat` with the same
+    options then names the same next starts."""
+    operations, _clock, server = wall
+    await saved(operations, "evening", EVENING)
+    options = {
+        "name": "evening",
+        "repeat": "0 2 * * *",
+        "timezone": "Europe/Berlin",
+        "dst_repeated": "second",
+    }
+    done = await tried(operations, server, options)
+    repeat = done.facts["repeat"]
+    assert repeat["timezone"] == "Europe/Berlin" and len(repeat["starts"]) == 10
+    starts = [datetime.fromisoformat(t) for t in repeat["starts"]]
+    assert [t.astimezone(BERLIN).strftime("%m-%d %H:%M") for t in starts[:5]] == [
+        "10-23 02:00",
+        "10-24 02:00",
+        "10-25 02:00",
+        "10-26 02:00",
+        "10-27 02:00",
+    ]
+    assert starts[2] == datetime(2026, 10, 25, 1, 0, tzinfo=UTC)  # 02:00 CET, the second pass
+    assert any("2026-10-25" in d["text"] for d in repeat["dst"]), repeat["dst"]
+    assert "Repeated" in done.sections[0].title
+    assert (await registry.run(operations, MOD, "program repeats", {})).facts["repeats"] == []
+    made = await registry.run(operations, MOD, "program repeat", options)
+    assert [datetime.fromisoformat(t) for t in made.facts["next"]] == starts[:3]
+    with pytest.raises(errors.ValidationError) as refused:
+        await registry.run(operations, MOD, "program dryrun", {**options, "repeat": "often"})
+    assert refused.value.field == "repeat"
