@@ -1,6 +1,7 @@
 """The programs pages: the saved programs and their runs, the step editor (a new program, or a
 new version of one), a program's start form, and a run's page with its steps and its cancel,
 pause and resume buttons; all through the `/program` operations of the registry, as every face.
+The list shows the programs started on a repeat too (their form and Stop: web.program_repeats).
 
 The editor works without JavaScript: one row of fields a step; "Add a step" and each row's
 "Remove" are submit buttons that bring the page back with one row more or less, saving nothing.
@@ -10,7 +11,7 @@ names the step and the field, and the page comes back with the rows as they were
 
 from __future__ import annotations
 
-__all__ = ["STEP_FIELDS", "blueprint", "rows_yaml"]
+__all__ = ["STEP_FIELDS", "blueprint", "render_program", "rows_yaml"]
 
 import re
 from collections.abc import Mapping
@@ -168,6 +169,8 @@ async def _render_editor(
     fault: tuple[int, str | None] | None = None,
     start_form: Mapping[str, str] | None = None,
     start_error: errors.BotError | None = None,
+    repeat_form: Mapping[str, str] | None = None,
+    repeat_error: errors.BotError | None = None,
     status: int = 200,
 ) -> Any:
     body = await render_template(
@@ -189,8 +192,20 @@ async def _render_editor(
         start_form=start_form or {},
         start_error=str(start_error) if start_error is not None else None,
         start_field=getattr(start_error, "field", None),
+        # the repeat form (web.program_repeats) may start it on a group too
+        targets=choices(),
+        repeat_form=repeat_form or {},
+        repeat_error=str(repeat_error) if repeat_error is not None else None,
+        repeat_field=getattr(repeat_error, "field", None),
     )
     return body, status
+
+
+async def render_program(name: str, **shown: Any) -> Any:
+    """The saved program's page, its start or repeat form as `shown` says (typed, refused)."""
+    found = await _program(name)
+    rows = _saved_rows(found)
+    return await _render_editor(name=name, fixed=True, rows=rows, version=found["version"], **shown)
 
 
 # -- the list -----------------------------------------------------------------------------------
@@ -205,7 +220,10 @@ async def listed() -> Any:
         for p in facts["programs"]
     ]
     runs = [{**r, "state_text": _state(r["state"])} for r in facts["runs"]]
-    return await render_template("programs.html", user=g.user, programs=programs, runs=runs)
+    repeats = (await _run("program repeats", {})).facts["repeats"]
+    return await render_template(
+        "programs.html", user=g.user, programs=programs, runs=runs, repeats=repeats
+    )
 
 
 # -- the editor ---------------------------------------------------------------------------------
@@ -287,17 +305,8 @@ async def start(name: str) -> Any:
             )
         started = await _run("program start", data)
     except errors.ValidationError as exc:
-        found = await _program(name)
-        rows = _saved_rows(found)
-        return await _render_editor(
-            name=name,
-            fixed=True,
-            rows=rows,
-            version=found["version"],
-            start_form=form,
-            start_error=exc,
-            status=404 if isinstance(exc, errors.NotFound) else 400,
-        )
+        status = 404 if isinstance(exc, errors.NotFound) else 400
+        return await render_program(name, start_form=form, start_error=exc, status=status)
     await flash(started.text, "ok")
     if "run" not in started.facts:  # on a group: a run per server, all in the list
         return redirect("/programs", 303)
