@@ -20,6 +20,8 @@ from tests.rawrcon import RawRcon
 pytestmark = pytest.mark.slow
 
 COOLDOWN = 10  # seconds: the trigger's shortest cool-down
+HOLD = 120  # seconds of game time the pack holds its tasks after loading (DOOM_CRASH_HOLD)
+HOLD_TICKS = str(HOLD * 20).encode()
 
 
 async def console(tmp_path: Path, mc: McsimProcess) -> BotProcess:
@@ -28,7 +30,7 @@ async def console(tmp_path: Path, mc: McsimProcess) -> BotProcess:
     may wait up to 30 s (its backoff), so the hold here is longer than that, as README 4d
     advises for such a server."""
     bot = BotProcess(tmp_path, mc.port)
-    bot.env["DOOM_CRASH_HOLD"] = "120"
+    bot.env["DOOM_CRASH_HOLD"] = str(HOLD)
     await bot.start("-m", "bot", "console")
     await bot.expect("type /help, or quit")
     return bot
@@ -43,7 +45,7 @@ def save_all(mc: McsimProcess) -> None:
         rcon.login(PASSWORD)
         for _ in range(200):  # the bot's first compare writes it: wait for that (bounded)
             said = b"".join(rcon.command_fragments("data get storage doom.schedule:data cfg.hold"))
-            if b"has the following" in said:
+            if said.rstrip().endswith(HOLD_TICKS):  # the bot's, not a default the pack keeps
                 break
             time.sleep(0.05)
         else:
