@@ -82,8 +82,7 @@ OwnEventHook = Callable[[Event, Mapping[str, object]], Awaitable[None]]
 
 
 def restored_count(event: Event) -> int | None:
-    """How many tasks a restore alert or an in-doubt alert lists (its task_id reads "<n>
-    task(s)"), else None."""
+    """The tasks a restore or in-doubt alert lists (its task_id "<n> task(s)"), else None."""
     head = event.task_id.split(" ", 1)[0]
     return int(head) if event.type in (ALERT_TYPE, DOUBT_TYPE) and head.isdigit() else None
 
@@ -194,6 +193,8 @@ class CrashGuard:
         try:
             for hook in self.on_own_event:
                 await hook(event, entry.request)
+        except BotError as exc:  # the database away a moment: said, not traced
+            log.warning("%s: a hook failed on event %s: %s", self.server, event.type, exc)
         except Exception:
             log.exception("%s: a hook failed on event %s", self.server, event.type)
 
@@ -281,8 +282,7 @@ class CrashGuard:
             raise
 
     async def _holding(self) -> bool:
-        """The pack holds its due tasks (score #hold above 0): it loaded, and nobody released
-        it since."""
+        """The pack holds its due tasks (#hold above 0): it loaded, and nobody released it."""
         reply = await self.pack.rcon.command("scoreboard players get #hold doom.schedule")
         m = _HOLD.search(reply)
         return m is not None and int(m.group(1)) > 0
