@@ -303,45 +303,63 @@ def _times(tried: Tried) -> Section:
     return Section(title, tuple(lines), footer=footer)
 
 
-_THEN = {
+THEN_SAID = {
     "run": N_("Due now, it would run."),
     "skip": N_("Due now, this run would be skipped."),
     "wait": N_("Due now, it would not run yet: it would wait for them."),
 }
+CONDITIONS_TITLE = N_("The conditions now")
+
+
+def unreached(server: str, now: ConditionsNow) -> Section | None:
+    """The conditions section when the server could not be asked (else None)."""
+    if now.reached:
+        return None
+    said = _(
+        "{server} could not be reached, so whether they hold now is not known: {error}",
+        server=server,
+        error=now.error,
+    )
+    return Section(_(CONDITIONS_TITLE), (said,), tone="warn")
+
+
+def online_line(now: ConditionsNow) -> str:
+    if not now.players:
+        return _("Nobody is online.")
+    return ngettext(
+        "{n} player online: {names}",
+        "{n} players online: {names}",
+        len(now.players),
+        names=", ".join(now.players),
+    )
+
+
+def term_lines(now: ConditionsNow) -> list[str]:
+    """Each term of the conditions as it stands now."""
+    return [
+        _("`{term}`: holds", term=term) if holds else _("`{term}`: does not hold", term=term)
+        for term, holds in now.terms
+    ]
+
+
+def runs_now(now: ConditionsNow) -> bool:
+    """Due now, it would run (its conditions hold, its player is on)."""
+    return now.then in (None, "run") and now.player_online is not False
 
 
 def _conditions(tried: Tried, cond: Conditions | None) -> Section | None:
     now = tried.conditions
     if now is None:
         return None
-    title = _("The conditions now")
-    if not now.reached:
-        said = _(
-            "{server} could not be reached, so whether they hold now is not known: {error}",
-            server=tried.server.name,
-            error=now.error,
-        )
-        return Section(title, (said,), tone="warn")
-    lines = [
-        ngettext(
-            "{n} player online: {names}",
-            "{n} players online: {names}",
-            len(now.players),
-            names=", ".join(now.players),
-        )
-        if now.players
-        else _("Nobody is online.")
-    ]
-    for term, holds in now.terms:
-        lines.append(
-            _("`{term}`: holds", term=term) if holds else _("`{term}`: does not hold", term=term)
-        )
+    away = unreached(tried.server.name, now)
+    if away is not None:
+        return away
+    lines = [online_line(now), *term_lines(now)]
     if cond is not None:
         lines.append(describe(cond.pack_fields()))
     if now.then is not None:
-        lines.append(_(_THEN[now.then]))
-    good = now.then in (None, "run") and now.player_online is not False
-    return Section(title, tuple(lines), tone="ok" if good else "warn")
+        lines.append(_(THEN_SAID[now.then]))
+    return Section(_(CONDITIONS_TITLE), tuple(lines), tone="ok" if runs_now(now) else "warn")
 
 
 def sections(tried: Tried, cond: Conditions | None) -> tuple[Section, ...]:

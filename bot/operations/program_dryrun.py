@@ -34,7 +34,18 @@ from bot.i18n import N_, _, ngettext
 from bot.i18n.formats import stamp
 from bot.minecraft.conditions import conditions_from, describe, pack_cond
 from bot.minecraft.task_fields import TimeText
-from bot.operations.dryrun import DRY_RUNS, ConditionsNow, WouldRun, conditions_now
+from bot.operations.dryrun import (
+    CONDITIONS_TITLE,
+    DRY_RUNS,
+    THEN_SAID,
+    ConditionsNow,
+    WouldRun,
+    conditions_now,
+    online_line,
+    runs_now,
+    term_lines,
+    unreached,
+)
 from bot.operations.programs import ProgramStartRequest
 from bot.operations.ranks import Rank
 from bot.operations.registry import CHOICE_NAMES_KEY, OperationSpec, Outcome
@@ -61,12 +72,6 @@ _ON_FAILURE = {
     "continue": N_("then it runs anyway"),
     "skip": N_("then it is skipped"),
     "stop": N_("then it and every remaining step are cancelled"),
-}
-# the same sentences as /dryrun's
-_THEN = {
-    "run": N_("Due now, it would run."),
-    "skip": N_("Due now, this run would be skipped."),
-    "wait": N_("Due now, it would not run yet: it would wait for them."),
 }
 
 
@@ -295,41 +300,24 @@ def _conditions(tried: ProgramTried) -> Section | None:
     asked = [t for t in tried.steps if t.conditions is not None]
     if not asked:
         return None
-    title = _("The conditions now")
-    first = asked[0].conditions
+    first = asked[0].conditions  # one look at the server serves every step
     assert first is not None
-    if not first.reached:
-        said = _(
-            "{server} could not be reached, so whether they hold now is not known: {error}",
-            server=tried.server.name,
-            error=first.error,
-        )
-        return Section(title, (said,), tone="warn")
-    lines = [
-        ngettext(
-            "{n} player online: {names}",
-            "{n} players online: {names}",
-            len(first.players),
-            names=", ".join(first.players),
-        )
-        if first.players
-        else _("Nobody is online.")
-    ]
+    away = unreached(tried.server.name, first)
+    if away is not None:
+        return away
+    lines = [online_line(first)]
     good = True
     for t in asked:
         now, cond = t.conditions, pack_cond(t.step.conditions() or None)
         assert now is not None
-        good = good and now.then in (None, "run") and now.player_online is not False
+        good = good and runs_now(now)
         if cond is None:  # only its player, said in the notes when away
             continue
         lines.append(_("Step {n}: {conditions}", n=t.number, conditions=describe(cond)))
-        lines += [
-            _("`{term}`: holds", term=term) if holds else _("`{term}`: does not hold", term=term)
-            for term, holds in now.terms
-        ]
+        lines += term_lines(now)
         if now.then is not None:
-            lines.append(_(_THEN[now.then]))
-    return Section(title, tuple(lines), tone="ok" if good else "warn")
+            lines.append(_(THEN_SAID[now.then]))
+    return Section(_(CONDITIONS_TITLE), tuple(lines), tone="ok" if good else "warn")
 
 
 def sections(tried: ProgramTried) -> tuple[Section, ...]:
