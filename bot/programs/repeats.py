@@ -21,18 +21,18 @@ from __future__ import annotations
 __all__ = ["RepeatWatcher", "repeat_task_id"]
 
 import asyncio
-import contextlib
 import itertools
 import logging
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
 from bot.aio import cancel_and_wait
-from bot.errors import BotError, ValidationError
+from bot.errors import ValidationError
 from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
 from bot.i18n import N_, Text, lazy
 from bot.i18n.formats import stamp
+from bot.programs.looks import look_every
 from bot.programs.model import steps_of_json
 from bot.programs.runner import ProgramRunner
 from bot.store.program_repeats import ProgramRepeat, RepeatStore
@@ -87,16 +87,7 @@ class RepeatWatcher:
         self._wake.set()
 
     async def _loop(self) -> None:
-        while True:
-            try:
-                await self.look()
-            except BotError as exc:  # the database away for a moment: the next look tries again
-                log.warning("looking at the program repeats failed: %s", exc)
-            except Exception:
-                log.warning("looking at the program repeats failed", exc_info=True)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval)
-            self._wake.clear()
+        await look_every(self.look, self._wake, self.interval, "the program repeats")
 
     # -- the looks ------------------------------------------------------------------------------
 

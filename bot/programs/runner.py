@@ -32,8 +32,9 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from bot.aio import cancel_and_wait
-from bot.errors import BotError, ValidationError
+from bot.errors import ValidationError
 from bot.i18n import lazy
+from bot.programs.looks import look_every
 from bot.programs.model import Step, limit_seconds, steps_of_json
 from bot.store.programs import Program, ProgramRun, ProgramStore, StepRow
 from bot.store.schedules import ACTIVE_STATES, Creator
@@ -117,16 +118,7 @@ class ProgramRunner:
         self._wake.set()
 
     async def _loop(self) -> None:
-        while True:
-            try:
-                await self.look()
-            except BotError as exc:  # the database away for a moment: the next look tries again
-                log.warning("looking at the running programs failed: %s", exc)
-            except Exception:
-                log.warning("looking at the running programs failed", exc_info=True)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval)
-            self._wake.clear()
+        await look_every(self.look, self._wake, self.interval, "the running programs")
 
     # -- the operations -------------------------------------------------------------------------
 

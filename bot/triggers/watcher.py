@@ -32,7 +32,6 @@ from __future__ import annotations
 __all__ = ["TriggerWatcher"]
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import time
@@ -48,6 +47,7 @@ from bot.events.event import Event
 from bot.i18n import Lazy, Text, lazy
 from bot.i18n.formats import stamp
 from bot.minecraft.handover import listed_players
+from bot.programs.looks import look_every
 from bot.programs.model import steps_of_json
 from bot.store.guild_events import LIVE_STATES, EventRow, GuildEventStore
 from bot.store.schedules import Creator
@@ -164,18 +164,13 @@ class TriggerWatcher:
         ]
 
     async def _loop(self) -> None:
-        while True:
-            try:
-                await self.refresh()
-                await self.start_pending()
-                await self.look_at_interest()
-            except BotError as exc:
-                log.warning("looking at the triggers failed: %s", exc)
-            except Exception:
-                log.warning("looking at the triggers failed", exc_info=True)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval)
-            self._wake.clear()
+        await look_every(self.look, self._wake, self.interval, "the triggers")
+
+    async def look(self) -> None:
+        """The triggers as stored now, the firings to start, the Discord events' counts."""
+        await self.refresh()
+        await self.start_pending()
+        await self.look_at_interest()
 
     async def _presence_loop(self) -> None:
         while True:
