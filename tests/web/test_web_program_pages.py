@@ -7,7 +7,6 @@ refused. One test drives the editor in Debian's chromium."""
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
@@ -18,7 +17,7 @@ import pytest
 
 from bot.programs.model import parse_steps
 from bot.testkit.harness import MOD, OTHER_ROLE
-from tests.web.webclient import Client
+from tests.web.webclient import Client, api
 from tests.web.webdash import Dash
 from web.programs import rows_yaml
 
@@ -49,15 +48,6 @@ def inputs(page: str) -> dict[str, str]:
     """The editor's text fields as the page fills them: name -> value."""
     found = re.findall(r'<input name="([a-z_]+-[0-9]+)" value="([^"]*)"', page)
     return {name: html.unescape(value) for name, value in found}
-
-
-async def api(client: Client, operation: str, body: dict[str, Any]) -> dict[str, Any]:
-    """An operation's facts through the JSON API (what every face reads)."""
-    headers = {"X-CSRF-Token": await client.csrf()}
-    status, text = await client.post(f"/api/operations/{operation}", json=body, headers=headers)
-    assert status == 200, text
-    facts: dict[str, Any] = json.loads(text)["facts"]
-    return facts
 
 
 async def test_a_program_made_in_the_editor_started_shown_and_cancelled(

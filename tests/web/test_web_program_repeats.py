@@ -7,7 +7,6 @@ then stops; all as a moderator, and nothing a client sends ends in a 5xx."""
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -24,7 +23,7 @@ from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.fixtures import server_config
-from tests.web.webclient import Client
+from tests.web.webclient import Client, api
 from tests.web.webdash import BOT_TOKEN, PASSWORD, WALL_START, Clock, Dash
 from web.server import WebServer
 
@@ -41,15 +40,6 @@ async def mod(dash: Dash) -> AsyncIterator[Client]:
         yield client
     finally:
         await client.close()
-
-
-async def api(client: Client, operation: str, body: dict[str, Any]) -> dict[str, Any]:
-    """An operation's facts through the JSON API (what every face reads)."""
-    headers = {"X-CSRF-Token": await client.csrf()}
-    status, text = await client.post(f"/api/operations/{operation}", json=body, headers=headers)
-    assert status == 200, text
-    facts: dict[str, Any] = json.loads(text)["facts"]
-    return facts
 
 
 def said(page: str) -> str:

@@ -8,7 +8,6 @@ Debian's chromium, where the form shows only the chosen kind's fields."""
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.testkit.harness import ADMIN, MOD
-from tests.web.webclient import Client
+from tests.web.webclient import Client, api
 from tests.web.webdash import Dash
 
 TIMEOUT = 20_000  # ms, a browser's wait: the machine is shared
@@ -42,15 +41,6 @@ async def admin(dash: Dash) -> AsyncIterator[Client]:
         yield client
     finally:
         await client.close()
-
-
-async def api(client: Client, operation: str, body: dict[str, Any]) -> dict[str, Any]:
-    """An operation's facts through the JSON API (what every face reads)."""
-    headers = {"X-CSRF-Token": await client.csrf()}
-    status, text = await client.post(f"/api/operations/{operation}", json=body, headers=headers)
-    assert status == 200, text
-    facts: dict[str, Any] = json.loads(text)["facts"]
-    return facts
 
 
 async def listed(client: Client) -> dict[str, dict[str, Any]]:

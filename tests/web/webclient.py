@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -46,3 +47,12 @@ class Client:
     async def post(self, path: str, **kw: Any) -> tuple[int, str]:
         async with self.http.post(path, allow_redirects=False, **kw) as r:
             return r.status, await r.text()
+
+
+async def api(client: Client, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    """An operation's facts through the JSON API (what every face reads), asserted to succeed."""
+    headers = {"X-CSRF-Token": await client.csrf()}
+    status, text = await client.post(f"/api/operations/{operation}", json=body, headers=headers)
+    assert status == 200, text
+    facts: dict[str, Any] = json.loads(text)["facts"]
+    return facts
