@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import cast
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import case, delete, func, literal, select, update
 
 from bot.store.db import Database
 from bot.store.tables import schedule_runs as runs
@@ -118,23 +118,40 @@ class RunQueries:
             found = [r for r in rows if int(float(r[1]) * 1000) == due_ms]
             if not found:
                 return False
-            run_id, due, ran_before, lateness, was, handed = found[0]
+            run_id, due, ran_before, lateness, _was, handed = found[0]
             if outcome == "ran" and ran is not None and ran_before is None:
                 # an estimate from game time (RunHistory.ran_at): never before its hand-over
                 ran_before = max(ran.timestamp(), float(cast(float, handed or 0.0)))
                 if lateness is None:
                     lateness = max(0.0, ran_before - float(cast(float, due)))
-            # a run still being handed over keeps `sending`: its hand-over says the outcome
-            said = was if was == "sending" else outcome
+            # A run still being handed over keeps `sending`: its hand-over says the outcome.
+            # Decided by the row as it is when updated, not as read above: the hand-over's own
+            # record may commit in between (its `ran` would be overwritten with `sending`,
+            # and the run left open for ever), and a time it wrote is kept.
+            said = case((runs.c.outcome == "sending", runs.c.outcome), else_=literal(outcome))
             await conn.execute(
                 update(runs)
-                .where(runs.c.id == run_id)
-                .values(outcome=said, ran_in_game=ran_before, lateness=lateness)
+                .where(runs.c.id == run_id, runs.c.outcome.in_(_OPEN))
+                .values(
+                    outcome=said,
+                    ran_in_game=func.coalesce(runs.c.ran_in_game, ran_before),
+                    lateness=func.coalesce(runs.c.lateness, lateness),
+                )
             )
             await conn.execute(
                 update(schedules)
-                .where(schedules.c.id == schedule_id, schedules.c.last_due == due)
-                .values(last_outcome=said, last_lateness=lateness)
+                .where(
+                    schedules.c.id == schedule_id,
+                    schedules.c.last_due == due,
+                    schedules.c.last_outcome.in_(_OPEN),
+                )
+                .values(
+                    last_outcome=case(
+                        (schedules.c.last_outcome == "sending", schedules.c.last_outcome),
+                        else_=literal(outcome),
+                    ),
+                    last_lateness=func.coalesce(schedules.c.last_lateness, lateness),
+                )
             )
         return True
 

@@ -4,10 +4,15 @@ and what the history, /metrics and the health checks read of the runs."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
 
 from bot.store.db import Database
 from bot.store.schedules import Creator, Schedule, ScheduleStore
+from bot.store.tables import schedule_runs, schedules
 from bot.times.when import build_spec
 
 NOW = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
@@ -123,6 +128,46 @@ async def test_a_run_is_planned_before_its_hand_over_and_finished_after(
     await store.finish_run(run_id, "ran", state="done")
     assert (await store.get(row.id)).state == "done"  # type: ignore[union-attr]
     assert await store.last_run_id() == run_id
+
+
+async def test_the_pack_s_ran_read_before_the_hand_over_s_record_leaves_it_ran(
+    postgres: Any,
+) -> None:
+    """The pack's `ran` (read while the run was `sending`) and the hand-over's record commit
+    in between, as two processes' sessions or two of one pool do: the run ends `ran`, not
+    `sending` again (open for ever), and the row's last outcome with it."""
+    db = Database(postgres.new_database(template="doom_template"))
+    try:
+        store = ScheduleStore(db)
+        row = await plan(store, "w1", repeat="30m", when=None)
+        assert row.next_due is not None
+        due = row.next_due
+        run_id = await store.begin_run(row.id, due, due + timedelta(minutes=30), "active")
+        assert run_id is not None
+        handing = await db.engine.connect()
+        try:
+            record = await handing.begin()
+            # the hand-over's record (finish_run's writes), not committed yet
+            await handing.execute(
+                update(schedule_runs).where(schedule_runs.c.id == run_id).values(outcome="ran")
+            )
+            await handing.execute(
+                update(schedules).where(schedules.c.id == row.id).values(last_outcome="ran")
+            )
+            seen = asyncio.create_task(
+                store.saw_in_game(row.id, int(due.timestamp() * 1000), "ran", due)
+            )
+            await asyncio.sleep(0.5)
+            assert not seen.done()  # it read `sending` and waits on the row
+            await record.commit()
+            assert await seen
+        finally:
+            await handing.close()
+        run = await store.get_run(run_id)
+        assert run is not None and (run.outcome, run.ran_in_game) == ("ran", due)
+        assert (await store.get(row.id)).last_outcome == "ran"  # type: ignore[union-attr]
+    finally:
+        await db.close()
 
 
 async def test_misses_extra_runs_the_history_and_its_pruning(store_db: Database) -> None:
