@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = ["ALERTS", "AlertsCog", "alert_embed", "setup"]
 
 import asyncio
+import contextlib
 import logging
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -93,12 +94,14 @@ class AlertsCog(commands.Cog, name="Alerts"):
     batch_window: float = 2.0  # seconds; tests shorten it
     post_attempts: int = 3  # a post discord.py gave up on (its 5 tries at a 429) is tried again
     retry_wait: float = 5.0  # seconds before another attempt; tests shorten it
+    unload_wait: float = 10.0  # seconds the posts under way get to end when the cog unloads
 
     def __init__(self, bot: DoomBot) -> None:
         self.bot = bot
         self._consumers: list[asyncio.Task[None]] = []
         self._pending: dict[int, list[Event]] = {}
         self._flushers: dict[int, asyncio.Task[None]] = {}
+        self._unloading = asyncio.Event()  # the batch windows end now: post what waits
         self.posted = 0  # messages sent, for tests and /status
 
     async def cog_load(self) -> None:
@@ -109,8 +112,15 @@ class AlertsCog(commands.Cog, name="Alerts"):
 
     async def cog_unload(self) -> None:
         await cancel_and_wait(*self._consumers)
+        # what arrived is still said before going away: each batch posts now, and no post is
+        # left running after the cog (a task no one waits for outlives the bot's close)
+        self._unloading.set()
+        flushers = [t for t in self._flushers.values() if not t.done()]
+        if flushers:
+            await asyncio.wait(flushers, timeout=self.unload_wait)
+        await cancel_and_wait(*flushers)
         for channel_id in list(self._pending):
-            await self.flush(channel_id)  # what arrived is still said before going away
+            await self.flush(channel_id)
 
     async def _consume(self, server: ServerServices) -> None:
         # through the bus: the dashboard reads the same stream (bot/events/bus.py restarts a
@@ -148,7 +158,9 @@ class AlertsCog(commands.Cog, name="Alerts"):
         # pending list without starting another: loop until none is left, or they would wait
         # for the next event to be posted.
         while self._pending.get(channel_id):
-            await asyncio.sleep(self.batch_window)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.batch_window):
+                    await self._unloading.wait()
             await self.flush(channel_id)
 
     @localized(lambda self, channel_id: self.bot.channel_locale(channel_id))

@@ -214,3 +214,32 @@ async def test_an_event_arriving_during_a_post_is_posted_too(
         "Task waiting: its player went offline"
     ]
     assert [e["title"] for e in second.payload["embeds"]] == ["Task resumed: its player is back"]
+
+
+async def test_alerts_waiting_in_their_window_are_posted_once_when_the_bot_closes(
+    tmp_path: Path,
+) -> None:
+    """The bot closes inside a batch window: the waiting alerts are posted then, once, without
+    waiting out the window, and no post is left running after the close."""
+    config = ServerConfig(name="alpha", rcon_password="x", log_path=tmp_path / "latest.log")  # type: ignore[arg-type]
+    settings = make_settings(tmp_path, [config])
+    store = AuditStore(tmp_path / "audit.sqlite3")
+    tailer = LogTailer(tmp_path / "latest.log", "alpha", store, poll_interval=0.02)
+    rcon = RconClient("127.0.0.1", 9, "x")
+    servers = {"alpha": ServerServices(config, rcon, None, None, tailer, None, "log")}  # type: ignore[arg-type]
+    harness = await Harness(settings, Services(settings, servers, store)).start()
+    cog = harness.bot.get_cog("Alerts")
+    cog.batch_window = 30.0  # type: ignore[union-attr]
+    log = await live_log(harness, "alpha", tmp_path)
+    handled = harness.bot.wait_for("doom_event", check=lambda ev: ev.seq == 1)
+    log.info(said("offline", "warn_steve", 1, 100, player="Steve"))
+    await asyncio.wait_for(handled, 5)
+    log.close()
+    before = asyncio.all_tasks()
+    began = asyncio.get_running_loop().time()
+    await harness.close()
+    assert asyncio.get_running_loop().time() - began < 10  # not the 30 s window
+    [post] = harness.posts(ALERT_CHANNEL)
+    assert [e["title"] for e in post.payload["embeds"]] == ["Task waiting: its player went offline"]
+    left = [t for t in before if not t.done() and t is not asyncio.current_task()]
+    assert left == [], [t.get_name() for t in left]
