@@ -473,6 +473,8 @@ class PackClient(PackReads):
             return
         try:
             await self.recorder.scheduled({k: v for k, v in request.items() if v is not None}, out)
+        except BotError as exc:  # the database away a moment: said in words, not traced
+            log.warning("%s: could not record the scheduled task: %s", self.server.name, exc)
         except Exception:  # the task is queued: a record that failed must not say otherwise
             log.exception("%s: could not record the scheduled task", self.server.name)
 
@@ -483,6 +485,8 @@ class PackClient(PackReads):
             game_time = await self.get_time()
             serial = await self.serial()
             await self.recorder.operated(op, id, affected, count, game_time, serial)
+        except BotError as exc:  # the database or the server away a moment: said in words
+            log.warning("%s: could not record %s %s: %s", self.server.name, op, id or "", exc)
         except Exception:
             log.exception("%s: could not record %s %s", self.server.name, op, id or "")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from bot.errors import ServerUnavailable
 from bot.events.event import Event
 from bot.minecraft.pack_client import PackClient
 from bot.minecraft.rcon import RconClient
-from bot.store.db import Database
+from bot.store.db import Database, StoreUnavailable
 from bot.store.ledger import Entry, Ledger
 from mcsim.server import Server
 from tests.bot.pack_sim import PASSWORD, AcceptAll, make_world
@@ -86,6 +87,26 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
         await r.pack.rcon.close()
         await r.db.close()
         r.server.stop()
+
+
+async def test_a_record_the_database_cannot_take_is_said_in_words_and_the_task_stays_queued(
+    rig: Rig, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database away while a task is scheduled and paused: the server has the task (the
+    bot's answers say so), and the record's failure is a warning in words, no traceback."""
+
+    async def away(*_: object) -> None:
+        raise StoreUnavailable("The bot's database cannot be reached.")
+
+    monkeypatch.setattr(rig.ledger, "scheduled", away)
+    monkeypatch.setattr(rig.ledger, "operated", away)
+    with caplog.at_level(logging.WARNING, logger="bot.minecraft.pack_client"):
+        await rig.pack.schedule("say a", 100, "t", "a")
+        assert await rig.pack.pause("a")
+    assert [t[0] for t in rig.queue("paused")] == ["a"]
+    said = [r for r in caplog.records if r.name == "bot.minecraft.pack_client"]
+    assert [r.levelno for r in said] == [logging.WARNING, logging.WARNING]
+    assert all("cannot be reached" in r.getMessage() and r.exc_info is None for r in said)
 
 
 async def test_every_acknowledged_change_is_in_the_record(rig: Rig) -> None:
