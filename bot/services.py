@@ -345,6 +345,8 @@ class Services:
         while True:
             try:
                 await self.history.prune_due()
+            except BotError as exc:  # the database away: said in words, the next hour tries again
+                log.warning("pruning the run history failed: %s", exc)
             except Exception:  # a locked or full disk: the next hour tries again
                 log.exception("pruning the run history failed")
             await asyncio.sleep(PRUNE_INTERVAL)

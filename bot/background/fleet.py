@@ -307,6 +307,9 @@ class Fleet:
             log.info("took %s (token %d)", name, lease.token)
             try:
                 await self.wanted.get(name, self.work).gain(lease)
+            except BotError as exc:  # the database or the server away: said in words
+                log.warning("starting the work of %s failed (%s): giving it back", name, exc)
+                await self._give_up(name, release=True)
             except Exception:
                 log.exception("starting the work of %s failed: giving it back", name)
                 await self._give_up(name, release=True)
@@ -331,5 +334,7 @@ class Fleet:
             return
         try:
             await self.wanted.get(lease.name, self.work).lose(lease)
+        except BotError as exc:
+            log.warning("stopping the work of %s failed: %s", lease.name, exc)
         except Exception:
             log.exception("stopping the work of %s failed", lease.name)

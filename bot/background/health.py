@@ -186,6 +186,8 @@ class HealthMonitor:
             await self.clock.sleep(self.limits.interval)
             try:
                 await self.check()
+            except BotError as exc:  # the database or the server away: said in words
+                log.warning("health check of %s failed: %s", self.server.name, exc)
             except Exception:  # a check that breaks must not end the others
                 log.exception("health check of %s failed", self.server.name)
 

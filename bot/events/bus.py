@@ -123,6 +123,8 @@ class EventBus:
             return
         try:
             await self.recorder(event)
+        except BotError as exc:  # the database away: said in words; the page misses this one
+            log.warning("keeping event %s of %s failed: %s", event.seq, event.server, exc)
         except Exception:  # a full disk must not stop the alerts: the page misses this one
             log.exception("keeping event %s of %s failed", event.seq, event.server)
 

@@ -7,6 +7,7 @@ the database says it expired; /status names the process connected to Discord."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from bot.operations.queue import ServerRef
 from bot.operations.ranks import Rank
 from bot.operations.status import status
 from bot.services import build_services
-from bot.store.db import Database
+from bot.store.db import Database, StoreUnavailable
 from bot.store.leases import Lease, LeaseStore
 from bot.testkit.harness import make_settings
 from bot.testkit.servers import server_config, start_mcsim
@@ -105,6 +106,38 @@ async def test_one_process_holds_the_gateway_and_a_drop_hands_it_over_at_once(
     await two.fleet.stop()
     await one.fleet.stop()
     assert two.gateway.said[-1] == ("lose", GATEWAY, 2)
+
+
+@dataclass(eq=False)
+class AwayWork(Work):
+    """A server's work that cannot start: its database reads fail as when PostgreSQL is away."""
+
+    async def gain(self, lease: Lease) -> None:
+        await super().gain(lease)
+        raise StoreUnavailable("The bot's database cannot be reached.")
+
+
+async def test_work_that_cannot_start_for_the_database_is_given_back_in_words(
+    db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Taking a server whose work cannot start (the database away a moment) gives the lease
+    back at once, said in a warning without a traceback; another process takes it."""
+    one = process(db, "one")
+    one.fleet.servers = ["a"]
+    one.fleet.work = one.servers = AwayWork()
+    with caplog.at_level(logging.WARNING, logger="bot.background.fleet"):
+        await one.fleet.step()
+    assert one.servers.said == [("gain", "server:a", 1), ("lose", "server:a", 1)]
+    assert not one.fleet.holds("a")
+    said = [r for r in caplog.records if "starting the work of server:a" in r.getMessage()]
+    assert len(said) == 1 and said[0].exc_info is None
+    assert "cannot be reached" in said[0].getMessage()
+    two = process(db, "two")
+    two.fleet.servers = ["a"]
+    await two.fleet.step()
+    assert two.fleet.holds("a") and two.servers.said == [("gain", "server:a", 2)]
+    await two.fleet.stop()
+    await one.fleet.stop()
 
 
 @pytest.mark.slow  # waits out a real lease on the database's clock
