@@ -37,7 +37,11 @@ async def cancel_and_wait(*tasks: asyncio.Task[object] | None, grace: float = 0.
         if not pending:
             return
         if attempt:
-            log.warning("%d task(s) went on after being cancelled; cancelling again", len(pending))
+            log.warning(
+                "%d task(s) went on after being cancelled; cancelling again: %s",
+                len(pending),
+                ", ".join(sorted(t.get_name() for t in pending)),
+            )
         for task in pending:
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=grace)

@@ -110,8 +110,14 @@ class GuardedEvents:
                         done, _ = await asyncio.wait(
                             {reading, closing}, return_when=asyncio.FIRST_COMPLETED
                         )
-                    finally:
-                        await cancel_and_wait(closing)
+                    except BaseException:
+                        # stopped while reading: the read stops too, before what it reads
+                        # from (the source's place, the database) is closed under it; left
+                        # running, it outlived the bot and could wait for ever on a closed
+                        # database
+                        await cancel_and_wait(reading, closing)
+                        raise
+                    await cancel_and_wait(closing)
                     if reading in done:
                         reading.result()
                         return

@@ -10,7 +10,7 @@ from contextlib import aclosing
 
 from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
-from bot.events.guarded import GuardedEvents
+from bot.events.guarded import Gate, GuardedEvents
 
 
 def ev(seq: int, kind: str = "wallclock_missed") -> Event:
@@ -98,3 +98,24 @@ async def test_pack_events_the_guards_and_the_schedulers_alerts_share_one_stream
     async with aclosing(stream.events()) as events:
         event = await asyncio.wait_for(anext(events), 5)
         assert event.seq == 102
+
+
+async def test_a_stream_closed_while_its_gate_is_open_leaves_no_read_running() -> None:
+    """A process that holds the server (its gate open) stops reading: the read of the source
+    stops with the stream, and no task of it outlives the close (left running, it went on
+    reading after the bot closed what it reads with)."""
+    source, guard = Source(), Guard()
+    stream = GuardedEvents(source, guard)  # type: ignore[arg-type]
+    stream.gate = Gate()
+    stream.gate.open()
+    before = asyncio.all_tasks()
+    async with aclosing(stream.events()) as events:
+        source.queue.put_nowait(ev(1, "retry"))
+        first = await asyncio.wait_for(anext(events), 5)
+        assert first.seq == 1 and guard.seen == [1]
+    await asyncio.sleep(0)
+    left = [t for t in asyncio.all_tasks() - before if not t.done()]
+    assert left == [], [t.get_coro() for t in left]
+    source.queue.put_nowait(ev(2, "retry"))
+    await asyncio.sleep(0.05)
+    assert guard.seen == [1]  # nothing reads the source any more
