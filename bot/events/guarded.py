@@ -27,6 +27,8 @@ __all__ = ["Gate", "GuardedEvents"]
 
 log = logging.getLogger(__name__)
 
+READ_STOP = 5.0  # seconds a stopped read gets to save its place before it is cut short
+
 
 class Gate:
     """Open while this process may read a server's events (it holds the server's lease)."""
@@ -112,10 +114,14 @@ class GuardedEvents:
                         )
                     except BaseException:
                         # stopped while reading: the read stops too, before what it reads
-                        # from (the source's place, the database) is closed under it; left
-                        # running, it outlived the bot and could wait for ever on a closed
-                        # database
-                        await cancel_and_wait(reading, closing)
+                        # from is closed (left running, it outlived the bot and could wait for
+                        # ever on its closed database). Cancelled once, so that its clean-up
+                        # (the source saving its place) runs whole: a cancel repeated every
+                        # half second cut that save mid-transaction, and SQLite stayed locked
+                        closing.cancel()
+                        reading.cancel()
+                        await asyncio.wait({reading}, timeout=READ_STOP)
+                        await cancel_and_wait(reading)  # a cancel lost (bot.aio): again
                         raise
                     await cancel_and_wait(closing)
                     if reading in done:
