@@ -14,7 +14,14 @@ seconds even when a server is frozen or unreachable.
 
 from __future__ import annotations
 
-__all__ = ["STOP_BUDGET", "Stopped", "cancel_and_wait", "run_until_stopped", "tell_hooks"]
+__all__ = [
+    "STOP_BUDGET",
+    "Stopped",
+    "cancel_and_wait",
+    "run_until_stopped",
+    "tell_hooks",
+    "wait_out",
+]
 
 import asyncio
 import logging
@@ -46,6 +53,23 @@ async def cancel_and_wait(*tasks: asyncio.Task[object] | None, grace: float = 0.
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=grace)
     log.error("tasks would not stop: %s", ", ".join(t.get_name() for t in pending))
+
+
+async def wait_out(task: asyncio.Task[object], limit: float) -> None:
+    """Wait up to `limit` seconds for `task` (cancelled already) to end its clean-up, even if
+    this task is cancelled meanwhile: a clean-up that saves to the database must not be left
+    running while the caller's own stop goes on to close that database. A cancel that came
+    meanwhile is raised after; whether `task` ended is the caller's to look at."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    cancelled = False
+    while not task.done() and loop.time() < deadline:
+        try:
+            await asyncio.wait({task}, timeout=deadline - loop.time())
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 STOP_BUDGET = 5.0  # seconds from the signal to the end of the process (docker stop gives 10)

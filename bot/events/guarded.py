@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from bot.aio import cancel_and_wait
+from bot.aio import cancel_and_wait, wait_out
 from bot.events.event import Event
 
 if TYPE_CHECKING:
@@ -113,15 +113,17 @@ class GuardedEvents:
                             {reading, closing}, return_when=asyncio.FIRST_COMPLETED
                         )
                     except BaseException:
-                        # stopped while reading: the read stops too, before what it reads
-                        # from is closed (left running, it outlived the bot and could wait for
-                        # ever on its closed database). Cancelled once, so that its clean-up
-                        # (the source saving its place) runs whole: a cancel repeated every
-                        # half second cut that save mid-transaction, and SQLite stayed locked
+                        # stopped while reading: the read stops too, and its clean-up (the
+                        # source saving its place) ends before this does, so before the bot
+                        # closes the database under it; left running, it outlived the bot and
+                        # could wait for ever on the closed database. Cancelled once: a cancel
+                        # repeated every half second would cut that save short
                         closing.cancel()
                         reading.cancel()
-                        await asyncio.wait({reading}, timeout=READ_STOP)
-                        await cancel_and_wait(reading)  # a cancel lost (bot.aio): again
+                        try:
+                            await wait_out(reading, READ_STOP)
+                        finally:
+                            await cancel_and_wait(reading)  # a cancel lost (bot.aio): again
                         raise
                     await cancel_and_wait(closing)
                     if reading in done:
@@ -147,4 +149,9 @@ class GuardedEvents:
             self._readers.remove(queue)
             for alerts in self.alerts:
                 alerts.unsubscribe(queue)
-            await cancel_and_wait(task)
+            # the pump waits for its read's clean-up: so does the stream (see pump)
+            task.cancel()
+            try:
+                await wait_out(task, READ_STOP + 1)
+            finally:
+                await cancel_and_wait(task)

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
+from bot.aio import cancel_and_wait
 from bot.events.bot_alerts import BotAlerts
 from bot.events.event import Event
 from bot.events.guarded import Gate, GuardedEvents
@@ -119,3 +120,41 @@ async def test_a_stream_closed_while_its_gate_is_open_leaves_no_read_running() -
     source.queue.put_nowait(ev(2, "retry"))
     await asyncio.sleep(0.05)
     assert guard.seen == [1]  # nothing reads the source any more
+
+
+class SavingSource(Source):
+    """A source that saves its place when it stops (as the log tailer does), slowly."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved = False
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        try:
+            async for event in super().events():
+                yield event
+        finally:
+            await asyncio.sleep(0.3)  # a write to the database on a loaded machine
+            self.saved = True
+
+
+async def test_a_stream_stopped_again_and_again_ends_after_its_source_saved_its_place() -> None:
+    """The reader is stopped as the bot stops its tasks (cancelled, and again every 50 ms here):
+    it ends only once the source's clean-up (saving its place) has run whole, so nothing is
+    left writing while the bot goes on to close its database."""
+    source, guard = SavingSource(), Guard()
+    stream = GuardedEvents(source, guard)  # type: ignore[arg-type]
+    stream.gate = Gate()
+    stream.gate.open()
+    got = asyncio.Event()
+
+    async def reader() -> None:
+        async with aclosing(stream.events()) as events:
+            async for _event in events:
+                got.set()
+
+    task = asyncio.create_task(reader())
+    source.queue.put_nowait(ev(1, "retry"))
+    await asyncio.wait_for(got.wait(), 5)
+    await cancel_and_wait(task, grace=0.05)
+    assert task.done() and source.saved
