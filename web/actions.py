@@ -19,6 +19,7 @@ __all__ = [
     "reload_extension",
     "resume",
     "run_now",
+    "run_operation",
     "schedule",
     "schedule_dynamic",
     "schedule_dynamic_group",
@@ -34,12 +35,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Self
 
 from pydantic import ConfigDict
+from quart import g
 
 from bot import errors
 from bot.i18n import N_, _
 from bot.minecraft import task_fields
 from bot.operations import Caller, Face, admin, groups, queue, reads, runs
+from bot.operations import registry as ops_registry
 from bot.operations import schedule as schedule_ops
+from bot.operations.registry import Done
 from bot.operations.requests import validated
 from web.context import WebError, WebUser, operations, state
 from web.inputs import whole_number
@@ -110,6 +114,15 @@ def caller(user: WebUser) -> Caller:
     """The user as the operations see them: the API (a bearer token) or the web pages."""
     face: Face = "api" if user.by_token else "web"
     return Caller(user.id, user.name, user.rank, face, secrets.randbits(40), user.guild_id)
+
+
+async def run_operation(name: str, data: Mapping[str, object]) -> Done:
+    """The registry's operation `name` for this request's signed-in user: its rank check (a
+    refusal is a 403 page), validation and audit, as every face runs it."""
+    try:
+        return await ops_registry.run(operations(), caller(g.user), name, data)
+    except errors.NotAllowed as exc:
+        raise WebError(403, str(exc)) from None
 
 
 async def schedule(

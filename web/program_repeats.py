@@ -18,11 +18,9 @@ from quart import Blueprint, g, redirect, render_template, request
 
 from bot import errors
 from bot.i18n import _
-from bot.operations import registry as ops_registry
-from bot.operations.registry import Done
-from web.actions import caller
+from web.actions import run_operation
 from web.auth import action, page, write_limit
-from web.context import WebError, operations
+from web.context import WebError
 from web.flashes import flash
 from web.inputs import refuse_unknown
 from web.picker import choices
@@ -32,14 +30,6 @@ blueprint = Blueprint("program_repeats", __name__)
 
 # what the Repeat form sends besides its token, in the form's order
 REPEAT_FIELDS = ("server", "repeat", "when", "timezone", "dst_repeated", "dst_skipped")
-
-
-async def _run(name: str, data: Mapping[str, object]) -> Done:
-    """The registry's operation for the page's user: its rank check, validation and audit."""
-    try:
-        return await ops_registry.run(operations(), caller(g.user), name, data)
-    except errors.NotAllowed as exc:
-        raise WebError(403, str(exc)) from None
 
 
 def repeat_request(name: str, form: Mapping[str, str]) -> dict[str, object]:
@@ -64,7 +54,7 @@ def repeat_request(name: str, form: Mapping[str, str]) -> dict[str, object]:
 
 async def _repeat_facts(number: int) -> dict[str, Any]:
     """The active repeat `number` as `program repeats` lists it; 404 when there is none."""
-    listed = (await _run("program repeats", {})).facts["repeats"]
+    listed = (await run_operation("program repeats", {})).facts["repeats"]
     found = next((r for r in listed if r["repeat"] == number), None)
     if found is None:
         raise WebError(404, _("There is no program repeat #{n}.", n=number))
@@ -77,7 +67,7 @@ async def _repeat_facts(number: int) -> dict[str, Any]:
 async def repeat(name: str) -> Any:
     form = {key: str(value) for key, value in (await request.form).items()}
     try:
-        made = await _run("program repeat", repeat_request(name, form))
+        made = await run_operation("program repeat", repeat_request(name, form))
     except errors.ValidationError as exc:
         status = 404 if isinstance(exc, errors.NotFound) else 400
         return await render_program(name, repeat_form=form, repeat_error=exc, status=status)
@@ -100,7 +90,7 @@ async def stop(number: int) -> Any:
     if (await request.form).get("confirm") != "yes":
         raise WebError(400, _("Confirm on the confirmation page first."))
     try:
-        done = await _run("program stop-repeat", {"repeat": number})
+        done = await run_operation("program stop-repeat", {"repeat": number})
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
     except errors.ValidationError as exc:  # stopped already: the operation's sentence

@@ -24,13 +24,11 @@ from quart import Blueprint, g, redirect, render_template, request
 from bot import errors
 from bot.i18n import _
 from bot.i18n.words import run_outcome
-from bot.operations import registry as ops_registry
 from bot.operations.programs import STATE_NAMES
-from bot.operations.registry import Done
 from bot.programs.model import MAX_PROGRAM_NAME, MAX_STEPS, Step, steps_yaml
-from web.actions import caller
+from web.actions import run_operation
 from web.auth import action, page, write_limit
-from web.context import WebError, operations
+from web.context import WebError
 from web.flashes import flash
 from web.picker import choices
 from web.zones import reader_zone, zone_groups
@@ -59,16 +57,8 @@ VERBS = ("cancel", "pause", "resume")
 Row = dict[str, str]
 
 
-async def _run(name: str, data: Mapping[str, object]) -> Done:
-    """The registry's operation for the page's user: its rank check, validation and audit."""
-    try:
-        return await ops_registry.run(operations(), caller(g.user), name, data)
-    except errors.NotAllowed as exc:
-        raise WebError(403, str(exc)) from None
-
-
 async def _listed() -> dict[str, Any]:
-    return dict((await _run("program list", {})).facts)
+    return dict((await run_operation("program list", {})).facts)
 
 
 async def _program(name: str) -> dict[str, Any]:
@@ -220,7 +210,7 @@ async def listed() -> Any:
         for p in facts["programs"]
     ]
     runs = [{**r, "state_text": _state(r["state"])} for r in facts["runs"]]
-    repeats = (await _run("program repeats", {})).facts["repeats"]
+    repeats = (await run_operation("program repeats", {})).facts["repeats"]
     return await render_template(
         "programs.html", user=g.user, programs=programs, runs=runs, repeats=repeats
     )
@@ -266,7 +256,7 @@ async def editor() -> Any:
         return await _render_editor(name=name, fixed=fixed, rows=kept)
     text, steps = rows_yaml(rows)
     try:
-        saved = await _run("program save", {"name": name, "steps": text})
+        saved = await run_operation("program save", {"name": name, "steps": text})
     except errors.ValidationError as exc:
         fault = _fault(steps) if exc.field == "steps" else None
         return await _render_editor(
@@ -303,7 +293,7 @@ async def start(name: str) -> Any:
             raise errors.ValidationError(
                 _("The form has no field {name}.", name=repr(unknown[:40])), field=unknown[:40]
             )
-        started = await _run("program start", data)
+        started = await run_operation("program start", data)
     except errors.ValidationError as exc:
         status = 404 if isinstance(exc, errors.NotFound) else 400
         return await render_program(name, start_form=form, start_error=exc, status=status)
@@ -320,7 +310,7 @@ async def start(name: str) -> Any:
 @page()
 async def run_page(run: int) -> Any:
     try:
-        shown = await _run("program show", {"run": run})
+        shown = await run_operation("program show", {"run": run})
     except errors.ValidationError as exc:
         raise WebError(404 if isinstance(exc, errors.NotFound) else 400, str(exc)) from None
     facts = dict(shown.facts)
@@ -348,7 +338,7 @@ async def change(run: int, verb: str) -> Any:
     if verb not in VERBS:
         raise WebError(404, _("There is no such page."))
     try:
-        done = await _run(f"program {verb}", {"run": run})
+        done = await run_operation(f"program {verb}", {"run": run})
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
     except errors.ValidationError as exc:  # already over: the operation's sentence

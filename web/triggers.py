@@ -22,10 +22,9 @@ from quart import Blueprint, g, redirect, render_template, request
 from bot import errors
 from bot.i18n import N_, _
 from bot.operations import registry as ops_registry
-from bot.operations.registry import Done
 from bot.operations.triggers import KIND_NAMES
 from bot.triggers.model import MAX_PATTERN, MAX_PER_DAY, MAX_PLAYERS
-from web.actions import caller
+from web.actions import caller, run_operation
 from web.auth import action, page, write_limit
 from web.context import WebError, operations
 from web.flashes import flash
@@ -64,16 +63,8 @@ TEST_FIELDS = ("csrf_token", "line")
 VERBS = ("pause", "resume")
 
 
-async def _run(name: str, data: Mapping[str, object]) -> Done:
-    """The registry's operation for the page's user: its rank check, validation and audit."""
-    try:
-        return await ops_registry.run(operations(), caller(g.user), name, data)
-    except errors.NotAllowed as exc:
-        raise WebError(403, str(exc)) from None
-
-
 async def _listed() -> list[dict[str, Any]]:
-    return [dict(t) for t in (await _run("trigger list", {})).facts["triggers"]]
+    return [dict(t) for t in (await run_operation("trigger list", {})).facts["triggers"]]
 
 
 async def _trigger(name: str) -> dict[str, Any]:
@@ -134,7 +125,7 @@ def add_request(form: Mapping[str, str]) -> dict[str, object]:
 
 
 async def _program_names() -> list[str]:
-    return [str(p["name"]) for p in (await _run("program list", {})).facts["programs"]]
+    return [str(p["name"]) for p in (await run_operation("program list", {})).facts["programs"]]
 
 
 async def _render_list(
@@ -224,7 +215,7 @@ async def change(name: str, verb: str) -> Any:
     if verb not in VERBS:
         raise WebError(404, _("There is no such page."))
     try:
-        done = await _run(f"trigger {verb}", {"name": name})
+        done = await run_operation(f"trigger {verb}", {"name": name})
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
     except errors.ValidationError as exc:  # paused or on already: the operation's sentence
@@ -249,7 +240,7 @@ async def remove(name: str) -> Any:
     if (await request.form).get("confirm") != "yes":
         raise WebError(400, _("Confirm on the confirmation page first."))
     try:
-        done = await _run("trigger remove", {"name": name})
+        done = await run_operation("trigger remove", {"name": name})
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
     await flash(done.text, "ok")
@@ -277,7 +268,7 @@ async def test(name: str) -> Any:
         data["line"] = line
     try:
         refuse_unknown(form, TEST_FIELDS)
-        tried = await _run("trigger test", data)
+        tried = await run_operation("trigger test", data)
     except errors.NotFound as exc:
         raise WebError(404, str(exc)) from None
     except errors.ValidationError as exc:
