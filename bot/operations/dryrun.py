@@ -27,6 +27,7 @@ __all__ = [
     "sections",
 ]
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -276,6 +277,11 @@ def _command_line(would: WouldRun) -> str:
     return _("`{command}`, as the server", command=would.command)
 
 
+def planned_lines(runs: Sequence[datetime], dst: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The next runs, one a line, then the clock changes ahead of them (name: what happens)."""
+    return (*(stamp(t) for t in runs), *(f"{name}: {text}" for name, text in dst))
+
+
 def _times(tried: Tried) -> Section:
     if tried.wallclock:
         title = ngettext(
@@ -284,9 +290,7 @@ def _times(tried: Tried) -> Section:
             len(tried.runs),
             zone=tried.timezone,
         )
-        lines = [stamp(t) for t in tried.runs]
-        lines += [f"{name}: {text}" for name, text in tried.dst]
-        return Section(title, tuple(lines), tone="planned")
+        return Section(title, planned_lines(tried.runs, tried.dst), tone="planned")
     title = _("When, in game time")
     if tried.game_time is None:
         return Section(title, (_("Not known: the server could not be asked."),), tone="warn")

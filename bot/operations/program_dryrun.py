@@ -42,6 +42,7 @@ from bot.operations.dryrun import (
     WouldRun,
     conditions_now,
     online_line,
+    planned_lines,
     runs_now,
     term_lines,
     unreached,
@@ -405,7 +406,7 @@ def _repeats(ops: Operations, req: ProgramDryRunRequest) -> tuple[dict[str, Any]
         dst_repeated=req.dst_repeated,
         dst_skipped=req.dst_skipped,
     )
-    starts = next_runs(spec, DRY_RUNS, spec.first_due)
+    starts = next_runs(spec, DRY_RUNS)
     changes = dst_facts(spec, spec.first_due)
     title = ngettext(
         "Repeated {how}: the next start, in {zone}",
@@ -414,14 +415,13 @@ def _repeats(ops: Operations, req: ProgramDryRunRequest) -> tuple[dict[str, Any]
         how=repeat_text(spec),
         zone=spec.timezone,
     )
-    lines = (*(stamp(t) for t in starts), *(f"{name}: {text}" for name, text in changes))
     said = {
         "every": req.repeat,
         "timezone": spec.timezone,
         "starts": [t.isoformat() for t in starts],
         "dst": [{"name": name, "text": text} for name, text in changes],
     }
-    return said, Section(title, lines, tone="planned")
+    return said, Section(title, planned_lines(starts, changes), tone="planned")
 
 
 async def _handler(ops: Operations, caller: Caller, req: ProgramDryRunRequest) -> Outcome:
