@@ -47,7 +47,7 @@ from bot.operations.dryrun import (
     term_lines,
     unreached,
 )
-from bot.operations.programs import ProgramStartRequest
+from bot.operations.programs import ProgramStartRequest, on_server, target_servers
 from bot.operations.ranks import Rank
 from bot.operations.registry import CHOICE_NAMES_KEY, OperationSpec, Outcome
 from bot.operations.schedule import CHOICE_NAMES, FIELD_HELP
@@ -438,26 +438,17 @@ async def _handler(ops: Operations, caller: Caller, req: ProgramDryRunRequest) -
 
 
 async def _tried(ops: Operations, caller: Caller, req: ProgramDryRunRequest) -> Outcome:
-    members = ops.group(req.server)
-    if members is None:
+    servers = target_servers(ops, req.server)
+    if ops.group(req.server) is None:
         tried = await try_program(ops, caller, req)
         return Outcome(_said(tried), facts(tried), sections=sections(tried))
-    if not members:
-        raise errors.ValidationError(
-            _("The group {name} has no server configured.", name=req.server), field="server"
-        )
     # a start on a group is one run a member, every one checked first: tried so, each named
     each: list[ProgramTried] = []
-    for member in members:
+    for server in servers:
         try:
-            each.append(
-                await try_program(ops, caller, req.model_copy(update={"server": member.name}))
-            )
+            each.append(await try_program(ops, caller, req.model_copy(update={"server": server})))
         except errors.ValidationError as exc:
-            raise errors.ValidationError(
-                _("On {server}: {problem}", server=member.name, problem=exc.text),
-                field=exc.field,
-            ) from None
+            raise on_server(server, exc) from None
     text = "\n\n".join(_said(t) for t in each)
     # the steps of each server, named (a message holds 10 sections; the conditions now are
     # in the facts)

@@ -19,6 +19,7 @@ __all__ = [
     "ProgramSaveRequest",
     "ProgramStartRequest",
     "check_on",
+    "on_server",
     "target_servers",
 ]
 
@@ -230,9 +231,14 @@ def check_on(runner: ProgramRunner, program: Program, server: str, say_server: b
     except errors.ValidationError as exc:
         if not say_server:
             raise
-        raise errors.ValidationError(
-            _("On {server}: {problem}", server=server, problem=exc.text), field=exc.field
-        ) from None
+        raise on_server(server, exc) from None
+
+
+def on_server(server: str, exc: errors.ValidationError) -> errors.ValidationError:
+    """A refusal on one server of a group, the server named, its field kept."""
+    return errors.ValidationError(
+        _("On {server}: {problem}", server=server, problem=exc.text), field=exc.field
+    )
 
 
 async def _list(ops: Operations, caller: Caller, req: ProgramListRequest) -> Outcome:
