@@ -19,8 +19,8 @@ __all__ = [
     "Stopped",
     "cancel_and_wait",
     "run_until_stopped",
+    "stop_whole",
     "tell_hooks",
-    "wait_out",
 ]
 
 import asyncio
@@ -55,11 +55,13 @@ async def cancel_and_wait(*tasks: asyncio.Task[object] | None, grace: float = 0.
     log.error("tasks would not stop: %s", ", ".join(t.get_name() for t in pending))
 
 
-async def wait_out(task: asyncio.Task[object], limit: float) -> None:
-    """Wait up to `limit` seconds for `task` (cancelled already) to end its clean-up, even if
-    this task is cancelled meanwhile: a clean-up that saves to the database must not be left
-    running while the caller's own stop goes on to close that database. A cancel that came
-    meanwhile is raised after; whether `task` ended is the caller's to look at."""
+async def stop_whole(task: asyncio.Task[object], limit: float) -> None:
+    """Cancel `task` once and wait up to `limit` seconds for its clean-up to end, even if this
+    task is cancelled meanwhile (a clean-up that saves to the database must not be left running
+    while the caller's own stop goes on to close that database; a cancel repeated every half
+    second would cut it short). Past `limit`, or if it lost the cancel, as cancel_and_wait. A
+    cancel of this task that came meanwhile is raised after."""
+    task.cancel()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     cancelled = False
@@ -68,6 +70,7 @@ async def wait_out(task: asyncio.Task[object], limit: float) -> None:
             await asyncio.wait({task}, timeout=deadline - loop.time())
         except asyncio.CancelledError:
             cancelled = True
+    await cancel_and_wait(task)
     if cancelled:
         raise asyncio.CancelledError
 

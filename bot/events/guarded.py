@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from bot.aio import cancel_and_wait, wait_out
+from bot.aio import cancel_and_wait, stop_whole
 from bot.events.event import Event
 
 if TYPE_CHECKING:
@@ -116,20 +116,15 @@ class GuardedEvents:
                         # stopped while reading: the read stops too, and its clean-up (the
                         # source saving its place) ends before this does, so before the bot
                         # closes the database under it; left running, it outlived the bot and
-                        # could wait for ever on the closed database. Cancelled once: a cancel
-                        # repeated every half second would cut that save short
+                        # could wait for ever on the closed database
                         closing.cancel()
-                        reading.cancel()
-                        try:
-                            await wait_out(reading, READ_STOP)
-                        finally:
-                            await cancel_and_wait(reading)  # a cancel lost (bot.aio): again
+                        await stop_whole(reading, READ_STOP)
                         raise
                     await cancel_and_wait(closing)
                     if reading in done:
                         reading.result()
                         return
-                    await cancel_and_wait(reading)
+                    await stop_whole(reading, READ_STOP)  # its place saved for the next holder
                     if not reading.cancelled():
                         reading.exception()  # the lease is gone: how its read ended is moot
             except Exception as e:  # handed to the consumer, which restarts the source
@@ -150,8 +145,4 @@ class GuardedEvents:
             for alerts in self.alerts:
                 alerts.unsubscribe(queue)
             # the pump waits for its read's clean-up: so does the stream (see pump)
-            task.cancel()
-            try:
-                await wait_out(task, READ_STOP + 1)
-            finally:
-                await cancel_and_wait(task)
+            await stop_whole(task, READ_STOP + 1)
