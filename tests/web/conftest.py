@@ -12,11 +12,12 @@ import pytest
 
 from bot.services import build_services
 from bot.store.schedules import ScheduleStore
-from bot.testkit.harness import MOD, Harness, make_settings
+from bot.testkit.harness import ADMIN, MOD, Harness, make_settings
 from bot.times.clock import ManualClock
 from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from tests.fixtures import following, server_config, settled
+from tests.web.webclient import Client
 from tests.web.webdash import (
     ARTIFACTS,
     BOT_TOKEN,
@@ -137,3 +138,23 @@ def shots(request: pytest.FixtureRequest) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
+
+
+@pytest.fixture
+async def mod(dash: Dash) -> AsyncIterator[Client]:
+    """A moderator signed in to the dashboard."""
+    client = await Client(dash).login(MOD)
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+@pytest.fixture
+async def admin(dash: Dash) -> AsyncIterator[Client]:
+    """An admin signed in to the dashboard."""
+    client = await Client(dash).login(ADMIN)
+    try:
+        yield client
+    finally:
+        await client.close()

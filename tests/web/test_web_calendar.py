@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,6 @@ from tests.web.webdash import Dash
 
 BERLIN = ZoneInfo("Europe/Berlin")
 FEED = re.compile(r"(http://\S+/calendar/[\w\-]+\.ics)")
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
 
 
 async def _plan(dash: Dash, task_id: str, **options: str) -> None:

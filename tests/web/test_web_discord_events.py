@@ -4,26 +4,17 @@ real HTTP, each naming its field with nothing made."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.testkit.harness import MOD
 from tests.web.test_web_browser import open_session
 from tests.web.webclient import Client
 from tests.web.webdash import WALL_START, Dash
 
 START = datetime.fromtimestamp(WALL_START, UTC)
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
 
 
 def live(dash: Dash) -> list[dict[str, Any]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -15,13 +14,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.testkit.harness import ADMIN, MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
-
-
-@pytest.fixture
-async def admin(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(ADMIN)
-    yield client
-    await client.close()
 
 
 def families(text: str) -> dict[str, list[tuple[dict[str, str], float, str]]]:

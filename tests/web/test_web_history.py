@@ -6,7 +6,6 @@ clock."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,6 @@ from tests.web.webdash import Dash
 from web.metrics import Metrics
 
 ADD = "scoreboard players add #n hist 1"
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
 
 
 async def minutely(dash: Dash, runs: int, late: float = 0.0) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +35,6 @@ tasks:
   time: 6000
 """
 WRONG = PLAN + "- id: halt\n  run: stop\n  time: 20\n"
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
 
 
 async def _exported(dash: Dash) -> dict[str, Any]:

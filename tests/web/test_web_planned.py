@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -15,13 +14,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.testkit.harness import ADMIN, MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
 
 
 async def planned(client: Client) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,15 +32,6 @@ STEP_3 = {
     "on_failure-3": "skip",
     "if_not-3": "skip",
 }
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    try:
-        yield client
-    finally:
-        await client.close()
 
 
 def inputs(page: str) -> dict[str, str]:

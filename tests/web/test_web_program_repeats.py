@@ -33,15 +33,6 @@ BERLIN = ZoneInfo("Europe/Berlin")
 BLANK = {"when": "", "timezone": "UTC", "dst_repeated": "", "dst_skipped": ""}
 
 
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
 def said(page: str) -> str:
     """The page's text, tags removed, spaces folded."""
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())

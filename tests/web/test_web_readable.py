@@ -28,13 +28,6 @@ OUTCOME = (
 
 
 @pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
-
-
-@pytest.fixture
 async def anon(dash: Dash) -> AsyncIterator[Client]:
     client = Client(dash)
     yield client

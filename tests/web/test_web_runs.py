@@ -4,7 +4,6 @@ dashboard's button and the JSON API, each against mcsim with the pack over TCP R
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -13,13 +12,6 @@ from tests.web.webclient import Client
 from tests.web.webdash import Dash
 
 ADD = "scoreboard players add #n now 1"
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    yield client
-    await client.close()
 
 
 def queued(dash: Dash) -> list[tuple[str, int]]:

@@ -5,20 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 
-import pytest
-
-from bot.testkit.harness import ADMIN, MOD
+from bot.testkit.harness import MOD
 from tests.web.webclient import Client
 from tests.web.webdash import Dash
-
-
-@pytest.fixture
-async def admin(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(ADMIN)
-    yield client
-    await client.close()
 
 
 async def test_an_admin_makes_a_token_sees_it_once_and_revokes_it(

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.testkit.harness import ADMIN, MOD
+from bot.testkit.harness import MOD
 from tests.web.webclient import Client, api
 from tests.web.webdash import Dash
 
@@ -23,24 +22,6 @@ TIMEOUT = 20_000  # ms, a browser's wait: the machine is shared
 WELCOME = "- run: say welcome\n  at: 0\n- run: give @s minecraft:bread 1\n  at: +1m\n"
 # what the form sends when only its first fields are filled: the selects send their blank choice
 BLANKS = {"direction": "", "if_not": "", "server": "main"}
-
-
-@pytest.fixture
-async def mod(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(MOD)
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
-@pytest.fixture
-async def admin(dash: Dash) -> AsyncIterator[Client]:
-    client = await Client(dash).login(ADMIN)
-    try:
-        yield client
-    finally:
-        await client.close()
 
 
 async def listed(client: Client) -> dict[str, dict[str, Any]]:
