@@ -10,18 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
-from bot.services import build_services
-from bot.store.schedules import ScheduleStore
-from bot.testkit.harness import ADMIN, MOD, Harness, User, make_settings
-from bot.times.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
+from bot.testkit.harness import ADMIN, MOD, User, make_settings
 from mcsim.server import Server
 from tests.fixtures import server_config
 from tests.web.webclient import Client
@@ -30,11 +25,9 @@ from tests.web.webdash import (
     CHROMIUM,
     CHROMIUM_ARGS,
     PASSWORD,
-    WALL_START,
-    Clock,
     Dash,
+    dash_on,
 )
-from web.server import WebServer
 
 # every test of the module runs in one event loop, so that one browser serves them all
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -92,18 +85,8 @@ async def trio(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[Tr
         rcon_timeout=2.0,
         server_groups={GROUP: list(NAMES)},
     )
-    services = await build_services(settings)
-    wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
-    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
-    harness = await Harness(settings, services).start()
-    web = WebServer(services, harness.bot, port=0, clock=Clock())
-    await web.start()
-    harness.bot.web = web
-    try:
-        yield Trio(Dash(harness, web, servers["main"], Clock(), wall), servers)
-    finally:
-        await web.stop()
-        await harness.close()
+    async with dash_on(settings, servers["main"]) as dash:
+        yield Trio(dash, servers)
 
 
 async def open_session(browser: Any, trio: Trio, user: User = MOD) -> Any:

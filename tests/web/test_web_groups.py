@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.services import build_services
-from bot.store.schedules import ScheduleStore
-from bot.testkit.harness import ADMIN, MOD, Harness, make_settings
-from bot.times.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
+from bot.testkit.harness import ADMIN, MOD, make_settings
 from mcsim.server import Server
 from tests.fixtures import server_config
 from tests.web.webclient import Client
-from tests.web.webdash import BOT_TOKEN, PASSWORD, WALL_START, Clock, Dash, queue_ids
-from web.server import WebServer
+from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash, dash_on, queue_ids
 
 
 def _queue(server: Server) -> list[str]:
@@ -36,18 +30,8 @@ async def pair(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[tu
     # the default RCON timeout: a live server on a busy host may take over 2 s to answer, and
     # the one the test stops refuses the connection at once
     settings = make_settings(tmp_path, configs, discord_token=BOT_TOKEN, web_port=0)
-    services = await build_services(settings)
-    wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
-    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
-    harness = await Harness(settings, services).start()
-    web = WebServer(services, harness.bot, port=0, clock=Clock())
-    await web.start()
-    harness.bot.web = web
-    try:
-        yield Dash(harness, web, main, Clock(), wall), other
-    finally:
-        await web.stop()
-        await harness.close()
+    async with dash_on(settings, main) as dash:
+        yield dash, other
 
 
 async def _post(client: Client, path: str, body: object = None) -> tuple[int, Any]:

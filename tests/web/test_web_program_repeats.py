@@ -9,23 +9,18 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.services import build_services
-from bot.store.schedules import ScheduleStore
-from bot.testkit.harness import MOD, OTHER_ROLE, Harness, make_settings
-from bot.times.clock import ManualClock
-from bot.wallclock.scheduler import Scheduler
+from bot.testkit.harness import MOD, OTHER_ROLE, make_settings
 from mcsim.server import Server
 from tests.fixtures import server_config
 from tests.web.webclient import Client, api
-from tests.web.webdash import BOT_TOKEN, PASSWORD, WALL_START, Clock, Dash
-from web.server import WebServer
+from tests.web.webdash import BOT_TOKEN, PASSWORD, Dash, dash_on
 
 TIMEOUT = 20_000  # ms, a browser's wait: the machine is shared
 STEPS = "- run: say the event starts\n"
@@ -239,18 +234,8 @@ async def pair(mcsim: Callable[..., Server], tmp_path: Path) -> AsyncIterator[Da
         web_port=0,
         server_groups={"pair": ["main", "north"]},
     )
-    services = await build_services(settings)
-    wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
-    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
-    harness = await Harness(settings, services).start()
-    web = WebServer(services, harness.bot, port=0, clock=Clock())
-    await web.start()
-    harness.bot.web = web
-    try:
-        yield Dash(harness, web, servers["main"], Clock(), wall)
-    finally:
-        await web.stop()
-        await harness.close()
+    async with dash_on(settings, servers["main"]) as dash:
+        yield dash
 
 
 async def test_a_repeat_on_a_group_starts_on_each_of_its_servers(pair: Dash) -> None:

@@ -8,13 +8,23 @@ Time-based login expiry runs on an injected clock.
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bot.services import build_services
+from bot.store.schedules import ScheduleStore
 from bot.testkit.harness import MOD, Harness, User
 from bot.times.clock import ManualClock
+from bot.wallclock.scheduler import Scheduler
 from mcsim.server import Server
 from web.server import WebServer
+
+if TYPE_CHECKING:
+    from bot.config import Settings
 
 WALL_START = 1_797_000_000  # 2026-12-11 14:40 UTC, the scheduler's manual clock
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -71,3 +81,22 @@ class Dash:
 def queue_ids(dash: Dash) -> list[str]:
     data = dash.mc.storage("doom.schedule:data")
     return [str(t["id"]) for t in data.get("queue", [])]  # type: ignore[union-attr]
+
+
+@asynccontextmanager
+async def dash_on(settings: Settings, main: Server) -> AsyncIterator[Dash]:
+    """The bot (its Discord face; wall-clock schedules on a manual clock from WALL_START) and
+    the dashboard on `settings`' servers, `main` the one the Dash names; closed after."""
+    services = await build_services(settings)
+    wall = ManualClock(datetime.fromtimestamp(WALL_START, UTC))
+    services.scheduler = Scheduler(ScheduleStore(services.db), services.servers, clock=wall)
+    harness = await Harness(settings, services).start()
+    clock = Clock()
+    web = WebServer(services, harness.bot, port=0, clock=clock)
+    await web.start()
+    harness.bot.web = web
+    try:
+        yield Dash(harness, web, main, clock, wall)
+    finally:
+        await web.stop()
+        await harness.close()
