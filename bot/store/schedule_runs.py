@@ -106,7 +106,6 @@ class RunQueries:
                 runs.c.due,
                 runs.c.ran_in_game,
                 runs.c.lateness,
-                runs.c.outcome,
                 runs.c.handed_over,
             )
             .where(runs.c.schedule_id == schedule_id, runs.c.outcome.in_(_OPEN))
@@ -118,7 +117,7 @@ class RunQueries:
             found = [r for r in rows if int(float(r[1]) * 1000) == due_ms]
             if not found:
                 return False
-            run_id, due, ran_before, lateness, _was, handed = found[0]
+            run_id, due, ran_before, lateness, handed = found[0]
             if outcome == "ran" and ran is not None and ran_before is None:
                 # an estimate from game time (RunHistory.ran_at): never before its hand-over
                 ran_before = max(ran.timestamp(), float(cast(float, handed or 0.0)))
